@@ -1,0 +1,18 @@
+"""Exceptions raised by the lmdk core; every one names the offending field and the fix."""
+from __future__ import annotations
+
+
+class LmdkError(ValueError):
+    """Base class of every error the core raises on bad input."""
+
+
+class ParameterError(LmdkError):
+    """A parameter (epsilon, shape, landmark set, …) is out of range or inconsistent."""
+
+
+class DataError(LmdkError):
+    """Uploaded or loaded data is malformed; the message names the row/column and the fix."""
+
+
+class TooLargeError(LmdkError):
+    """A request exceeds a documented size limit (e.g. exhaustive search, upload size)."""
