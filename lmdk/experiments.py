@@ -1,0 +1,415 @@
+"""Experiment runner reproducing the figures of both papers; ``python -m lmdk.experiments FIGURE``.
+
+Each figure is a :class:`FigureSpec`: a grid of configurations, a function that runs one
+configuration for a block of repetitions (repetitions are a numpy axis inside it) and a
+summary that turns the raw rows into the tidy CSV (one row per configuration with the
+mean and a 95 % confidence interval over repetitions). Every (configuration, block) task
+gets its own seed spawned from ``--seed`` with :class:`numpy.random.SeedSequence`, so the
+CSV is identical for identical seeds whatever ``--jobs`` is. The core stays free of
+plotting: charts are drawn by :mod:`lmdk.experiments_charts`, which imports plotly lazily.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Sequence, TextIO
+
+import numpy as np
+import pandas as pd
+
+from lmdk.errors import ParameterError
+
+PAPERS = {
+    "landmark": "Katsomallo et al., Landmark privacy, CODASPY '22 (papers/000)",
+    "priste": "Cao et al., PriSTE, TKDE 2019 (papers/001)",
+}
+MAX_REPETITIONS = 100_000
+MAX_JOBS = 64
+DEFAULT_CACHE = Path(__file__).resolve().parents[1] / "assets" / "experiments_default"
+FORMATS = ("csv", "html", "png")
+
+RunFn = Callable[[dict, int, np.random.Generator], pd.DataFrame]
+SummaryFn = Callable[[pd.DataFrame, Sequence[str]], pd.DataFrame]
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    """One reproducible figure: its configurations, how to run one, how to summarise."""
+
+    name: str
+    paper: str
+    title: str
+    claim: str
+    configs: Callable[[], list[dict]]
+    run: RunFn
+    summarise: SummaryFn
+    default_repetitions: int = 100
+    block: int | None = None  # repetitions per task; None = all repetitions in one task
+    page_repetitions: int = 10  # the small default run cached for the Experiments page
+    notes: str = ""
+    extra: dict = field(default_factory=dict)
+
+    def config_keys(self) -> list[str]:
+        """Names of the configuration fields (the CSV's leading columns)."""
+        keys: list[str] = []
+        for cfg in self.configs():
+            keys += [k for k in cfg if k not in keys]
+        return keys
+
+
+FIGURES: dict[str, FigureSpec] = {}
+GROUPS = {"all": None, "landmark": "landmark", "priste": "priste"}
+
+
+def register(spec: FigureSpec) -> FigureSpec:
+    """Add a figure to the registry (names are unique)."""
+    if spec.name in FIGURES or spec.name in GROUPS:
+        raise ParameterError(f"figure {spec.name!r} is registered twice")
+    FIGURES[spec.name] = spec
+    return spec
+
+
+def figure_names(group: str = "all") -> list[str]:
+    """Registered figure names of a group ('all', 'landmark' or 'priste'), in paper order."""
+    paper = GROUPS.get(group, "?")
+    return [n for n, s in FIGURES.items() if paper is None or s.paper == paper]
+
+
+# --------------------------------------------------------------------------- summaries
+
+
+def mean_ci(values: np.ndarray) -> tuple[float, float, float, float]:
+    """Mean, sample std and the two ends of a 95 % t-confidence interval of the mean."""
+    from scipy import stats
+
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if v.size == 0:
+        return (math.nan,) * 4
+    mean = float(v.mean())
+    if v.size == 1:
+        return mean, 0.0, mean, mean
+    std = float(v.std(ddof=1))
+    half = float(stats.t.ppf(0.975, v.size - 1)) * std / math.sqrt(v.size)
+    return mean, std, mean - half, mean + half
+
+
+def summarise_mean_ci(raw: pd.DataFrame, keys: Sequence[str], measures: Sequence[str]) -> pd.DataFrame:
+    """Group raw per-repetition rows by ``keys`` and report mean/std/CI of each measure."""
+    rows = []
+    for key, grp in raw.groupby(list(keys), sort=False, dropna=False):
+        key = key if isinstance(key, tuple) else (key,)
+        row = dict(zip(keys, key))
+        row["repetitions"] = int(grp["repetition"].nunique())
+        for m in measures:
+            mean, std, lo, hi = mean_ci(grp[m].to_numpy())
+            row[m] = mean
+            row[f"{m}_std"] = std
+            row[f"{m}_ci_low"] = lo
+            row[f"{m}_ci_high"] = hi
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def by_measures(*measures: str, extra_keys: Sequence[str] = ()) -> SummaryFn:
+    """A summary function averaging ``measures`` over repetitions per configuration."""
+
+    def summarise(raw: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
+        return summarise_mean_ci(raw, list(keys) + list(extra_keys), measures)
+
+    return summarise
+
+
+def as_is(raw: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
+    """A summary function for figures whose run already returns summarised rows."""
+    return raw.drop(columns=["repetition"], errors="ignore").reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------- progress
+
+
+class Progress:
+    """A tiny progress printer on stderr (no dependency); silent when ``stream`` is None."""
+
+    def __init__(self, label: str, total: int, stream: TextIO | None = sys.stderr, every: float = 0.5):
+        self.label, self.total, self.stream, self.every = label, max(total, 1), stream, every
+        self.done, self.start, self._last = 0, time.perf_counter(), -math.inf
+
+    def update(self, n: int = 1) -> None:
+        """Count ``n`` finished tasks; redraw in place on a terminal, else one line per 10 %."""
+        self.done += n
+        if self.stream is None:
+            return
+        now, finished = time.perf_counter(), self.done >= self.total
+        tty = getattr(self.stream, "isatty", lambda: False)()
+        if tty:
+            due = now - self._last >= self.every
+        else:
+            due = self.done * 10 // self.total > (self.done - n) * 10 // self.total
+        if not (due or finished):
+            return
+        self._last = now
+        frac = self.done / self.total
+        elapsed = now - self.start
+        eta = elapsed / frac - elapsed
+        line = (f"{self.label:<15} [{'#' * int(24 * frac):<24}] {self.done}/{self.total} "
+                f"{elapsed:6.1f}s elapsed, ~{eta:5.1f}s left")
+        self.stream.write(("\r" + line + ("\n" if finished else "")) if tty else line + "\n")
+        self.stream.flush()
+
+
+# --------------------------------------------------------------------------- running
+
+
+def _blocks(repetitions: int, block: int | None) -> list[tuple[int, int]]:
+    """Split ``repetitions`` into (start, size) blocks of at most ``block``."""
+    size = repetitions if block is None else max(1, min(block, repetitions))
+    return [(s, min(size, repetitions - s)) for s in range(0, repetitions, size)]
+
+
+def _run_task(name: str, config: dict, start: int, size: int, seed: np.random.SeedSequence) -> pd.DataFrame:
+    """Run one (configuration, block) task in this or a worker process."""
+    _ensure_registered()
+    spec = FIGURES[name]
+    raw = spec.run(dict(config), size, np.random.default_rng(seed))
+    raw = raw.copy()
+    if "repetition" in raw:
+        raw["repetition"] = raw["repetition"].to_numpy() + start
+    for key, value in reversed(list(config.items())):
+        if key not in raw:
+            raw.insert(0, key, [value] * len(raw))
+    return raw
+
+
+def validate_run_args(repetitions: int, seed: int, jobs: int) -> None:
+    """Raise ParameterError naming the argument when repetitions/seed/jobs are out of range."""
+    if isinstance(repetitions, bool) or not isinstance(repetitions, (int, np.integer)):
+        raise ParameterError(f"repetitions must be an integer, not {repetitions!r}")
+    if not 1 <= repetitions <= MAX_REPETITIONS:
+        raise ParameterError(f"repetitions must be between 1 and {MAX_REPETITIONS}, got {repetitions}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ParameterError(f"seed must be a non-negative integer, got {seed!r}")
+    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or not 1 <= jobs <= MAX_JOBS:
+        raise ParameterError(f"jobs must be an integer between 1 and {MAX_JOBS}, got {jobs!r}")
+
+
+def run_figure(
+    name: str,
+    *,
+    repetitions: int | None = None,
+    seed: int = 0,
+    jobs: int = 1,
+    configs: Iterable[dict] | None = None,
+    progress: TextIO | None = None,
+) -> pd.DataFrame:
+    """Run every configuration of figure ``name`` and return its tidy summary DataFrame."""
+    _ensure_registered()
+    if name not in FIGURES:
+        raise ParameterError(f"unknown figure {name!r}; choose one of: {', '.join(FIGURES)}")
+    spec = FIGURES[name]
+    repetitions = spec.default_repetitions if repetitions is None else repetitions
+    validate_run_args(repetitions, seed, jobs)
+    grid = list(spec.configs() if configs is None else configs)
+    keys = spec.config_keys() if configs is None else list(dict.fromkeys(k for c in grid for k in c))
+    children = np.random.SeedSequence(seed).spawn(len(grid))
+    tasks = []
+    for cfg, child in zip(grid, children):
+        blocks = _blocks(repetitions, spec.block)
+        for (start, size), block_seed in zip(blocks, child.spawn(len(blocks))):
+            tasks.append((name, cfg, start, size, block_seed))
+    bar = Progress(name, len(tasks), progress)
+    results: list[pd.DataFrame | None] = [None] * len(tasks)
+    if jobs == 1 or len(tasks) == 1:
+        for i, task in enumerate(tasks):
+            results[i] = _run_task(*task)
+            bar.update()
+    else:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
+            futures = {pool.submit(_run_task, *task): i for i, task in enumerate(tasks)}
+            for fut in as_completed(futures):
+                results[futures[fut]] = fut.result()
+                bar.update()
+    raw = pd.concat(results, ignore_index=True)
+    return spec.summarise(raw, keys).reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------- output
+
+
+def write_csv(df: pd.DataFrame, path: Path) -> Path:
+    """Write a tidy CSV with a fixed float format so identical runs give identical bytes."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    df.to_csv(path, index=False, float_format="%.10g", lineterminator="\n")
+    return path
+
+
+def write_outputs(
+    name: str, df: pd.DataFrame, out: Path, formats: Sequence[str] = FORMATS, meta: dict | None = None
+) -> dict[str, Path]:
+    """Write ``name``.csv / .html / .png (+ a .json of run metadata) into ``out``."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written: dict[str, Path] = {}
+    if "csv" in formats:
+        written["csv"] = write_csv(df, out / f"{name}.csv")
+    if meta is not None:
+        written["json"] = out / f"{name}.json"
+        written["json"].write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    if "html" in formats or "png" in formats:
+        from lmdk import experiments_charts
+
+        fig = experiments_charts.figure_chart(name, df)
+        if "html" in formats:
+            written["html"] = experiments_charts.write_html(fig, out / f"{name}.html")
+        if "png" in formats:
+            written["png"] = experiments_charts.write_png(fig, out / f"{name}.png")
+    return written
+
+
+def load_cached(name: str, cache: Path = DEFAULT_CACHE) -> tuple[pd.DataFrame, dict] | None:
+    """The cached small default run of figure ``name`` (CSV + metadata), or None if absent."""
+    csv, meta = Path(cache) / f"{name}.csv", Path(cache) / f"{name}.json"
+    if not csv.exists():
+        return None
+    info = json.loads(meta.read_text()) if meta.exists() else {}
+    return pd.read_csv(csv), info
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def _positive_int(label: str, upper: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{label} must be a whole number, got {text!r}") from None
+        if not 1 <= value <= upper:
+            raise argparse.ArgumentTypeError(f"{label} must be between 1 and {upper}, got {value}")
+        return value
+
+    return parse
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seed must be a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"seed must be non-negative, got {value}")
+    return value
+
+
+def _formats(text: str) -> tuple[str, ...]:
+    parts = tuple(p.strip().lower() for p in text.split(",") if p.strip())
+    bad = [p for p in parts if p not in FORMATS]
+    if bad or not parts:
+        raise argparse.ArgumentTypeError(
+            f"formats must be a comma-separated subset of {','.join(FORMATS)}, got {text!r}"
+        )
+    return parts
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line interface of ``python -m lmdk.experiments``."""
+    _ensure_registered()
+    names = list(FIGURES) + list(GROUPS)
+    parser = argparse.ArgumentParser(
+        prog="python -m lmdk.experiments",
+        description="Reproduce a figure of the landmark-privacy or PriSTE paper: "
+        "writes FIGURE.csv (tidy), FIGURE.html and FIGURE.png into --out.",
+        epilog="figures: " + ", ".join(f"{n} ({FIGURES[n].title})" for n in FIGURES)
+        + "; groups: all, landmark, priste.",
+    )
+    parser.add_argument("figure", metavar="FIGURE", help="one of: " + ", ".join(names))
+    parser.add_argument(
+        "--repetitions", type=_positive_int("--repetitions", MAX_REPETITIONS), default=None,
+        help="repetitions per configuration (default: the paper's, 100)",
+    )
+    parser.add_argument("--seed", type=_seed, default=0, help="master seed (default 0)")
+    parser.add_argument("--out", type=Path, default=Path("out"), help="output directory (default ./out)")
+    parser.add_argument(
+        "--jobs", type=_positive_int("--jobs", MAX_JOBS), default=1,
+        help="worker processes running configurations in parallel (default 1)",
+    )
+    parser.add_argument(
+        "--formats", type=_formats, default=FORMATS, help="comma-separated subset of csv,html,png (default all)"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: parse arguments, run the figure(s), write outputs, print a summary."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.figure in GROUPS:
+        names = figure_names(args.figure)
+    elif args.figure in FIGURES:
+        names = [args.figure]
+    else:
+        parser.error(
+            f"unknown figure {args.figure!r}; choose one of: {', '.join(list(FIGURES) + list(GROUPS))}"
+        )
+    if args.out.exists() and not args.out.is_dir():
+        parser.error(f"--out {str(args.out)!r} exists and is not a directory; choose a directory")
+    if "png" in args.formats:
+        from lmdk import experiments_charts
+
+        problem = experiments_charts.png_unavailable()
+        if problem:
+            parser.error(f"PNG output is unavailable: {problem} (or pass --formats csv,html)")
+    stream = None if args.quiet else sys.stderr
+    total = 0.0
+    for name in names:
+        spec = FIGURES[name]
+        reps = spec.default_repetitions if args.repetitions is None else args.repetitions
+        t0 = time.perf_counter()
+        try:
+            df = run_figure(name, repetitions=reps, seed=args.seed, jobs=args.jobs, progress=stream)
+        except ParameterError as exc:
+            parser.error(str(exc))
+        seconds = time.perf_counter() - t0
+        total += seconds
+        meta = {
+            "figure": name, "title": spec.title, "paper": PAPERS[spec.paper], "repetitions": reps,
+            "seed": args.seed, "jobs": args.jobs, "seconds": round(seconds, 2), "rows": len(df),
+            "lmdk_version": _version(),
+        }
+        written = write_outputs(name, df, args.out, args.formats, meta)
+        print(f"{name}: {len(df)} rows in {seconds:.1f}s -> " + ", ".join(str(p) for p in written.values()))
+    if len(names) > 1:
+        print(f"total: {total:.1f}s")
+    return 0
+
+
+def _version() -> str:
+    from lmdk import __version__
+
+    return __version__
+
+
+_REGISTERED = False
+
+
+def _ensure_registered() -> None:
+    """Import the figure modules once (they register themselves)."""
+    global _REGISTERED
+    if not _REGISTERED:
+        _REGISTERED = True
+        from lmdk import experiments_landmark, experiments_priste  # noqa: F401
+
+
+if __name__ == "__main__":
+    # Re-enter through the package module so figure modules register into the same registry.
+    from lmdk.experiments import main as _main
+
+    sys.exit(_main())

@@ -1,0 +1,120 @@
+"""Tests of the experiment runner: registry, CLI validation, determinism, outputs, every figure at a tiny size."""
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lmdk import experiments as ex
+from lmdk.errors import ParameterError
+
+
+def _toy_run(cfg: dict, reps: int, rng: np.random.Generator) -> pd.DataFrame:
+    """A toy figure: noisy draws around the configured mean."""
+    return pd.DataFrame({"repetition": np.arange(reps), "value": cfg["mu"] + rng.normal(size=reps)})
+
+
+TOY = ex.FigureSpec(
+    name="toy-test", paper="landmark", title="toy", claim="none",
+    configs=lambda: [{"mu": float(m), "label": f"m{m}"} for m in range(5)],
+    run=_toy_run, summarise=ex.by_measures("value"), default_repetitions=7, block=3,
+)
+
+
+@pytest.fixture(autouse=True)
+def _toy_registered():
+    ex._ensure_registered()
+    ex.FIGURES[TOY.name] = TOY
+    yield
+    ex.FIGURES.pop(TOY.name, None)
+
+
+def test_registry_lists_both_papers_in_order():
+    names = ex.figure_names("all")
+    assert names.index("fig7") < names.index("fig11")
+    assert all(ex.FIGURES[n].paper == "landmark" for n in ex.figure_names("landmark"))
+
+
+def test_toy_summary_is_tidy_and_blocks_cover_all_repetitions():
+    df = ex.run_figure("toy-test", seed=3)
+    assert list(df.columns[:3]) == ["mu", "label", "repetitions"]
+    assert (df["repetitions"] == 7).all() and len(df) == 5
+    assert (df["value_ci_low"] <= df["value"]).all() and (df["value"] <= df["value_ci_high"]).all()
+    # means near the configured centre (7 draws, sd 1 → |error| < 3 with overwhelming probability)
+    assert np.all(np.abs(df["value"] - df["mu"]) < 3)
+
+
+def test_same_seed_same_csv_regardless_of_jobs(tmp_path):
+    a = ex.run_figure("toy-test", seed=11, jobs=1)
+    b = ex.run_figure("toy-test", seed=11, jobs=2)
+    c = ex.run_figure("toy-test", seed=12, jobs=1)
+    pa, pb = ex.write_csv(a, tmp_path / "a.csv"), ex.write_csv(b, tmp_path / "b.csv")
+    assert pa.read_bytes() == pb.read_bytes()
+    assert not np.allclose(a["value"], c["value"])
+
+
+def test_run_figure_rejects_bad_arguments():
+    with pytest.raises(ParameterError, match="unknown figure"):
+        ex.run_figure("fig99")
+    with pytest.raises(ParameterError, match="repetitions"):
+        ex.run_figure("toy-test", repetitions=0)
+    with pytest.raises(ParameterError, match="seed"):
+        ex.run_figure("toy-test", seed=-1)
+    with pytest.raises(ParameterError, match="jobs"):
+        ex.run_figure("toy-test", jobs=0)
+
+
+def test_progress_printer_writes_to_stream():
+    buf = io.StringIO()
+    ex.run_figure("toy-test", progress=buf)
+    assert "toy-test" in buf.getvalue() and "15/15" in buf.getvalue()  # 5 configs × 3 blocks
+
+
+def test_mean_ci_edge_cases():
+    assert ex.mean_ci(np.array([2.0])) == (2.0, 0.0, 2.0, 2.0)
+    assert all(np.isnan(v) for v in ex.mean_ci(np.array([np.nan])))
+    mean, std, lo, hi = ex.mean_ci(np.array([1.0, 2.0, 3.0]))
+    assert mean == 2.0 and std == 1.0 and lo < 2.0 < hi
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["fig99"], "unknown figure 'fig99'"),
+        (["fig7", "--repetitions", "0"], "--repetitions must be between 1"),
+        (["fig7", "--repetitions", "ten"], "--repetitions must be a whole number"),
+        (["fig7", "--seed", "-4"], "seed must be non-negative"),
+        (["fig7", "--jobs", "0"], "--jobs must be between 1"),
+        (["fig7", "--formats", "csv,pdf"], "formats must be a comma-separated subset"),
+        ([], "the following arguments are required: FIGURE"),
+    ],
+)
+def test_cli_rejects_bad_arguments_with_clear_message(argv, message, capsys):
+    with pytest.raises(SystemExit) as exc:
+        ex.main(argv)
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_cli_rejects_out_that_is_a_file(tmp_path, capsys):
+    f = tmp_path / "file.txt"
+    f.write_text("x")
+    with pytest.raises(SystemExit):
+        ex.main(["toy-test", "--out", str(f)])
+    assert "is not a directory" in capsys.readouterr().err
+
+
+def test_cli_writes_csv_and_json(tmp_path, capsys):
+    assert ex.main(["toy-test", "--out", str(tmp_path), "--formats", "csv", "--quiet", "--seed", "5"]) == 0
+    df = pd.read_csv(tmp_path / "toy-test.csv")
+    assert len(df) == 5 and (tmp_path / "toy-test.json").exists()
+    assert "toy-test: 5 rows" in capsys.readouterr().out
+
+
+def test_module_entry_point_reports_unknown_figure():
+    proc = subprocess.run([sys.executable, "-m", "lmdk.experiments", "nope"], capture_output=True, text=True)
+    assert proc.returncode == 2 and "unknown figure 'nope'" in proc.stderr
