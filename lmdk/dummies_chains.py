@@ -11,7 +11,7 @@ import numpy as np
 
 from lmdk.errors import ParameterError, TooLargeError
 
-OPTIMAL_MAX_REGULAR = 16
+OPTIMAL_MAX_REGULAR = 20
 """The optimal search visits all 2^(n−|L|) subsets of regular events; above this many regular events it refuses."""
 
 METRICS = ("euclidean", "wasserstein")
