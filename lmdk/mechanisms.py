@@ -72,14 +72,47 @@ def _broadcast_shape(data_shape: tuple, eps_shape: tuple, data_name: str) -> tup
         ) from exc
 
 
+MECHANISMS = ("laplace", "randomized_response", "planar_laplace")
+
+
+def unit_noise(mechanism: str, shape: tuple, rng=None) -> np.ndarray:
+    """Draw the ε-free randomness of a mechanism once, so budgets can be applied later (schemes use this).
+
+    laplace: Laplace(0, 1) of ``shape``; randomized_response: U[0, 1) of ``shape``; planar_laplace:
+    (*shape, 2) holding the radius for ε = 1 (inverse CDF, Lambert W₋₁) and a uniform angle.
+    """
+    gen = as_generator(rng)
+    if mechanism == "laplace":
+        return gen.laplace(0.0, 1.0, size=shape)
+    if mechanism == "randomized_response":
+        return gen.random(shape)
+    if mechanism == "planar_laplace":
+        theta = gen.uniform(0.0, 2.0 * np.pi, size=shape)
+        return np.stack((planar_radius(gen.random(shape), 1.0), theta), axis=-1)
+    raise ParameterError(f"mechanism must be one of {MECHANISMS}, got {mechanism!r}")
+
+
+def perturb(mechanism: str, values: np.ndarray, epsilon: np.ndarray, noise: np.ndarray, sensitivity: float = 1.0):
+    """Apply pre-drawn :func:`unit_noise` with budgets ε (> 0, unchecked) to values; shapes broadcast."""
+    if mechanism == "laplace":  # values + Laplace(0, Δf/ε)
+        return values + noise * (sensitivity / epsilon)
+    if mechanism == "randomized_response":  # flip with probability 1/(e^ε + 1)
+        flip = noise < expit(-epsilon)
+        if values.dtype == bool:
+            return values ^ flip
+        return np.where(flip, 1 - values, values).astype(values.dtype, copy=False)
+    radius = noise[..., 0] / epsilon  # planar Laplace: r scales as 1/ε
+    offset = np.stack((radius * np.cos(noise[..., 1]), radius * np.sin(noise[..., 1])), axis=-1)
+    return values + offset
+
+
 def laplace(values, epsilon, sensitivity: float = 1.0, rng=None) -> np.ndarray:
     """Laplace mechanism (§2.1.1): values + Laplace(0, Δf/ε); output has the broadcast shape."""
     x = _finite_array(values, "values")
     eps = validate_epsilon(epsilon)
     delta = validate_sensitivity(sensitivity)
     shape = _broadcast_shape(x.shape, eps.shape, "values")
-    noise = as_generator(rng).laplace(0.0, 1.0, size=shape)
-    return x + noise * (delta / eps)
+    return perturb("laplace", x, eps, unit_noise("laplace", shape, rng), delta)
 
 
 def randomized_response(bits, epsilon, rng=None) -> np.ndarray:
@@ -91,10 +124,7 @@ def randomized_response(bits, epsilon, rng=None) -> np.ndarray:
             raise ParameterError("bits must contain only 0/1 (or False/True) values")
     eps = validate_epsilon(epsilon)
     shape = _broadcast_shape(b.shape, eps.shape, "bits")
-    flip = as_generator(rng).random(shape) < expit(-eps)  # 1/(e^ε+1), computed without overflow
-    if b.dtype == bool:
-        return np.broadcast_to(b, shape) ^ flip
-    return np.where(flip, 1 - b, b).astype(b.dtype, copy=False)
+    return perturb("randomized_response", b, eps, unit_noise("randomized_response", shape, rng))
 
 
 def planar_radius(p, epsilon) -> np.ndarray:
@@ -116,11 +146,7 @@ def planar_laplace(xy, epsilon, rng=None) -> np.ndarray:
         raise ParameterError(f"xy must have shape (..., 2) (x, y in metres), got {pts.shape}")
     eps = validate_epsilon(epsilon)
     shape = _broadcast_shape(pts.shape[:-1], eps.shape, "xy[..., 0]")
-    gen = as_generator(rng)
-    theta = gen.uniform(0.0, 2.0 * np.pi, size=shape)
-    radius = planar_radius(gen.random(shape), eps)
-    offset = np.stack((radius * np.cos(theta), radius * np.sin(theta)), axis=-1)
-    return pts + offset
+    return perturb("planar_laplace", pts, eps, unit_noise("planar_laplace", shape, rng))
 
 
 def exponential(utilities, epsilon, sensitivity: float = 1.0, rng=None):

@@ -1,0 +1,304 @@
+"""Budget schemes for landmark privacy (paper §3.2) and the user/event/w-event baselines (§2.2).
+
+Every scheme works on a (repetitions, n) landmark mask, so each repetition may use its own
+landmark set L′ (dummy landmarks, §3.4). A scheme never calls a mechanism with ε = 0: where it
+spends nothing it republishes the most recent release, or — before any release exists — a public
+default that does not depend on the data (0 for laplace/randomized_response, the local origin
+(0, 0) for planar_laplace, or ``default=`` if given).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.special import expit
+
+from lmdk.errors import ParameterError
+from lmdk.mechanisms import MECHANISMS, perturb, unit_noise, validate_epsilon, validate_sensitivity
+from lmdk.privacy import landmark_mask
+from lmdk.rng import as_generator
+
+SCHEMES = ("event", "user", "w-event", "uniform", "skip", "adaptive")
+
+ADAPTIVE_THRESHOLD = 1.0
+"""Adaptive: the data trend counts as evolving when |o_t − o_prev| > θ·(scale_t + scale_prev)."""
+ADAPTIVE_MAX_INTERVAL = 16
+"""Adaptive: longest sampling interval (timestamps between two noisy publications)."""
+
+
+@dataclass(frozen=True)
+class Release:
+    """The outcome of running one scheme ``repetitions`` times (arrays are read-only)."""
+
+    values: np.ndarray  # (reps, n) released values, or (reps, n, 2) metres for planar_laplace
+    budgets: np.ndarray  # (reps, n) ε_t actually spent (0 where the release is an approximation)
+    published: np.ndarray  # (reps, n) True where fresh noise was drawn with budget ε_t > 0
+    landmarks: np.ndarray  # (reps, n) landmark mask actually used (L′ when dummies were added)
+    scheme: str
+    mechanism: str
+    epsilon: float  # the total privacy goal ε that was requested
+    selection_epsilon: float = 0.0  # ε spent by the dummy-landmark selection (§3.4.2)
+    publishing_epsilon: float = field(default=float("nan"))  # ε given to the scheme (ε − selection)
+    sensitivity: float = 1.0
+    w: int | None = None
+
+    @property
+    def repetitions(self) -> int:
+        """Number of repetitions (first axis)."""
+        return int(self.budgets.shape[0])
+
+    @property
+    def n(self) -> int:
+        """Length of the series."""
+        return int(self.budgets.shape[1])
+
+
+def _check_scheme(scheme: str) -> str:
+    """Validate a scheme name."""
+    if scheme not in SCHEMES:
+        raise ParameterError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
+    return scheme
+
+
+def _total_epsilon(epsilon) -> float:
+    """Validate the total budget ε (a positive scalar)."""
+    eps = validate_epsilon(epsilon)
+    if eps.ndim != 0:
+        raise ParameterError("epsilon must be one total privacy budget (a positive scalar)")
+    return float(eps)
+
+
+def _window(w, n: int) -> int:
+    """Validate the w-event window length (default: the whole series, i.e. user level)."""
+    if w is None:
+        return n
+    if isinstance(w, bool) or not isinstance(w, (int, np.integer)) or not 1 <= w <= n:
+        raise ParameterError(f"w (w-event window length) must be an integer in 1..n={n}, got {w!r}")
+    return int(w)
+
+
+def _allocate_mask(scheme: str, mask: np.ndarray, eps: float, w: int) -> np.ndarray:
+    """Budgets of shape mask.shape for a (reps, n) landmark mask; adaptive gets its initial reservation."""
+    n = mask.shape[-1]
+    if scheme == "event":
+        return np.full(mask.shape, eps)
+    if scheme == "user":
+        return np.full(mask.shape, eps / n)
+    if scheme == "w-event":
+        return np.full(mask.shape, eps / w)
+    if scheme == "skip":  # §3.2 Skip: ε at regular events, nothing at landmarks
+        return np.where(mask, 0.0, eps)
+    per_release = eps / (mask.sum(axis=-1, keepdims=True) + 1.0)  # §3.2 Uniform: ε/(|L|+1)
+    return np.broadcast_to(per_release, mask.shape).copy()
+
+
+def allocate(scheme: str, n: int, landmarks, epsilon, *, w=None) -> np.ndarray:
+    """Per-timestamp budgets of a data-independent scheme (§3.2); for "adaptive" its initial reservation.
+
+    event ε; user ε/n; w-event ε/w (w defaults to n); uniform ε/(|L|+1); skip ε at regular
+    timestamps and 0 at landmarks; adaptive ε/(|L|+1). ``landmarks`` is indices or a boolean mask;
+    a (reps, n) mask gives (reps, n) budgets. w-event satisfies (ε, L)-landmark privacy only when
+    |L| + 1 ≤ w.
+    """
+    mask = landmark_mask(landmarks, n)
+    return _allocate_mask(_check_scheme(scheme), mask, _total_epsilon(epsilon), _window(w, n))
+
+
+def _prepare_series(series, mechanism: str) -> np.ndarray:
+    """Validate the series for a mechanism: 1-D values, 1-D 0/1 bits, or (n, 2) metres."""
+    if mechanism not in MECHANISMS:
+        raise ParameterError(f"mechanism must be one of {MECHANISMS}, got {mechanism!r}")
+    try:
+        x = np.asarray(series, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ParameterError("series must be numeric") from exc
+    want = "(n, 2) metres" if mechanism == "planar_laplace" else "(n,)"
+    ndim = 2 if mechanism == "planar_laplace" else 1
+    if x.ndim != ndim or x.shape[0] == 0 or (ndim == 2 and x.shape[1] != 2):
+        raise ParameterError(f"series for {mechanism} must have shape {want}, got {x.shape}")
+    if not np.all(np.isfinite(x)):
+        raise ParameterError("series contains NaN or infinity; clean or drop those events first")
+    if mechanism == "randomized_response":
+        if not np.all((x == 0) | (x == 1)):
+            raise ParameterError("series for randomized_response must contain only 0/1 values")
+        return x.astype(np.int64)
+    return x
+
+
+def _default_value(default, series: np.ndarray, mechanism: str) -> np.ndarray:
+    """The public, data-independent value released before any noisy release exists."""
+    shape = series.shape[1:]
+    if default is None:
+        return np.zeros(shape, dtype=series.dtype)
+    d = np.asarray(default, dtype=float)
+    if d.shape != shape or not np.all(np.isfinite(d)):
+        raise ParameterError(f"default must be a finite value of shape {shape} for {mechanism}")
+    if mechanism == "randomized_response":
+        if d not in (0.0, 1.0):
+            raise ParameterError("default for randomized_response must be 0 or 1")
+        return d.astype(np.int64)
+    return d
+
+
+def _noise_scale(mechanism: str, budget: np.ndarray, sensitivity: float) -> np.ndarray:
+    """Typical size of the perturbation at budget ε: E|noise| (laplace Δf/ε, planar 2/ε), flip prob. (RR)."""
+    if mechanism == "laplace":
+        return sensitivity / budget
+    if mechanism == "planar_laplace":
+        return 2.0 / budget
+    return expit(-budget)
+
+
+def _change(mechanism: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Distance between two releases per repetition (Euclidean metres for planar, |a − b| otherwise)."""
+    if mechanism == "planar_laplace":
+        return np.hypot(a[:, 0] - b[:, 0], a[:, 1] - b[:, 1])
+    return np.abs(a - b)
+
+
+def _forward_fill(noisy: np.ndarray, published: np.ndarray, default: np.ndarray) -> np.ndarray:
+    """Replace unpublished entries by the most recent published one (or the default before any)."""
+    reps, n = published.shape
+    idx = np.where(published, np.arange(n), -1)
+    np.maximum.accumulate(idx, axis=1, out=idx)
+    rows = np.arange(reps)[:, None]
+    filled = noisy[rows, np.maximum(idx, 0)]
+    before_first = idx < 0
+    if noisy.ndim == 3:
+        before_first = before_first[..., None]
+    return np.where(before_first, default, filled)
+
+
+def _adaptive(x, mask, eps, mechanism, sensitivity, noise, default):
+    """Adaptive scheme (§3.2, Figure 4), vectorised over repetitions, one step per timestamp.
+
+    Budget management: every release is reserved ε/(|L|+1). A landmark that is published spends the
+    current landmark share = (ε − R − spent_L)/(landmarks left); a landmark that is approximated
+    frees its share, which is added to R, the budget of every later regular publication (if regular
+    events remain; otherwise the share stays with the remaining landmarks). Hence at the end
+    spent_L + max_t∉L ε_t ≤ ε, i.e. Theorem 2 holds with the actual budgets (R starts at 0 when a
+    repetition has no regular events).
+    Processing: publish with noise when the sampling countdown reaches 0, else republish the last
+    release (post-processing, Theorem 1). Analysis (no budget): after a publication compare the
+    change |o_t − o_prev| with θ·(scale_t + scale_prev), the perturbation scales Δf/ε of the two
+    releases (θ = ADAPTIVE_THRESHOLD); evolving → sample every timestamp again (interval 1), stable
+    → interval + 1 up to ADAPTIVE_MAX_INTERVAL. The first publication counts as stable.
+    """
+    reps, n = mask.shape
+    lm_count = mask.sum(axis=1)
+    regular = ~mask
+    regular_after = (regular.sum(axis=1, keepdims=True) - np.cumsum(regular, axis=1)).T > 0  # (n, reps)
+    landmarks_left = np.maximum(lm_count[:, None] - np.cumsum(mask, axis=1) + mask, 1).T  # incl. t
+    mask_t = np.ascontiguousarray(mask.T)
+    noise_t = np.ascontiguousarray(np.moveaxis(noise, 1, 0))
+    level = np.where(lm_count < n, eps / (lm_count + 1.0), 0.0)  # R
+    spent = np.zeros(reps)
+    countdown = np.zeros(reps, dtype=np.int64)
+    interval = np.ones(reps, dtype=np.int64)
+    last = np.broadcast_to(default, (reps,) + x.shape[1:]).copy()
+    last_scale = np.full(reps, np.inf)
+    values = np.empty((n, reps) + x.shape[1:], dtype=last.dtype)
+    budgets = np.zeros((n, reps))
+    published = np.zeros((n, reps), dtype=bool)
+    wide = x.ndim == 2
+    for t in range(n):
+        lm, pub = mask_t[t], countdown <= 0
+        share = (eps - level - spent) / landmarks_left[t]
+        budget = np.where(lm, share, level)
+        noisy = perturb(mechanism, x[t], budget, noise_t[t], sensitivity)
+        scale = _noise_scale(mechanism, budget, sensitivity)
+        evolving = _change(mechanism, noisy, last) > ADAPTIVE_THRESHOLD * (scale + last_scale)
+        last = np.where(pub[:, None], noisy, last) if wide else np.where(pub, noisy, last)
+        values[t] = last
+        budgets[t] = np.where(pub, budget, 0.0)
+        published[t] = pub
+        spent += np.where(lm & pub, share, 0.0)
+        level += np.where(lm & ~pub & regular_after[t], share, 0.0)
+        last_scale = np.where(pub, scale, last_scale)
+        interval = np.where(pub, np.where(evolving, 1, np.minimum(interval + 1, ADAPTIVE_MAX_INTERVAL)), interval)
+        countdown = np.where(pub, interval - 1, countdown - 1)
+    return np.moveaxis(values, 0, 1), budgets.T.copy(), published.T.copy()
+
+
+def _repetitions(repetitions) -> int:
+    """Validate the number of repetitions."""
+    if isinstance(repetitions, bool) or not isinstance(repetitions, (int, np.integer)) or repetitions < 1:
+        raise ParameterError(f"repetitions must be a positive integer, got {repetitions!r}")
+    return int(repetitions)
+
+
+def _dummy_landmarks(n, mask, eps, dummies, reps, gen):
+    """Run the dummy-landmark hook (§3.4) and check what it returns: (L′ mask, ε_publish, ε_select)."""
+    if mask.ndim != 1:
+        raise ParameterError("dummies need one landmark set L (indices or an (n,) mask), not a per-repetition mask")
+    from lmdk.dummies import DummySpec, landmark_sets_for_release  # lazy: optional module
+
+    if isinstance(dummies, dict):
+        dummies = DummySpec(**dummies)
+    chosen, eps_pub, eps_sel = landmark_sets_for_release(n, np.flatnonzero(mask), eps, dummies, reps, gen)
+    chosen = np.asarray(chosen)
+    if chosen.dtype != bool or chosen.shape != (reps, n) or np.any(mask & ~chosen):
+        raise RuntimeError("landmark_sets_for_release must return a (repetitions, n) bool mask containing L")
+    if not (eps_pub > 0 and eps_sel >= 0 and eps_pub + eps_sel <= eps * (1 + 1e-12)):
+        raise RuntimeError("landmark_sets_for_release must split ε into publishing > 0 and selection ≥ 0")
+    return chosen, float(eps_pub), float(eps_sel)
+
+
+def release(
+    series,
+    landmarks,
+    scheme: str,
+    epsilon,
+    *,
+    mechanism: str = "laplace",
+    repetitions: int = 1,
+    rng=None,
+    w=None,
+    sensitivity: float = 1.0,
+    dummies=None,
+    default=None,
+) -> Release:
+    """Run ``scheme`` with ``mechanism`` ``repetitions`` times at once (repetitions are axis 0).
+
+    ``series``: (n,) values (laplace), (n,) 0/1 (randomized_response) or (n, 2) metres with ε per
+    metre (planar_laplace; ``sensitivity`` must stay 1 for the last two). ``landmarks``: indices,
+    an (n,) mask, or a (repetitions, n) mask. ``dummies``: a ``lmdk.dummies.DummySpec`` (or a dict of
+its fields); then L′ per
+    repetition and the remaining ε come from ``lmdk.dummies.landmark_sets_for_release``.
+    ``default``: the public value released before any noisy release (see the module docstring).
+    """
+    scheme = _check_scheme(scheme)
+    x = _prepare_series(series, mechanism)
+    n = x.shape[0]
+    eps = _total_epsilon(epsilon)
+    delta = validate_sensitivity(sensitivity)
+    if mechanism != "laplace" and delta != 1.0:
+        raise ParameterError(f"sensitivity applies to the laplace mechanism only; leave it at 1.0 for {mechanism}")
+    reps = _repetitions(repetitions)
+    window = _window(w, n)
+    base = _default_value(default, x, mechanism)
+    gen = as_generator(rng)
+    mask = landmark_mask(landmarks, n)
+    eps_pub, eps_sel = eps, 0.0
+    if dummies is not None:
+        mask, eps_pub, eps_sel = _dummy_landmarks(n, mask, eps, dummies, reps, gen)
+    elif mask.ndim == 2 and mask.shape[0] not in (1, reps):
+        raise ParameterError(f"landmarks mask has {mask.shape[0]} rows but repetitions={reps}")
+    mask = np.broadcast_to(mask, (reps, n))
+    noise = unit_noise(mechanism, (reps, n), gen)
+    if scheme == "adaptive":
+        values, budgets, published = _adaptive(x, mask, eps_pub, mechanism, delta, noise, base)
+    else:
+        budgets = _allocate_mask(scheme, mask, eps_pub, window)
+        published = budgets > 0
+        safe = np.where(published, budgets, 1.0)
+        values = perturb(mechanism, x, safe, noise, delta)
+        if not published.all():
+            values = _forward_fill(values, published, base)
+    arrays = {"values": values, "budgets": budgets, "published": published, "landmarks": np.array(mask)}
+    for arr in arrays.values():
+        arr.flags.writeable = False
+    return Release(
+        **arrays, scheme=scheme, mechanism=mechanism, epsilon=eps, selection_epsilon=eps_sel,
+        publishing_epsilon=eps_pub, sensitivity=delta, w=window if scheme == "w-event" else None,
+    )
