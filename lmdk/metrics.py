@@ -1,0 +1,88 @@
+"""Utility of a release: mean absolute error per repetition with a 95 % confidence interval (paper §4.2.1, Fig. 7)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from lmdk.errors import ParameterError
+from lmdk.mechanisms import MECHANISMS, great_circle_metres
+
+UNITS = {"laplace": "value units", "planar_laplace": "metres", "randomized_response": "% wrong reports"}
+
+
+@dataclass(frozen=True)
+class MAE:
+    """Mean absolute error of each repetition, their mean and a 95 % t-interval of that mean."""
+
+    per_repetition: np.ndarray
+    mean: float
+    ci_low: float
+    ci_high: float
+    unit: str
+
+    @property
+    def ci(self) -> tuple[float, float]:
+        """The 95 % confidence interval (low, high); NaN with a single repetition."""
+        return (self.ci_low, self.ci_high)
+
+
+def mean_ci95(per_repetition) -> tuple[float, float, float]:
+    """(mean, low, high): Student-t 95 % interval of the mean; zero width if all equal, NaN for one value."""
+    x = np.asarray(per_repetition, dtype=float).ravel()
+    if x.size == 0:
+        raise ParameterError("per_repetition is empty; need at least one repetition")
+    mean = float(x.mean())
+    if x.size == 1:
+        return mean, float("nan"), float("nan")
+    half = float(stats.t.ppf(0.975, x.size - 1) * x.std(ddof=1) / np.sqrt(x.size))
+    return mean, mean - half, mean + half
+
+
+def _as_reps(values: np.ndarray, series: np.ndarray) -> np.ndarray:
+    """Add a repetition axis to a single release and check the shapes agree."""
+    if values.shape == series.shape:
+        values = values[None]
+    if values.shape[1:] != series.shape:
+        raise ParameterError(
+            f"values of shape {values.shape} do not match series of shape {series.shape}; "
+            "pass (repetitions, *series.shape) or series.shape"
+        )
+    return values
+
+
+def mae(series, values, mechanism: str = "laplace", *, degrees: bool = False) -> MAE:
+    """MAE of ``values`` ((reps, n), (reps, n, 2) or one release) against the original ``series``.
+
+    laplace: mean |o_t − x_t| in the series' units; planar_laplace: mean distance in metres (planar
+    for local metres, great-circle when ``degrees=True`` and points are (lat, lon)); randomized_response:
+    percentage of reports that differ from the truth (Fig. 7a).
+    """
+    if mechanism not in MECHANISMS:
+        raise ParameterError(f"mechanism must be one of {MECHANISMS}, got {mechanism!r}")
+    try:
+        x = np.asarray(series, dtype=float)
+        o = np.asarray(values, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ParameterError("series and values must be numeric arrays") from exc
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(o))):
+        raise ParameterError("series and values must not contain NaN or infinity")
+    if mechanism == "planar_laplace" and (x.ndim != 2 or x.shape[1] != 2):
+        raise ParameterError(f"series for planar_laplace must have shape (n, 2), got {x.shape}")
+    if mechanism != "planar_laplace" and x.ndim != 1:
+        raise ParameterError(f"series for {mechanism} must have shape (n,), got {x.shape}")
+    if x.shape[0] == 0:
+        raise ParameterError("series is empty")
+    o = _as_reps(o, x)
+    if mechanism == "laplace":
+        per_rep = np.abs(o - x).mean(axis=1)
+    elif mechanism == "randomized_response":
+        per_rep = 100.0 * (o != x).mean(axis=1)
+    elif degrees:
+        per_rep = great_circle_metres(x[:, 0], x[:, 1], o[..., 0], o[..., 1]).mean(axis=1)
+    else:
+        per_rep = np.hypot(o[..., 0] - x[:, 0], o[..., 1] - x[:, 1]).mean(axis=1)
+    mean, low, high = mean_ci95(per_rep)
+    per_rep.flags.writeable = False
+    return MAE(per_repetition=per_rep, mean=mean, ci_low=low, ci_high=high, unit=UNITS[mechanism])
