@@ -171,16 +171,18 @@ def leakage(event: Event, pi, M, E, observations) -> float:
     """max(log Pr(o|E)/Pr(o|¬E), its inverse) for prior π (Definition 2.4); 0 when a conditional is undefined."""
     P = check_transition(M)
     event.validate_for(P.shape[0])
-    x = prior_probability(event, pi, P)
-    X0, X1, ls, t = _forward(event, pi, P, E, observations)
-    g = future_vectors(event, P, t)[t]
-    # y and z share the scale exp(ls): only their ratio enters, so scale z to 1.
-    z = X0.sum() + X1.sum()
-    if not np.isfinite(ls) or z <= 0:
+    p = check_prior(pi, P.shape[0])
+    # complements (¬EVENT) are computed by their own recursions, not as 1 − x, to keep relative precision
+    x, v = p @ prior_vector(event, P), p @ prior_vector(event, P, negate=True)
+    X0, X1, ls, t = _forward(event, p, P, E, observations)
+    if not np.isfinite(ls) or not (0 < x and 0 < v):
         return 0.0
-    y = (X0 @ g[0] + X1 @ g[1]) / z
-    lr = log_ratio(x, y, 1.0)
-    return 0.0 if np.isnan(lr) else abs(lr)
+    g, gn = future_vectors(event, P, t)[t], future_vectors(event, P, t, negate=True)[t]
+    y, u = X0 @ g[0] + X1 @ g[1], X0 @ gn[0] + X1 @ gn[1]  # common factor exp(−ls) cancels
+    if y + u <= 0:
+        return 0.0
+    with np.errstate(divide="ignore"):
+        return float(abs(np.log(y) + np.log(v) - np.log(x) - np.log(u)))
 
 
 class EventTracker:

@@ -1,0 +1,167 @@
+"""Exact worst-case leakage (lmdk.priste_worst): never below any prior's leakage, equal to a global optimiser."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.optimize import differential_evolution, minimize
+
+from lmdk.errors import ParameterError
+from lmdk.priste import (
+    Event, Grid, event_vectors4, gaussian_transition, leakage, make_event, planar_laplace_emission,
+    worst_case_from_vectors, worst_case_leakage,
+)
+
+
+def instance(seed: int, m: int = 4, T: int = 4):
+    """Random small instance: M, E (Dirichlet rows), an event and observations."""
+    rng = np.random.default_rng(seed)
+    M = rng.dirichlet(np.full(m, 0.8), size=m)
+    E = rng.dirichlet(np.full(m, 1.5), size=m)
+    kind = ("presence", "pattern")[seed % 2]
+    times = np.sort(rng.choice(np.arange(T), size=2, replace=False))
+    regions = rng.random((2, m)) < 0.5
+    regions[:, seed % m] = True
+    regions[:, (seed + 1) % m] = False  # neither impossible nor certain
+    obs = rng.integers(0, m, int(rng.integers(1, T + 1)))
+    return Event(kind, regions, times), M, E, obs
+
+
+def log_f(pis, a, an, b, d):
+    """log F for a batch of priors (rows of pis)."""
+    return np.log(pis @ b) + np.log(pis @ an) - np.log(pis @ a) - np.log(pis @ d)
+
+
+def global_optimum(a, an, b, d, seed: int) -> float:
+    """sup |log F| by differential evolution on a softmax parametrisation plus many-start SLSQP on the simplex."""
+    m = a.size
+
+    def neg(z, sign):
+        w = np.exp(z - z.max())
+        p = w / w.sum()
+        return -sign * log_f(p[None], a, an, b, d)[0]
+
+    best = 0.0
+    for sign in (1, -1):
+        r = differential_evolution(neg, [(-30, 30)] * m, args=(sign,), seed=seed, tol=1e-12, maxiter=400,
+                                   polish=True)
+        best = max(best, -r.fun)
+        rng = np.random.default_rng(seed)
+        for p0 in rng.dirichlet(np.full(m, 0.5), size=20):
+            res = minimize(lambda p: -sign * log_f(np.clip(p, 1e-300, None)[None], a, an, b, d)[0], p0,
+                           method="SLSQP", bounds=[(0, 1)] * m,
+                           constraints=[{"type": "eq", "fun": lambda p: p.sum() - 1}], options={"ftol": 1e-14})
+            if res.success and np.all(res.x >= -1e-12):
+                best = max(best, -res.fun)
+    return best
+
+
+@pytest.mark.parametrize("seed,m", [(s, 4) for s in range(8)] + [(100, 6), (101, 6)])
+def test_equals_global_solver(seed, m):
+    ev, M, E, obs = instance(seed, m=m)
+    value, pi = worst_case_leakage(ev, M, E, obs)
+    a, an, b, d = event_vectors4(ev, M, E, obs)
+    opt = global_optimum(a, an, b, d, seed)
+    assert value == pytest.approx(opt, rel=1e-7, abs=1e-9)
+    # the returned prior attains the value
+    assert leakage(ev, pi, M, E, obs) == pytest.approx(value, rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_never_below_random_priors(seed):
+    ev, M, E, obs = instance(seed, m=int(3 + seed % 2), T=5)
+    value, _ = worst_case_leakage(ev, M, E, obs)
+    rng = np.random.default_rng(seed)
+    a, an, b, d = event_vectors4(ev, M, E, obs)
+    m = a.size
+    pis = np.concatenate([rng.dirichlet(np.full(m, c), size=1000) for c in (0.05, 0.3, 1.0, 5.0)])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lf = np.abs(log_f(pis, a, an, b, d))
+    assert np.nanmax(lf) <= value * (1 + 1e-9) + 1e-12
+    for p in pis[:200]:  # and through the independent leakage() path
+        assert leakage(ev, p, M, E, obs) <= value * (1 + 1e-9) + 1e-12
+
+
+def test_optimum_can_lie_inside_an_edge():
+    # some instances have a maximiser mixing two cells; the exact search must still match the solver there
+    interior = 0
+    for seed in range(40):
+        ev, M, E, obs = instance(seed, m=3, T=4)
+        _, pi = worst_case_leakage(ev, M, E, obs)
+        if np.count_nonzero(pi > 1e-6) == 2 and np.all((pi < 1 - 1e-6)):
+            interior += 1
+    assert interior >= 3
+
+
+def test_hull_and_all_pairs_agree_on_larger_random_vectors():
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        m = 150
+        a = rng.random(m) ** 3
+        b = a * rng.random(m)
+        d = (1 - a) * rng.random(m)
+        v1, p1, _ = worst_case_from_vectors(a, b, d, method="hull")
+        v2, p2, _ = worst_case_from_vectors(a, b, d, method="pairs")
+        assert v1 == pytest.approx(v2, rel=1e-10)
+
+
+def test_degenerate_coplanar_points_fall_back_to_pairs():
+    # all points on one plane (a constant): Qhull cannot build a 3-D hull
+    rng = np.random.default_rng(5)
+    a = np.full(30, 0.3)
+    b, d = rng.random(30) * 0.3, rng.random(30) * 0.7
+    v, pi, _ = worst_case_from_vectors(a, b, d)
+    ratio = (b / d)
+    assert v == pytest.approx(max(np.log(ratio.max() * 0.7 / 0.3), -np.log(ratio.min() * 0.7 / 0.3)), rel=1e-12)
+    # identical points and a single point
+    assert worst_case_from_vectors(np.full(5, 0.5), np.full(5, 0.1), np.full(5, 0.2))[0] == pytest.approx(
+        np.log(2), rel=1e-12)
+
+
+def test_supremum_needs_tiny_weights_on_a_realistic_grid():
+    # far-away start with an almost impossible event: the sup mixes cells with weights ~1e-13 (found exactly)
+    g = Grid(20, 20)
+    M = gaussian_transition(g, 1.0)
+    E = planar_laplace_emission(g, 1.0)
+    ev = make_event("presence", range(10), range(3, 8), g.m)
+    value, pi = worst_case_leakage(ev, M, E, [5])
+    assert np.isfinite(value) and value > 10
+    assert leakage(ev, pi, M, E, [5]) == pytest.approx(value, rel=1e-6)
+    assert worst_case_leakage(ev, M, E, [5], method="pairs")[0] == pytest.approx(value, rel=1e-10)
+
+
+def test_uniform_emission_leaks_nothing_and_impossible_event_is_zero():
+    rng = np.random.default_rng(2)
+    M = rng.dirichlet(np.ones(4), size=4)
+    U = np.full((4, 4), 0.25)
+    ev = Event("pattern", np.array([[1, 1, 0, 0], [0, 1, 1, 0]], bool), np.array([0, 1]))
+    assert worst_case_leakage(ev, M, U, [0, 3, 2])[0] == pytest.approx(0.0, abs=1e-12)
+    never = Event("presence", np.zeros(4, bool), np.array([1]))
+    assert worst_case_leakage(never, M, rng.dirichlet(np.ones(4), size=4), [0, 1])[0] == 0.0
+
+
+def test_infinite_when_observation_excludes_the_event():
+    M = np.eye(2)
+    E = np.array([[1.0, 0.0], [0.5, 0.5]])  # cell 0 never reports 1
+    ev = Event("presence", np.array([True, False]), np.array([0]))
+    assert worst_case_leakage(ev, M, E, [1])[0] == np.inf
+
+
+def test_bad_arguments():
+    with pytest.raises(ParameterError, match="same length"):
+        worst_case_from_vectors(np.ones(3), np.ones(2), np.ones(3))
+    with pytest.raises(ParameterError, match="method"):
+        worst_case_from_vectors(np.ones(3) / 2, np.ones(3), np.ones(3), method="cplex")
+
+
+def test_thousand_timestamps_worst_case_is_finite_and_exact():
+    g = Grid(3, 3)
+    M = gaussian_transition(g, 0.5)  # weak mixing: rows of Pr(o | l_0) drift apart
+    E = planar_laplace_emission(g, 2.0)
+    rng = np.random.default_rng(4)
+    obs = rng.integers(0, g.m, 1000)
+    ev = make_event("pattern", [0, 1, 3], range(500, 503), g.m)
+    for n in (300, 502, 1000):
+        value, pi = worst_case_leakage(ev, M, E, obs[:n])
+        assert np.isfinite(value) and value > 0
+        assert worst_case_leakage(ev, M, E, obs[:n], method="pairs")[0] == pytest.approx(value, rel=1e-10)
+        assert leakage(ev, pi, M, E, obs[:n]) == pytest.approx(value, rel=1e-6)
