@@ -82,8 +82,8 @@ def unit_noise(mechanism: str, shape: tuple, rng=None) -> np.ndarray:
     (*shape, 2) holding the radius for ε = 1 (inverse CDF, Lambert W₋₁) and a uniform angle.
     """
     gen = as_generator(rng)
-    if mechanism == "laplace":
-        return gen.laplace(0.0, 1.0, size=shape)
+    if mechanism == "laplace":  # Laplace(0, 1) = E₁ − E₂ with E ~ Exp(1): ~2× faster than gen.laplace
+        return gen.standard_exponential(shape) - gen.standard_exponential(shape)
     if mechanism == "randomized_response":
         return gen.random(shape)
     if mechanism == "planar_laplace":

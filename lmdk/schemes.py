@@ -140,20 +140,24 @@ def _default_value(default, series: np.ndarray, mechanism: str) -> np.ndarray:
     return d
 
 
-def _noise_scale(mechanism: str, budget: np.ndarray, sensitivity: float) -> np.ndarray:
-    """Typical size of the perturbation at budget ε: E|noise| (laplace Δf/ε, planar 2/ε), flip prob. (RR)."""
+def _perturb_step(mechanism: str, x_t, budget: np.ndarray, noise_t: np.ndarray, sensitivity: float):
+    """One timestamp of every repetition: (noisy release, perturbation scale, change vs. ``last`` helper).
+
+    The scale is the typical size of the noise at budget ε: E|noise| = Δf/ε (laplace), E r = 2/ε
+    (planar_laplace), the flip probability 1/(e^ε+1) (randomized_response).
+    """
     if mechanism == "laplace":
-        return sensitivity / budget
-    if mechanism == "planar_laplace":
-        return 2.0 / budget
-    return expit(-budget)
+        scale = sensitivity / budget
+        return x_t + noise_t * scale, scale
+    noisy = perturb(mechanism, x_t, budget, noise_t, sensitivity)
+    scale = 2.0 / budget if mechanism == "planar_laplace" else expit(-budget)
+    return noisy, scale
 
 
-def _change(mechanism: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Distance between two releases per repetition (Euclidean metres for planar, |a − b| otherwise)."""
-    if mechanism == "planar_laplace":
-        return np.hypot(a[:, 0] - b[:, 0], a[:, 1] - b[:, 1])
-    return np.abs(a - b)
+def _change(noisy: np.ndarray, last: np.ndarray) -> np.ndarray:
+    """Distance between two releases per repetition (Euclidean metres for (reps, 2), |a − b| otherwise)."""
+    d = noisy - last
+    return np.hypot(d[:, 0], d[:, 1]) if d.ndim == 2 else np.abs(d)
 
 
 def _forward_fill(noisy: np.ndarray, published: np.ndarray, default: np.ndarray) -> np.ndarray:
@@ -187,36 +191,45 @@ def _adaptive(x, mask, eps, mechanism, sensitivity, noise, default):
     reps, n = mask.shape
     lm_count = mask.sum(axis=1)
     regular = ~mask
-    regular_after = (regular.sum(axis=1, keepdims=True) - np.cumsum(regular, axis=1)).T > 0  # (n, reps)
-    landmarks_left = np.maximum(lm_count[:, None] - np.cumsum(mask, axis=1) + mask, 1).T  # incl. t
+    regular_after = (regular.sum(axis=1, keepdims=True) - np.cumsum(regular, axis=1)) > 0
+    inv_left = (1.0 / np.maximum(lm_count[:, None] - np.cumsum(mask, axis=1) + mask, 1)).T  # 1/landmarks left incl. t
     mask_t = np.ascontiguousarray(mask.T)
+    frees_t = np.ascontiguousarray((mask & regular_after).T)  # approximating here raises R
     noise_t = np.ascontiguousarray(np.moveaxis(noise, 1, 0))
     level = np.where(lm_count < n, eps / (lm_count + 1.0), 0.0)  # R
-    spent = np.zeros(reps)
-    countdown = np.zeros(reps, dtype=np.int64)
+    pool = eps - level  # ε − R − spent_L: what the remaining landmarks may still spend
+    next_pub = np.zeros(reps, dtype=np.int64)
     interval = np.ones(reps, dtype=np.int64)
     last = np.broadcast_to(default, (reps,) + x.shape[1:]).copy()
     last_scale = np.full(reps, np.inf)
     values = np.empty((n, reps) + x.shape[1:], dtype=last.dtype)
-    budgets = np.zeros((n, reps))
-    published = np.zeros((n, reps), dtype=bool)
+    budgets = np.empty((n, reps))
+    published = np.empty((n, reps), dtype=bool)
     wide = x.ndim == 2
+    pub_wide = np.empty(last.shape, dtype=bool)
+    # np.copyto(..., where=) instead of np.where: ~2× faster on (reps,) arrays, this loop is the hot path
     for t in range(n):
-        lm, pub = mask_t[t], countdown <= 0
-        share = (eps - level - spent) / landmarks_left[t]
-        budget = np.where(lm, share, level)
-        noisy = perturb(mechanism, x[t], budget, noise_t[t], sensitivity)
-        scale = _noise_scale(mechanism, budget, sensitivity)
-        evolving = _change(mechanism, noisy, last) > ADAPTIVE_THRESHOLD * (scale + last_scale)
-        last = np.where(pub[:, None], noisy, last) if wide else np.where(pub, noisy, last)
-        values[t] = last
-        budgets[t] = np.where(pub, budget, 0.0)
-        published[t] = pub
-        spent += np.where(lm & pub, share, 0.0)
-        level += np.where(lm & ~pub & regular_after[t], share, 0.0)
-        last_scale = np.where(pub, scale, last_scale)
-        interval = np.where(pub, np.where(evolving, 1, np.minimum(interval + 1, ADAPTIVE_MAX_INTERVAL)), interval)
-        countdown = np.where(pub, interval - 1, countdown - 1)
+        lm, frees = mask_t[t], frees_t[t]
+        pub = next_pub == t
+        share = pool * inv_left[t]
+        budget = level.copy()
+        np.copyto(budget, share, where=lm)
+        noisy, scale = _perturb_step(mechanism, x[t], budget, noise_t[t], sensitivity)
+        evolving = _change(noisy, last) > ADAPTIVE_THRESHOLD * (scale + last_scale)
+        if wide:
+            pub_wide[:] = pub[:, None]
+            np.copyto(last, noisy, where=pub_wide)
+        else:
+            np.copyto(last, noisy, where=pub)
+        values[t], budgets[t], published[t] = last, budget, pub
+        pool -= share * (frees ^ ((lm ^ frees) & pub))  # published landmark spends; approximated one → R
+        level += share * (frees > pub)
+        np.copyto(last_scale, scale, where=pub)
+        grown = np.minimum(interval + 1, ADAPTIVE_MAX_INTERVAL)
+        np.copyto(grown, 1, where=evolving)
+        np.copyto(interval, grown, where=pub)
+        np.copyto(next_pub, interval + t, where=pub)
+    np.multiply(budgets, published, out=budgets)
     return np.moveaxis(values, 0, 1), budgets.T.copy(), published.T.copy()
 
 
