@@ -92,9 +92,9 @@ def landmark_temporal_privacy_loss(budgets, landmarks, P_backward, P_forward=Non
     b = _as_budgets(budgets)
     mask = landmark_mask(landmarks, b.shape[-1])
     back, fwd = _loss_pair(P_backward, P_forward)
-    b2, lm = np.broadcast_arrays(np.atleast_2d(b), np.atleast_2d(mask))
     if b.ndim == 2 and mask.ndim == 2 and b.shape[0] != mask.shape[0]:
         raise ParameterError(f"landmarks mask has {mask.shape[0]} repetitions but budgets has {b.shape[0]}")
+    b2, lm = np.broadcast_arrays(np.atleast_2d(b), np.atleast_2d(mask))
     b2, lm = np.ascontiguousarray(b2), np.ascontiguousarray(lm)
     rows, n = b2.shape
 
