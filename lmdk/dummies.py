@@ -38,6 +38,8 @@ from lmdk.rng import as_generator
 
 METHODS = ("optimal", "heuristic", "partitioned", "random")
 UTILITIES = ("position", "count")
+RELEASE_CHUNK_ELEMENTS = 2_000_000
+"""landmark_sets_for_release handles repetitions in chunks of about this many (repetition × timestamp) cells."""
 __all__ = [
     "METHODS", "UTILITIES", "METRICS", "OPTIMAL_MAX_REGULAR", "DummySpec", "Options", "Selection",
     "options", "position_utility", "count_utility", "utility_sensitivity", "select",
@@ -175,9 +177,8 @@ def position_utility(n: int, landmarks, opts) -> np.ndarray:
     """Temporal-position utility (§3.4.2): u(L, L′) = 1 − mean over dummies d ∈ L′∖L of dist(d, L)/(n−1).
 
     Dummies close to the real landmarks keep more utility, so u ∈ [0, 1] (1 when there is no dummy).
-    Sensitivity Δu = 1: u is confined to [0, 1], and no smaller bound holds — adding one landmark in the
-    middle of a long run of dummies can halve every dummy's distance (e.g. L = {0} → {0, n−1} with
-    L′ = T moves u from ≈ 1/2 to ≈ 3/4), and the change grows with n only through that worst case.
+    Sensitivity Δu = 1, from the range [0, 1]. No bound shrinking with n holds: one added landmark can
+    halve every dummy's distance (L = {0} → {0, n−1} with L′ = T moves u from ≈ 1/2 to ≈ 3/4 for any n).
     Partitioned options are scored by the *expected* value under per-bin sampling, a function of the
     chosen histogram alone, because the exponential mechanism selects a histogram (§3.4.2).
     """
@@ -288,11 +289,16 @@ def landmark_sets_for_release(n: int, landmarks: np.ndarray, epsilon: float, spe
     eps_sel = float(spec.share) * eps
     opts = options(n, landmarks, spec.method, rng=gen)
     scores = _scores(n, opts.landmarks, opts, spec.utility)
-    index, _ = exponential(scores, np.full(repetitions, eps_sel), utility_sensitivity(spec.utility, n), gen)
-    if opts.bin_sequence is None:
-        mask = opts.masks(index)
-    else:
-        mask = _sample_histograms(opts, np.asarray(index), gen)
+    delta = utility_sensitivity(spec.utility, n)
+    mask = np.empty((repetitions, n), dtype=bool)
+    chunk = max(1, RELEASE_CHUNK_ELEMENTS // max(n, scores.size))  # bounds the (reps, n) temporaries
+    for start in range(0, repetitions, chunk):
+        stop = min(start + chunk, repetitions)
+        index, _ = exponential(scores, np.full(stop - start, eps_sel), delta, gen)
+        if opts.bin_sequence is None:
+            mask[start:stop] = opts.masks(index)
+        else:
+            mask[start:stop] = _sample_histograms(opts, np.asarray(index), gen)
     return mask, eps - eps_sel, eps_sel
 
 

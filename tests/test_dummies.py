@@ -256,8 +256,10 @@ def test_selection_frequencies_match_probabilities():
     assert chi2_pvalue(observed, wrong) < ALPHA
 
 
-@pytest.mark.parametrize("method", ["heuristic", "random"])
-def test_release_draws_match_probabilities(method):
+@pytest.mark.parametrize("method, chunk", [("heuristic", None), ("random", None), ("heuristic", 100)])
+def test_release_draws_match_probabilities(method, chunk, monkeypatch):
+    if chunk is not None:  # many small chunks of repetitions must give the same distribution
+        monkeypatch.setattr(dm, "RELEASE_CHUNK_ELEMENTS", chunk)
     n, lm, eps, share = 40, np.array([5, 6, 7, 30]), 20.0, 0.1
     spec = dm.DummySpec(method=method, share=share, utility="count")
     mask, pub, sel = dm.landmark_sets_for_release(n, lm, eps, spec, 20000, np.random.default_rng(9))
@@ -298,6 +300,8 @@ def test_partitioned_release_rows_match_chosen_histograms():
     opts = dm.options(n, lm, "partitioned", rng=0)
     index = rng.integers(0, len(opts), size=50)
     mask = dm._sample_histograms(opts, index, rng)
+    monkeypatch_free = dm.landmark_sets_for_release(n, lm, 1.0, dm.DummySpec(), 7, np.random.default_rng(0))[0]
+    assert monkeypatch_free.shape == (7, n) and monkeypatch_free[:, lm].all()
     for row, j in zip(mask, index):
         counts = np.bincount(opts.bins.of(np.flatnonzero(row)), minlength=opts.bins.capacity.size)
         assert np.array_equal(counts, opts.bins.counts + np.bincount(opts.bin_sequence[: j + 1],
@@ -392,3 +396,83 @@ def test_options_for_other_landmarks_rejected():
         dm.landmark_set_distance(opts, [1, 3], 10)
     with pytest.raises(ParameterError, match="superset"):
         dm.position_utility(10, [1, 3], [np.array([1, 2])])
+
+
+# ----------------------------------------------------------------------------- figures
+
+
+def test_figure10_tidy_and_deterministic():
+    from lmdk.dummies_figures import figure10
+
+    a = figure10(n=40, percents=(0, 50, 100), repetitions=2, rng=3)
+    b = figure10(n=40, percents=(0, 50, 100), repetitions=2, rng=3)
+    assert list(a.columns) == ["metric", "distribution", "landmark_pct", "repetition", "distance"]
+    assert len(a) == 2 * 4 * 3 * 2 and a.equals(b)
+    assert a["distance"].between(0, 1).all()
+    assert (a.loc[a.landmark_pct == 100, "distance"] == 0).all()  # L = T: the only option is T itself
+
+
+def test_lowest_fraction_landmarks():
+    from lmdk.dummies_figures import hue_sample, lowest_fraction
+
+    values = hue_sample()
+    assert values.size == 1000
+    for pct in (0, 20, 60, 100):
+        lm = lowest_fraction(values, pct / 100)
+        assert lm.size == pct * 10
+        if 0 < pct < 100:
+            rest = np.setdiff1d(np.arange(1000), lm)
+            assert values[lm].max() <= values[rest].min()
+
+
+# ----------------------------------------------------------------------------- schemes with dummies (Theorem 2)
+
+LANDMARK_PRIVATE_SCHEMES = ("user", "uniform", "skip", "adaptive")
+
+
+@pytest.mark.parametrize("scheme", LANDMARK_PRIVATE_SCHEMES)
+@given(case=series_and_landmarks(max_n=30), method=st.sampled_from(("heuristic", "partitioned", "random")),
+       share=st.floats(0.001, 0.9), eps=st.floats(0.05, 10), util=st.sampled_from(dm.UTILITIES),
+       seed=st.integers(0, 2**32 - 1))
+def test_theorem2_holds_for_dummy_sets_and_real_landmarks(scheme, case, method, share, eps, util, seed):
+    """With dummies, Theorem 2 holds w.r.t. L′ at ε − selection share and hence w.r.t. L ⊆ L′; total ≤ ε."""
+    from lmdk import privacy, schemes
+
+    n, lm = case
+    if n - lm.size <= 8 and seed % 2:
+        method = "optimal"  # small enough for the exhaustive search
+    rng = np.random.default_rng(seed)
+    series = rng.normal(size=n)
+    spec = dm.DummySpec(method=method, share=share, utility=util)
+    rel = schemes.release(series, lm, scheme, eps, repetitions=3, rng=rng, dummies=spec)
+    assert rel.landmarks[:, lm].all()
+    assert rel.selection_epsilon == pytest.approx(share * eps)
+    publish = eps - rel.selection_epsilon
+    assert privacy.satisfies_landmark_privacy(rel.budgets, rel.landmarks, publish)
+    assert privacy.satisfies_landmark_privacy(rel.budgets, lm, publish)
+    assert np.max(privacy.landmark_loss(rel.budgets, lm)) + rel.selection_epsilon <= eps * (1 + 1e-9)
+
+
+def test_theorem2_check_has_power():
+    """The check is tight: Uniform with dummies reaches exactly ε − selection at regular events, so a
+    slightly smaller goal is rejected."""
+    from lmdk import privacy, schemes
+
+    n, lm = 30, np.array([2, 3, 20])
+    rel = schemes.release(np.zeros(n), lm, "uniform", 1.0, repetitions=2, rng=0,
+                          dummies=dm.DummySpec(method="heuristic", share=0.01))
+    assert privacy.satisfies_landmark_privacy(rel.budgets, rel.landmarks, 0.99)
+    assert not privacy.satisfies_landmark_privacy(rel.budgets, rel.landmarks, 0.98)
+
+
+def test_figure11_tidy_and_reference():
+    from lmdk.dummies_figures import figure11
+
+    df = figure11(percents=(20, 100), shares=(0.01, 0.5), repetitions=3, rng=0)
+    assert list(df.columns) == ["dummy_share", "landmark_pct", "repetition", "mae", "landmark_share"]
+    assert len(df) == 3 * 2 * 3 and (df["mae"] > 0).all()
+    ref = df[(df.dummy_share == 0) & (df.landmark_pct == 20)]
+    assert np.allclose(ref["landmark_share"], 0.2)
+    with_dummies = df[(df.dummy_share > 0) & (df.landmark_pct == 20)]
+    assert (with_dummies["landmark_share"] > 0.2).all()
+    assert np.allclose(df.loc[df.landmark_pct == 100, "landmark_share"], 1.0)
