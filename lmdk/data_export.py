@@ -1,0 +1,77 @@
+"""Export one release as CSV: timestamp, released value(s), budget ε_t, published and landmark flags.
+
+The original values are left out unless asked for (``original=``): the export is meant to be
+shareable, and the originals are exactly what the release protects.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from lmdk.errors import ParameterError
+
+def _columns(prefix: str, array: np.ndarray, names) -> dict[str, np.ndarray]:
+    """One column for (n,) data, ``prefix_<name>`` columns for (n, k) data."""
+    if array.ndim == 1:
+        return {prefix: array}
+    k = array.shape[1]
+    labels = list(names) if names is not None else [str(i + 1) for i in range(k)]
+    if len(labels) != k:
+        raise ParameterError(f"names: {len(labels)} names for {k} columns of {prefix} values")
+    return {f"{prefix}_{label}": array[:, i] for i, label in enumerate(labels)}
+
+
+def _flag(indices, n: int, name: str) -> np.ndarray:
+    """A 0/1 column from landmark/dummy indices or a boolean mask."""
+    arr = np.asarray(indices)
+    if arr.dtype == bool:
+        if arr.shape != (n,):
+            raise ParameterError(f"{name}: a boolean mask needs length {n}, got shape {arr.shape}")
+        return arr.astype(np.int8)
+    idx = arr.reshape(-1)
+    if idx.size and (idx.dtype.kind not in "iu" or idx.min() < 0 or idx.max() >= n):
+        raise ParameterError(f"{name} must be event positions in 0..{n - 1}")
+    flag = np.zeros(n, dtype=np.int8)
+    flag[idx.astype(np.int64)] = 1
+    return flag
+
+
+def release_frame(timestamps, released, budgets, published, landmarks, *, original=None,
+                  dummies=None, names=None) -> pd.DataFrame:
+    """The table behind ``export_release`` (one row per timestamp)."""
+    times = pd.DatetimeIndex(timestamps) if not isinstance(timestamps, pd.DatetimeIndex) else timestamps
+    n = len(times)
+    rel = np.asarray(released, dtype=np.float64)
+    if rel.ndim not in (1, 2) or rel.shape[0] != n:
+        raise ParameterError(f"released must have shape (n,) or (n, k) with n={n} timestamps, got {rel.shape}"
+                             " (pass one repetition, e.g. release.values[0])")
+    eps = np.asarray(budgets, dtype=np.float64).reshape(-1)
+    pub = np.asarray(published).reshape(-1)
+    if eps.shape != (n,) or pub.shape != (n,):
+        raise ParameterError(f"budgets and published need one entry per timestamp (n={n}), got "
+                             f"{eps.shape} and {pub.shape}")
+    columns: dict[str, np.ndarray] = {"timestamp": times.astype(str)}
+    if original is not None:
+        orig = np.asarray(original, dtype=np.float64)
+        if orig.shape != rel.shape:
+            raise ParameterError(f"original must have the shape of released {rel.shape}, got {orig.shape}")
+        columns.update(_columns("original", orig, names))
+    columns.update(_columns("released", rel, names))
+    columns["budget"] = eps
+    columns["published"] = pub.astype(bool).astype(np.int8)
+    columns["landmark"] = _flag(landmarks, n, "landmarks")
+    if dummies is not None:
+        columns["dummy"] = _flag(dummies, n, "dummies")
+    return pd.DataFrame(columns)
+
+
+def export_release(timestamps, released, budgets, published, landmarks, *, original=None,
+                   dummies=None, names=None) -> str:
+    """CSV text of one release: timestamp, [original], released, budget, published, landmark, [dummy].
+
+    ``released`` is one repetition, (n,) or (n, k); ``names`` labels the k columns (e.g. ("x", "y")
+    → released_x, released_y). Flags are 0/1; ``dummy`` marks dummy landmarks (§3.4) when given.
+    """
+    frame = release_frame(timestamps, released, budgets, published, landmarks, original=original,
+                          dummies=dummies, names=names)
+    return frame.to_csv(index=False, lineterminator="\n")  # shortest round-trip floats

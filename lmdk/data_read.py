@@ -1,0 +1,283 @@
+"""Bytes in, raw table out: size limits, binary/encoding checks and layout sniffing (§4.1.1).
+
+Nothing here writes to disk, evaluates or unpickles anything: CSV/TSV go through pandas' C
+parser, Parquet through pyarrow from an in-memory buffer.
+"""
+from __future__ import annotations
+
+import io
+import os
+import re
+import warnings
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from lmdk.errors import DataError, TooLargeError
+
+MAX_ROWS = 1_000_000
+"""Default limit on data rows per file (``load_series(max_rows=...)``)."""
+MAX_BYTES = 50_000_000
+"""Default limit on the size of a file in bytes (``load_series(max_bytes=...)``)."""
+
+GEOLIFE_HEADER_LINES = 6
+GEOLIFE_COLUMNS = ("lat", "lon", "zero", "altitude_ft", "days", "date", "time")
+TDRIVE_COLUMNS = ("id", "datetime", "lon", "lat")
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+_NUMBER = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
+_DATE = re.compile(r"^\s*\d{4}-\d{1,2}-\d{1,2}([ T].*)?$|^\s*\d{1,2}/\d{1,2}/\d{2,4}([ T].*)?$")
+_FIELDS_IN_LINE = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+_MAGIC = {
+    b"PK\x03\x04": "a ZIP archive or an Excel workbook: export the sheet as CSV (UTF-8)",
+    b"\x1f\x8b": "a gzip archive: decompress it first",
+    b"\x89PNG": "a PNG image, not a data table",
+    b"%PDF": "a PDF document, not a data table",
+}
+
+
+class DataTooLargeError(DataError, TooLargeError):
+    """The input exceeds ``max_rows`` or ``max_bytes`` (both a DataError and a TooLargeError)."""
+
+
+@dataclass
+class RawTable:
+    """A parsed file before column mapping: raw columns (normalised names) and where rows start."""
+
+    frame: pd.DataFrame
+    layout: str  # "hue" | "tdrive" | "geolife" | "copenhagen" | "table"
+    first_line: int | None  # file line (1-based) of data row 0; None for Parquet
+    filename: str = ""
+    original: dict = field(default_factory=dict)  # normalised column name → name in the file
+
+    def where(self, label) -> str:
+        """Human description of the row with index ``label`` (its 0-based position in the file)."""
+        position = int(label)
+        if self.first_line is None:
+            return f"row {position + 1}"
+        return f"row {position + 1} (line {position + self.first_line})"
+
+
+def read_source(source, max_bytes: int = MAX_BYTES) -> tuple[bytes, str]:
+    """Read at most ``max_bytes`` from a path, bytes or file-like object; return (raw, filename)."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        raw, filename = bytes(source), ""
+    elif isinstance(source, (str, os.PathLike)):
+        filename = os.fspath(source)
+        try:
+            size = os.path.getsize(filename)
+            if size > max_bytes:
+                raise _too_large_bytes(size, max_bytes, exact=True)
+            with open(filename, "rb") as handle:
+                raw = handle.read(max_bytes + 1)
+        except OSError as exc:
+            raise DataError(f"cannot read file {filename!r}: {exc.strerror or exc}; check the path") from exc
+    elif hasattr(source, "read"):
+        filename = str(getattr(source, "name", "") or "")
+        try:
+            raw = source.read(max_bytes + 1)
+        except (OSError, ValueError) as exc:
+            raise DataError(f"cannot read the uploaded file: {exc}") from exc
+        if isinstance(raw, str):
+            raw = raw.encode("utf-8")
+        if not isinstance(raw, (bytes, bytearray)):
+            raise DataError("the file-like object's read() must return bytes or str")
+        raw = bytes(raw)
+    else:
+        raise DataError(
+            f"source must be a file path, bytes or a file-like object, not {type(source).__name__}")
+    if len(raw) > max_bytes:
+        raise _too_large_bytes(len(raw), max_bytes, exact=not hasattr(source, "read"))
+    if not raw.strip():
+        raise DataError("the file is empty: upload a CSV/TSV/Parquet file with a header and data rows")
+    return raw, filename
+
+
+def _too_large_bytes(size: int, max_bytes: int, *, exact: bool) -> DataTooLargeError:
+    """The error for a file above the byte limit (a stream is only read up to the limit)."""
+    shown = f"{size:,} bytes" if exact else f"more than {max_bytes:,} bytes"
+    return DataTooLargeError(
+        f"file size: {shown} exceeds the limit of {max_bytes:,} bytes; upload a shorter extract "
+        "or raise max_bytes")
+
+
+def too_many_rows(max_rows: int) -> DataTooLargeError:
+    """The error for a file above the row limit."""
+    return DataTooLargeError(
+        f"rows: the file has more than {max_rows:,} data rows (the limit); upload a shorter extract "
+        "or raise max_rows")
+
+
+def parse_raw(raw: bytes, filename: str, max_rows: int = MAX_ROWS) -> RawTable:
+    """Parse raw bytes (Parquet, CSV, TSV, GeoLife .plt, T-drive) into a RawTable."""
+    if raw[:4] == b"PAR1":
+        return _parse_parquet(raw, filename, max_rows)
+    for magic, what in _MAGIC.items():
+        if raw.startswith(magic):
+            raise DataError(f"this file is {what}")
+    text = decode_text(raw)
+    lines = text.splitlines()
+    if filename.lower().endswith(".plt") or lines[0].strip().lower().startswith("geolife trajectory"):
+        return _read_text(text, filename, max_rows, layout="geolife", sep=",",
+                          names=GEOLIFE_COLUMNS, skip=GEOLIFE_HEADER_LINES)
+    first = next(line for line in lines if line.strip())
+    skip = lines.index(first)
+    sep = _delimiter(first, filename)
+    fields = first.split(sep)
+    if not _looks_like_header(fields):
+        if len(fields) == 4 and _DATE.match(fields[1]) and all(_NUMBER.match(f) for f in fields[2:]):
+            return _read_text(text, filename, max_rows, layout="tdrive", sep=sep,
+                              names=TDRIVE_COLUMNS, skip=skip)
+        if len(fields) == 2 and _NUMBER.match(fields[1]):
+            return _read_text(text, filename, max_rows, layout="table", sep=sep,
+                              names=("timestamp", "value"), skip=skip)
+        raise DataError(
+            f"line {skip + 1}: the first line looks like data, not a header; add a header row naming "
+            "the columns, e.g. 'timestamp,value' or 'timestamp,lat,lon' or 'timestamp,contact'")
+    return _read_text(text, filename, max_rows, layout="table", sep=sep, names=None, skip=skip)
+
+
+def decode_text(raw: bytes) -> str:
+    """Decode UTF-8 (BOM allowed); reject binary content and other encodings with the offending line."""
+    nul = raw.find(b"\x00")
+    if nul >= 0:
+        line = raw.count(b"\n", 0, nul) + 1
+        raise DataError(
+            f"line {line}: the file contains NUL bytes, so it is binary, not text; upload a CSV, TSV "
+            "or Parquet file")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise DataError(
+            f"line {line}: byte 0x{raw[exc.start]:02x} at offset {exc.start} is not valid UTF-8; "
+            "save the file as UTF-8 text (e.g. 'CSV UTF-8' in a spreadsheet)") from None
+    bad = _CONTROL.search(text)
+    if bad:
+        line = text.count("\n", 0, bad.start()) + 1
+        raise DataError(
+            f"line {line}: control character U+{ord(bad.group()):04X} found, so this looks like a "
+            "binary file; upload plain CSV/TSV text or Parquet")
+    return text
+
+
+def _delimiter(first_line: str, filename: str) -> str:
+    """Pick the field separator: tab for .tsv, else the most frequent of comma, tab, semicolon."""
+    if filename.lower().endswith((".tsv", ".tab")):
+        return "\t"
+    counts = {sep: first_line.count(sep) for sep in (",", "\t", ";")}
+    best = max(counts, key=counts.get)
+    return best if counts[best] else ","
+
+
+def _looks_like_header(fields: list[str]) -> bool:
+    """A header row has no field that looks like a number or a date."""
+    return not any(_NUMBER.match(f) or _DATE.match(f) for f in fields)
+
+
+def _read_text(text: str, filename: str, max_rows: int, *, layout: str, sep: str,
+               names, skip: int) -> RawTable:
+    """Run pandas' C parser on the text and translate its errors into DataError."""
+    header = None if names is not None else 0
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            frame = pd.read_csv(
+                io.StringIO(text), sep=sep, header=header, names=list(names) if names else None,
+                skiprows=skip, nrows=max_rows + 1, skip_blank_lines=False, skipinitialspace=True,
+                dtype=str if layout == "geolife" else None, engine="c", low_memory=False,
+                index_col=False, on_bad_lines="error")
+    except pd.errors.EmptyDataError:
+        raise DataError("the file has no data rows: add rows below the header") from None
+    except pd.errors.ParserError as exc:
+        raise _parser_error(exc, skip) from None
+    except (ValueError, OverflowError, MemoryError) as exc:
+        raise DataError(f"could not parse the file as {layout.upper()} text: {exc}") from None
+    if len(frame) > max_rows:
+        raise too_many_rows(max_rows)
+    first_line = skip + (1 if names is not None else 2)
+    frame, original = _tidy_columns(frame, has_header=names is None)
+    if len(frame) == 0:
+        raise DataError("the file has a header but no data rows: add rows below the header")
+    if layout == "table":
+        layout = _layout_from_names(frame.columns)
+    return RawTable(frame=frame, layout=layout, first_line=first_line, filename=filename,
+                    original=original)
+
+
+def _parser_error(exc: Exception, skip: int) -> DataError:
+    """Turn a pandas tokenizer error into a message naming the line and the fix."""
+    found = _FIELDS_IN_LINE.search(str(exc))
+    if found:
+        expected, line, saw = (int(g) for g in found.groups())
+        return DataError(
+            f"line {line + skip}: {saw} fields but the header has {expected}; remove the extra "
+            "separators or quote fields that contain the separator")
+    return DataError(f"could not parse the file: {str(exc).strip()}; check quotes and separators")
+
+
+def _tidy_columns(frame: pd.DataFrame, *, has_header: bool) -> tuple[pd.DataFrame, dict]:
+    """Normalise column names, reject duplicates, drop empty unnamed columns."""
+    if has_header:
+        raw_names = [str(c) for c in frame.columns]
+        for name in raw_names:
+            if re.search(r"\.\d+$", name) and name.rsplit(".", 1)[0] in raw_names:
+                raise DataError(
+                    f"column {name.rsplit('.', 1)[0]!r} appears more than once in the header; "
+                    "rename or delete the repeated column")
+        drop = [c for c in frame.columns if str(c).startswith("Unnamed:") and frame[c].isna().all()]
+        frame = frame.drop(columns=drop)
+    names = [normalise_name(c) for c in frame.columns]
+    seen = set()
+    for name, original in zip(names, frame.columns):
+        if name in seen:
+            raise DataError(f"column {original!r} appears more than once in the header (ignoring case); "
+                            "rename or delete the repeated column")
+        seen.add(name)
+    original = {name: str(c) for name, c in zip(names, frame.columns)}
+    frame.columns = names
+    return frame, original
+
+
+def normalise_name(name) -> str:
+    """Column name for matching: stripped, lower case, spaces and dashes as underscores."""
+    return re.sub(r"[\s\-]+", "_", str(name).strip()).lower()
+
+
+def _layout_from_names(columns) -> str:
+    """Recognise HUE (date,hour,…) and Copenhagen (timestamp,user_a,user_b[,rssi]) by their header."""
+    names = set(columns)
+    if {"date", "hour"} <= names:
+        return "hue"
+    if {"timestamp", "user_a", "user_b"} <= names:
+        return "copenhagen"
+    return "table"
+
+
+def _parse_parquet(raw: bytes, filename: str, max_rows: int) -> RawTable:
+    """Read Parquet from memory with pyarrow (row count checked from metadata before decoding)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        handle = pq.ParquetFile(pa.BufferReader(raw))
+        if handle.metadata.num_rows > max_rows:
+            raise too_many_rows(max_rows)
+        frame = handle.read().to_pandas()
+    except DataError:
+        raise
+    except (pa.ArrowException, OSError, ValueError, TypeError, KeyError, IndexError,
+            OverflowError, MemoryError) as exc:
+        raise DataError(f"could not read the Parquet file: {exc}; re-export it or upload CSV") from None
+    frame = frame.reset_index(drop=not _named_index(frame))
+    if len(frame) == 0:
+        raise DataError("the Parquet file has no rows")
+    frame, original = _tidy_columns(frame, has_header=False)
+    frame.index = pd.RangeIndex(len(frame))
+    return RawTable(frame=frame, layout=_layout_from_names(frame.columns), first_line=None,
+                    filename=filename, original=original)
+
+
+def _named_index(frame: pd.DataFrame) -> bool:
+    """True when a Parquet file stored a meaningful (named) index, e.g. a timestamp index."""
+    return any(name is not None for name in frame.index.names)

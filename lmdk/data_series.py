@@ -1,0 +1,178 @@
+"""The ``Series`` dataclass: one user's events with a sorted DatetimeIndex, a kind and units.
+
+Index conventions (§4.1.1 data sets):
+- the index is a sorted ``DatetimeIndex`` named ``"timestamp"``;
+- naive for files without time-zone information; UTC for files whose timestamps carry an offset;
+  ``America/Vancouver`` for the HUE ``date,hour`` layout (BC Hydro local time with daylight saving);
+- values and trajectories have unique timestamps; contacts may repeat a timestamp when one
+  Bluetooth scan discovered several devices (one event per discovered device, as in the
+  Copenhagen data).
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+from lmdk.errors import DataError, ParameterError
+
+KINDS = ("values", "trajectory", "contacts")
+COLUMNS = {"values": ("value",), "trajectory": ("lat", "lon"), "contacts": ("contact",)}
+UNITS = {"values": "", "trajectory": "degrees", "contacts": "contact id"}
+
+NOTHING_FOUND = -1
+"""Contact id of a scan that discovered no device (Copenhagen convention)."""
+NON_PARTICIPANT = -2
+"""Contact id of a scan that discovered a device outside the study (Copenhagen convention)."""
+
+
+def frame_hash(frame: pd.DataFrame) -> str:
+    """sha256 over a frame's index and columns (the content hash of an in-memory series)."""
+    digest = hashlib.sha256()
+    digest.update(",".join(map(str, frame.columns)).encode())
+    digest.update(np.ascontiguousarray(frame.index.asi8).tobytes())
+    digest.update(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True, eq=False)
+class Series:
+    """One user's time series: ``frame`` holds the events (see module docstring for the index)."""
+
+    frame: pd.DataFrame
+    kind: str
+    units: str = ""
+    name: str = ""
+    warnings: tuple[str, ...] = ()
+    source_hash: str = ""
+
+    def __post_init__(self) -> None:
+        """Check the invariants every consumer relies on."""
+        if self.kind not in KINDS:
+            raise ParameterError(f"kind must be one of {', '.join(KINDS)}, not {self.kind!r}")
+        index = self.frame.index
+        if not isinstance(index, pd.DatetimeIndex) or index.name != "timestamp":
+            raise ParameterError("Series.frame needs a DatetimeIndex named 'timestamp'")
+        if not index.is_monotonic_increasing:
+            raise ParameterError("Series.frame's timestamps must be sorted ascending")
+        if index.hasnans:
+            raise ParameterError("Series.frame's timestamps must not contain NaT")
+        missing = [c for c in COLUMNS[self.kind] if c not in self.frame.columns]
+        if missing:
+            raise ParameterError(f"a {self.kind} Series needs the column(s) {missing}")
+        if self.kind != "contacts" and index.has_duplicates:
+            raise ParameterError(f"a {self.kind} Series needs unique timestamps")
+        if not isinstance(self.warnings, tuple):
+            object.__setattr__(self, "warnings", tuple(self.warnings))
+        if not self.source_hash:
+            object.__setattr__(self, "source_hash", frame_hash(self.frame))
+
+    def __len__(self) -> int:
+        """Number of events n."""
+        return len(self.frame)
+
+    def __repr__(self) -> str:
+        """Short description (the frame itself can be large)."""
+        return f"Series(kind={self.kind!r}, n={len(self)}, units={self.units!r}, name={self.name!r})"
+
+    @property
+    def timestamps(self) -> pd.DatetimeIndex:
+        """The sorted timestamps of the events."""
+        return self.frame.index
+
+    @property
+    def seconds(self) -> np.ndarray:
+        """Event times as float seconds since 1970-01-01 (UTC for tz-aware indexes)."""
+        return self.frame.index.asi8.astype(np.float64) / 1e9
+
+    @property
+    def values(self) -> np.ndarray:
+        """The 1-D float array of a values series."""
+        self._require("values")
+        return self.frame["value"].to_numpy(dtype=np.float64)
+
+    @property
+    def contacts(self) -> np.ndarray:
+        """The contact id per event of a contacts series (−1 nothing found, −2 non-participant)."""
+        self._require("contacts")
+        return self.frame["contact"].to_numpy()
+
+    def latlon(self) -> np.ndarray:
+        """The (n, 2) array of [lat, lon] degrees of a trajectory."""
+        self._require("trajectory")
+        return self.frame[["lat", "lon"]].to_numpy(dtype=np.float64)
+
+    def xy(self, origin=None):
+        """Trajectory in metres on a local plane: ``(xy, origin)`` via ``lmdk.mechanisms.latlon_to_metres``."""
+        from lmdk.mechanisms import latlon_to_metres  # lazy: mechanisms is a sibling module
+
+        latlon = self.latlon()
+        return latlon_to_metres(latlon[:, 0], latlon[:, 1], origin=origin)
+
+    def head(self, n: int) -> "Series":
+        """The first ``n`` events (the paper uses the first 1,000 entries, §4.1.1)."""
+        return self.slice(0, n)
+
+    def slice(self, start: int, stop: int | None = None) -> "Series":
+        """Events ``start:stop`` by position, as a new Series with its own content hash."""
+        frame = self.frame.iloc[start:stop]
+        if len(frame) == 0:
+            raise ParameterError(f"slice {start}:{stop} of a series of {len(self)} events is empty")
+        return replace(self, frame=frame, source_hash=frame_hash(frame))
+
+    def _require(self, kind: str) -> None:
+        """Raise unless this series has ``kind``."""
+        if self.kind != kind:
+            raise ParameterError(f"this is a {self.kind} series, not a {kind} series")
+
+
+def _index(timestamps) -> pd.DatetimeIndex:
+    """Turn timestamps (datetimes or float seconds since 1970) into a named DatetimeIndex."""
+    ts = np.asarray(timestamps) if not isinstance(timestamps, pd.Index) else timestamps
+    if isinstance(ts, np.ndarray) and ts.dtype.kind in "if":
+        index = pd.to_datetime(ts, unit="s")
+    else:
+        index = pd.DatetimeIndex(ts)
+    return index.rename("timestamp")
+
+
+def _build(frame: pd.DataFrame, kind: str, units: str, name: str) -> Series:
+    """Shared tail of the in-memory constructors."""
+    if not frame.index.is_monotonic_increasing:
+        frame = frame.sort_index(kind="stable")
+    return Series(frame=frame, kind=kind, units=units, name=name)
+
+
+def from_values(values, timestamps=None, *, units: str = "", name: str = "", freq: str = "h") -> Series:
+    """A values Series from an array (timestamps default to hourly from 1970-01-01)."""
+    vals = np.asarray(values, dtype=np.float64).reshape(-1)
+    if not np.all(np.isfinite(vals)):
+        raise DataError("values must be finite numbers (found NaN or infinity)")
+    index = _index(timestamps) if timestamps is not None else pd.date_range(
+        "1970-01-01", periods=len(vals), freq=freq, name="timestamp")
+    if len(index) != len(vals):
+        raise DataError(f"{len(index)} timestamps for {len(vals)} values: give one timestamp per value")
+    return _build(pd.DataFrame({"value": vals}, index=index), "values", units, name)
+
+
+def from_trajectory(timestamps, lat, lon, *, name: str = "") -> Series:
+    """A trajectory Series from timestamps and latitude/longitude arrays in degrees."""
+    lat = np.asarray(lat, dtype=np.float64).reshape(-1)
+    lon = np.asarray(lon, dtype=np.float64).reshape(-1)
+    index = _index(timestamps)
+    if not (len(index) == len(lat) == len(lon)):
+        raise DataError("timestamps, lat and lon must have the same length")
+    if not (np.all(np.abs(lat) <= 90) and np.all(np.abs(lon) <= 180)):
+        raise DataError("lat must lie in [-90, 90] and lon in [-180, 180] degrees")
+    return _build(pd.DataFrame({"lat": lat, "lon": lon}, index=index), "trajectory", "degrees", name)
+
+
+def from_contacts(timestamps, contacts, *, name: str = "") -> Series:
+    """A contacts Series from timestamps and one contact id per event (−1/−2 as in Copenhagen)."""
+    ids = np.asarray(contacts).reshape(-1)
+    index = _index(timestamps)
+    if len(index) != len(ids):
+        raise DataError("timestamps and contacts must have the same length")
+    return _build(pd.DataFrame({"contact": ids}, index=index), "contacts", "contact id", name)

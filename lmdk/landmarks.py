@@ -1,0 +1,373 @@
+"""Landmark detection: thresholds, percentiles, contact watchlists, stay points, target fractions.
+
+Every detector returns a sorted array of unique int64 event indices (positions 0..n−1), the
+landmark set L of §3 of the landmark-privacy paper. §4.1.2 sets the landmark percentage per data
+set: HUE — consumption below a threshold; T-drive — stay points (Li et al. 2008, ref. [25]) at a
+fixed duration of 30 minutes and a varying distance; Copenhagen — a watchlist of contact ids
+extended in ascending id order.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from lmdk.errors import ParameterError
+
+EARTH_RADIUS_M = 6_371_008.8
+"""Mean Earth radius (IUGG) used for great-circle distances."""
+PAPER_STAY_DURATION_S = 30 * 60
+"""§4.1.2: T-drive landmark percentages use stay points with Δt = 30 minutes."""
+
+_EMPTY = np.zeros(0, dtype=np.int64)
+
+
+def as_indices(indices, n: int | None = None, *, name: str = "indices") -> np.ndarray:
+    """Sorted unique int64 indices from an index list or a boolean mask (checked against ``n``)."""
+    arr = np.asarray(indices)
+    if arr.dtype == bool:
+        if n is not None and arr.shape != (n,):
+            raise ParameterError(f"{name}: a boolean mask needs length {n}, got shape {arr.shape}")
+        return np.flatnonzero(arr).astype(np.int64)
+    arr = arr.reshape(-1)
+    if arr.size == 0:
+        return _EMPTY.copy()
+    if arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
+        arr = arr.astype(np.int64)
+    if arr.dtype.kind not in "iu":
+        raise ParameterError(f"{name} must be whole-number event positions, got dtype {arr.dtype}")
+    out = np.unique(arr.astype(np.int64))
+    if out[0] < 0 or (n is not None and out[-1] >= n):
+        bound = f"0..{n - 1}" if n is not None else "≥ 0"
+        raise ParameterError(f"{name} must lie in {bound}; got {int(out[0])}..{int(out[-1])}")
+    return out
+
+
+def merge(a, b, n: int | None = None) -> np.ndarray:
+    """Union of two landmark sets (e.g. detected plus manually marked)."""
+    return np.union1d(as_indices(a, n, name="a"), as_indices(b, n, name="b")).astype(np.int64)
+
+
+def toggle(current, indices, n: int | None = None) -> np.ndarray:
+    """Flip membership of ``indices`` in ``current`` (a click on the timeline or map)."""
+    return np.setxor1d(as_indices(current, n, name="current"),
+                       as_indices(indices, n, name="indices")).astype(np.int64)
+
+
+def _finite_values(values) -> np.ndarray:
+    """A 1-D finite float array from values or a values Series."""
+    arr = np.asarray(getattr(values, "values", values) if _is_series(values) else values,
+                     dtype=np.float64).reshape(-1)
+    if not np.all(np.isfinite(arr)):
+        raise ParameterError("values must be finite numbers (found NaN or infinity)")
+    return arr
+
+
+def by_threshold(values, below: float | None = None, above: float | None = None) -> np.ndarray:
+    """Events with value ≤ ``below`` or ≥ ``above`` (§4.1.2: HUE landmarks are "below a threshold")."""
+    if below is None and above is None:
+        raise ParameterError("by_threshold needs below=…, above=… or both")
+    arr = _finite_values(values)
+    mask = np.zeros(arr.shape, dtype=bool)
+    if below is not None:
+        mask |= arr <= float(below)
+    if above is not None:
+        mask |= arr >= float(above)
+    return np.flatnonzero(mask).astype(np.int64)
+
+
+def by_percentile(values, fraction: float, side: str = "below") -> np.ndarray:
+    """Exactly round(fraction·n) events: the smallest (side="below") or largest ("above") values.
+
+    Ties are broken by position (earlier events first), so the count is exact.
+    """
+    fraction = _fraction(fraction)
+    if side not in ("below", "above"):
+        raise ParameterError(f"side must be 'below' or 'above', not {side!r}")
+    arr = _finite_values(values)
+    k = int(round(fraction * arr.size))
+    order = np.argsort(arr if side == "below" else -arr, kind="stable")
+    return np.sort(order[:k]).astype(np.int64)
+
+
+def by_contacts(ids, watchlist) -> np.ndarray:
+    """Events whose contact id is on the watchlist (§4.1.2, Copenhagen)."""
+    arr = np.asarray(getattr(ids, "contacts", ids) if _is_series(ids) else ids).reshape(-1)
+    watch = np.asarray(list(watchlist) if not isinstance(watchlist, np.ndarray) else watchlist)
+    if watch.size == 0:
+        return _EMPTY.copy()
+    if arr.dtype.kind in "iu" and watch.dtype.kind not in "iu":
+        try:
+            watch = watch.astype(np.int64)
+        except (TypeError, ValueError):
+            raise ParameterError("watchlist must hold contact ids of the same type as the series "
+                                 "(integers)") from None
+    return np.flatnonzero(np.isin(arr, watch)).astype(np.int64)
+
+
+# -- stay points (Li et al. 2008) --------------------------------------------------------------
+def _seconds(times) -> np.ndarray:
+    """Event times as float seconds (datetimes, DatetimeIndex or numbers)."""
+    if isinstance(times, pd.DatetimeIndex):
+        return times.asi8.astype(np.float64) / 1e9
+    if isinstance(times, pd.Series) and pd.api.types.is_datetime64_any_dtype(times.dtype):
+        return pd.DatetimeIndex(times).asi8.astype(np.float64) / 1e9
+    arr = np.asarray(times)
+    if arr.dtype.kind == "M":
+        return arr.astype("datetime64[ns]").astype(np.int64).astype(np.float64) / 1e9
+    if arr.dtype.kind == "O":
+        return pd.DatetimeIndex(arr).asi8.astype(np.float64) / 1e9
+    return arr.astype(np.float64).reshape(-1)
+
+
+def _unit_vectors(lat, lon) -> np.ndarray:
+    """Points on the unit sphere (n, 3); chord length is monotone in great-circle distance."""
+    phi, lam = np.radians(lat), np.radians(lon)
+    cos_phi = np.cos(phi)
+    return np.column_stack([cos_phi * np.cos(lam), cos_phi * np.sin(lam), np.sin(phi)])
+
+
+def _chord2(distance_m: float) -> float:
+    """Squared unit-sphere chord of a great-circle distance (≥ 4 when it spans the globe)."""
+    angle = min(distance_m / EARTH_RADIUS_M, np.pi)
+    return float((2.0 * np.sin(angle / 2.0)) ** 2) * (1 + 1e-12) + 1e-24
+
+
+def _check_track(times, lat, lon) -> tuple[np.ndarray, np.ndarray]:
+    """Validate a trajectory; return (seconds, unit vectors)."""
+    t = _seconds(times)
+    lat = np.asarray(lat, dtype=np.float64).reshape(-1)
+    lon = np.asarray(lon, dtype=np.float64).reshape(-1)
+    if not (t.size == lat.size == lon.size):
+        raise ParameterError(f"times, lat and lon need equal lengths, got {t.size}, {lat.size}, {lon.size}")
+    if not (np.all(np.isfinite(t)) and np.all(np.isfinite(lat)) and np.all(np.isfinite(lon))):
+        raise ParameterError("times, lat and lon must be finite (no NaN/NaT)")
+    if np.any(np.diff(t) < 0):
+        raise ParameterError("times must be sorted ascending (sort the trajectory by time first)")
+    if np.any(np.abs(lat) > 90) or np.any(np.abs(lon) > 180):
+        raise ParameterError("lat must lie in [-90, 90] and lon in [-180, 180] degrees")
+    return t, _unit_vectors(lat, lon)
+
+
+_PREFIX_OFFSETS = 128  # offsets checked for every anchor at once; longer windows are resolved lazily
+_CELLS = 1 << 20  # anchors × offsets per vectorised block (bounds temporary memory)
+
+
+def _window_states(t, p, limit2: float, duration_s: float) -> tuple[np.ndarray, np.ndarray]:
+    """Classify anchors: 0 no stay, 1 stay (window checked), 2 undecided (window > prefix offsets).
+
+    An anchor i starts a stay iff every point up to q[i] — the first point more than
+    ``duration_s`` after t[i] — is within reach. Returns (state, q).
+    """
+    n = t.size
+    q = np.searchsorted(t, t + duration_s, side="right")
+    state = np.zeros(n, dtype=np.int8)
+    anchors = np.flatnonzero(q < n)  # a stay needs a point later than duration_s
+    for lo in range(0, anchors.size, max(1, _CELLS // _PREFIX_OFFSETS)):
+        active = anchors[lo:lo + max(1, _CELLS // _PREFIX_OFFSETS)]
+        offset, block = 1, 4
+        while active.size and offset <= _PREFIX_OFFSETS:
+            span = q[active] - active  # offsets to check: 1..span
+            ks = offset + np.arange(block)
+            j = np.minimum(active[:, None] + ks[None, :], n - 1)
+            d2 = np.sum((p[j] - p[active, None, :]) ** 2, axis=2)
+            failed = np.any((d2 > limit2) & (ks[None, :] <= span[:, None]), axis=1)
+            done = ~failed & (offset + block > span)
+            state[active[done]] = 1
+            active = active[~failed & ~done]
+            offset += block
+            block = min(block * 2, _PREFIX_OFFSETS + 1 - offset) or 1
+        state[active] = 2
+    return state, q
+
+
+def _exit_index(p, i: int, start: int, limit2: float) -> int:
+    """First j ≥ start with the point j farther than the limit from anchor i (n if none)."""
+    n = p.shape[0]
+    step = 32
+    while start < n:
+        stop = min(start + step, n)
+        d2 = np.sum((p[start:stop] - p[i]) ** 2, axis=1)
+        outside = np.flatnonzero(d2 > limit2)
+        if outside.size:
+            return start + int(outside[0])
+        start, step = stop, min(step * 2, 65536)
+    return n
+
+
+def stay_segments(times, lat, lon, distance_m: float, duration_s: float) -> tuple[np.ndarray, np.ndarray]:
+    """Stays of Li et al. 2008 (ref. [25], §4.1.2) as (starts, ends) with ends exclusive.
+
+    From anchor i, the stay grows while points remain within ``distance_m`` (great-circle) of p_i;
+    it is a stay when the time from p_i to the last point within reach exceeds ``duration_s``,
+    and the scan resumes after it; otherwise it resumes at i+1. Unlike the original pseudocode a
+    stay still open at the end of the trajectory is kept.
+    """
+    if not np.isfinite(distance_m) or distance_m < 0:
+        raise ParameterError(f"distance_m must be a finite distance ≥ 0 metres, not {distance_m!r}")
+    if not np.isfinite(duration_s) or duration_s < 0:
+        raise ParameterError(f"duration_s must be a finite duration ≥ 0 seconds, not {duration_s!r}")
+    t, p = _check_track(times, lat, lon)
+    n = t.size
+    if n < 2:
+        return _EMPTY.copy(), _EMPTY.copy()
+    limit2 = _chord2(float(distance_m))
+    state, q = _window_states(t, p, limit2, float(duration_s))
+    nxt = np.minimum.accumulate(np.where(state > 0, np.arange(n), n)[::-1])[::-1]
+    nxt = np.append(nxt, n)
+    starts, ends = [], []
+    i = int(nxt[0])
+    while i < n:
+        if state[i] == 1:
+            end = _exit_index(p, i, int(q[i]) + 1, limit2)
+        else:  # undecided: scan on from the prefix; a stay iff the exit comes after q[i]
+            end = _exit_index(p, i, i + _PREFIX_OFFSETS + 1, limit2)
+            if end <= q[i]:
+                i = int(nxt[i + 1])
+                continue
+        starts.append(i)
+        ends.append(end)
+        i = int(nxt[end])
+    return np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64)
+
+
+def stay_points(times, lat, lon, distance_m: float, duration_s: float) -> np.ndarray:
+    """Indices of the events that belong to a stay (see ``stay_segments``)."""
+    starts, ends = stay_segments(times, lat, lon, distance_m, duration_s)
+    n = np.asarray(lat).size
+    marks = np.zeros(n + 1, dtype=np.int64)
+    np.add.at(marks, starts, 1)
+    np.add.at(marks, ends, -1)
+    return np.flatnonzero(np.cumsum(marks)[:n] > 0).astype(np.int64)
+
+
+# -- target landmark fraction ------------------------------------------------------------------
+@dataclass(frozen=True)
+class FractionFit:
+    """The landmark set chosen for a target fraction and the detector parameter that gives it."""
+
+    indices: np.ndarray
+    target: float
+    achieved: float
+    detector: str  # "threshold" | "stay_points" | "contacts"
+    parameter: dict = field(default_factory=dict)
+
+
+def _fraction(fraction) -> float:
+    """Validate a landmark fraction in [0, 1]."""
+    try:
+        value = float(fraction)
+    except (TypeError, ValueError):
+        raise ParameterError(f"fraction must be a number in [0, 1], not {fraction!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise ParameterError(f"fraction must lie in [0, 1] (e.g. 0.2 for 20 % landmarks), not {fraction!r}")
+    return value
+
+
+def _is_series(obj) -> bool:
+    """Duck-type check for ``lmdk.data.Series`` (avoids importing the data layer)."""
+    return hasattr(obj, "kind") and hasattr(obj, "frame")
+
+
+def fit_fraction(values_or_series, fraction: float, *,
+                 duration_s: float = PAPER_STAY_DURATION_S) -> FractionFit:
+    """Choose the detector parameter whose landmark share is closest to ``fraction`` (§4.1.2).
+
+    values → threshold "below"; trajectory → stay-point distance at fixed ``duration_s``;
+    contacts → watchlist of contact ids added in ascending order (valid ids first, then −2, −1).
+    Ties prefer the smaller parameter.
+    """
+    target = _fraction(fraction)
+    obj = values_or_series
+    kind = obj.kind if _is_series(obj) else "values"
+    if kind == "trajectory":
+        latlon = obj.latlon()
+        return _fit_stays(obj.seconds, latlon[:, 0], latlon[:, 1], target, float(duration_s))
+    if kind == "contacts":
+        return _fit_watchlist(obj.contacts, target)
+    return _fit_threshold(_finite_values(obj), target)
+
+
+def by_fraction(values_or_series, fraction: float, *,
+                duration_s: float = PAPER_STAY_DURATION_S) -> np.ndarray:
+    """Landmark indices whose share is closest to ``fraction`` (see ``fit_fraction``)."""
+    return fit_fraction(values_or_series, fraction, duration_s=duration_s).indices
+
+
+def _fit_threshold(arr: np.ndarray, target: float) -> FractionFit:
+    """Threshold "below" (value ≤ threshold) whose share is closest to the target."""
+    n = arr.size
+    k = int(round(target * n))
+    if n == 0 or k == 0:
+        below = float(arr.min()) - 1.0 if n else 0.0
+        return FractionFit(_EMPTY.copy(), target, 0.0, "threshold", {"below": below})
+    sorted_v = np.sort(arr)
+    options = [sorted_v[k - 1]]
+    lower = sorted_v[sorted_v < sorted_v[k - 1]]
+    if lower.size:
+        options.insert(0, lower[-1])
+    counts = [int(np.searchsorted(sorted_v, v, side="right")) for v in options]
+    best = min(range(len(options)), key=lambda m: (abs(counts[m] - k), m))
+    below = float(options[best])
+    indices = by_threshold(arr, below=below)
+    return FractionFit(indices, target, indices.size / n, "threshold", {"below": below})
+
+
+def _fit_watchlist(ids: np.ndarray, target: float) -> FractionFit:
+    """Watchlist built in ascending id order (§4.1.2), skipping ids that would overshoot the target.
+
+    First fit: an id joins while the landmark count stays ≤ the target; then the one skipped id
+    that brings the count closest to the target joins if it helps. When the ascending prefix
+    hits the target exactly, this is the paper's prefix list.
+    """
+    n = ids.size
+    uniques, counts = np.unique(ids, return_counts=True)
+    if uniques.dtype.kind in "iu":  # valid ids ascending, then the sentinels −2, −1
+        valid = uniques >= 0
+        order = np.concatenate([np.flatnonzero(valid), np.flatnonzero(~valid)])
+        uniques, counts = uniques[order], counts[order]
+    k = target * n
+    chosen = np.zeros(uniques.size, dtype=bool)
+    total = 0
+    for m, count in enumerate(counts.tolist()):
+        if total + count <= k + 1e-9:
+            chosen[m] = True
+            total += count
+    rest = np.flatnonzero(~chosen)
+    if rest.size:
+        m = rest[np.argmin(np.abs(total + counts[rest] - k))]
+        if abs(total + counts[m] - k) < abs(total - k):
+            chosen[m] = True
+    watchlist = uniques[chosen]
+    indices = by_contacts(ids, watchlist)
+    return FractionFit(indices, target, indices.size / max(n, 1), "contacts",
+                       {"watchlist": tuple(w.item() if hasattr(w, "item") else w for w in watchlist)})
+
+
+def _fit_stays(t, lat, lon, target: float, duration_s: float) -> FractionFit:
+    """Integer stay-point distance (metres) at fixed duration closest to the target (bisection)."""
+    n = t.size
+    k = target * n
+    evaluated: dict[int, np.ndarray] = {}
+
+    def run(distance: int) -> int:
+        if distance not in evaluated:
+            evaluated[distance] = stay_points(t, lat, lon, distance, duration_s)
+        return evaluated[distance].size
+
+    p = _unit_vectors(lat, lon)
+    spread = float(np.sqrt(np.max(np.sum((p - p[0]) ** 2, axis=1)))) if n else 0.0
+    hi = int(np.ceil(2 * EARTH_RADIUS_M * np.arcsin(min(spread / 2, 1.0)) * 2)) + 1
+    lo = 0
+    if run(lo) < k <= run(hi):
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if run(mid) < k:
+                lo = mid
+            else:
+                hi = mid
+    best = min(evaluated, key=lambda d: (abs(evaluated[d].size - k), d))
+    indices = evaluated[best]
+    return FractionFit(indices, target, indices.size / max(n, 1), "stay_points",
+                       {"distance_m": float(best), "duration_s": float(duration_s)})
