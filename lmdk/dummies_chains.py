@@ -1,4 +1,6 @@
-"""Nested dummy-landmark chains: the order in which regular timestamps join L (paper §3.4.1, thesis ch. "Selection of events").
+"""Nested dummy-landmark chains: the order in which regular timestamps join L.
+
+Paper §3.4.1 and the thesis chapter "Selection of events" (papers/003).
 
 Every generator returns an *addition order*: a permutation of the regular timestamps T∖L.
 Option j is then L ∪ order[:j+1], so options are nested by construction and the last one is T.
@@ -35,7 +37,8 @@ def validate_landmarks(n: int, landmarks) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     if arr.size > n:
         raise ParameterError(
-            f"n={n} is smaller than the number of landmarks |L|={arr.size}; a series of n events has at most n landmarks")
+            f"n={n} is smaller than the number of landmarks |L|={arr.size}; "
+            "a series of n events has at most n landmarks")
     if not np.issubdtype(arr.dtype, np.number) or not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
         raise ParameterError("landmarks must be integer timestamps in 0..n−1; found non-integer values")
     ints = arr.astype(np.int64)
@@ -123,6 +126,9 @@ def optimal_order(n: int, landmarks: np.ndarray) -> np.ndarray:
 
     Instead of enumerating all (n−|L|)! chains, a dynamic programme over the 2^(n−|L|) subsets of T∖L:
     best[S] = cost(S) + min_{r∈S} best[S∖{r}], cost(S) = |evalSeq(L∪S) − evalSeq(L)| — same optimum, O(m·2^m).
+    The chain's score is the mean of the per-set gaps; the thesis pseudo-code compares |mean eval − evalOrig|,
+    which lets over- and undershoots cancel, so we average the absolute gaps (what the heuristic also minimises
+    step by step, making the two comparable).
     """
     regular = regular_timestamps(n, landmarks)
     m = regular.size
