@@ -1,6 +1,30 @@
-"""lmdk — the Streamlit entry point (the full dashboard is built in pages/)."""
+"""lmdk — the Streamlit entry point: page registry, shared state, URL sync, landmark status.
+
+Run with ``streamlit run app.py``. Pages live in ``pages/``; add yours to ``PAGES`` below.
+"""
 import streamlit as st
 
-st.set_page_config(page_title="lmdk — landmark privacy lab", layout="wide")
-st.title("lmdk — landmark privacy lab")
-st.write("Differential privacy for time series with landmark events.")
+from ui import cache, state, widgets
+
+st.set_page_config(page_title="lmdk — landmark privacy lab", page_icon=":material/timeline:", layout="wide")
+
+# The one page registry: (file, title, icon). Other pages append themselves here, in reading order.
+PAGES = [
+    ("pages/home.py", "Overview", ":material/home:"),
+    ("pages/data_landmarks.py", "Data & landmarks", ":material/database:"),
+    ("pages/schemes_utility.py", "Schemes & utility", ":material/tune:"),
+]
+
+state.init()
+state.register_pages(PAGES)
+page = st.navigation([st.Page(path, title=title, icon=icon, default=i == 0)
+                      for i, (path, title, icon) in enumerate(PAGES)])
+try:
+    current = cache.current()
+except ValueError as exc:  # lmdk errors are ValueErrors with a message meant for the user
+    st.error(f"Could not load the series: {exc}")
+    current = None
+st.session_state[state.CURRENT] = current
+widgets.landmark_status(current)
+page.run()
+state.sync_query_params()

@@ -1,0 +1,246 @@
+"""Data & landmarks: pick a series (sample, synthetic, upload) and mark its landmarks
+(detector, timeline selection, map clicks)."""
+import io
+
+import numpy as np
+import streamlit as st
+
+from lmdk import views
+from ui import cache, charts, explain, maps, state, widgets
+
+UPLOAD_WIDGET = "upload_file"
+UPLOAD_KIND = "upload_kind"
+DETECTOR = "detector"
+TIMELINE_CHART = "timeline_chart"
+MAP_CHART = "map_chart"
+BASEMAP = "basemap"
+
+st.title("Data & landmarks")
+
+
+# ------------------------------------------------------------------ callbacks (run before the script)
+def _parse_upload() -> None:
+    """Parse this session's upload into a Series (kept in session state only) or remember the error."""
+    from lmdk import data
+
+    ss = st.session_state
+    file = ss.get(UPLOAD_WIDGET)
+    ss[state.UPLOAD_ERROR] = None
+    if file is None:
+        return
+    kind = ss.get(UPLOAD_KIND, "auto")
+    try:
+        buffer = io.BytesIO(file.getvalue())
+        buffer.name = file.name
+        series = data.load_series(buffer, kind=kind)
+    except ValueError as exc:  # lmdk.errors.DataError and friends: the message says what to fix
+        ss[state.UPLOAD_ERROR] = str(exc)
+        return
+    except Exception:  # never show a traceback to a visitor
+        ss[state.UPLOAD_ERROR] = "This file could not be read. Upload a CSV, TSV or Parquet file with a " \
+                                 "timestamp column and a value, latitude/longitude or contact column."
+        return
+    ss[state.SERIES_UPLOAD] = series
+    ss[state.SOURCE] = "upload"
+    ss[state.LANDMARKS_TOKEN] = None
+
+
+def _edit_landmarks(action: str, indices: np.ndarray, note: str) -> None:
+    cur = state.current()
+    if cur is None:
+        return
+    from lmdk import landmarks as lmk
+
+    indices = np.asarray(indices, dtype=np.int64)
+    indices = indices[(indices >= 0) & (indices < cur.n)]
+    old = cur.landmarks
+    if action == "replace":
+        new = indices
+    elif action == "add":
+        new = lmk.merge(old, indices)
+    elif action == "remove":
+        new = np.setdiff1d(old, indices)
+    else:  # toggle
+        new = lmk.toggle(old, indices, cur.n)
+    cache.set_landmarks(new, note)
+
+
+def _selected_indices(event) -> tuple[np.ndarray, bool]:
+    """Timestamp indices of a plotly selection and whether it came from a box/lasso (else a click)."""
+    if event is None:
+        return np.zeros(0, dtype=np.int64), False
+    sel = event["selection"]
+    idx = []
+    for point in sel.get("points", []):
+        cd = point.get("customdata")
+        if isinstance(cd, (list, tuple)):
+            cd = cd[0] if cd else None
+        if cd is not None:
+            idx.append(int(cd))
+    area = bool(sel.get("box")) or bool(sel.get("lasso"))
+    return np.unique(np.asarray(idx, dtype=np.int64)), area
+
+
+def _on_timeline() -> None:
+    key = f"{TIMELINE_CHART}_{st.session_state[state.TIMELINE_EPOCH]}"
+    idx, area = _selected_indices(st.session_state.get(key))
+    if idx.size:
+        action = st.session_state[state.SELECT_ACTION] if area else "toggle"
+        verb = {"add": "added", "remove": "removed", "toggle": "toggled"}[action]
+        _edit_landmarks(action, idx, f"Timeline: {verb} {idx.size} event(s).")
+    state.bump(state.TIMELINE_EPOCH)  # a fresh chart: the same point can be clicked again
+
+
+def _on_map() -> None:
+    key = f"{MAP_CHART}_{st.session_state[state.MAP_EPOCH]}"
+    event = st.session_state.get(key)
+    objects = (event or {}).get("selection", {}).get("objects", {}).get(maps.EVENTS_LAYER, [])
+    idx = np.asarray([int(o["t"]) for o in objects if "t" in o], dtype=np.int64)
+    if idx.size:
+        _edit_landmarks("toggle", idx, f"Map: toggled t = {', '.join(map(str, idx.tolist()))}.")
+    state.bump(state.MAP_EPOCH)
+
+
+def _apply_detector(action: str, detector: str, params: tuple) -> None:
+    cur = state.current()
+    try:
+        found = cache.detect(cur.token, detector, params, _series=cur.series)
+    except ValueError as exc:
+        st.session_state["_detector_error"] = str(exc)
+        return
+    st.session_state["_detector_error"] = None
+    _edit_landmarks(action, found, f"Detector {detector}: {found.size} event(s) found, {action}.")
+
+
+# ------------------------------------------------------------------ 1. the series
+st.subheader("1 · Choose a series")
+source = st.segmented_control("Source", ["sample", "synthetic", "upload"], required=True,
+                              format_func={"sample": "Bundled sample", "synthetic": "Synthesise",
+                                           "upload": "Upload a file"}.get, **widgets.bind(state.SOURCE))
+if source == "sample":
+    c1, c2 = st.columns([2, 1])
+    c1.selectbox("Sample", cache.sample_names(), **widgets.bind(state.SAMPLE),
+                 help="HUE is real smart-meter data (CC BY 4.0); the taxi and contact samples are synthetic, "
+                      "generated from a fixed seed with the statistics the paper reports.")
+    c2.number_input(f"Use the first n events (max {state.N_MAX:,})", min_value=state.N_MIN, max_value=state.N_MAX,
+                    step=100, **widgets.bind(state.LENGTH))
+elif source == "synthetic":
+    c1, c2, c3 = st.columns(3)
+    c1.radio("Kind", ["values", "trajectory"],  horizontal=True, **widgets.bind(state.SYN_KIND))
+    c1.number_input(f"Length n (max {state.N_MAX:,})", min_value=state.N_MIN, max_value=state.N_MAX, step=100,
+                    **widgets.bind(state.SYN_N))
+    c2.slider("Landmark share", 0.0, 1.0, step=0.05, **widgets.bind(state.SYN_FRACTION))
+    c2.selectbox("Landmark distribution", state.DISTRIBUTION_NAMES, **widgets.bind(state.SYN_DISTRIBUTION),
+                 help="Skewed: towards the start; symmetric: in the middle; bimodal: at both ends (§4.1.2).")
+    c3.slider("Temporal correlation ρ", 0.0, 0.99, step=0.01, **widgets.bind(state.SYN_CORRELATION),
+              help="Correlation between consecutive events (values: AR(1); trajectories: heading).")
+    c3.number_input("Seed", min_value=0, max_value=state.SEED_MAX, **widgets.bind(state.SYN_SEED))
+else:
+    c1, c2 = st.columns([2, 1])
+    c1.file_uploader("CSV, TSV, Parquet or GeoLife .plt (max 50 MB; stays in this browser session only)",
+                     type=["csv", "tsv", "txt", "parquet", "plt"], key=UPLOAD_WIDGET, on_change=_parse_upload)
+    c2.selectbox("Kind", ["auto", "values", "trajectory", "contacts"], key=UPLOAD_KIND, on_change=_parse_upload)
+    c2.number_input(f"Use the first n events (max {state.N_MAX:,})", min_value=state.N_MIN, max_value=state.N_MAX,
+                    step=100, **widgets.bind(state.LENGTH))
+    if st.session_state.get(state.UPLOAD_ERROR):
+        st.error(st.session_state[state.UPLOAD_ERROR], icon=":material/error:")
+
+cur = state.current()
+if source == "upload" and st.session_state.get(state.SERIES_UPLOAD) is None:
+    st.info("Upload a file to continue: a timestamp column plus a value, latitude/longitude, or contact-id "
+            "column. Nothing you upload is stored on disk or shown to other visitors.")
+    st.stop()
+if cur is None:
+    st.stop()
+for warning in cur.series.warnings:
+    st.warning(warning)
+st.caption(f"**{cur.series.name or 'series'}** · {cur.series.kind} · n = {cur.n:,} events · "
+           f"{cur.series.timestamps[0]} → {cur.series.timestamps[-1]}")
+
+# ------------------------------------------------------------------ 2. detectors
+st.subheader("2 · Mark landmarks")
+kind = cur.series.kind
+detectors = {"values": ["threshold", "percentile", "fraction"], "trajectory": ["stay_points", "fraction"],
+             "contacts": ["contacts", "fraction"]}[kind]
+with st.container(border=True):
+    d1, d2, d3 = st.columns([1, 2, 1])
+    detector = d1.radio("Detector", detectors, key=f"{DETECTOR}_{kind}",
+                        format_func={"threshold": "Threshold", "percentile": "Percentile",
+                                     "fraction": "Share of events", "stay_points": "Stay points",
+                                     "contacts": "Contacts"}.get)
+    if detector == "threshold":
+        y = cur.series.values
+        side = d2.radio("Landmark when the value is", ["below", "above"], horizontal=True, key="thr_side")
+        default = float(np.round(np.quantile(y, 0.2 if side == "below" else 0.8), 3))
+        thr = d2.number_input(f"threshold ({cur.series.units or 'value'})", value=default, key=f"thr_{side}")
+        params = (("below", thr if side == "below" else None), ("above", thr if side == "above" else None))
+    elif detector == "percentile":
+        frac = d2.slider("share of events", 0.0, 1.0, 0.2, 0.05, key="pct_frac")
+        side = d2.radio("side", ["below", "above"], horizontal=True, key="pct_side",
+                        format_func={"below": "lowest values", "above": "highest values"}.get)
+        params = (("fraction", frac), ("side", side))
+    elif detector == "fraction":
+        frac = d2.slider("share of events that become landmarks", 0.0, 1.0, 0.2, 0.05, key="frac_frac",
+                         help="Chooses the detector's parameter so that this share of events are landmarks.")
+        params = (("fraction", frac),)
+    elif detector == "stay_points":
+        dist = d2.number_input("stay radius (m)", 10.0, 5_000.0, 200.0, 10.0, key="sp_dist")
+        dur = d2.number_input("minimum stay (s)", 60.0, 86_400.0, 1_200.0, 60.0, key="sp_dur")
+        params = (("distance_m", dist), ("duration_s", dur))
+    else:
+        ids = np.unique(cur.series.contacts)
+        ids = ids[ids >= 0][:500]
+        watch = d2.multiselect("watch-list of contact ids", ids.tolist(), default=ids[:3].tolist(), key="watch")
+        params = (("watchlist", tuple(int(i) for i in watch)),)
+    d3.button("Replace landmarks", on_click=_apply_detector, args=("replace", detector, params), type="primary",
+              key="det_replace", width="stretch")
+    d3.button("Add to landmarks", on_click=_apply_detector, args=("add", detector, params), key="det_add",
+              width="stretch")
+    d3.button("Clear all landmarks", on_click=_edit_landmarks, args=("replace", np.zeros(0), "Cleared."),
+              key="det_clear", width="stretch")
+    if st.session_state.get("_detector_error"):
+        st.error(st.session_state["_detector_error"])
+
+# ------------------------------------------------------------------ 3. timeline
+y, y_title = views.timeline_values(cur.series)
+top = st.columns([3, 2])
+top[0].markdown("**Timeline** — click a point to toggle it; drag a box (or pick the lasso in the toolbar) "
+                "to select many.")
+top[1].radio("A box or lasso selection", ["add", "remove"], key=state.SELECT_ACTION, horizontal=True,
+             format_func={"add": "adds landmarks", "remove": "removes landmarks"}.get)
+fig = charts.timeline(cur.series.timestamps, y, cur.landmarks, y_title=y_title,
+                      meta={"landmarks": int(cur.landmarks.size)})
+st.plotly_chart(fig, key=f"{TIMELINE_CHART}_{st.session_state[state.TIMELINE_EPOCH]}", on_select=_on_timeline,
+                selection_mode=("points", "box", "lasso"), config=charts.MODEBAR)
+if st.session_state.get(state.LAST_EDIT):
+    st.caption(st.session_state[state.LAST_EDIT])
+
+# ------------------------------------------------------------------ 4. map
+if kind == "trajectory":
+    st.markdown("**Map** — click an event to toggle it. Black: landmarks, grey: regular events.")
+    basemap = st.toggle("Show a base map (loads map tiles from the internet)", key=BASEMAP, value=False)
+    latlon = cur.series.latlon()
+    deck = maps.trajectory_deck(latlon[:, 0], latlon[:, 1], cur.landmarks, times=cur.series.timestamps,
+                                basemap=basemap)
+    st.pydeck_chart(deck, key=f"{MAP_CHART}_{st.session_state[state.MAP_EPOCH]}", on_select=_on_map,
+                    selection_mode="single-object", height=480)
+
+# ------------------------------------------------------------------ downloads
+c1, c2 = st.columns(2)
+widgets.json_download("Landmark set (JSON)", lambda: widgets.landmark_json(cur), "landmarks.json",
+                      key="dl_landmarks", container=c1)
+widgets.download_figure(fig, "timeline", key="dl_timeline", container=c2)
+st.caption(widgets.PNG_NOTE)
+
+explain.explain(
+    "Each point is one **event** of the series. **Landmarks** (black diamonds) are the events that need the "
+    "strongest protection; the rest are **regular events** (grey). Landmark privacy protects all landmarks "
+    "*plus* any one regular event together with the total budget ε. The positions of the landmarks are "
+    "treated as public here (they are shared with the schemes); the *Dummy landmarks* page hides them.\n\n"
+    "Detectors: **threshold** (value below/above a level, e.g. low consumption = nobody home), **percentile** "
+    "(the lowest/highest share), **share of events** (the parameter chosen so that the requested share are "
+    "landmarks, as in the paper's 0–100 % experiments), **stay points** (Li et al. 2008: the fixes of a stay "
+    "of at least the given time within the given radius) and **contacts** (scans that found a watch-listed device).",
+    [r"L \subseteq T = \{0, \dots, n-1\}, \qquad \text{share} = |L| / n"],
+    "§3.1 and §4.1.2",
+)

@@ -1,0 +1,132 @@
+"""Schemes & utility: budgets per timestamp, original vs released, MAE with 95 % CI, Theorem 2 badges."""
+import numpy as np
+import streamlit as st
+
+from lmdk import views
+from ui import cache, charts, explain, maps, state, widgets
+
+st.title("Schemes & utility")
+cur = state.current()
+if cur is None:
+    st.info("No series yet — choose or upload one on the *Data & landmarks* page.")
+    st.stop()
+
+ss = st.session_state
+x, mechanism, origin = views.release_input(cur.series, cur.landmarks)
+with st.sidebar:
+    st.subheader("Scheme settings")
+    widgets.scheme_controls(cur.series.kind, cur.n)
+chosen = list(ss[state.SCHEMES])
+if not chosen:
+    st.warning("Pick at least one scheme in the sidebar.")
+    st.stop()
+eps = float(ss[state.EPSILON])
+reps, seed, w = int(ss[state.REPETITIONS]), int(ss[state.SEED]), int(ss[state.W])
+unit = views.MAE_UNIT[mechanism] or (cur.series.units or "value units")
+
+clamp_range = None
+if mechanism == "laplace":
+    with st.sidebar:
+        st.subheader("Post-processing")
+        st.toggle("Clamp releases to a public range", **widgets.bind(state.CLAMP),
+                  help="Clipping released values to a range known in advance is post-processing: it costs "
+                       "no privacy (Theorem 1) and can only reduce the error.")
+        if ss[state.CLAMP]:
+            if ss[state.CLAMP_LOW] is None or ss[state.CLAMP_HIGH] is None:
+                ss[state.CLAMP_LOW] = float(min(0.0, np.floor(x.min())))
+                ss[state.CLAMP_HIGH] = float(np.ceil(x.max()))
+            st.number_input(f"lower bound ({unit})", **widgets.bind(state.CLAMP_LOW))
+            st.number_input(f"upper bound ({unit})", **widgets.bind(state.CLAMP_HIGH))
+            st.caption("The range must be public knowledge (e.g. the meter's physical limits), never read "
+                       "off the private data; the default here is only a starting point.")
+            if ss[state.CLAMP_LOW] < ss[state.CLAMP_HIGH]:
+                clamp_range = (float(ss[state.CLAMP_LOW]), float(ss[state.CLAMP_HIGH]))
+            else:
+                st.error("The lower bound must be below the upper bound.")
+
+summaries = {s: cache.scheme_summary(cur.token, x, cur.landmarks, s, eps, mechanism, reps, seed, w, clamp_range)
+             for s in chosen}
+
+# ------------------------------------------------------------------ Theorem 2 badges
+st.markdown(f"**(ε, L)-landmark privacy (Theorem 2)** with ε = {eps:g} and |L| = {cur.landmarks.size} "
+            f"— worst Σ over L ∪ {{t}} of the budgets, across all repetitions:")
+cols = st.columns(len(chosen))
+for col, s in zip(cols, chosen):
+    summ = summaries[s]
+    col.markdown(f"<span style='color:{charts.SCHEME_COLOURS[s]}'>■</span> **{s}**", unsafe_allow_html=True)
+    col.badge(("✓ satisfies" if summ.satisfies else "✗ violates"), color="green" if summ.satisfies else "red",
+              icon=":material/check_circle:" if summ.satisfies else ":material/cancel:")
+    col.caption(f"worst Σ = {summ.worst_sigma:.3g}")
+
+# ------------------------------------------------------------------ budgets
+st.subheader("Budget per timestamp")
+budget_fig = charts.budgets({s: summaries[s].budgets for s in chosen}, cur.landmarks, epsilon=eps)
+st.plotly_chart(budget_fig, key="budget_chart", config=charts.MODEBAR)
+st.caption("Bars: ε_t of one run (repetition 1) per scheme; black diamonds: landmarks. "
+           "Adaptive's budgets depend on the data and differ between repetitions.")
+
+# ------------------------------------------------------------------ original vs released
+st.subheader("Original vs released")
+if mechanism == "planar_laplace":
+    from lmdk import mechanisms
+
+    map_scheme = st.selectbox("Scheme on the map", chosen, key="map_scheme_pick")
+    lat, lon = mechanisms.metres_to_latlon(summaries[map_scheme].median, origin)
+    latlon = cur.series.latlon()
+    deck = maps.trajectory_deck(latlon[:, 0], latlon[:, 1], cur.landmarks, released={map_scheme: (lat, lon)},
+                                times=cur.series.timestamps)
+    st.pydeck_chart(deck, key="released_map", height=480)
+    st.caption(f"Black/grey: the original path and events; coloured line: {map_scheme}'s release "
+               f"(per-timestamp median over {reps} repetitions).")
+    release_fig = None
+else:
+    y_title = "share reported as 1" if mechanism == "randomized_response" else f"value ({unit})"
+    release_fig = charts.releases(cur.series.timestamps, x, {s: (summaries[s].median, summaries[s].low,
+                                                                 summaries[s].high) for s in chosen},
+                                  cur.landmarks, y_title=y_title, epsilon=eps)
+    st.plotly_chart(release_fig, key="release_chart", config=charts.MODEBAR)
+    st.caption(f"Black: original; coloured line: median of {reps} repetitions; band: the central 90 % of them.")
+
+# ------------------------------------------------------------------ MAE
+st.subheader("Utility: mean absolute error")
+rows = []
+for s in chosen:
+    summ = summaries[s]
+    row = {"scheme": s, "mae": summ.mae, "low": summ.mae_ci[0], "high": summ.mae_ci[1]}
+    if summ.mae_clamped is not None:
+        row.update(clamped=summ.mae_clamped, clamped_low=summ.mae_clamped_ci[0], clamped_high=summ.mae_clamped_ci[1])
+    rows.append(row)
+mae_fig = charts.mae(rows, unit=unit, epsilon=eps)
+st.plotly_chart(mae_fig, key="mae_chart", config=charts.MODEBAR)
+st.caption(f"Bars: mean over {reps} repetitions; whiskers: 95 % confidence interval.")
+if clamp_range is not None:
+    saved = ", ".join(f"{r['scheme']} {r['mae'] - r['clamped']:.3g}" for r in rows)
+    st.success(f"Clamping to [{clamp_range[0]:g}, {clamp_range[1]:g}] saves MAE ({unit}): {saved}.")
+
+# ------------------------------------------------------------------ downloads
+st.subheader("Downloads")
+d = st.columns(4)
+widgets.download_figure(budget_fig, "budgets", key="dl_budgets", container=d[0])
+if release_fig is not None:
+    widgets.download_figure(release_fig, "releases", key="dl_releases", container=d[1])
+widgets.download_figure(mae_fig, "mae", key="dl_mae", container=d[2])
+widgets.json_download("Landmark set (JSON)", lambda: widgets.landmark_json(cur), "landmarks.json",
+                      key="dl_landmarks_s", container=d[3])
+widgets.release_downloads(cur, x, mechanism, origin, summaries, chosen)
+st.caption(widgets.PNG_NOTE)
+
+explain.explain(
+    "**Budgets.** Each scheme decides how much of ε to spend on the release at every timestamp: *event* spends "
+    "ε each time (protects single events only), *user* ε/n (protects everything, very noisy), *w-event* ε/w "
+    "(any w consecutive events), *uniform* ε/(|L|+1), *skip* ε on regular events and nothing on landmarks "
+    "(republishing the previous release), *adaptive* reserves ε/(|L|+1) per release and saves budget by "
+    "approximating when the series changes little.\n\n"
+    "**Badge.** A scheme satisfies (ε, L)-landmark privacy when the landmarks' budgets plus the budget at any "
+    "single t never exceed ε (Theorem 2). With landmarks, event-level spends ε on each landmark *and* on t, "
+    "so it fails.\n\n**Utility.** The MAE compares the released with the original series (locations: metres; "
+    "contact bits: % wrong reports); the whiskers are 95 % confidence intervals over the repetitions.",
+    [explain.THEOREM_2,
+     r"\text{Laplace: } o_t = x_t + \mathrm{Lap}\!\left(\tfrac{\Delta f}{\varepsilon_t}\right), \qquad "
+     r"\mathrm{MAE} = \frac{1}{n}\sum_t |o_t - x_t|"],
+    "§2.1, §3.1–3.2 and §4.2",
+)

@@ -1,0 +1,137 @@
+"""Playwright + Debian Chromium support for the browser tests and the browser benchmark.
+
+A Streamlit server runs as a subprocess on a free port; Chromium is launched headless from
+/usr/bin/chromium with a fresh profile. Without Chromium the tests skip locally and fail when
+LMDK_REQUIRE_BROWSER=1 (CI).
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+VIEWPORT = {"width": 1400, "height": 1000}
+
+
+def require_browser() -> None:
+    """Skip (locally) or fail (CI) when Chromium or Playwright is missing."""
+    import pytest
+
+    missing = None
+    if not Path(CHROMIUM).exists():
+        missing = f"{CHROMIUM} not found (apt-get install -y chromium)"
+    else:
+        try:
+            import playwright.sync_api  # noqa: F401
+        except ImportError:
+            missing = "playwright is not installed"
+    if missing:
+        if os.environ.get("LMDK_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"browser tests are required here but {missing}")
+        pytest.skip(missing)
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def streamlit_server(script: str | Path = "app.py", *, timeout: float = 60.0):
+    """Run ``streamlit run script`` headless on a free port; yields the base URL."""
+    port = free_port()
+    cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
+           "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+           "--server.fileWatcherType", "none", "--server.runOnSave", "false"]
+    log = tempfile.TemporaryFile()
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if proc.poll() is not None:
+                log.seek(0)
+                raise RuntimeError(f"streamlit exited early:\n{log.read().decode(errors='replace')[-3000:]}")
+            try:
+                with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("streamlit did not become healthy in time")
+            time.sleep(0.25)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@contextlib.contextmanager
+def chromium():
+    """A headless Chromium (Debian's binary) with a fresh user-data-dir; yields a Playwright BrowserContext."""
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory(prefix="lmdk-chromium-") as profile, sync_playwright() as pw:
+        context = pw.chromium.launch_persistent_context(
+            profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS, viewport=VIEWPORT,
+        )
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+def wait_idle(page, timeout: float = 30_000) -> None:
+    """Wait until Streamlit has finished the current script run (and plotly has drawn)."""
+    page.wait_for_selector("[data-testid='stApp']", timeout=timeout)
+    page.wait_for_function(
+        "() => { const a = document.querySelector(\"[data-testid='stApp']\");"
+        " return a && a.getAttribute('data-test-script-state') !== 'running'"
+        " && !document.querySelector(\"[data-testid='stStatusWidget'] [data-testid='stStatusWidgetRunningIcon']\"); }",
+        timeout=timeout,
+    )
+    page.wait_for_timeout(300)
+
+
+def exceptions(page) -> list[str]:
+    """Texts of exception elements (and generic error screens) on the page."""
+    found = [e.inner_text() for e in page.query_selector_all("[data-testid='stException']")]
+    body = page.inner_text("body")
+    if "This app has encountered an error" in body or "Traceback" in body:
+        found.append(body[:500])
+    return found
+
+
+def screenshot(page, name: str) -> Path:
+    """Save a full-page screenshot under test-artifacts/screenshots/."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def chart_meta(page, key: str) -> dict | None:
+    """``layout.meta`` of the plotly chart rendered for the widget/element with this key."""
+    return page.evaluate(
+        "(k) => { const el = document.querySelector('.st-key-' + k + ' .js-plotly-plot');"
+        " return el && el.layout ? (el.layout.meta || null) : null; }",
+        key,
+    )

@@ -1,0 +1,62 @@
+"""AppTest: the overview page (default render, the live example reacts, links to every page)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+@pytest.fixture(autouse=True)
+def navigation_mode(monkeypatch):
+    """AppTest re-detects the legacy pages/ folder on every run and then runs a switched-to page
+    without app.py; the real server drops that mode at the first st.navigation call — do the same."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    original = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init)
+
+
+@pytest.fixture
+def app() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def badges(at: AppTest) -> list[str]:
+    return [m.value for m in at.markdown if "badge[" in m.value]
+
+
+def test_home_renders_with_links_and_explanation(app):
+    assert app.title[0].value == "Landmark privacy lab"
+    links = app.get("page_link")
+    assert len(links) >= 2  # every registered page except the overview itself
+    assert app.expander and app.expander[0].label == "What am I looking at?"
+    assert any("\\sum" in latex.value for latex in app.latex)
+
+
+def test_live_example_event_fails_with_landmarks_and_passes_without(app):
+    before = badges(app)
+    assert any("violates" in b for b in before)  # event-level with landmarks 1, 3, 5
+    app.session_state["home_landmarks"] = []
+    app.run()
+    after = badges(app)
+    assert not app.exception
+    assert all("satisfies" in b for b in after)
+
+
+def test_epsilon_changes_the_example_budgets(app):
+    spec_before = app.get("plotly_chart")[0].proto.spec
+    app.select_slider(key="home_eps").set_value(2.0).run()
+    assert not app.exception
+    assert '"eps":2.0' in app.get("plotly_chart")[0].proto.spec.replace(" ", "")
+    assert app.get("plotly_chart")[0].proto.spec != spec_before

@@ -1,0 +1,144 @@
+"""Bounded ``st.cache_data`` wrappers around the core, and the resolution of the current series.
+
+Uploaded data is never cached across sessions: it is parsed once and kept in this session's
+state only. Everything cached here is derived from bundled samples, synthetic seeds, or arrays
+the session passes in (cache keys include the arrays, so one session never sees another's data
+unless it passes the very same array).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+from lmdk import views
+from ui import state
+
+MAX_ENTRIES = 64
+
+
+@dataclass(frozen=True)
+class Current:
+    """The series every page works on, its identity token and its landmark set."""
+
+    series: object  # lmdk.data.Series
+    token: str  # changes whenever the underlying events change
+    landmarks: np.ndarray  # sorted int64 indices
+
+    @property
+    def n(self) -> int:
+        """Number of events."""
+        return len(self.series)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def sample_series(name: str, n: int):
+    """A bundled sample, cut to its first n events."""
+    from lmdk import data
+
+    series = data.sample(name)
+    return series.head(min(n, len(series)))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def sample_names() -> tuple[str, ...]:
+    """Names of the bundled samples."""
+    from lmdk import data
+
+    return tuple(data.SAMPLES)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def synthetic(kind: str, n: int, fraction: float, distribution: str, correlation: float, seed: int):
+    """A synthetic series and its synthetic landmark set, deterministic in the seed."""
+    from lmdk import synthetic as syn
+
+    rng = np.random.default_rng(seed)
+    series = views.synthetic_series(kind, n, correlation, rng)
+    return series, syn.landmarks(n, fraction, distribution, rng)
+
+
+@st.cache_data(max_entries=MAX_ENTRIES, show_spinner=False)
+def detect(token: str, detector: str, params: tuple, _series=None) -> np.ndarray:
+    """Landmarks from a detector of lmdk.landmarks; ``token`` identifies the series in the cache key."""
+    from lmdk import landmarks as lmk
+
+    series = _series
+    kw = dict(params)
+    if detector == "threshold":
+        out = lmk.by_threshold(series.values, below=kw.get("below"), above=kw.get("above"))
+    elif detector == "percentile":
+        out = lmk.by_percentile(series.values, kw["fraction"], kw["side"])
+    elif detector == "fraction":
+        out = lmk.by_fraction(series, kw["fraction"])
+    elif detector == "contacts":
+        out = lmk.by_contacts(series.contacts, list(kw["watchlist"]))
+    elif detector == "stay_points":
+        latlon = series.latlon()
+        out = lmk.stay_points(series.seconds, latlon[:, 0], latlon[:, 1], kw["distance_m"], kw["duration_s"])
+    else:
+        raise ValueError(f"unknown detector {detector!r}")
+    return np.asarray(out, dtype=np.int64)
+
+
+def default_landmarks(cur_series, token: str) -> np.ndarray:
+    """Landmarks a freshly loaded sample starts with: 20 % of its events chosen by lmdk.landmarks.by_fraction."""
+    try:
+        return detect(token, "fraction", (("fraction", 0.2),), _series=cur_series)
+    except Exception:  # a detector that cannot handle this series: start with no landmarks
+        return np.zeros(0, dtype=np.int64)
+
+
+def current() -> Current | None:
+    """Resolve the series and landmarks from the session state (None when an upload is missing/invalid)."""
+    ss = st.session_state
+    source = ss[state.SOURCE]
+    synthetic_landmarks = None
+    if source == "sample":
+        names = sample_names()
+        if ss[state.SAMPLE] not in names:
+            ss[state.SAMPLE] = names[0]
+        series = sample_series(ss[state.SAMPLE], int(ss[state.LENGTH]))
+        token = f"sample:{ss[state.SAMPLE]}:{len(series)}"
+    elif source == "synthetic":
+        args = (ss[state.SYN_KIND], int(ss[state.SYN_N]), float(ss[state.SYN_FRACTION]),
+                ss[state.SYN_DISTRIBUTION], float(ss[state.SYN_CORRELATION]), int(ss[state.SYN_SEED]))
+        series, synthetic_landmarks = synthetic(*args)
+        token = "synthetic:" + ":".join(map(str, args))
+    else:
+        series = ss.get(state.SERIES_UPLOAD)
+        if series is None:
+            return None
+        series = series.head(min(len(series), int(ss[state.LENGTH])))
+        token = f"upload:{series.source_hash}"
+    if ss.get(state.LANDMARKS_TOKEN) == "url" and ss.get(state.LANDMARKS) is not None:
+        lm = np.asarray(ss[state.LANDMARKS], dtype=np.int64)
+        ss[state.LANDMARKS] = tuple(lm[lm < len(series)].tolist())
+        ss[state.LANDMARKS_TOKEN] = token
+    if ss.get(state.LANDMARKS_TOKEN) != token or ss.get(state.LANDMARKS) is None:
+        lm = synthetic_landmarks if synthetic_landmarks is not None else default_landmarks(series, token)
+        ss[state.LANDMARKS] = tuple(np.asarray(lm, dtype=np.int64).tolist())
+        ss[state.LANDMARKS_TOKEN] = token
+    return Current(series=series, token=token, landmarks=np.asarray(ss[state.LANDMARKS], dtype=np.int64))
+
+
+def set_landmarks(landmarks, note: str = "") -> None:
+    """Replace the landmark set of the current series."""
+    st.session_state[state.LANDMARKS] = tuple(np.unique(np.asarray(landmarks, dtype=np.int64)).tolist())
+    if note:
+        st.session_state[state.LAST_EDIT] = note
+
+
+@st.cache_data(max_entries=MAX_ENTRIES, show_spinner=False)
+def scheme_summary(
+    token: str, x: np.ndarray, landmarks: np.ndarray, scheme: str, epsilon: float, mechanism: str,
+    repetitions: int, seed: int, w: int, clamp_range: tuple[float, float] | None,
+) -> views.ReleaseSummary:
+    """Run one scheme ``repetitions`` times (lmdk.schemes.release) and summarise it for drawing."""
+    from lmdk import schemes
+
+    rng = np.random.default_rng([seed, state.SCHEME_NAMES.index(scheme)])
+    release = schemes.release(x, landmarks, scheme, epsilon, mechanism=mechanism, repetitions=repetitions,
+                              rng=rng, w=w)
+    return views.summarize(scheme, x, release, landmarks, epsilon, mechanism, clamp_range=clamp_range)

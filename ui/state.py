@@ -1,0 +1,216 @@
+"""Every session-state key of the app, its default, and the sync of the configuration with the URL.
+
+Pages never write string literals into ``st.session_state``: they import the constants below.
+The *configuration* (what a link must reproduce: data choice, landmarks, scheme settings) is
+mirrored into the URL's query parameters; loaded or uploaded *data* never is.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import streamlit as st
+
+from lmdk.views import decode_landmarks, encode_landmarks
+
+# ---------------------------------------------------------------- bounds (documented maxima)
+N_MAX = 10_000  # longest series the app processes (samples/uploads are cut to their first N_MAX events)
+N_MIN = 10
+REPETITIONS_MAX = 200  # repetitions of every release; repetitions × n × schemes stays ≤ 12 M numbers
+EPSILON_OPTIONS = (
+    0.01, 0.015, 0.02, 0.03, 0.05, 0.07, 0.1, 0.15, 0.2, 0.3, 0.5, 0.7,
+    1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0,
+)  # the log-scale ε slider (roughly 1–1.5–2–3–5–7 per decade)
+W_MAX = 1_000
+SEED_MAX = 2**31 - 1
+
+SCHEME_NAMES = ("event", "user", "w-event", "uniform", "skip", "adaptive")
+DISTRIBUTION_NAMES = ("skewed", "symmetric", "bimodal", "uniform")
+
+# ---------------------------------------------------------------- configuration keys (in the URL)
+SOURCE = "source"  # "sample" | "synthetic" | "upload"
+SAMPLE = "sample"  # name of a bundled sample (lmdk.data.SAMPLES)
+LENGTH = "n"  # use the first n events of a sample / upload
+SYN_KIND = "syn_kind"  # "values" | "trajectory"
+SYN_N = "syn_n"
+SYN_FRACTION = "syn_frac"  # landmark share of a synthetic series
+SYN_DISTRIBUTION = "syn_dist"
+SYN_CORRELATION = "syn_corr"  # temporal correlation of the synthetic series, 0..1
+SYN_SEED = "syn_seed"
+LANDMARKS = "lm"  # the landmark set, encoded by lmdk.views.encode_landmarks
+SCHEMES = "schemes"  # selected subset of SCHEME_NAMES
+MECHANISM = "mech"
+EPSILON = "eps"
+W = "w"
+REPETITIONS = "reps"
+SEED = "seed"
+CLAMP = "clamp"
+CLAMP_LOW = "clamp_lo"
+CLAMP_HIGH = "clamp_hi"
+# used by the temporal-loss and dummy-landmark pages
+CORRELATION = "corr"  # preset name or "custom"
+CORRELATION_S = "s"
+DUMMY_METHOD = "dummy_method"
+DUMMY_UTILITY = "dummy_utility"
+DUMMY_SHARE = "dummy_share"
+MAP_SCHEME = "map_scheme"  # which scheme the released-trajectory map shows
+
+# ---------------------------------------------------------------- session-only keys (never in the URL)
+SERIES_UPLOAD = "_upload_series"  # the Series parsed from this session's upload
+UPLOAD_ERROR = "_upload_error"
+UPLOAD_FILE_ID = "_upload_file_id"
+LANDMARKS_TOKEN = "_lm_token"  # data token the landmark set belongs to
+TIMELINE_EPOCH = "_timeline_epoch"  # bumped after a timeline selection so the same point can be clicked again
+MAP_EPOCH = "_map_epoch"
+SELECT_ACTION = "select_action"  # what a box/lasso selection does: add | remove
+LAST_EDIT = "_last_edit"  # short text describing the last landmark edit
+QP_LOADED = "_qp_loaded"
+CONFIG_UPLOAD = "_config_upload"
+CONFIG_ERROR = "_config_error"
+CURRENT = "_current"  # ui.cache.Current of this run (series, token, landmarks), set by app.py
+
+REGISTERED_PAGES: list[tuple[str, str, str]] = []  # app.py's PAGES, for the overview's links
+
+
+def register_pages(pages: list[tuple[str, str, str]]) -> None:
+    """Remember the app's page registry (file, title, icon) so pages can link to each other."""
+    REGISTERED_PAGES[:] = pages
+
+
+def current():
+    """The ui.cache.Current resolved by app.py for this run (None when no series is loaded)."""
+    return st.session_state.get(CURRENT)
+
+
+@dataclass(frozen=True)
+class Param:
+    """One configuration parameter: default and a parser that returns None for invalid URL text."""
+
+    default: Any
+    parse: Callable[[str], Any]
+    dump: Callable[[Any], str] = str
+
+
+def _number(kind: type, low: float, high: float) -> Callable[[str], Any]:
+    def parse(text: str) -> Any:
+        try:
+            value = kind(float(text)) if kind is int else kind(text)
+        except (TypeError, ValueError):
+            return None
+        return value if low <= value <= high else None
+
+    return parse
+
+
+def _choice(options: tuple[str, ...]) -> Callable[[str], Any]:
+    return lambda text: text if text in options else None
+
+
+def _subset(options: tuple[str, ...]) -> Callable[[str], Any]:
+    def parse(text: str) -> Any:
+        items = [t for t in text.split(",") if t]
+        return [t for t in options if t in items] if all(t in options for t in items) else None
+
+    return parse
+
+
+def _epsilon(text: str) -> Any:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return min(EPSILON_OPTIONS, key=lambda e: abs(e - value)) if 0 < value < 1e6 else None
+
+
+def _landmarks(text: str) -> Any:
+    try:
+        return tuple(decode_landmarks(text, limit=N_MAX).tolist()) if len(text) < 20_000 else None
+    except ValueError:
+        return None
+
+
+def _flag(text: str) -> Any:
+    return {"1": True, "0": False, "true": True, "false": False}.get(text.lower())
+
+
+PARAMS: dict[str, Param] = {
+    SOURCE: Param("sample", _choice(("sample", "synthetic", "upload"))),
+    SAMPLE: Param("hue", lambda t: t if t.replace("-", "").replace("_", "").isalnum() and len(t) < 40 else None),
+    LENGTH: Param(1_000, _number(int, N_MIN, N_MAX)),
+    SYN_KIND: Param("values", _choice(("values", "trajectory"))),
+    SYN_N: Param(1_000, _number(int, N_MIN, N_MAX)),
+    SYN_FRACTION: Param(0.2, _number(float, 0.0, 1.0)),
+    SYN_DISTRIBUTION: Param("uniform", _choice(DISTRIBUTION_NAMES)),
+    SYN_CORRELATION: Param(0.5, _number(float, 0.0, 0.99)),
+    SYN_SEED: Param(1, _number(int, 0, SEED_MAX)),
+    LANDMARKS: Param(None, _landmarks, lambda v: encode_landmarks(v)),
+    SCHEMES: Param(list(SCHEME_NAMES), _subset(SCHEME_NAMES), lambda v: ",".join(v)),
+    MECHANISM: Param(None, _choice(("laplace", "randomized_response", "planar_laplace")), lambda v: v or ""),
+    EPSILON: Param(1.0, _epsilon, lambda v: f"{v:g}"),
+    W: Param(10, _number(int, 1, W_MAX)),
+    REPETITIONS: Param(100, _number(int, 1, REPETITIONS_MAX)),
+    SEED: Param(0, _number(int, 0, SEED_MAX)),
+    CLAMP: Param(False, _flag, lambda v: "1" if v else "0"),
+    CLAMP_LOW: Param(None, _number(float, -1e12, 1e12), lambda v: "" if v is None else f"{v:g}"),
+    CLAMP_HIGH: Param(None, _number(float, -1e12, 1e12), lambda v: "" if v is None else f"{v:g}"),
+    CORRELATION: Param("moderate", _choice(("weak", "moderate", "strong", "custom"))),
+    CORRELATION_S: Param(0.1, _number(float, 1e-6, 100.0), lambda v: f"{v:g}"),
+    DUMMY_METHOD: Param("partitioned", _choice(("optimal", "heuristic", "partitioned", "random"))),
+    DUMMY_UTILITY: Param("position", _choice(("position", "count"))),
+    DUMMY_SHARE: Param(0.01, _number(float, 0.001, 0.9), lambda v: f"{v:g}"),
+    MAP_SCHEME: Param("uniform", _choice(SCHEME_NAMES)),
+}
+
+SESSION_DEFAULTS: dict[str, Any] = {TIMELINE_EPOCH: 0, MAP_EPOCH: 0, SELECT_ACTION: "add", LAST_EDIT: ""}
+
+
+WIDGET_PREFIX = "w_"
+
+
+def widget_key(key: str) -> str:
+    """The widget key bound to configuration key ``key`` (ui.widgets.bind)."""
+    return WIDGET_PREFIX + key
+
+
+def init() -> None:
+    """Fill missing keys with defaults; on a session's first run take the configuration from the URL."""
+    ss = st.session_state
+    first = not ss.get(QP_LOADED, False)
+    if first:
+        for key, param in PARAMS.items():
+            if key in st.query_params:
+                value = param.parse(st.query_params[key])
+                if value is not None:
+                    ss[key] = value
+        ss[QP_LOADED] = True
+        if LANDMARKS in ss:
+            ss[LANDMARKS_TOKEN] = "url"
+    for key, param in PARAMS.items():
+        if key not in ss:
+            ss[key] = list(param.default) if isinstance(param.default, list) else param.default
+    for key, value in SESSION_DEFAULTS.items():
+        ss.setdefault(key, value)
+
+
+def config() -> dict[str, Any]:
+    """The current configuration (the URL-mirrored keys) as a plain dict."""
+    return {key: st.session_state.get(key, param.default) for key, param in PARAMS.items()}
+
+
+def sync_query_params() -> None:
+    """Write the configuration to the URL (only differing keys; defaults are left out)."""
+    qp = st.query_params
+    for key, param in PARAMS.items():
+        value = st.session_state.get(key, param.default)
+        if value is None or value == param.default or (key == LANDMARKS and st.session_state.get(SOURCE) == "upload"):
+            if key in qp:
+                del qp[key]
+            continue
+        text = param.dump(value)
+        if qp.get(key) != text:
+            qp[key] = text
+
+
+def bump(key: str) -> None:
+    """Increment a counter key (used to give a chart a fresh widget identity)."""
+    st.session_state[key] = st.session_state.get(key, 0) + 1

@@ -1,0 +1,100 @@
+"""Shared controls: the always-visible landmark status, scheme settings, downloads, RunConfig I/O.
+
+A configuration widget never owns its value: ``**bind(state.X)`` gives it the widget key
+``state.widget_key(state.X)``, seeds it from ``st.session_state[state.X]`` and copies changes back in
+an ``on_change`` callback — callbacks run before the script, so ``app.py`` already sees the new
+value when it resolves the series, and the value survives page switches. Never pass ``value=``.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import streamlit as st
+
+from ui import charts, state
+
+
+
+def _copy_back(widget: str, key: str) -> None:
+    st.session_state[key] = st.session_state[widget]
+
+
+def bind(key: str) -> dict:
+    """Keyword arguments that bind a widget to the configuration key ``key`` (see module docstring)."""
+    widget = state.widget_key(key)
+    st.session_state[widget] = st.session_state[key]
+    return {"key": widget, "on_change": _copy_back, "args": (widget, key)}
+
+
+def landmark_status(cur) -> None:
+    """Landmark count and share, shown in the sidebar of every page."""
+    box = st.sidebar.container(border=True, key="landmark_status")
+    if cur is None:
+        box.markdown("**No series loaded** — upload a file on *Data & landmarks*.")
+        return
+    k, n = len(cur.landmarks), cur.n
+    box.metric("Landmarks", f"{k} of {n:,}", f"{100 * k / n:.1f} % of events", delta_color="off",
+               delta_arrow="off")
+    box.caption(f"Series: {cur.series.name or cur.token} · {cur.series.kind}")
+
+
+def scheme_controls(kind: str, n: int, *, container=None) -> None:
+    """Schemes, mechanism, ε (log scale), w, repetitions and seed — written to ``ui.state`` keys."""
+    box = container or st.sidebar
+    from lmdk.views import MECHANISM_FOR_KIND
+
+    box.multiselect("Schemes", state.SCHEME_NAMES, **bind(state.SCHEMES),
+                    help="Any subset of the six budget schemes; each keeps its colour on every page.")
+    fitting = MECHANISM_FOR_KIND[kind]
+    if st.session_state.get(state.MECHANISM) != fitting:
+        st.session_state[state.MECHANISM] = fitting
+    box.selectbox("Mechanism", [fitting], **bind(state.MECHANISM),
+                  help="The mechanism that fits the data: Laplace for values, planar Laplace for "
+                       "locations (ε per metre), randomized response for contact bits.")
+    box.select_slider("Privacy budget ε (log scale)", options=state.EPSILON_OPTIONS, format_func=lambda e: f"{e:g}",
+                      **bind(state.EPSILON))
+    w_max = max(1, min(state.W_MAX, n))
+    if st.session_state[state.W] > w_max:
+        st.session_state[state.W] = w_max
+    box.number_input("w (window of w-event privacy)", min_value=1, max_value=w_max, step=1, **bind(state.W))
+    box.number_input(f"Repetitions (max {state.REPETITIONS_MAX})", min_value=1, max_value=state.REPETITIONS_MAX,
+                     step=10, **bind(state.REPETITIONS))
+    box.number_input("Seed", min_value=0, max_value=state.SEED_MAX, step=1, **bind(state.SEED))
+
+
+def download_figure(fig, name: str, *, key: str, container=None) -> None:
+    """A standalone-HTML download of a figure (built only on click); PNG comes from the chart's camera icon."""
+    box = container or st
+    box.download_button(f"Chart as HTML", data=lambda: charts.to_html(fig), file_name=f"{name}.html",
+                        mime="text/html", key=key, on_click="ignore", icon=":material/download:",
+                        help="Standalone HTML with the interactive chart. For a PNG, use the camera icon "
+                             "in the chart's toolbar (top right of the chart).")
+
+
+PNG_NOTE = "PNG: hover a chart and click the camera icon in its toolbar. HTML: the download buttons."
+
+
+def json_download(label: str, make: Callable[[], str], file_name: str, *, key: str, container=None) -> None:
+    """A JSON download built only when clicked."""
+    (container or st).download_button(label, data=make, file_name=file_name, mime="application/json",
+                                      key=key, on_click="ignore", icon=":material/download:")
+
+
+def landmark_json(cur) -> str:
+    """The landmark set as JSON: series name/hash, n and the sorted indices."""
+    import json
+
+    return json.dumps({"series": cur.series.name, "source_hash": cur.series.source_hash, "n": cur.n,
+                       "landmarks": [int(i) for i in cur.landmarks]}, indent=1)
+
+
+def as_int_tuple(values) -> tuple[int, ...]:
+    """Sorted unique ints."""
+    return tuple(np.unique(np.asarray(list(values), dtype=np.int64)).tolist())
+
+
+def release_downloads(cur, x, mechanism, origin, summaries, chosen) -> None:
+    """Released-series CSV (one run of a chosen scheme) and the RunConfig JSON download/upload."""
+    # filled in once lmdk.data.export_release / RunConfig land
+    return None
