@@ -88,15 +88,19 @@ def _allocate_mask(scheme: str, mask: np.ndarray, eps: float, w: int) -> np.ndar
         return np.full(mask.shape, eps / w)
     if scheme == "skip":  # §3.2 Skip: ε at regular events, nothing at landmarks
         return np.where(mask, 0.0, eps)
-    per_release = eps / (mask.sum(axis=-1, keepdims=True) + 1.0)  # §3.2 Uniform: ε/(|L|+1)
+    count = mask.sum(axis=-1, keepdims=True)
+    # §3.2 Uniform: ε/(|L|+1); the +1 is the share of the current regular event, so with L = T
+    # (no regular event) it is ε/|L| = user level, as §4.2.1 states for 100 % landmarks.
+    per_release = eps / (count + (count < n))
     return np.broadcast_to(per_release, mask.shape).copy()
 
 
 def allocate(scheme: str, n: int, landmarks, epsilon, *, w=None) -> np.ndarray:
     """Per-timestamp budgets of a data-independent scheme (§3.2); for "adaptive" its initial reservation.
 
-    event ε; user ε/n; w-event ε/w (w defaults to n); uniform ε/(|L|+1); skip ε at regular
-    timestamps and 0 at landmarks; adaptive ε/(|L|+1). ``landmarks`` is indices or a boolean mask;
+    event ε; user ε/n; w-event ε/w (w defaults to n); uniform ε/(|L|+1) (ε/|L| when L = T: no
+    regular event needs the +1 share); skip ε at regular timestamps and 0 at landmarks; adaptive
+    the same reservation as uniform. ``landmarks`` is indices or a boolean mask;
     a (reps, n) mask gives (reps, n) budgets. w-event satisfies (ε, L)-landmark privacy only when
     |L| + 1 ≤ w.
     """

@@ -5,7 +5,10 @@ import sys
 import types
 from dataclasses import FrozenInstanceError, dataclass
 
+from pathlib import Path
+
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -41,6 +44,8 @@ def test_allocate_matches_figure3_and_baselines():
     assert np.allclose(schemes.allocate("adaptive", 8, FIG3_L, 1.0), 0.2)
     per_rep = schemes.allocate("uniform", 4, np.array([[True, False, False, False], [True, True, True, False]]), 1.0)
     assert np.allclose(per_rep, [[0.5] * 4, [0.25] * 4])
+    assert np.allclose(schemes.allocate("uniform", 5, np.arange(5), 1.0), 0.2)  # L = T: user level (§4.2.1)
+    assert np.allclose(schemes.allocate("uniform", 5, [], 1.0), 1.0)  # L = ∅: event level
 
 
 def test_allocate_validation():
@@ -215,6 +220,19 @@ def test_release_validation():
         schemes.release(x, [0], "skip", 1.0, default=[1.0, 2.0])
     with pytest.raises(ParameterError, match="epsilon"):
         schemes.release(x, [0], "skip", np.nan)
+
+
+# --- utility on the bundled HUE sample (§4.2.1, Fig. 7b) -----------------------------------------
+
+def test_hue_mae_ordering_at_epsilon_one():
+    csv = Path(__file__).resolve().parents[1] / "assets" / "hue_residential_1.csv"
+    kwh = pd.read_csv(csv)["energy_kWh"].to_numpy()[:1000]
+    for threshold in (0.54, 0.68, 0.88, 1.12):
+        lm = kwh < threshold
+        mae = {s: np.abs(schemes.release(kwh, lm, s, 1.0, repetitions=20, rng=7).values - kwh).mean()
+               for s in ("event", "user", "uniform", "adaptive")}
+        assert mae["event"] <= mae["uniform"] <= mae["user"]
+        assert mae["adaptive"] < 0.8 * mae["uniform"]
 
 
 # --- dummy landmarks hook --------------------------------------------------------------------------
