@@ -219,6 +219,16 @@ def test_utility_sensitivity_bounds(case, data):
         assert np.max(np.abs(a - b)) <= dm.utility_sensitivity(util, n) + 1e-12
 
 
+def test_utility_sensitivities_are_attained():
+    """Power of the bound test: count's 1/n is reached, and position moves by far more than 1/n."""
+    n = 101
+    full = [np.arange(n)]
+    count_gap = abs(dm.count_utility(n, [0], full)[0] - dm.count_utility(n, [0, 100], full)[0])
+    assert count_gap == pytest.approx(1 / n)
+    pos_gap = abs(dm.position_utility(n, [0], full)[0] - dm.position_utility(n, [0, 100], full)[0])
+    assert 0.2 < pos_gap <= dm.utility_sensitivity("position", n)
+
+
 # ----------------------------------------------------------------------------- selection
 
 
