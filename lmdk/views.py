@@ -99,6 +99,7 @@ class ReleaseSummary:
     mae_clamped: float | None = None
     mae_clamped_ci: tuple[float, float] | None = None
     first: np.ndarray | None = None  # the first repetition's released values, for downloads and maps
+    first_published: np.ndarray | None = None  # its published flags
 
 
 MECHANISM_FOR_KIND = {"values": "laplace", "trajectory": "planar_laplace", "contacts": "randomized_response"}
@@ -150,14 +151,6 @@ def timeline_values(series) -> tuple[np.ndarray, str]:
     return series.contacts.astype(float), "contact id (−1 nothing found, −2 outsider)"
 
 
-def mean_ci95(per_repetition: np.ndarray) -> tuple[float, tuple[float, float]]:
-    """Mean and normal-approximation 95 % confidence interval of per-repetition errors."""
-    v = np.asarray(per_repetition, dtype=float).reshape(-1)
-    m = float(v.mean())
-    half = 1.959963984540054 * float(v.std(ddof=1)) / np.sqrt(v.size) if v.size > 1 else 0.0
-    return m, (m - half, m + half)
-
-
 def summarize(scheme: str, original: np.ndarray, release, landmarks, epsilon: float, mechanism: str, *,
               clamp_range: tuple[float, float] | None = None, level: float = 0.9) -> ReleaseSummary:
     """Reduce a Release (repetitions × n) to what the dashboard draws; Theorem 2 checked against the real L."""
@@ -171,25 +164,15 @@ def summarize(scheme: str, original: np.ndarray, release, landmarks, epsilon: fl
     extra = float(getattr(release, "selection_epsilon", 0.0) or 0.0)
     worst = float(loss.max()) + extra
     med, lo, hi = quantile_band(values, level)
-    per_rep = _per_repetition_mae(metrics, original, values, mechanism)
-    mae, ci = mean_ci95(per_rep)
+    error = metrics.mae(original, values, mechanism)
     mae_c, ci_c = None, None
     if clamp_range is not None and mechanism == "laplace":
-        mae_c, ci_c = mean_ci95(_per_repetition_mae(metrics, original, clamp(values, *clamp_range), mechanism))
-    published = np.asarray(getattr(release, "published", np.ones_like(budgets, dtype=bool)))
+        clamped = metrics.mae(original, clamp(values, *clamp_range), mechanism)
+        mae_c, ci_c = clamped.mean, clamped.ci
+    published = np.atleast_2d(np.asarray(release.published, dtype=bool))
     return ReleaseSummary(
         scheme=scheme, median=med, low=lo, high=hi, budgets=budgets[0], budgets_mean=budgets.mean(axis=0),
         published_share=float(published.mean()), worst_sigma=worst, satisfies=bool(worst <= epsilon + 1e-9),
-        mae=mae, mae_ci=ci, mae_clamped=mae_c, mae_clamped_ci=ci_c, first=values[0],
+        mae=error.mean, mae_ci=error.ci, mae_clamped=mae_c, mae_clamped_ci=ci_c, first=values[0],
+        first_published=published[0],
     )
-
-
-def _per_repetition_mae(metrics, original, values, mechanism) -> np.ndarray:
-    """Per-repetition MAE from lmdk.metrics.mae, whatever container it returns."""
-    out = metrics.mae(original, values, mechanism)
-    for attr in ("per_repetition", "values", "errors"):
-        if hasattr(out, attr):
-            return np.asarray(getattr(out, attr), dtype=float)
-    if isinstance(out, tuple):
-        return np.asarray(out[0], dtype=float)
-    return np.asarray(out, dtype=float)

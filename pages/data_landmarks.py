@@ -119,9 +119,8 @@ source = st.segmented_control("Source", ["sample", "synthetic", "upload"], requi
                                            "upload": "Upload a file"}.get, **widgets.bind(state.SOURCE))
 if source == "sample":
     c1, c2 = st.columns([2, 1])
-    c1.selectbox("Sample", cache.sample_names(), **widgets.bind(state.SAMPLE),
-                 help="HUE is real smart-meter data (CC BY 4.0); the taxi and contact samples are synthetic, "
-                      "generated from a fixed seed with the statistics the paper reports.")
+    c1.selectbox("Sample", cache.sample_names(), **widgets.bind(state.SAMPLE))
+    c1.caption(cache.sample_description(st.session_state[state.SAMPLE]))
     c2.number_input(f"Use the first n events (max {state.N_MAX:,})", min_value=state.N_MIN, max_value=state.N_MAX,
                     step=100, **widgets.bind(state.LENGTH))
 elif source == "synthetic":

@@ -112,7 +112,7 @@ if release_fig is not None:
 widgets.download_figure(mae_fig, "mae", key="dl_mae", container=d[2])
 widgets.json_download("Landmark set (JSON)", lambda: widgets.landmark_json(cur), "landmarks.json",
                       key="dl_landmarks_s", container=d[3])
-widgets.release_downloads(cur, x, mechanism, origin, summaries, chosen)
+widgets.release_downloads(cur, mechanism, origin, summaries, chosen)
 st.caption(widgets.PNG_NOTE)
 
 explain.explain(

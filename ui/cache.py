@@ -37,16 +37,22 @@ def sample_series(name: str, n: int):
     """A bundled sample, cut to its first n events."""
     from lmdk import data
 
-    series = data.sample(name)
-    return series.head(min(n, len(series)))
+    return data.sample(name, n=n)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
 def sample_names() -> tuple[str, ...]:
     """Names of the bundled samples."""
     from lmdk import data
 
     return tuple(data.SAMPLES)
+
+
+def sample_description(name: str) -> str:
+    """Title and description of a bundled sample (synthetic ones say so)."""
+    from lmdk import data
+
+    info = data.SAMPLES[name]
+    return f"**{info.title}** — {info.description}"
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -138,7 +144,8 @@ def scheme_summary(
     """Run one scheme ``repetitions`` times (lmdk.schemes.release) and summarise it for drawing."""
     from lmdk import schemes
 
-    rng = np.random.default_rng([seed, state.SCHEME_NAMES.index(scheme)])
+    from lmdk.runconfig import scheme_rng
+
     release = schemes.release(x, landmarks, scheme, epsilon, mechanism=mechanism, repetitions=repetitions,
-                              rng=rng, w=w)
+                              rng=scheme_rng(seed, scheme), w=w)
     return views.summarize(scheme, x, release, landmarks, epsilon, mechanism, clamp_range=clamp_range)

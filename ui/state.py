@@ -214,3 +214,56 @@ def sync_query_params() -> None:
 def bump(key: str) -> None:
     """Increment a counter key (used to give a chart a fresh widget identity)."""
     st.session_state[key] = st.session_state.get(key, 0) + 1
+
+
+def run_config(cur):
+    """The lmdk.data.RunConfig of the current view (data reference, landmarks, scheme settings)."""
+    from lmdk.runconfig import RunConfig, sample_reference
+
+    ss = st.session_state
+    if ss[SOURCE] == "sample":
+        data_ref = sample_reference(ss[SAMPLE])
+    else:
+        data_ref = "sha256:" + cur.series.source_hash
+    schemes = tuple(ss[SCHEMES]) or SCHEME_NAMES
+    return RunConfig(data=data_ref, events=cur.n, landmarks=tuple(int(i) for i in cur.landmarks), schemes=schemes,
+                     mechanism=ss[MECHANISM], epsilon=float(ss[EPSILON]), w=min(int(ss[W]), cur.n),
+                     repetitions=int(ss[REPETITIONS]), seed=int(ss[SEED]))
+
+
+def load_run_config() -> None:
+    """Callback of the RunConfig upload: validate it and apply it to the session (errors go to CONFIG_ERROR)."""
+    from lmdk.runconfig import RunConfig
+
+    ss = st.session_state
+    ss[CONFIG_ERROR] = None
+    file = ss.get(CONFIG_UPLOAD)
+    if file is None:
+        return
+    try:
+        cfg = RunConfig.from_json(file.getvalue())
+    except ValueError as exc:
+        ss[CONFIG_ERROR] = f"This RunConfig is not valid: {exc}"
+        return
+    cur = current()
+    if cfg.data.startswith("sample:"):
+        name = cfg.data.split(":")[1]
+        ss[SOURCE], ss[SAMPLE], ss[LENGTH] = "sample", name, max(N_MIN, min(N_MAX, cfg.events))
+    elif cur is None or cur.series.source_hash != cfg.data[len("sha256:"):]:
+        ss[CONFIG_ERROR] = ("This RunConfig refers to other data (content hash differs): load or upload the same "
+                            "series first, then the config.")
+        return
+    ss[SCHEMES] = list(cfg.schemes)
+    ss[EPSILON] = min(EPSILON_OPTIONS, key=lambda e: abs(e - cfg.epsilon))
+    if cfg.w is not None:
+        ss[W] = min(cfg.w, W_MAX)
+    ss[REPETITIONS] = max(1, min(REPETITIONS_MAX, cfg.repetitions))
+    ss[SEED] = min(cfg.seed, SEED_MAX)
+    ss[LANDMARKS] = tuple(cfg.landmarks)
+    ss[LANDMARKS_TOKEN] = "url"  # re-attached (and range-checked) to the series on the next run
+    notes = []
+    if ss[EPSILON] != cfg.epsilon:
+        notes.append(f"ε {cfg.epsilon:g} → {ss[EPSILON]:g} (nearest slider value)")
+    if ss[REPETITIONS] != cfg.repetitions:
+        notes.append(f"repetitions capped at {REPETITIONS_MAX}")
+    ss[LAST_EDIT] = "RunConfig loaded" + (f" ({'; '.join(notes)})" if notes else "") + "."

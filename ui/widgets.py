@@ -94,7 +94,31 @@ def as_int_tuple(values) -> tuple[int, ...]:
     return tuple(np.unique(np.asarray(list(values), dtype=np.int64)).tolist())
 
 
-def release_downloads(cur, x, mechanism, origin, summaries, chosen) -> None:
-    """Released-series CSV (one run of a chosen scheme) and the RunConfig JSON download/upload."""
-    # filled in once lmdk.data.export_release / RunConfig land
-    return None
+def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list[str]) -> None:
+    """Released-series CSV (repetition 1 of one scheme, via lmdk.data.export_release) and RunConfig JSON I/O."""
+    from lmdk import data, mechanisms
+
+    c1, c2, c3 = st.columns([1, 1, 2])
+    scheme = c1.selectbox("Scheme to export", chosen, key="export_scheme", label_visibility="collapsed")
+    summ = summaries[scheme]
+
+    def released_csv() -> str:
+        names = None
+        released = summ.first
+        if mechanism == "planar_laplace":
+            lat, lon = mechanisms.metres_to_latlon(released, origin)
+            released, names = np.column_stack([lat, lon]), ("lat", "lon")
+        return data.export_release(cur.series.timestamps, released, summ.budgets, summ.first_published,
+                                   cur.landmarks, names=names)
+
+    c1.download_button(f"Released series (CSV)", data=released_csv, file_name=f"released_{scheme}.csv",
+                       mime="text/csv", key="dl_release_csv", on_click="ignore", icon=":material/download:",
+                       help="Repetition 1 of the chosen scheme: timestamp, released value(s), budget, "
+                            "published flag, landmark flag. The original values are not included.")
+    json_download("RunConfig (JSON)", lambda: state.run_config(cur).to_json(), "runconfig.json",
+                  key="dl_runconfig", container=c2)
+    c3.file_uploader("Load a RunConfig (JSON)", type=["json"], key=state.CONFIG_UPLOAD,
+                     on_change=state.load_run_config, label_visibility="collapsed",
+                     help="Restores schemes, mechanism, ε, w, repetitions, seed and landmarks.")
+    if st.session_state.get(state.CONFIG_ERROR):
+        c3.error(st.session_state[state.CONFIG_ERROR])

@@ -1,0 +1,151 @@
+"""AppTest: the Schemes & utility page (badges, budgets, releases, MAE, clamping, RunConfig, maps)."""
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui import state
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+PAGE = "pages/schemes_utility.py"
+
+
+@pytest.fixture(autouse=True)
+def navigation_mode(monkeypatch):
+    """AppTest re-detects the legacy pages/ folder on every run and then runs a switched-to page
+    without app.py; the real server drops that mode at the first st.navigation call — do the same."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    original = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init)
+
+
+def open_page(**query) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    query.setdefault("reps", "20")
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def array(value) -> np.ndarray:
+    """A plotly JSON array (plain list or base64 'bdata' with dtype) as numpy."""
+    if isinstance(value, dict) and "bdata" in value:
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+    return np.asarray(value)
+
+
+def chart(at: AppTest, key: str) -> dict:
+    return json.loads(next(c for c in at.get("plotly_chart") if c.proto.id.endswith(key) or key in c.proto.id).proto.spec)
+
+
+def charts(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def badges(at: AppTest) -> dict[str, str]:
+    """{scheme: badge text} from the Theorem 2 row."""
+    out, scheme = {}, None
+    for m in at.markdown:
+        if "■</span> **" in m.value:
+            scheme = m.value.split("**")[1]
+        elif "badge[" in m.value and scheme:
+            out[scheme] = m.value
+            scheme = None
+    return out
+
+
+def test_default_render_has_budget_release_and_mae_charts_for_six_schemes():
+    at = open_page()
+    budget, release, mae = charts(at)
+    assert budget["layout"]["meta"]["eps"] == 1.0
+    titles = [a["text"] for a in budget["layout"]["annotations"]]
+    assert titles == list(state.SCHEME_NAMES)
+    names = {t.get("name") for t in release["data"]}
+    assert {"original", "uniform median", "90 % of repetitions", "landmark"} <= names
+    assert list(mae["data"][0]["y"]) == list(state.SCHEME_NAMES)
+    assert "kWh" in mae["layout"]["xaxis"]["title"]["text"]
+    b = badges(at)
+    assert "violates" in b["event"]  # event-level fails once there are landmarks
+    for s in ("user", "uniform", "skip", "adaptive"):
+        assert "satisfies" in b[s], s
+
+
+def test_epsilon_change_updates_budgets_of_uniform():
+    at = open_page(schemes="uniform")
+    k = len(at.session_state[state.LANDMARKS])
+    at.select_slider(key=state.widget_key(state.EPSILON)).set_value(0.5).run()
+    assert not at.exception
+    budget = charts(at)[0]
+    assert budget["layout"]["meta"]["eps"] == 0.5
+    bars = array(budget["data"][0]["y"])
+    assert np.allclose(bars, 0.5 / (k + 1))
+
+
+def test_scheme_subset_and_w_and_repetitions_and_seed_change_the_view():
+    at = open_page()
+    at.multiselect(key=state.widget_key(state.SCHEMES)).set_value(["w-event", "skip"]).run()
+    budget = charts(at)[0]
+    assert [a["text"] for a in budget["layout"]["annotations"]] == ["w-event", "skip"]
+    at.number_input(key=state.widget_key(state.W)).set_value(50).run()
+    assert np.allclose(array(charts(at)[0]["data"][0]["y"]), 1.0 / 50)
+    mae_before = charts(at)[2]["data"][0]["x"]
+    at.number_input(key=state.widget_key(state.SEED)).set_value(7).run()
+    at.number_input(key=state.widget_key(state.REPETITIONS)).set_value(30).run()
+    assert not at.exception
+    assert charts(at)[2]["data"][0]["x"] != mae_before
+
+
+def test_no_landmarks_makes_event_level_pass():
+    at = open_page(lm="-")
+    assert "satisfies" in badges(at)["event"]
+
+
+def test_clamping_adds_the_clamped_bars_and_reports_the_saving():
+    at = open_page(schemes="user,uniform")
+    at.toggle(key=state.widget_key(state.CLAMP)).set_value(True).run()
+    assert not at.exception
+    mae = charts(at)[2]
+    assert [t["name"] for t in mae["data"]] == ["MAE", "MAE after clamping"]
+    assert all(c <= m for c, m in zip(mae["data"][1]["x"], mae["data"][0]["x"]))
+    assert any("saves MAE" in s.value for s in at.success)
+
+
+def test_runconfig_upload_applies_settings_and_bad_config_errors():
+    at = open_page()
+    from lmdk.runconfig import RunConfig
+
+    cfg = RunConfig(data="sample:hue", events=1000, landmarks=(1, 2, 3), schemes=("uniform",),
+                    mechanism="laplace", epsilon=0.2, repetitions=20)
+    at.file_uploader(key=state.CONFIG_UPLOAD).set_value(("run.json", cfg.to_json().encode(), "application/json"))
+    at.run()
+    assert not at.exception
+    assert at.session_state[state.EPSILON] == 0.2
+    assert list(at.session_state[state.LANDMARKS]) == [1, 2, 3]
+    assert [a["text"] for a in charts(at)[0]["layout"]["annotations"]] == ["uniform"]
+    at.file_uploader(key=state.CONFIG_UPLOAD).set_value(("bad.json", b'{"epsilon": -1}', "application/json")).run()
+    assert not at.exception
+    assert any("not valid" in e.value for e in at.error)
+
+
+def test_trajectory_shows_released_path_on_a_map_and_contacts_use_randomized_response():
+    at = open_page(source="sample", sample="taxi", n="300", schemes="uniform,skip")
+    deck = json.loads(at.get("deck_gl_json_chart")[0].proto.json)
+    assert {layer["id"] for layer in deck["layers"]} >= {"path", "events", "released-uniform"}
+    assert "m" == charts(at)[-1]["layout"]["xaxis"]["title"]["text"].split("(")[1].rstrip(")")
+    at2 = open_page(source="sample", sample="contacts", n="300", schemes="uniform")
+    assert at2.session_state[state.MECHANISM] == "randomized_response"
+    assert "wrong" in charts(at2)[-1]["layout"]["xaxis"]["title"]["text"]
