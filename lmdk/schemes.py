@@ -188,9 +188,11 @@ def _adaptive(x, mask, eps, mechanism, sensitivity, noise, default):
     repetition has no regular events).
     Processing: publish with noise when the sampling countdown reaches 0, else republish the last
     release (post-processing, Theorem 1). Analysis (no budget): after a publication compare the
-    change |o_t − o_prev| with θ·(scale_t + scale_prev), the perturbation scales Δf/ε of the two
-    releases (θ = ADAPTIVE_THRESHOLD); evolving → sample every timestamp again (interval 1), stable
-    → interval + 1 up to ADAPTIVE_MAX_INTERVAL. The first publication counts as stable.
+    change |o_t − o_prev| with θ·(scale_t + scale_prev), the perturbation scales of the two
+    releases (Δf/ε for laplace, see _perturb_step; θ = ADAPTIVE_THRESHOLD); evolving → sample every
+    timestamp again (interval 1), stable → interval + 1 up to ADAPTIVE_MAX_INTERVAL. The first
+    publication counts as stable. θ = 1 and 16 were tuned on HUE (benchmarks/hue_mae_table.py):
+    larger θ approximates more but propagates noisy releases longer, and MAE grew.
     """
     reps, n = mask.shape
     lm_count = mask.sum(axis=1)

@@ -80,6 +80,16 @@ def test_every_scheme_but_event_satisfies_theorem2(case, scheme):
     assert np.all(rel.published == (rel.budgets > 0))
 
 
+@given(st.integers(1, 50), st.integers(1, 4), st.sampled_from(MECH), st.integers(0, 2**32 - 1),
+       st.sampled_from([s for s in schemes.SCHEMES if s != "event"]))
+def test_theorem2_holds_per_repetition_with_own_landmark_sets(n, reps, mechanism, seed, scheme):
+    gen = np.random.default_rng(seed)
+    mask = gen.random((reps, n)) < gen.random((reps, 1))  # each repetition its own L′ and density
+    rel = schemes.release(_series(mechanism, n, seed), mask, scheme, 1.0, mechanism=mechanism, repetitions=reps, rng=gen)
+    assert np.array_equal(rel.landmarks, mask)
+    assert satisfies_landmark_privacy(rel.budgets, mask, 1.0)
+
+
 @given(cases())
 def test_event_level_fails_once_landmarks_exist(case):
     n, lm, eps, mechanism, seed = case
