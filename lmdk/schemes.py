@@ -4,7 +4,9 @@ Every scheme works on a (repetitions, n) landmark mask, so each repetition may u
 landmark set L′ (dummy landmarks, §3.4). A scheme never calls a mechanism with ε = 0: where it
 spends nothing it republishes the most recent release, or — before any release exists — a public
 default that does not depend on the data (0 for laplace/randomized_response, the local origin
-(0, 0) for planar_laplace, or ``default=`` if given).
+(0, 0) for planar_laplace, or ``default=`` if given). Caveat for locations: the origin chosen by
+``latlon_to_metres(..., origin=None)`` is the data's mean point, so (0, 0) is then data-dependent;
+when that matters, project around a public origin (e.g. the city centre) or pass ``default=``.
 """
 from __future__ import annotations
 
