@@ -14,7 +14,9 @@ def landmark_mask(landmarks, n: int, name: str = "landmarks") -> np.ndarray:
     arr = np.asarray(landmarks)
     if arr.dtype == bool:
         if arr.ndim not in (1, 2) or arr.shape[-1] != n:
-            raise ParameterError(f"{name} as a boolean mask must have shape (n,) or (repetitions, n) with n={n}, got {arr.shape}")
+            raise ParameterError(
+                f"{name} as a boolean mask must have shape (n,) or (repetitions, n) with n={n}, got {arr.shape}"
+            )
         return arr
     if arr.size == 0:
         return np.zeros(n, dtype=bool)

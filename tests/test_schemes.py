@@ -1,4 +1,4 @@
-"""Tests of lmdk.schemes: allocations (§3.2, Figure 3), Theorem 2 for every scheme, noise laws, Adaptive, dummies hook."""
+"""Tests of lmdk.schemes: allocations (§3.2, Fig. 3), Theorem 2 per scheme, noise laws, Adaptive, dummies hook."""
 from __future__ import annotations
 
 import sys
@@ -85,7 +85,8 @@ def test_every_scheme_but_event_satisfies_theorem2(case, scheme):
 def test_theorem2_holds_per_repetition_with_own_landmark_sets(n, reps, mechanism, seed, scheme):
     gen = np.random.default_rng(seed)
     mask = gen.random((reps, n)) < gen.random((reps, 1))  # each repetition its own L′ and density
-    rel = schemes.release(_series(mechanism, n, seed), mask, scheme, 1.0, mechanism=mechanism, repetitions=reps, rng=gen)
+    series = _series(mechanism, n, seed)
+    rel = schemes.release(series, mask, scheme, 1.0, mechanism=mechanism, repetitions=reps, rng=gen)
     assert np.array_equal(rel.landmarks, mask)
     assert satisfies_landmark_privacy(rel.budgets, mask, 1.0)
 
@@ -144,7 +145,8 @@ def test_planar_and_rr_noise_follow_the_spent_budget(scheme):
     assert stats.kstest(r, stats.gamma(2).cdf).pvalue > ALPHA
     assert stats.kstest(r, stats.gamma(2, scale=1.3).cdf).pvalue < ALPHA
     bits = _series("randomized_response", n, 3)
-    rel = schemes.release(bits, np.arange(0, n, 4), scheme, 1.0, mechanism="randomized_response", repetitions=reps, rng=5)
+    rel = schemes.release(bits, np.arange(0, n, 4), scheme, 1.0, mechanism="randomized_response",
+                          repetitions=reps, rng=5)
     flipped = (rel.values != bits)[rel.published]
     expected = (1 / (1 + np.exp(rel.budgets)))[rel.published].sum()
     assert abs(flipped.sum() - expected) < 5 * np.sqrt(expected)
