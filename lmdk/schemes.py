@@ -70,9 +70,9 @@ def _total_epsilon(epsilon) -> float:
     return float(eps)
 
 
-def _window(w, n: int) -> int:
-    """Validate the w-event window length (default: the whole series, i.e. user level)."""
-    if w is None:
+def _window(w, n: int, scheme: str) -> int:
+    """Validate the w-event window length (default: the whole series, i.e. user level); other schemes ignore w."""
+    if w is None or scheme != "w-event":
         return n
     if isinstance(w, bool) or not isinstance(w, (int, np.integer)) or not 1 <= w <= n:
         raise ParameterError(f"w (w-event window length) must be an integer in 1..n={n}, got {w!r}")
@@ -102,12 +102,12 @@ def allocate(scheme: str, n: int, landmarks, epsilon, *, w=None) -> np.ndarray:
 
     event ε; user ε/n; w-event ε/w (w defaults to n); uniform ε/(|L|+1) (ε/|L| when L = T: no
     regular event needs the +1 share); skip ε at regular timestamps and 0 at landmarks; adaptive
-    the same reservation as uniform. ``landmarks`` is indices or a boolean mask;
-    a (reps, n) mask gives (reps, n) budgets. w-event satisfies (ε, L)-landmark privacy only when
-    |L| + 1 ≤ w.
+    the same reservation as uniform. ``landmarks`` is indices or a boolean mask; a (reps, n) mask
+    gives (reps, n) budgets. ``w`` is ignored by every scheme but w-event, which satisfies
+    (ε, L)-landmark privacy only when |L| + 1 ≤ w (|L| ≤ w when L = T).
     """
     mask = landmark_mask(landmarks, n)
-    return _allocate_mask(_check_scheme(scheme), mask, _total_epsilon(epsilon), _window(w, n))
+    return _allocate_mask(_check_scheme(scheme), mask, _total_epsilon(epsilon), _window(w, n, scheme))
 
 
 def _prepare_series(series, mechanism: str) -> np.ndarray:
@@ -296,7 +296,7 @@ its fields); then L′ per
     if mechanism != "laplace" and delta != 1.0:
         raise ParameterError(f"sensitivity applies to the laplace mechanism only; leave it at 1.0 for {mechanism}")
     reps = _repetitions(repetitions)
-    window = _window(w, n)
+    window = _window(w, n, scheme)
     base = _default_value(default, x, mechanism)
     gen = as_generator(rng)
     mask = landmark_mask(landmarks, n)

@@ -53,6 +53,7 @@ def test_allocate_validation():
         schemes.allocate("landmark", 8, FIG3_L, 1.0)
     with pytest.raises(ParameterError, match="w "):
         schemes.allocate("w-event", 8, FIG3_L, 1.0, w=9)
+    assert np.allclose(schemes.allocate("uniform", 8, FIG3_L, 1.0, w=9), 0.2)  # w only matters to w-event
     with pytest.raises(ParameterError, match="epsilon"):
         schemes.allocate("uniform", 8, FIG3_L, 0.0)
     with pytest.raises(ParameterError, match="landmarks"):
