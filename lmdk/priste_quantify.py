@@ -186,14 +186,18 @@ def leakage(event: Event, pi, M, E, observations) -> float:
 
 
 class EventTracker:
-    """Incremental a, b, c of Theorem 4.1 for one event as observations arrive (Algorithm 2, lines 3–14, 21–25).
+    """Incremental a, b, d of Theorem 4.1 for one event as observations arrive (Algorithm 2, lines 3–14, 21–25).
 
-    Keeps Φ_t[i, (f, l)] ∝ Pr(l_t = l, f_t = f, o_0..o_t | l_0 = i), an m×2m matrix, rescaled to max 1
-    every step. :meth:`candidate` returns (b, c) for a candidate observation at the next timestamp in
-    O(m²); :meth:`commit` accepts it (O(m³) for the step's two m×m products).
+    Up to the event's end it keeps Φ_t[i, (f, l)] ∝ Pr(l_t = l, f_t = f, o_0..o_t | l_0 = i) as two m×m
+    blocks (a block that is identically zero — the true world before a PRESENCE starts, the false
+    world before a PATTERN starts — is stored as None and skipped). After the end the worlds no
+    longer exchange mass, so Φ_t = Φ_end·B_t with B_t = Π_{k=end+1..t} M·diag(p̃_{o_k}) (the paper's
+    matrix B, Algorithm 2 line 24) and only B is advanced. Every block is rescaled to max 1 each
+    step (the conditions are homogeneous in b and d). :meth:`candidate` costs O(m²);
+    :meth:`prepare` one or two m×m products.
     """
 
-    def __init__(self, event: Event, M, horizon: int = 0):
+    def __init__(self, event: Event, M):
         self.M = check_transition(M)
         self.event = event
         event.validate_for(self.M.shape[0])
@@ -202,26 +206,26 @@ class EventTracker:
         self._g = future_vectors(event, self.M, 0)
         self._gn = future_vectors(event, self.M, 0, negate=True)
         self.t = -1
-        self._phi: tuple[np.ndarray, np.ndarray] | None = None
-        self._pre: tuple[np.ndarray, np.ndarray] | None = None
-
-    def _future(self, t: int) -> tuple:
-        k = min(t, len(self._g) - 1)  # after the end: indicators of the true / false world
-        return self._g[k], self._gn[k]
+        self._phi: list | None = None  # [X0 | None, X1 | None] at the last committed t ≤ end
+        self._B: np.ndarray | None = None  # after the end
+        self._pre = None
 
     def prepare(self) -> None:
-        """Advance to the next timestamp: Φ⁻ = gate(Φ M) before its observation is known."""
+        """Advance to the next timestamp: Φ⁻ = gate(Φ M) (or B M after the end) before its observation is known."""
         t = self.t + 1
-        m = self.M.shape[0]
+        M = self.M
+        if self._phi is not None and t > self.event.end:
+            self._pre = ("tail", M if self._B is None else self._B @ M)
+            return
         if self._phi is None:
-            eye, zero = np.eye(m), np.zeros((m, m))
-            X0, X1 = (eye, zero) if _initial_world(self.event) == 0 else (zero, eye)
+            eye = np.eye(M.shape[0])
+            X = [eye, None] if _initial_world(self.event) == 0 else [None, eye]
         else:
-            X0, X1 = self._phi[0] @ self.M, self._phi[1] @ self.M
+            X = [None if Y is None else Y @ M for Y in self._phi]
         r = self.event.region_at(t)
         if r is not None:
-            X0, X1 = _gate_forward(self.event.kind, X0, X1, r)
-        self._pre = (X0, X1)
+            X = _gate_forward_sparse(self.event.kind, X, r)
+        self._pre = ("head", X)
 
     def candidate(self, col: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(b, d) up to one common factor if the next observation has emission column ``col`` (Eqs. 17–20).
@@ -230,22 +234,50 @@ class EventTracker:
         """
         if self._pre is None:
             self.prepare()
-        X0, X1 = self._pre
-        (g0, g1), (n0, n1) = self._future(self.t + 1)
-        b = X0 @ (col * g0) + X1 @ (col * g1)
-        d = X0 @ (col * n0) + X1 @ (col * n1)
+        mode, X = self._pre
+        m = self.M.shape[0]
+        b, d = np.zeros(m), np.zeros(m)
+        if mode == "tail":
+            v = X @ col
+            if self._phi[1] is not None:
+                b = self._phi[1] @ v
+            if self._phi[0] is not None:
+                d = self._phi[0] @ v
+            return b, d
+        k = min(self.t + 1, len(self._g) - 1)
+        for w in (0, 1):
+            if X[w] is not None:
+                b = b + X[w] @ (col * self._g[k][w])
+                d = d + X[w] @ (col * self._gn[k][w])
         return b, d
 
     def commit(self, col: np.ndarray) -> None:
         """Accept the observation with emission column ``col`` at the next timestamp."""
         if self._pre is None:
             self.prepare()
-        X0, X1 = self._pre[0] * col, self._pre[1] * col
-        s = max(X0.max(), X1.max())
-        if s > 0:
-            X0, X1 = X0 / s, X1 / s
-        self._phi, self._pre = (X0, X1), None
+        mode, X = self._pre
+        if mode == "tail":
+            B = X * col
+            s = B.max()
+            self._B = B / s if s > 0 else B
+        else:
+            X = [None if Y is None else Y * col for Y in X]
+            s = max(Y.max() for Y in X if Y is not None)
+            self._phi = [None if Y is None or s <= 0 else Y / s for Y in X] if s > 0 else X
+        self._pre = None
         self.t += 1
+
+
+def _gate_forward_sparse(kind: str, X: list, r: np.ndarray) -> list:
+    """:func:`_gate_forward` on [X0, X1] where None stands for an all-zero block."""
+    X0, X1 = X
+    if kind == "presence":
+        if X0 is None:
+            return [None, X1]
+        return [X0 * ~r, X0 * r if X1 is None else X1 + X0 * r]
+    if X1 is None:
+        return [X0, None]
+    return [X1 * ~r if X0 is None else X0 + X1 * ~r, X1 * r]
 
 
 def event_vectors(event: Event, M, E, observations) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

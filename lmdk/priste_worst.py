@@ -35,8 +35,7 @@ quadratic-program solver as in the paper is unnecessary.)
 
 Algorithm. Candidate vertices are the vertices of the 3-D convex hull of the m points (Qhull via
 scipy.spatial.ConvexHull on per-coordinate min–max scaled points); when Qhull cannot build a
-3-D hull (fewer than 5 distinct points, coplanar or collinear sets) every distinct point is a
-candidate. Every pair of candidates is a segment inside Q, and the pairs include every edge, so
+3-D hull (fewer than 5 points, coplanar or collinear sets) every distinct point is a candidate. Every pair of candidates is a segment inside Q, and the pairs include every edge, so
 the search is exact. On a segment π(s) = (1 − s)e_i + s e_j, F(s) = N(s)/D(s) with N = y·v and
 D = x·u quadratics in s; F′ = 0 ⇔ N′D − ND′ = 0, whose cubic terms cancel:
 
@@ -61,21 +60,24 @@ ETA = 1e-12
 """Inward offset from segment endpoints to evaluate limits where a conditional is undefined at the endpoint."""
 
 
+def _distinct(P: np.ndarray) -> np.ndarray:
+    """Sorted indices of the first occurrence of each distinct row of P."""
+    order = np.lexsort(P.T[::-1])
+    keep = np.ones(order.size, dtype=bool)
+    keep[1:] = np.any(P[order[1:]] != P[order[:-1]], axis=1)
+    return np.sort(order[keep])
+
+
 def _candidate_vertices(P: np.ndarray, method: str) -> np.ndarray:
     """Indices (into P's rows) of the points whose pairs must be searched."""
-    _, first = np.unique(P, axis=0, return_index=True)
-    first = np.sort(first)
-    if method == "pairs" or first.size < 5:
-        return first
-    Q = P[first]
-    span = Q.max(axis=0) - Q.min(axis=0)
-    if np.any(span <= 0):
-        return first
-    try:
-        hull = ConvexHull((Q - Q.min(axis=0)) / span)
-    except QhullError:
-        return first
-    return first[np.sort(hull.vertices)]
+    if method == "hull" and P.shape[0] >= 5:
+        span = P.max(axis=0) - P.min(axis=0)
+        if np.all(span > 0):
+            try:
+                return np.sort(ConvexHull((P - P.min(axis=0)) / span).vertices)
+            except QhullError:
+                pass
+    return _distinct(P)
 
 
 def _log_f(s, x0, x1, v0, v1, y0, y1, u0, u1) -> np.ndarray:

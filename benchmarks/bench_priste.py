@@ -1,0 +1,90 @@
+"""PriSTE speed (issue 7): full release on 20×20 / T=50, exact worst case per timestamp, runtime vs event size.
+
+Run: ``python benchmarks/bench_priste.py [--quick]``. Targets: one release < 10 s; worst-case
+leakage < 100 ms per timestamp; runtime linear in the event length (Figure 15, printed as a table).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from lmdk.priste import (  # noqa: E402
+    EventTracker, make_event, planar_laplace_emission, release, worst_case_from_vectors, worst_case_leakage,
+)
+from lmdk.priste_experiments import runtime_vs_event_size, synthetic_setup  # noqa: E402
+
+
+def bench_release(setup, event, epsilon: float, runs: int) -> None:
+    times, halv = [], []
+    for r in range(runs):
+        t0 = time.perf_counter()
+        res = release(setup.trajectory, [event], epsilon, 1.0, setup.M, setup.grid, rng=r)
+        times.append(time.perf_counter() - t0)
+        halv.append(int(res.halvings.sum()))
+    print(f"release 20×20, T=50, PRESENCE 10 cells × 5 t, α=1, ε={epsilon}: "
+          f"median {np.median(times):.2f} s, max {max(times):.2f} s over {runs} runs "
+          f"(target < 10 s; halvings per run {halv})")
+
+
+def bench_per_timestamp(setup, event) -> None:
+    """Incremental cost per timestamp (Φ update + candidate vectors + exact optimum) and the optimum alone."""
+    E = planar_laplace_emission(setup.grid, 1.0)
+    tr = EventTracker(event, setup.M)
+    step, opt, nverts = [], [], []
+    g = np.random.default_rng(0)
+    for t, true in enumerate(setup.trajectory):
+        t0 = time.perf_counter()
+        tr.prepare()
+        o = int(g.choice(setup.grid.m, p=E[true]))
+        b, d = tr.candidate(E[:, o])
+        t1 = time.perf_counter()
+        worst_case_from_vectors(tr.a, b, d, a_not=tr.a_not)
+        t2 = time.perf_counter()
+        tr.commit(E[:, o])
+        step.append(t2 - t0)
+        opt.append(t2 - t1)
+    print(f"worst-case leakage per timestamp (incremental, m=400): mean {1e3 * np.mean(step):.1f} ms, "
+          f"max {1e3 * np.max(step):.1f} ms; exact optimum alone mean {1e3 * np.mean(opt):.1f} ms, "
+          f"max {1e3 * np.max(opt):.1f} ms (target < 100 ms)")
+    obs = g.integers(0, setup.grid.m, 50)
+    t0 = time.perf_counter()
+    worst_case_leakage(event, setup.M, E, obs)
+    dt = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    worst_case_leakage(event, setup.M, E, obs, method="pairs")
+    dp = time.perf_counter() - t0
+    print(f"worst_case_leakage from scratch at t=49: {dt:.2f} s ({1e3 * dt / 50:.1f} ms per timestamp); "
+          f"all-pairs search instead of hull: {dp:.2f} s")
+
+
+def bench_event_size(setup, quick: bool) -> None:
+    sizes = range(5, 16, 5 if quick else 2)
+    for vary in ("length", "width"):
+        df = runtime_vs_event_size(setup, vary=vary, sizes=sizes, n_events=2 if quick else 5,
+                                   baseline_budget_s=1.0, rng=1)
+        tab = df.pivot_table(index="size", columns="method", values="seconds", aggfunc="mean")
+        print(f"\nruntime (s) vs event {vary} ({'width' if vary == 'length' else 'length'} fixed at 5; "
+              f"brute force extrapolated from timed cylinders):")
+        print(tab.to_string(float_format=lambda v: f"{v:.3g}"))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="fewer runs and sizes")
+    args = ap.parse_args()
+    setup = synthetic_setup(20, 20, sigma=1.0, length=50, rng=0)
+    event = make_event("presence", range(10), range(3, 8), setup.grid.m)
+    bench_release(setup, event, 1.0, 1 if args.quick else 3)
+    bench_release(setup, event, 0.1, 1 if args.quick else 3)
+    bench_per_timestamp(setup, event)
+    bench_event_size(setup, args.quick)
+
+
+if __name__ == "__main__":
+    main()
