@@ -12,7 +12,8 @@ Two exact strategies:
   so all chains of all start points come from segmented prefix products, computed with a
   log-depth (Hillis–Steele) scan over the whole array. All entries are non-negative, so the
   products carry no cancellation: relative error ≈ 2·log2(n)·1e-16.
-* Direct recursion (any other L): one numpy step per timestamp, vectorised over every chain.
+* Direct recursion (any other L): one numpy step per timestamp, vectorised over the chains of a
+  stretch; chains that have converged to within 1e-13 are continued as one (see _shared_chains).
 
 Arrays are (rows, n): rows are repetitions, each its own series.
 """
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lmdk.tpl_loss import LossFunction
+from lmdk.tpl_loss import LossFunction, _evaluate
 
 MAX_SCAN_BUDGET = 300.0
 """Budgets above this (e^{−ε} under-flows soon after) use the direct recursion."""
@@ -77,9 +78,15 @@ def restarted(budgets: np.ndarray, restarts: np.ndarray, loss: LossFunction) -> 
         a, b, c, d = _segmented_scan(*(x.ravel() for x in _step_matrices(loss, budgets)), starts.ravel())
         return _log_ratio(a + b, c + d).reshape(rows, n)
     out = np.empty_like(budgets)
+    if rows == 1:
+        eps, restart, prev = budgets[0].tolist(), starts[0].tolist(), 0.0
+        for t in range(n):
+            prev = eps[t] + (0.0 if restart[t] else loss.scalar(prev))
+            out[0, t] = prev
+        return out
     prev = np.zeros(rows)
     for t in range(n):
-        prev = budgets[:, t] + np.where(starts[:, t], 0.0, loss(prev))
+        prev = budgets[:, t] + np.where(starts[:, t], 0.0, _evaluate(prev, loss.q, loss.d))
         out[:, t] = prev
     return out
 
@@ -102,18 +109,65 @@ def to_next_landmark(budgets: np.ndarray, landmarks: np.ndarray, loss: LossFunct
         value = np.flip(_log_ratio(ta + tc, tb + td).reshape(rows, n), axis=1)  # R·(1,1) from Rᵀ's columns
         out[:, :-1] = np.where(wanted[:, :-1], value[:, 1:], np.nan)
         return out
-    r, t = np.nonzero(wanted)
-    pos = t + 1
-    end = nxt[r, t]
-    vals = budgets[r, pos]
-    while True:
-        moving = pos < end
-        if not moving.any():
-            break
-        pos = np.where(moving, pos + 1, pos)
-        vals = np.where(moving, loss(vals) + budgets[r, np.minimum(pos, n - 1)], vals)
-    out[r, t] = vals
+    for r in range(rows):
+        start = 0
+        for lb in np.flatnonzero(landmarks[r]):
+            if lb > start:  # regular events start..lb−1; their chains start at t+1 and end at lb
+                out[r, start:lb] = _shared_chains(budgets[r, start + 1:lb + 1], loss)
+            start = lb + 1
     return out
+
+
+def _shared_chains(eps: np.ndarray, loss: LossFunction) -> np.ndarray:
+    """Value at the end of ``eps`` of the chain started at each position j, sharing converged chains.
+
+    Chains started at different positions approach each other. Two chains whose values differ by
+    at most MERGE_TOL are continued as one: L is 1-Lipschitz (every vertex function has slope ≤ 1),
+    so their distance never grows afterwards. The error bound each shared chain carries is tracked
+    and kept ≤ MERGE_CAP; with no merges this is the plain recursion.
+    """
+    g = eps.size
+    vals, err = np.empty(g), np.empty(g)
+    first = np.empty(g, dtype=np.int64)  # first start position each representative stands for
+    k = 0
+    for p in range(g):
+        if k == 1:
+            vals[0] = loss.scalar(vals[0]) + eps[p]
+        elif k:
+            vals[:k] = _evaluate(vals[:k], loss.q, loss.d) + eps[p]
+        vals[k], err[k], first[k] = eps[p], 0.0, p
+        k += 1
+        if k > 1 and (p % MERGE_EVERY == 0 or k > 4 * MERGE_EVERY):
+            k = _merge_close(vals, err, first, k)
+    counts = np.diff(np.append(first[:k], g))
+    return np.repeat(vals[:k], counts)
+
+
+MERGE_TOL = 1e-13
+MERGE_EVERY = 8  # steps between merge checks (merging is optional, checking costs time)
+MERGE_CAP = 1e-11
+
+
+def _merge_close(vals: np.ndarray, err: np.ndarray, first: np.ndarray, k: int) -> int:
+    """Merge neighbouring representatives within MERGE_TOL (in place); return the new count."""
+    close = np.abs(np.diff(vals[:k])) <= MERGE_TOL
+    if not close.any():
+        return k
+    keep = np.concatenate([[True], ~close])
+    idx = np.arange(k)
+    survivor = np.maximum.accumulate(np.where(keep, idx, 0))
+    spread = err[:k] + np.abs(vals[:k] - vals[survivor])
+    starts = np.flatnonzero(keep)
+    group_err = np.maximum.reduceat(spread, starts)
+    too_far = np.repeat(group_err > MERGE_CAP, np.diff(np.append(starts, k)))
+    keep |= too_far  # groups that would exceed the cap stay apart
+    survivor = np.maximum.accumulate(np.where(keep, idx, 0))
+    spread = err[:k] + np.abs(vals[:k] - vals[survivor])
+    starts = np.flatnonzero(keep)
+    new_err = np.maximum.reduceat(spread, starts)
+    m = starts.size
+    vals[:m], err[:m], first[:m] = vals[starts], new_err, first[starts]
+    return m
 
 
 def _next_landmark(landmarks: np.ndarray) -> np.ndarray:

@@ -36,14 +36,17 @@ def reference_chain(budgets, start: int, stop: int, loss, step: int) -> float:
     return value
 
 
-def reference_landmark_loss(budgets, landmarks, loss_b, loss_f=None):
-    """The thesis definition from scratch: for every t, Σ_{i ∈ L∪{t}} α_i with restarted segments."""
+def reference_landmark_loss(budgets, landmarks, loss_b, loss_f=None, timestamps=None):
+    """The thesis definition from scratch: for every t, Σ_{i ∈ L∪{t}} α_i with restarted segments.
+
+    ``timestamps``: evaluate only these t (the others stay NaN); ``loss_*``: any callable α ↦ L(α).
+    """
     loss_f = loss_b if loss_f is None else loss_f
     b = np.asarray(budgets, dtype=float)
     n = b.size
     marks = set(int(i) for i in landmarks)
-    overall, own = np.zeros(n), np.zeros(n)
-    for t in range(n):
+    overall, own = np.full(n, np.nan), np.full(n, np.nan)
+    for t in range(n) if timestamps is None else timestamps:
         members = sorted(marks | {t})
         total = 0.0
         for pos, i in enumerate(members):
@@ -269,6 +272,31 @@ def test_landmark_loss_long_skewed_stretch_matches_definition():
     overall, own = reference_landmark_loss(budgets, marks, tpl.loss_function(P))
     assert np.max(np.abs(got.overall - overall)) < 1e-9
     assert np.max(np.abs(got.own - own)) < 1e-9
+
+
+def test_landmark_loss_multi_vertex_long_stretch_matches_definition():
+    P_b = np.array([[0.22, 0.66, 0.12], [0.39, 0.19, 0.42], [0.58, 0.24, 0.18]])
+    P_f = random_matrix(np.random.default_rng(4), 4, zeros=False)
+    loss_b, loss_f = tpl.loss_function(P_b), tpl.loss_function(P_f)
+    assert loss_b.n_vertices > 1 and loss_f.n_vertices > 1  # the direct recursion with shared chains
+    rng = np.random.default_rng(6)
+    n = 250
+    budgets = rng.uniform(0, 0.3, n)
+    marks = np.array([3, 4, 200, 230])  # a 195-event stretch: many chains converge and are shared
+    got = tpl.landmark_temporal_privacy_loss(budgets, marks, P_b, P_f)
+    overall, own = reference_landmark_loss(budgets, marks, loss_b.scalar, loss_f.scalar)
+    assert np.max(np.abs(got.overall - overall)) < 1e-9
+    assert np.max(np.abs(got.own - own)) < 1e-9
+
+
+def test_shared_chains_equal_independent_chains():
+    from lmdk.tpl_chains import _shared_chains
+
+    loss = tpl.loss_function(np.array([[0.22, 0.66, 0.12], [0.39, 0.19, 0.42], [0.58, 0.24, 0.18]]))
+    eps = np.random.default_rng(9).uniform(0, 1, 300)
+    got = _shared_chains(eps, loss)
+    want = [reference_chain(eps[j:], 0, eps.size - 1 - j, loss.scalar, 1) for j in range(eps.size)]
+    assert np.max(np.abs(got - want)) < 1e-10
 
 
 @settings(max_examples=30)
