@@ -23,6 +23,12 @@ from lmdk.tpl_loss import (  # noqa: F401  (re-exported public API)
     validate_transition_matrix,
 )
 
+__all__ = [
+    "CORRELATION", "LandmarkLoss", "LossFunction", "TemporalDistance", "landmark_temporal_privacy_loss",
+    "loss_function", "loss_increment", "privacy_loss_supremum", "temporal_distance", "temporal_privacy_loss",
+    "transition_matrix", "validate_transition_matrix",
+]
+
 
 @dataclass(frozen=True)
 class LandmarkLoss:
@@ -101,21 +107,19 @@ def landmark_temporal_privacy_loss(budgets, landmarks, P_backward, P_forward=Non
     after_landmark = np.zeros_like(lm)
     after_landmark[:, 1:] = lm[:, :-1]
     back_own = chains.restarted(b2, after_landmark, back)  # BPL over [i⁻+1, t]
-    back_next = chains.to_next_landmark(b2, lm, back)  # BPL of the next landmark, restarted at t+1
+    back_next = chains.tonext_landmark(b2, lm, back)  # BPL of the next landmark, restarted at t+1
 
     rb, rl = np.flip(b2, axis=1), np.flip(lm, axis=1)
     before_landmark = np.zeros_like(rl)
     before_landmark[:, 1:] = rl[:, :-1]
     fwd_own = np.flip(chains.restarted(rb, before_landmark, fwd), axis=1)  # FPL over [t, i⁺−1]
-    fwd_prev = np.flip(chains.to_next_landmark(rb, rl, fwd), axis=1)  # FPL of the previous landmark, to t−1
+    fwd_prev = np.flip(chains.tonext_landmark(rb, rl, fwd), axis=1)  # FPL of the previous landmark, to t−1
 
     own = back_own + fwd_own - b2
     base = np.where(lm, own, 0.0).sum(axis=1, keepdims=True)
     idx = np.arange(n)
-    prev = np.maximum.accumulate(np.where(lm, idx, -1), axis=1)
-    prev[:, 1:] = prev[:, :-1].copy()
-    prev[:, 0] = -1
-    nxt = chains._next_landmark(lm)
+    prev = np.maximum.accumulate(np.where(lm, idx, -1), axis=1)  # for t ∉ L: the landmark before t, or −1
+    nxt = chains.next_landmark(lm)
     fwd_at_prev = np.take_along_axis(fwd_own, np.clip(prev, 0, n - 1), axis=1)
     back_at_next = np.take_along_axis(back_own, np.clip(nxt, 0, n - 1), axis=1)
     change_prev = np.where(prev >= 0, fwd_prev - fwd_at_prev, 0.0)

@@ -91,10 +91,10 @@ def restarted(budgets: np.ndarray, restarts: np.ndarray, loss: LossFunction) -> 
     return out
 
 
-def to_next_landmark(budgets: np.ndarray, landmarks: np.ndarray, loss: LossFunction) -> np.ndarray:
+def tonext_landmark(budgets: np.ndarray, landmarks: np.ndarray, loss: LossFunction) -> np.ndarray:
     """Per (row, t ∉ L with a later landmark l): the chain restarted at t+1, evaluated at l; NaN elsewhere."""
     rows, n = budgets.shape
-    nxt = _next_landmark(landmarks)
+    nxt = next_landmark(landmarks)
     wanted = ~landmarks & (nxt < n)
     out = np.full(budgets.shape, np.nan)
     if not wanted.any():
@@ -170,7 +170,7 @@ def _merge_close(vals: np.ndarray, err: np.ndarray, first: np.ndarray, k: int) -
     return m
 
 
-def _next_landmark(landmarks: np.ndarray) -> np.ndarray:
+def next_landmark(landmarks: np.ndarray) -> np.ndarray:
     """Per (row, t): the first landmark index > t in the row, or n when there is none."""
     rows, n = landmarks.shape
     idx = np.where(landmarks, np.arange(n), n)

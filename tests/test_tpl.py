@@ -202,10 +202,12 @@ def test_temporal_privacy_loss_vectorises_over_repetitions():
     rng = np.random.default_rng(3)
     budgets = rng.uniform(0, 0.5, (4, 25))
     P = tpl.transition_matrix(0.01)
-    bpl, fpl, tpl_ = tpl.temporal_privacy_loss(budgets, P)
-    assert bpl.shape == (4, 25)
-    for r in range(4):
-        assert np.allclose(tpl_[r], tpl.temporal_privacy_loss(budgets[r], P)[2], rtol=1e-12)
+    P3 = random_matrix(rng, 4, zeros=False)
+    for matrix in (P, P3):
+        bpl, fpl, tpl_ = tpl.temporal_privacy_loss(budgets, matrix)
+        assert bpl.shape == (4, 25)
+        for r in range(4):
+            assert np.allclose(tpl_[r], tpl.temporal_privacy_loss(budgets[r], matrix)[2], rtol=1e-12)
 
 
 @pytest.mark.parametrize("s", [0.01, 0.1, 1.0])
@@ -239,6 +241,7 @@ def test_supremum_of_a_multi_vertex_matrix_and_divergent_cases():
 
 
 def _random_case(rng, n, m_kind):
+    """Random budgets (some 0), landmarks and matrices: Laplacian (Möbius scan) or random (direct)."""
     budgets = rng.uniform(0, 1, n)
     budgets[rng.random(n) < 0.15] = 0.0
     k = int(rng.integers(0, n + 1))
@@ -325,11 +328,12 @@ def test_landmark_loss_can_exceed_the_user_level_guarantee():
     assert np.isclose(got.bound.max(), budgets.sum())
 
 
-def test_landmark_loss_repetitions_and_per_repetition_masks():
+@pytest.mark.parametrize("multi_vertex", [False, True])
+def test_landmark_loss_repetitions_and_per_repetition_masks(multi_vertex):
     rng = np.random.default_rng(8)
     budgets = rng.uniform(0, 1, (3, 12))
     mask = rng.random((3, 12)) < 0.3
-    P = tpl.transition_matrix(0.1)
+    P = np.array([[0.22, 0.66, 0.12], [0.39, 0.19, 0.42], [0.58, 0.24, 0.18]]) if multi_vertex else tpl.transition_matrix(0.1)
     got = tpl.landmark_temporal_privacy_loss(budgets, mask, P)
     assert got.overall.shape == (3, 12)
     for r in range(3):
