@@ -13,6 +13,7 @@ PAGES = [
     ("pages/home.py", "Overview", ":material/home:"),
     ("pages/data_landmarks.py", "Data & landmarks", ":material/database:"),
     ("pages/schemes_utility.py", "Schemes & utility", ":material/tune:"),
+    ("pages/spatiotemporal_events.py", "Spatiotemporal events", ":material/share_location:"),
 ]
 
 state.init()
