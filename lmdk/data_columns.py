@@ -87,9 +87,17 @@ class _Mapper:
         days = self._times(pd.Series(uniques, dtype=object), label="date", column="date", codes=codes)
         if isinstance(days.dtype, pd.DatetimeTZDtype):
             days = days.dt.tz_localize(None)
-        day_values = days.to_numpy(dtype="datetime64[ns]")
-        day_of_row = np.where(codes >= 0, day_values[np.maximum(codes, 0)], np.datetime64("NaT"))
-        wall = pd.DatetimeIndex(day_of_row) + pd.to_timedelta(hours.to_numpy(), unit="h")
+        day_of_row = days.to_numpy(dtype="datetime64[ns]")[np.maximum(codes, 0)]
+        day_ns = day_of_row.view(np.int64)
+        missing = (codes < 0) | hours.isna().to_numpy() | np.isnat(day_of_row)
+        hour_ns = np.nan_to_num(hours.to_numpy()).astype(np.int64) * 3_600_000_000_000
+        with np.errstate(over="ignore"):
+            summed = day_ns + hour_ns
+        overflow = ~missing & (summed < day_ns)
+        if overflow.any():
+            self._fail("date", pd.Series(overflow, index=frame.index), "plus the hour lies beyond the year 2262")
+        wall_ns = np.where(missing, np.iinfo(np.int64).min, summed)  # int64 min is NaT
+        wall = pd.DatetimeIndex(wall_ns.view("datetime64[ns]"))
         first_time = ~wall.duplicated(keep="first")  # repeated 01:00 in November: 1st is daylight time
         local = wall.tz_localize(HUE_TIMEZONE, ambiguous=first_time, nonexistent="NaT")
         skipped = int((local.isna() & ~wall.isna()).sum())
@@ -180,7 +188,9 @@ class _Mapper:
             values = pd.to_numeric(text, errors="coerce").astype(np.float64)
             bad = values.isna() & raw.notna() & (text != "")
             if bad.any():
-                self._fail(col, bad, "is not a number; fix or empty the cell (empty cells are dropped)")
+                comma = text[bad].str.contains(",", regex=False).fillna(False).iloc[0]
+                hint = " (use '.' as the decimal mark)" if comma else ""
+                self._fail(col, bad, f"is not a number{hint}; fix or empty the cell (empty cells are dropped)")
         infinite = np.isinf(values)
         if infinite.any():
             self._fail(col, infinite, "is not a finite number")
@@ -207,7 +217,9 @@ class _Mapper:
             parsed = pd.to_datetime(seconds, unit="s")
         else:
             parsed = _parse_strings(raw)
-            bad = parsed.isna() & raw.notna() & (raw.astype("string").str.strip() != "")
+            bad = parsed.isna() & raw.notna()
+            if bad.any():
+                bad[bad] = raw[bad].astype("string").str.strip() != ""  # blank cells count as missing
             if bad.any():
                 if codes is not None:  # bad is over unique values: map back to the first row using it
                     first_code = int(np.flatnonzero(bad.to_numpy())[0])

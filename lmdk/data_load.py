@@ -6,7 +6,7 @@ import hashlib
 from lmdk.data_columns import to_series
 from lmdk.data_read import MAX_BYTES, MAX_ROWS, parse_raw, read_source
 from lmdk.data_series import Series
-from lmdk.errors import DataError
+from lmdk.errors import DataError, LmdkError
 
 
 def load_series(source, *, kind: str = "auto", max_rows: int = MAX_ROWS, max_bytes: int = MAX_BYTES,
@@ -23,6 +23,11 @@ def load_series(source, *, kind: str = "auto", max_rows: int = MAX_ROWS, max_byt
         raise DataError(f"max_bytes must be a positive integer, not {max_bytes!r}")
     raw, filename = read_source(source, max_bytes)
     digest = hashlib.sha256(raw).hexdigest()
-    table = parse_raw(raw, filename, max_rows)
     default = filename.replace("\\", "/").rsplit("/", 1)[-1]
-    return to_series(table, kind=kind, entity=entity, name=name or default, source_hash=digest)
+    try:
+        table = parse_raw(raw, filename, max_rows)
+        return to_series(table, kind=kind, entity=entity, name=name or default, source_hash=digest)
+    except LmdkError:
+        raise
+    except (ValueError, OverflowError) as exc:  # e.g. pandas' OutOfBoundsDatetime at the year 2262
+        raise DataError(f"could not interpret the file: {exc}; check its timestamps and numbers") from None

@@ -24,7 +24,9 @@ GEOLIFE_HEADER_LINES = 6
 GEOLIFE_COLUMNS = ("lat", "lon", "zero", "altitude_ft", "days", "date", "time")
 TDRIVE_COLUMNS = ("id", "datetime", "lon", "lat")
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+_CONTROL_TABLE = bytes(0 if (b < 32 and b not in (9, 10, 13)) or b == 127 else 1 for b in range(256))
+_LINES = re.compile(r"\r\n|\r|\n")  # line ends as pandas' parser sees them
+_HEAD_BYTES = 65536  # sniff the layout from the start of the file
 _NUMBER = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
 _DATE = re.compile(r"^\s*\d{4}-\d{1,2}-\d{1,2}([ T].*)?$|^\s*\d{1,2}/\d{1,2}/\d{2,4}([ T].*)?$")
 _FIELDS_IN_LINE = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
@@ -115,50 +117,54 @@ def parse_raw(raw: bytes, filename: str, max_rows: int = MAX_ROWS) -> RawTable:
     for magic, what in _MAGIC.items():
         if raw.startswith(magic):
             raise DataError(f"this file is {what}")
-    text = decode_text(raw)
-    lines = text.splitlines()
+    body = check_text(raw)
+    lines = _LINES.split(body[:_HEAD_BYTES].decode("utf-8", errors="ignore"))
     if filename.lower().endswith(".plt") or lines[0].strip().lower().startswith("geolife trajectory"):
-        return _read_text(text, filename, max_rows, layout="geolife", sep=",",
+        return _read_text(body, filename, max_rows, layout="geolife", sep=",",
                           names=GEOLIFE_COLUMNS, skip=GEOLIFE_HEADER_LINES)
-    first = next(line for line in lines if line.strip())
+    nonblank = [line for line in lines if line.strip()]
+    if not nonblank:
+        raise DataError("the file starts with more than 64 KB of blank lines; delete them")
+    first = nonblank[0]
     skip = lines.index(first)
     sep = _delimiter(first, filename)
     fields = first.split(sep)
     if not _looks_like_header(fields):
         if len(fields) == 4 and _DATE.match(fields[1]) and all(_NUMBER.match(f) for f in fields[2:]):
-            return _read_text(text, filename, max_rows, layout="tdrive", sep=sep,
+            return _read_text(body, filename, max_rows, layout="tdrive", sep=sep,
                               names=TDRIVE_COLUMNS, skip=skip)
         if len(fields) == 2 and _NUMBER.match(fields[1]):
-            return _read_text(text, filename, max_rows, layout="table", sep=sep,
+            return _read_text(body, filename, max_rows, layout="table", sep=sep,
                               names=("timestamp", "value"), skip=skip)
         raise DataError(
             f"line {skip + 1}: the first line looks like data, not a header; add a header row naming "
             "the columns, e.g. 'timestamp,value' or 'timestamp,lat,lon' or 'timestamp,contact'")
-    return _read_text(text, filename, max_rows, layout="table", sep=sep, names=None, skip=skip)
+    return _read_text(body, filename, max_rows, layout="table", sep=sep, names=None, skip=skip)
 
 
-def decode_text(raw: bytes) -> str:
-    """Decode UTF-8 (BOM allowed); reject binary content and other encodings with the offending line."""
+def check_text(raw: bytes) -> bytes:
+    """Check for UTF-8 text (BOM allowed) without binary content; return the bytes after any BOM."""
     nul = raw.find(b"\x00")
     if nul >= 0:
         line = raw.count(b"\n", 0, nul) + 1
         raise DataError(
             f"line {line}: the file contains NUL bytes, so it is binary, not text; upload a CSV, TSV "
             "or Parquet file")
+    body = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
     try:
-        text = raw.decode("utf-8-sig")
+        body.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
+        line = body.count(b"\n", 0, exc.start) + 1
         raise DataError(
-            f"line {line}: byte 0x{raw[exc.start]:02x} at offset {exc.start} is not valid UTF-8; "
+            f"line {line}: byte 0x{body[exc.start]:02x} at offset {exc.start} is not valid UTF-8; "
             "save the file as UTF-8 text (e.g. 'CSV UTF-8' in a spreadsheet)") from None
-    bad = _CONTROL.search(text)
-    if bad:
-        line = text.count("\n", 0, bad.start()) + 1
+    bad = body.translate(_CONTROL_TABLE).find(b"\x00")
+    if bad >= 0:
+        line = body.count(b"\n", 0, bad) + 1
         raise DataError(
-            f"line {line}: control character U+{ord(bad.group()):04X} found, so this looks like a "
+            f"line {line}: control character U+{body[bad]:04X} found, so this looks like a "
             "binary file; upload plain CSV/TSV text or Parquet")
-    return text
+    return body
 
 
 def _delimiter(first_line: str, filename: str) -> str:
@@ -175,7 +181,7 @@ def _looks_like_header(fields: list[str]) -> bool:
     return not any(_NUMBER.match(f) or _DATE.match(f) for f in fields)
 
 
-def _read_text(text: str, filename: str, max_rows: int, *, layout: str, sep: str,
+def _read_text(body: bytes, filename: str, max_rows: int, *, layout: str, sep: str,
                names, skip: int) -> RawTable:
     """Run pandas' C parser on the text and translate its errors into DataError."""
     header = None if names is not None else 0
@@ -183,7 +189,7 @@ def _read_text(text: str, filename: str, max_rows: int, *, layout: str, sep: str
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             frame = pd.read_csv(
-                io.StringIO(text), sep=sep, header=header, names=list(names) if names else None,
+                io.BytesIO(body), encoding="utf-8", sep=sep, header=header, names=list(names) if names else None,
                 skiprows=skip, nrows=max_rows + 1, skip_blank_lines=False, skipinitialspace=True,
                 dtype=str if layout == "geolife" else None, engine="c", low_memory=False,
                 index_col=False, on_bad_lines="error")

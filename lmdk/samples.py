@@ -130,7 +130,7 @@ def synthetic_taxi(n: int = 1000, *, seed=0) -> Series:
         lo, hi = (mid, hi) if mean_step(mid) < TAXI_STEP_M else (lo, mid)
     xy = anchor * hi + jitter
     lat, lon = metres_to_latlon(xy, BEIJING)
-    seconds = np.concatenate([[0.0], np.cumsum(np.round(dt))])
+    seconds = np.concatenate([[0.0], np.cumsum(np.maximum(np.round(dt), 1.0))])
     times = pd.Timestamp("2008-02-02 13:30:00") + pd.to_timedelta(seconds, unit="s")
     return from_trajectory(times, np.round(lat, 6), np.round(lon, 6),
                            name=f"{SAMPLES['taxi'].title}, seed {seed}")
