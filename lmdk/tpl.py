@@ -107,13 +107,13 @@ def landmark_temporal_privacy_loss(budgets, landmarks, P_backward, P_forward=Non
     after_landmark = np.zeros_like(lm)
     after_landmark[:, 1:] = lm[:, :-1]
     back_own = chains.restarted(b2, after_landmark, back)  # BPL over [i⁻+1, t]
-    back_next = chains.tonext_landmark(b2, lm, back)  # BPL of the next landmark, restarted at t+1
+    back_next = chains.to_next_landmark(b2, lm, back)  # BPL of the next landmark, restarted at t+1
 
     rb, rl = np.flip(b2, axis=1), np.flip(lm, axis=1)
     before_landmark = np.zeros_like(rl)
     before_landmark[:, 1:] = rl[:, :-1]
     fwd_own = np.flip(chains.restarted(rb, before_landmark, fwd), axis=1)  # FPL over [t, i⁺−1]
-    fwd_prev = np.flip(chains.tonext_landmark(rb, rl, fwd), axis=1)  # FPL of the previous landmark, to t−1
+    fwd_prev = np.flip(chains.to_next_landmark(rb, rl, fwd), axis=1)  # FPL of the previous landmark, to t−1
 
     own = back_own + fwd_own - b2
     base = np.where(lm, own, 0.0).sum(axis=1, keepdims=True)

@@ -5,8 +5,8 @@ Forward chains (FPL) are the same recursion on the time-reversed series.
 
 Two exact strategies:
 
-* Möbius scan (when L has one vertex (D, Q) — every Laplacian-smoothed matrix, any 2-state
-  symmetric one). In y = e^α one step is the linear-fractional map
+* Möbius scan (when L has one vertex (D, Q) — every Laplacian-smoothed matrix and every
+  2-state matrix, whose two candidate points lie on a slope-1 line). In y = e^α one step is the linear-fractional map
   y ↦ e^{ε_k}·(Q·y + 1 − Q)/(D·y + 1 − D), i.e. the 2×2 matrix [[Q, 1−Q], [e^{−ε_k}D, e^{−ε_k}(1−D)]]
   up to scale. A chain is a product of such matrices applied to y = 1 (a restart, since L(0) = 0),
   so all chains of all start points come from segmented prefix products, computed with a
@@ -91,7 +91,7 @@ def restarted(budgets: np.ndarray, restarts: np.ndarray, loss: LossFunction) -> 
     return out
 
 
-def tonext_landmark(budgets: np.ndarray, landmarks: np.ndarray, loss: LossFunction) -> np.ndarray:
+def to_next_landmark(budgets: np.ndarray, landmarks: np.ndarray, loss: LossFunction) -> np.ndarray:
     """Per (row, t ∉ L with a later landmark l): the chain restarted at t+1, evaluated at l; NaN elsewhere."""
     rows, n = budgets.shape
     nxt = next_landmark(landmarks)

@@ -151,7 +151,7 @@ def _cached_loss_function(raw: bytes, m: int) -> LossFunction:
     # under the lines Q = r_max·D and Q = Q_full + (D − D_full). If their corner is under the
     # envelope, so is the whole chain and the pair cannot add a vertex.
     d_full, q_full, _, _, r_max, pair_i, pair_j = summary
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         d_corner = np.where(np.isinf(r_max), 0.0, (q_full - d_full) / (r_max - 1.0))
     d_corner = np.clip(np.nan_to_num(d_corner), 0.0, d_full)
     q_corner = q_full - (d_full - d_corner)
@@ -180,7 +180,7 @@ def _pair_summaries(P: np.ndarray):
         q = P[start:start + rows][:, None, :]
         d = P[None, :, :]
         pos = q > d
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             ratio = np.where(pos, q / d, 0.0)
         best = ratio.argmax(axis=-1)[..., None]
         q_b = np.broadcast_to(q, pos.shape)
@@ -206,7 +206,7 @@ def _envelope_height(d_v: np.ndarray, q_v: np.ndarray, D: np.ndarray) -> np.ndar
 def _pair_threshold_sets(q: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(d_S, q_S) of every threshold set S of the pairs (q[r], d[r]): prefixes by q_k/d_k descending."""
     pos = q > d  # only states with q_k > d_k can be in an optimal S (the ratio is ≥ 1)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         ratio = np.where(pos, q / d, -1.0)  # q_k / 0 = inf: such states come first
     order = np.argsort(-ratio, axis=-1)
     q_s = np.take_along_axis(np.where(pos, q, 0.0), order, axis=-1).cumsum(axis=-1)
@@ -236,7 +236,7 @@ def _envelope(D: np.ndarray, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         hull_q.append(qk)
     hd, hq = np.asarray(hull_d), np.asarray(hull_q)
     if hd.size > 1:
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", over="ignore"):
             slope = np.diff(hq) / np.diff(hd)
         steep = np.concatenate([[True], slope > 1.0 + _SLOPE_TOL])
         stop = np.flatnonzero(~steep)

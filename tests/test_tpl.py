@@ -169,6 +169,15 @@ def test_loss_increment_is_monotone_and_below_alpha(seed, m, a, b):
     assert lb - la <= hi - lo + 1e-9  # 1-Lipschitz (each vertex function has slope ≤ 1)
 
 
+@settings(max_examples=50)
+@given(a=st.floats(0, 1), b=st.floats(0, 1))
+def test_every_two_state_matrix_has_one_vertex(a, b):
+    P = np.array([[a, 1 - a], [b, 1 - b]])
+    assert tpl.loss_function(P).n_vertices <= 1  # so the Möbius scan serves every 2-state matrix
+    alphas = np.array([0.0, 0.4, 3.0])
+    assert np.allclose(tpl.loss_increment(P, alphas), brute_loss(P, alphas), atol=1e-12)
+
+
 def test_two_state_bpl_by_hand():
     # P = [[0.8, 0.2], [0.1, 0.9]], ε = 1 everywhere. By hand: the pair (row 0, row 1) with S = {0}
     # dominates (q=0.8, d=0.1), so L(α) = log((0.8x + 1)/(0.1x + 1)), x = e^α − 1.
@@ -319,6 +328,14 @@ def test_landmark_loss_sanity_properties(seed, n):
     some = tpl.landmark_temporal_privacy_loss(budgets, marks, P)
     assert np.all(some.bound <= budgets.sum() + 1e-12) and np.all(some.bound <= some.overall + 1e-12)
     assert np.all(some.overall >= indep.overall - 1e-12)  # correlation never lowers the loss
+
+
+def test_landmark_loss_with_huge_budgets_uses_the_direct_recursion():
+    budgets = np.array([400.0, 0.5, 350.0, 0.0, 1.0, 600.0])
+    P = tpl.transition_matrix(0.01)
+    got = tpl.landmark_temporal_privacy_loss(budgets, [2], P)
+    overall, own = reference_landmark_loss(budgets, [2], tpl.loss_function(P))
+    assert np.allclose(got.overall, overall, rtol=1e-12) and np.allclose(got.own, own, rtol=1e-12)
 
 
 def test_landmark_loss_can_exceed_the_user_level_guarantee():
