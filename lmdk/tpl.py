@@ -71,7 +71,13 @@ def _loss_pair(P_backward, P_forward) -> tuple[LossFunction, LossFunction]:
 
 
 def temporal_privacy_loss(budgets, P_backward, P_forward=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(BPL, FPL, TPL) at every t (Cao et al.; §2.3 Eq. 2): BPL_t = L_B(BPL_{t−1}) + ε_t, TPL = BPL + FPL − ε."""
+    """(BPL, FPL, TPL) at every t (Cao et al.; §2.3 Eq. 2): BPL_t = L_B(BPL_{t−1}) + ε_t, TPL = BPL + FPL − ε.
+
+    Following Cao et al., P_backward[i, j] = Pr(state j at t−1 | state i at t) and
+    P_forward[i, j] = Pr(state j at t | state i at t−1); the paper uses one matrix for both (the
+    default). Budgets: (n,) or (repetitions, n), 0 allowed; each output has the budgets' shape.
+    The asymptote of TPL under a constant ε is sup_B + sup_F − ε (privacy_loss_supremum).
+    """
     b = _as_budgets(budgets)
     back, fwd = _loss_pair(P_backward, P_forward)
     b2 = np.atleast_2d(b)
