@@ -71,6 +71,8 @@ def export_release(timestamps, released, budgets, published, landmarks, *, origi
 
     ``released`` is one repetition, (n,) or (n, k); ``names`` labels the k columns (e.g. ("x", "y")
     → released_x, released_y). Flags are 0/1; ``dummy`` marks dummy landmarks (§3.4) when given.
+    Floats are written in their shortest round-trip form (read them back bit-identically with
+    ``pandas.read_csv(..., float_precision="round_trip")``).
     """
     frame = release_frame(timestamps, released, budgets, published, landmarks, original=original,
                           dummies=dummies, names=names)

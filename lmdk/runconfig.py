@@ -167,6 +167,17 @@ class RunConfig:
             raise ParameterError("the series' content hash differs from the config's data hash; "
                                  "load the same file the config was made with")
 
+    def sample_series(self):
+        """The bundled sample a "sample:…" config refers to (uploads must be loaded by the caller)."""
+        if not self.data.startswith("sample:"):
+            raise ParameterError("this config refers to an uploaded file (data='sha256:…'); load that file "
+                                 "with lmdk.data.load_series and check it with check_series")
+        from lmdk.samples import sample  # lazy: samples reads the bundled assets
+
+        _, name, *rest = self.data.split(":")
+        seed = int(rest[0].split("=")[1]) if rest else 0
+        return sample(name, n=self.events, seed=seed)
+
     def release(self, x) -> dict:
         """Re-run every scheme on the mechanism input ``x``: {scheme: lmdk.schemes.Release}."""
         from lmdk import schemes
