@@ -84,11 +84,14 @@ def grid_deck(grid, region, true_cells, paths: dict) -> pdk.Deck:
                         pickable=True, auto_highlight=True)]
     for name, (cell_ids, rgb, width) in {"true path": (true_cells, [0, 0, 0], 3), **paths}.items():
         lat, lon = grid.cell_to_latlon(np.asarray(cell_ids))
-        seg = [{"s": [lon[k], lat[k]], "e": [lon[k + 1], lat[k + 1]], "name": name} for k in range(lat.size - 1)]
+        # zero-length segments (the path stays in a cell) make deck.gl draw degenerate giant quads: drop them
+        seg = [{"s": [lon[k], lat[k]], "e": [lon[k + 1], lat[k + 1]], "name": name} for k in range(lat.size - 1)
+               if cell_ids[k] != cell_ids[k + 1]]
         layers.append(pdk.Layer("LineLayer", data=seg, id=name.replace(" ", "-"), get_source_position="s",
-                                get_target_position="e", get_color=rgb, get_width=width, width_units="pixels"))
+                                get_target_position="e", get_color=rgb, get_width=width,
+                                width_units="'pixels'"))  # quoted: pydeck turns bare strings into expressions
     lat, lon = grid.cell_to_latlon(np.arange(grid.m))
-    return pdk.Deck(layers=layers, initial_view_state=maps.view_state(lat, lon, height_px=520), map_provider=None,
+    return pdk.Deck(layers=layers, initial_view_state=maps.view_state(lat, lon, width_px=700, height_px=520), map_provider=None,
                     map_style=None, tooltip={"text": "cell {cell}: {what}"}, height=520)
 
 
