@@ -13,6 +13,8 @@ PAGES = [
     ("pages/home.py", "Overview", ":material/home:"),
     ("pages/data_landmarks.py", "Data & landmarks", ":material/database:"),
     ("pages/schemes_utility.py", "Schemes & utility", ":material/tune:"),
+    ("pages/temporal_loss.py", "Temporal privacy loss", ":material/trending_up:"),
+    ("pages/dummy_landmarks.py", "Dummy landmarks", ":material/masks:"),
     ("pages/spatiotemporal_events.py", "Spatiotemporal events", ":material/share_location:"),
 ]
 

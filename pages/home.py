@@ -25,7 +25,7 @@ far more than the ε/n of user-level privacy when landmarks are few.
 )
 
 st.subheader("Try it: eight events, you choose the landmarks")
-left, right = st.columns([1, 2], gap="large")
+left, right = st.columns([1.3, 2], gap="large")
 with left:
     marked = st.pills("Landmark timestamps", list(range(8)), selection_mode="multi", default=[1, 3, 5],
                       key="home_landmarks", help="Click a timestamp to make it a landmark (or a regular event again).")
@@ -41,8 +41,8 @@ for col, (scheme, budget) in zip(cols, example.items()):
     worst = float(privacy.landmark_loss(budget, landmarks).max())
     ok = worst <= eps + 1e-9
     col.markdown(f"**{scheme}**")
-    col.badge(("✓ satisfies" if ok else "✗ violates") + f" · worst Σ = {worst:.3g}",
-              color="green" if ok else "red")
+    col.badge(("satisfies" if ok else "violates") + f" · worst Σ = {worst:.3g}",
+              color="green" if ok else "red", icon=":material/check_circle:" if ok else ":material/cancel:")
 st.caption(
     "Event-level spends ε at every timestamp, so as soon as there is one landmark, the landmark plus "
     "any other event add up to 2ε > ε: it fails. User-level spends ε/8 everywhere and always passes, "

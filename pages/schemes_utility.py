@@ -54,7 +54,7 @@ cols = st.columns(len(chosen))
 for col, s in zip(cols, chosen):
     summ = summaries[s]
     col.markdown(f"<span style='color:{charts.SCHEME_COLOURS[s]}'>■</span> **{s}**", unsafe_allow_html=True)
-    col.badge(("✓ satisfies" if summ.satisfies else "✗ violates"), color="green" if summ.satisfies else "red",
+    col.badge(("satisfies" if summ.satisfies else "violates"), color="green" if summ.satisfies else "red",
               icon=":material/check_circle:" if summ.satisfies else ":material/cancel:")
     col.caption(f"worst Σ = {summ.worst_sigma:.3g}")
 
@@ -105,13 +105,12 @@ if clamp_range is not None:
 
 # ------------------------------------------------------------------ downloads
 st.subheader("Downloads")
-d = st.columns(4)
-widgets.download_figure(budget_fig, "budgets", key="dl_budgets", container=d[0])
+d = st.columns(3)
+widgets.download_figure(budget_fig, "budgets", key="dl_budgets", container=d[0], label="Budget chart (HTML)")
 if release_fig is not None:
-    widgets.download_figure(release_fig, "releases", key="dl_releases", container=d[1])
-widgets.download_figure(mae_fig, "mae", key="dl_mae", container=d[2])
-widgets.json_download("Landmark set (JSON)", lambda: widgets.landmark_json(cur), "landmarks.json",
-                      key="dl_landmarks_s", container=d[3])
+    widgets.download_figure(release_fig, "releases", key="dl_releases", container=d[1],
+                            label="Release chart (HTML)")
+widgets.download_figure(mae_fig, "mae", key="dl_mae", container=d[2], label="MAE chart (HTML)")
 widgets.release_downloads(cur, mechanism, origin, summaries, chosen)
 st.caption(widgets.PNG_NOTE)
 

@@ -99,16 +99,26 @@ def chromium():
             context.close()
 
 
-def wait_idle(page, timeout: float = 30_000) -> None:
-    """Wait until Streamlit has finished the current script run (and plotly has drawn)."""
-    page.wait_for_selector("[data-testid='stApp']", timeout=timeout)
-    page.wait_for_function(
-        "() => { const a = document.querySelector(\"[data-testid='stApp']\");"
-        " return a && a.getAttribute('data-test-script-state') !== 'running'"
-        " && !document.querySelector(\"[data-testid='stStatusWidget'] [data-testid='stStatusWidgetRunningIcon']\"); }",
-        timeout=timeout,
-    )
-    page.wait_for_timeout(300)
+IDLE_JS = (
+    "() => { const a = document.querySelector(\"[data-testid='stApp']\");"
+    " return !!a && a.getAttribute('data-test-script-state') === 'notRunning'"
+    " && !!document.querySelector(\"[data-testid='stMainBlockContainer'] [data-testid='stElementContainer']\")"
+    " && !document.querySelector(\"[data-testid='stSkeleton']\")"
+    " && [...document.querySelectorAll(\"[data-testid='stPlotlyChart']\")]"
+    "      .every(c => c.querySelector('.js-plotly-plot .main-svg')); }"
+)
+
+
+def wait_idle(page, timeout: float = 60_000, settle_ms: int = 400) -> None:
+    """Wait until Streamlit has finished running (stable for ``settle_ms``) and every chart is drawn."""
+    deadline = time.monotonic() + timeout / 1000
+    while True:
+        page.wait_for_function(IDLE_JS, timeout=max(1.0, (deadline - time.monotonic()) * 1000))
+        page.wait_for_timeout(settle_ms)
+        if page.evaluate(IDLE_JS):
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError("the app did not settle")
 
 
 def exceptions(page) -> list[str]:
@@ -124,7 +134,15 @@ def screenshot(page, name: str) -> Path:
     """Save a full-page screenshot under test-artifacts/screenshots/."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
+    # Streamlit scrolls inside its main container, so grow the viewport to the content's height
+    height = page.evaluate(
+        "() => { const b = document.querySelector(\"[data-testid='stMainBlockContainer']\");"
+        " const s = document.querySelector(\"[data-testid='stSidebarContent']\");"
+        " return Math.max(b ? b.scrollHeight + 120 : 0, s ? s.scrollHeight : 0); }")
+    page.set_viewport_size({"width": VIEWPORT["width"], "height": int(min(max(height, VIEWPORT["height"]), 8000))})
+    page.wait_for_timeout(400)
     page.screenshot(path=str(path), full_page=True)
+    page.set_viewport_size(VIEWPORT)
     return path
 
 

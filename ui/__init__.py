@@ -27,3 +27,27 @@ Conventions
   ``download_figure`` (HTML built on click), ``json_download``.
 - ``ui.explain``: the collapsible explanation with ``st.latex`` and the paper section.
 """
+
+
+def _leave_legacy_pages_mode() -> None:
+    """Make sure app.py (st.navigation) runs even when a visitor's first request opens a page URL.
+
+    Streamlit treats a folder named ``pages/`` as the legacy multipage layout until the first
+    ``st.navigation`` call in the process; a fresh server's first request for, say, /schemes_utility
+    would run that page *without* app.py (no shared state, no registry). This module is imported by
+    every page, so on that first run we switch the legacy mode off and rerun, which goes through
+    app.py. Uses a Streamlit internal; harmless if it moves (then only that first request misrenders).
+    """
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+    except ImportError:
+        return
+    if PagesManager.uses_pages_directory and get_script_run_ctx() is not None:
+        PagesManager.uses_pages_directory = False
+        import streamlit as st
+
+        st.rerun()
+
+
+_leave_legacy_pages_mode()

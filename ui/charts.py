@@ -151,10 +151,12 @@ def budgets(
                            showlegend=row == 1, legendgroup="dummy"),
                 row=row, col=1,
             )
-        fig.update_yaxes(title_text="ε_t", row=row, col=1, rangemode="tozero")
+        top = float(b.max()) if b.size else 1.0
+        fig.update_yaxes(title_text="εₜ", row=row, col=1, range=[0, 1.3 * top if top > 0 else 1.0])
     _base_layout(fig, height=70 + row_height * rows, meta={"eps": epsilon, **(meta or {})})
+    fig.update_annotations(font=dict(size=13), xanchor="left", x=0.0)
     fig.update_xaxes(title_text="timestamp t", row=rows, col=1)
-    fig.update_layout(bargap=0)
+    fig.update_layout(bargap=0.25 if max((len(b) for b in budgets_by_scheme.values()), default=0) <= 60 else 0)
     return fig
 
 
@@ -199,6 +201,7 @@ def releases(
                           row=row, col=1)
         fig.update_yaxes(title_text=y_title, row=row, col=1)
     _base_layout(fig, height=80 + row_height * rows, meta={"eps": epsilon, **(meta or {})})
+    fig.update_annotations(font=dict(size=13), xanchor="left", x=0.0)
     fig.update_xaxes(title_text="time", row=rows, col=1)
     return fig
 
@@ -219,7 +222,7 @@ def mae(
         marker_color=[SCHEME_COLOURS.get(s, "#555") for s in schemes],
         error_x=dict(type="data", symmetric=False, color="#333",
                      array=[r["high"] - r["mae"] for r in rows], arrayminus=[r["mae"] - r["low"] for r in rows]),
-        text=[f"{v:.3g}" for v in values], textposition="outside", cliponaxis=False,
+        text=[number(v) for v in values], textposition="outside", cliponaxis=False,
         hovertemplate="%{y}: %{x:.4g} " + unit + "<extra>MAE</extra>",
     ))
     if any(r.get("clamped") is not None for r in rows):
@@ -236,9 +239,21 @@ def mae(
         ))
     _base_layout(fig, height=90 + 55 * max(len(rows), 1) * (2 if len(fig.data) > 1 else 1), meta={"eps": epsilon, **(meta or {})})
     fig.update_layout(barmode="group", margin=dict(l=90, r=60, t=40, b=50))
-    fig.update_xaxes(title_text=f"mean absolute error ({unit})", rangemode="tozero")
+    positive = [v for r in rows for v in (r["mae"], r.get("clamped")) if v is not None and v > 0]
+    log = len(positive) > 1 and max(positive) / min(positive) > 30  # errors spanning decades: log axis
+    fig.update_xaxes(title_text=f"mean absolute error ({unit})" + (", log scale" if log else ""),
+                     type="log" if log else "linear", rangemode="tozero")
     fig.update_yaxes(autorange="reversed")
     return fig
+
+
+def number(v: float) -> str:
+    """A short, readable number: 3 significant digits, thousands separated, no exponent below 1e6."""
+    if v is None or not np.isfinite(v):
+        return "–"
+    if abs(v) >= 1e6 or (v != 0 and abs(v) < 1e-3):
+        return f"{v:.2e}"
+    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}"
 
 
 def to_html(fig: go.Figure) -> str:

@@ -63,10 +63,10 @@ def scheme_controls(kind: str, n: int, *, container=None) -> None:
     box.number_input("Seed", min_value=0, max_value=state.SEED_MAX, step=1, **bind(state.SEED))
 
 
-def download_figure(fig, name: str, *, key: str, container=None) -> None:
+def download_figure(fig, name: str, *, key: str, container=None, label: str = "Chart as HTML") -> None:
     """A standalone-HTML download of a figure (built only on click); PNG comes from the chart's camera icon."""
     box = container or st
-    box.download_button(f"Chart as HTML", data=lambda: charts.to_html(fig), file_name=f"{name}.html",
+    box.download_button(label, data=lambda: charts.to_html(fig), file_name=f"{name}.html",
                         mime="text/html", key=key, on_click="ignore", icon=":material/download:",
                         help="Standalone HTML with the interactive chart. For a PNG, use the camera icon "
                              "in the chart's toolbar (top right of the chart).")
@@ -95,11 +95,12 @@ def as_int_tuple(values) -> tuple[int, ...]:
 
 
 def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list[str]) -> None:
-    """Released-series CSV (repetition 1 of one scheme, via lmdk.data.export_release) and RunConfig JSON I/O."""
+    """Released-series CSV (repetition 1 of one scheme, via lmdk.data.export_release), landmark JSON and
+    RunConfig JSON download/upload."""
     from lmdk import data, mechanisms
 
-    c1, c2, c3 = st.columns([1, 1, 2])
-    scheme = c1.selectbox("Scheme to export", chosen, key="export_scheme", label_visibility="collapsed")
+    c1, c2, c3, c4 = st.columns([1.2, 1, 1, 1], vertical_alignment="bottom")
+    scheme = c1.selectbox("Released series of", chosen, key="export_scheme")
     summ = summaries[scheme]
 
     def released_csv() -> str:
@@ -111,14 +112,15 @@ def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list
         return data.export_release(cur.series.timestamps, released, summ.budgets, summ.first_published,
                                    cur.landmarks, names=names)
 
-    c1.download_button(f"Released series (CSV)", data=released_csv, file_name=f"released_{scheme}.csv",
+    c2.download_button("Released series (CSV)", data=released_csv, file_name=f"released_{scheme}.csv",
                        mime="text/csv", key="dl_release_csv", on_click="ignore", icon=":material/download:",
                        help="Repetition 1 of the chosen scheme: timestamp, released value(s), budget, "
                             "published flag, landmark flag. The original values are not included.")
+    json_download("Landmark set (JSON)", lambda: landmark_json(cur), "landmarks.json", key="dl_landmarks_s",
+                  container=c3)
     json_download("RunConfig (JSON)", lambda: state.run_config(cur).to_json(), "runconfig.json",
-                  key="dl_runconfig", container=c2)
-    c3.file_uploader("Load a RunConfig (JSON)", type=["json"], key=state.CONFIG_UPLOAD,
-                     on_change=state.load_run_config, label_visibility="collapsed",
-                     help="Restores schemes, mechanism, ε, w, repetitions, seed and landmarks.")
+                  key="dl_runconfig", container=c4)
+    st.file_uploader("Load a RunConfig (JSON) — restores schemes, ε, w, repetitions, seed and landmarks",
+                     type=["json"], key=state.CONFIG_UPLOAD, on_change=state.load_run_config)
     if st.session_state.get(state.CONFIG_ERROR):
-        c3.error(st.session_state[state.CONFIG_ERROR])
+        st.error(st.session_state[state.CONFIG_ERROR])
