@@ -1,0 +1,195 @@
+"""Dummy landmarks: hide which timestamps are landmarks by adding dummies chosen privately (§3.4)."""
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from lmdk import dummies, views
+from lmdk.errors import LmdkError
+from ui import cache, cache_loss, charts, charts_loss, explain, state, widgets
+
+SHARE_OPTIONS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 0.9)  # share of ε spent on the selection
+METHOD_HELP = {
+    "optimal": f"exhaustive search over nested chains (thesis); only for at most {dummies.OPTIMAL_MAX_REGULAR} "
+               "regular events",
+    "heuristic": "adds, one by one, the timestamp that keeps the landmarks' spacing closest to the original",
+    "partitioned": "Algorithm 1: grows the landmark histogram one bin at a time, dummies sampled within bins",
+    "random": "baseline: dummies join in random order, ignoring where the landmarks are",
+}
+SCHEME_KEY = "dummy_scheme"  # which scheme the before/after budget chart shows (session only)
+
+
+def _explain() -> None:
+    explain.explain(
+        "**The problem.** A scheme's budgets reveal the landmarks: e.g. Uniform's and Skip's budgets differ "
+        "on landmarks, so anyone who sees ε_t (or how noisy each release is) learns *when* the landmarks are "
+        "(Example 3.1). **The fix.** Add dummy landmarks: the scheme runs on a larger set L′ ⊇ L, so the real "
+        "landmarks hide among the dummies.\n\n"
+        "**Options.** A method builds nested candidate sets L ⊂ L′₁ ⊂ L′₂ ⊂ … ⊂ T, each one event larger "
+        "(the x-axis of the options chart). **Selection.** The exponential mechanism picks one candidate with "
+        "probability ∝ exp(ε_sel·u/(2Δu)), spending the share ε_sel of ε; the scheme gets the rest "
+        "(sequential composition keeps the total at ε). The *position* utility prefers dummies near the real "
+        "landmarks (Δu = 1), the *count* utility prefers few dummies (Δu = 1/n). With a small share the "
+        "choice is close to uniform: more privacy for L, but typically many dummies.\n\n"
+        "**The cost.** Every dummy is treated as a landmark, so each release gets less budget and the MAE "
+        "grows; the bars compare it with the same scheme without dummies.",
+        [r"\Pr[L'_j] = \frac{\exp\!\big(\varepsilon_{\mathrm{sel}}\,u(L, L'_j) / (2\Delta u)\big)}"
+         r"{\sum_k \exp\!\big(\varepsilon_{\mathrm{sel}}\,u(L, L'_k) / (2\Delta u)\big)},\qquad "
+         r"\varepsilon_{\mathrm{sel}} = \text{share}\cdot\varepsilon,\quad \varepsilon_{\mathrm{pub}} = "
+         r"\varepsilon - \varepsilon_{\mathrm{sel}}",
+         r"u_{\text{position}} = 1 - \frac{1}{|L'\setminus L|}\sum_{d \in L'\setminus L} "
+         r"\frac{\mathrm{dist}(d, L)}{n-1},\qquad u_{\text{count}} = 1 - \frac{|L'\setminus L|}{n}",
+         explain.THEOREM_2.replace("L \\cup", "L' \\cup")],
+        "§3.4 (Example 3.1, Algorithm 1, §3.4.2), §4.3 (Figures 10–11); thesis \"Selection of events\"",
+    )
+
+
+def _controls() -> None:
+    ss = st.session_state
+    c1, c2, c3 = st.columns([5, 3, 4], gap="medium")
+    with c1:
+        st.segmented_control("Method", dummies.METHODS, required=True, **widgets.bind(state.DUMMY_METHOD),
+                             help="; ".join(f"**{m}**: {h}" for m, h in METHOD_HELP.items()))
+    with c2:
+        st.segmented_control("Utility", dummies.UTILITIES, required=True, **widgets.bind(state.DUMMY_UTILITY),
+                             help="position: dummies close to real landmarks score higher (Δu = 1); "
+                                  "count: fewer dummies score higher (Δu = 1/n).")
+    with c3:
+        ss[state.DUMMY_SHARE] = min(SHARE_OPTIONS, key=lambda v: abs(np.log(v) - np.log(ss[state.DUMMY_SHARE])))
+        st.select_slider("Share of ε spent on the selection", SHARE_OPTIONS, format_func=lambda v: f"{100 * v:g} %",
+                         **widgets.bind(state.DUMMY_SHARE),
+                         help="The paper uses 1 % (§4.3.2); the rest of ε is spent on publishing.")
+
+
+def _options_table(sel) -> pd.DataFrame:
+    """One row per option (option j adds j dummies): size, utility, probability and whether it was chosen."""
+    sizes = np.asarray(sel.options.sizes)
+    return pd.DataFrame({
+        "dummies": sizes - sel.options.landmarks.size, "|L′|": sizes,
+        "utility": sel.scores, "probability": sel.probabilities, "chosen": np.arange(sizes.size) == sel.index,
+    })
+
+
+def _mae_table(rows: list[dict], unit: str) -> pd.DataFrame:
+    """MAE without and with dummies, their 95 % CIs and the relative cost, one row per scheme."""
+    def ci(low, high):
+        return f"[{low:.3g}, {high:.3g}]" if np.isfinite(low) and np.isfinite(high) else "—"
+
+    return pd.DataFrame({
+        "scheme": [r["scheme"] for r in rows],
+        f"MAE without ({unit})": [r["mae"] for r in rows],
+        "95 % CI without": [ci(r["low"], r["high"]) for r in rows],
+        f"MAE with dummies ({unit})": [r["dummies"] for r in rows],
+        "95 % CI with": [ci(r["dummies_low"], r["dummies_high"]) for r in rows],
+        "cost": [f"{100 * (r['dummies'] / r['mae'] - 1):+.0f} %" if r["mae"] > 0 else "—" for r in rows],
+    })
+
+
+def _page() -> None:
+    ss = st.session_state
+    st.title("Dummy landmarks")
+    cur = state.current()
+    if cur is None:
+        st.info("No series yet — choose or upload one on the *Data & landmarks* page.")
+        return
+    with st.sidebar:
+        st.subheader("Scheme settings")
+        widgets.scheme_controls(cur.series.kind, cur.n)
+    chosen = list(ss[state.SCHEMES])
+    if not chosen:
+        st.warning("Pick at least one scheme in the sidebar.")
+        return
+    _controls()
+    eps = float(ss[state.EPSILON])
+    method, utility, share = ss[state.DUMMY_METHOD], ss[state.DUMMY_UTILITY], float(ss[state.DUMMY_SHARE])
+    reps, seed, w = int(ss[state.REPETITIONS]), int(ss[state.SEED]), int(ss[state.W])
+    eps_sel = share * eps
+    eps_pub = eps - eps_sel
+    x, mechanism, _ = views.release_input(cur.series, cur.landmarks)
+    if cur.landmarks.size == cur.n:
+        st.info("Every event is a landmark: there is nothing to hide and no room for dummies.")
+        return
+    try:
+        sel = cache_loss.selection(cur.token, cur.n, cur.landmarks, eps_sel, method, utility, seed)
+    except LmdkError as exc:
+        st.error(str(exc), icon=":material/error:")
+        return
+    dm = sel.dummies
+
+    cols = st.columns(5)
+    cols[0].metric("real landmarks |L|", f"{cur.landmarks.size:,}")
+    cols[1].metric("dummies |L′ ∖ L|", f"{dm.size:,}")
+    cols[2].metric("|L′| share of events", f"{100 * sel.chosen.size / cur.n:.1f} %")
+    cols[3].metric("ε for selection", f"{eps_sel:.3g}", help="share × ε, spent by the exponential mechanism")
+    cols[4].metric("ε for publishing", f"{eps_pub:.4g}", help="ε − ε_sel, given to the scheme (run on L′)")
+
+    st.subheader("The chosen landmark set L′")
+    y, y_title = views.timeline_values(cur.series)
+    timeline = charts.timeline(cur.series.timestamps, y, cur.landmarks, dummies=dm, y_title=y_title,
+                               selectable=False, meta={"eps": eps, "dummies": int(dm.size)})
+    st.plotly_chart(timeline, key="dummy_timeline", config=charts.MODEBAR)
+    st.caption(f"Filled diamonds: the {cur.landmarks.size} real landmarks; open diamonds: the {dm.size} dummies "
+               f"({method}, {utility} utility, seed {seed}). An observer of the release sees only L′.")
+
+    st.subheader("Options and their selection probability")
+    dummy_counts = np.asarray(sel.options.sizes) - sel.options.landmarks.size
+    opt_fig = charts_loss.selection_options(dummy_counts, sel.scores, sel.probabilities, sel.index,
+                                            utility=utility, epsilon=eps)
+    left, right = st.columns([4, 3], gap="medium")
+    with left:
+        st.plotly_chart(opt_fig, key="options_chart", config=charts.MODEBAR)
+    with right:
+        st.dataframe(_options_table(sel), hide_index=True, height=400, key="options_table", column_config={
+            "dummies": st.column_config.NumberColumn(width=70),
+            "|L′|": st.column_config.NumberColumn(width=60),
+            "utility": st.column_config.NumberColumn(format="%.4f", width=80),
+            "probability": st.column_config.NumberColumn(format="%.3e", width=100),
+            "chosen": st.column_config.CheckboxColumn(width=65),
+        })
+    st.caption(f"{len(sel.scores):,} nested options; ε_sel = {eps_sel:.3g}, Δu = {sel.sensitivity:.3g}. "
+               "The dashed line is a uniform choice: the smaller ε_sel, the closer the probabilities get to it.")
+
+    st.subheader("Budgets before and after")
+    if ss.get(SCHEME_KEY) not in chosen:
+        ss[SCHEME_KEY] = "uniform" if "uniform" in chosen else chosen[0]
+    scheme = st.segmented_control("Scheme", chosen, required=True, key=SCHEME_KEY)
+    try:
+        before = cache.scheme_summary(cur.token, x, cur.landmarks, scheme, eps, mechanism, reps, seed, w, None).budgets
+        after = cache_loss.budgets_for(cur.token, x, sel.chosen, scheme, eps_pub, mechanism, seed, w)
+        rows = []
+        for s in chosen:
+            plain = cache.scheme_summary(cur.token, x, cur.landmarks, s, eps, mechanism, reps, seed, w, None)
+            protected = cache_loss.dummy_summary(cur.token, x, cur.landmarks, s, eps, mechanism, reps, seed, w,
+                                                 method, share, utility)
+            rows.append({"scheme": s, "mae": plain.mae, "low": plain.mae_ci[0], "high": plain.mae_ci[1],
+                         "dummies": protected.mae, "dummies_low": protected.mae_ci[0],
+                         "dummies_high": protected.mae_ci[1]})
+    except LmdkError as exc:
+        st.error(str(exc), icon=":material/error:")
+        return
+    budget_fig = charts_loss.budgets_before_after(scheme, before, after, cur.landmarks, dm, epsilon=eps,
+                                                  publishing_epsilon=eps_pub)
+    st.plotly_chart(budget_fig, key="dummy_budget_chart", config=charts.MODEBAR)
+    st.caption("Bars: ε_t of one run; black diamonds: real landmarks; open diamonds: dummies, which now get "
+               "a landmark's budget.")
+
+    st.subheader("The cost of the protection: mean absolute error")
+    unit = views.MAE_UNIT[mechanism] or (cur.series.units or "value units")
+    mae_fig = charts_loss.mae_with_without(rows, unit=unit, epsilon=eps)
+    st.plotly_chart(mae_fig, key="dummy_mae_chart", config=charts.MODEBAR)
+    st.dataframe(_mae_table(rows, unit), hide_index=True, key="dummy_mae_table", column_config={
+        f"MAE without ({unit})": st.column_config.NumberColumn(format="%.4g"),
+        f"MAE with dummies ({unit})": st.column_config.NumberColumn(format="%.4g"),
+    })
+    st.caption(f"Mean over {reps} repetitions with 95 % confidence intervals; with dummies, every repetition makes "
+               "its own private selection of L′ (so the MAE includes that randomness).")
+
+    d = st.columns(4)
+    widgets.download_figure(timeline, "dummy_timeline", key="dl_dummy_timeline", container=d[0])
+    widgets.download_figure(opt_fig, "dummy_options", key="dl_dummy_options", container=d[1])
+    widgets.download_figure(budget_fig, "dummy_budgets", key="dl_dummy_budgets", container=d[2])
+    widgets.download_figure(mae_fig, "dummy_mae", key="dl_dummy_mae", container=d[3])
+    st.caption(widgets.PNG_NOTE)
+
+
+_page()
+_explain()

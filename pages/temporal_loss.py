@@ -1,0 +1,184 @@
+"""Temporal privacy loss: BPL/FPL/TPL under Markov correlation, the landmark temporal privacy loss, Figure 9."""
+import numpy as np
+import streamlit as st
+
+from lmdk import tpl, views, views_loss
+from lmdk.errors import LmdkError
+from ui import cache, cache_loss, charts, charts_loss, explain, state, widgets
+
+S_OPTIONS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 100.0)  # log-scale s slider
+PRESETS = ("weak", "moderate", "strong")
+SCHEME_KEY = "tpl_scheme"  # which of the shared schemes this page analyses (session only)
+MATRIX_KEY = "tpl_matrix_file"
+QUANTITY_KEY = "tpl_fig9_quantity"
+STATISTIC_KEY = "tpl_fig9_statistic"
+
+
+def _preset_changed() -> None:
+    """A preset sets s to its value; 'custom' keeps s."""
+    choice = st.session_state[state.widget_key(state.CORRELATION)] or st.session_state[state.CORRELATION]
+    st.session_state[state.CORRELATION] = choice
+    if choice in tpl.CORRELATION:
+        st.session_state[state.CORRELATION_S] = tpl.CORRELATION[choice]
+
+
+def _s_changed() -> None:
+    """Moving s selects the preset with that value, or 'custom'."""
+    s = st.session_state[state.widget_key(state.CORRELATION_S)]
+    st.session_state[state.CORRELATION_S] = s
+    st.session_state[state.CORRELATION] = next((p for p, v in tpl.CORRELATION.items() if v == s), "custom")
+
+
+def _explain() -> None:
+    explain.explain(
+        "**Why correlation matters.** Differential privacy bounds what *one* release tells about the event at its "
+        "timestamp. When consecutive events are correlated (a Markov chain with transition matrix P, known to the "
+        "adversary), the releases around t also tell about t: the backward privacy loss (BPL) adds up what the past "
+        "releases leak, the forward loss (FPL) what the future ones leak, and the temporal privacy loss "
+        "TPL = BPL + FPL − ε_t (Cao et al.). The increment L(α) never exceeds α, so the loss levels off at a "
+        "supremum unless P is deterministic somewhere (then it grows without bound).\n\n"
+        "**Correlation strength.** P is the identity smoothed by s: small s = strong correlation "
+        "(weak 1, moderate 0.1, strong 0.01). Or upload your own matrix: one row per state, rows summing to 1.\n\n"
+        "**With landmarks.** The overall loss at t adds, for every member i of L ∪ {t}, its own term α_i: BPL "
+        "restarted after the previous member plus FPL restarted before the next one, minus ε_i. Without "
+        "correlation this is Theorem 2's Σ_{L∪{t}} ε_i (dashed). The definition counts the releases between two "
+        "members twice, so under strong correlation it can exceed Σ_all ε — which always holds by sequential "
+        "composition; the *bound* line is the tighter of the two.\n\n"
+        "**Figure 9.** The same overall loss for synthetic landmark sets drawn from four distributions, "
+        "Uniform budgets ε/(|L|+1), averaged over a few draws.",
+        [r"\mathrm{BPL}_t = L_B(\mathrm{BPL}_{t-1}) + \varepsilon_t,\quad "
+         r"\mathrm{FPL}_t = L_F(\mathrm{FPL}_{t+1}) + \varepsilon_t,\quad "
+         r"\mathrm{TPL}_t = \mathrm{BPL}_t + \mathrm{FPL}_t - \varepsilon_t",
+         r"L(\alpha) = \max_{q,d \in P}\ \max_{S}\ \log\frac{q_S\,(e^{\alpha}-1)+1}{d_S\,(e^{\alpha}-1)+1},\qquad "
+         r"P_{ij} = \frac{[i=j] + s}{\sum_k ([i=k] + s)}",
+         r"\text{overall}(t) = \sum_{i \in L\cup\{t\}} \alpha_i,\qquad \alpha_i = \mathrm{BPL}_{[i^-+1,\,i]} + "
+         r"\mathrm{FPL}_{[i,\,i^+-1]} - \varepsilon_i,\qquad \text{bound}(t) = \min\big(\text{overall}(t), "
+         r"\textstyle\sum_{t'} \varepsilon_{t'}\big)"],
+        "§2.3 (Cao et al., Definition 2), §3.3, §4.1.2 and §4.2.2 (Figures 8–9); thesis Definition "
+        "\"landmark temporal privacy loss\"",
+    )
+
+
+def _correlation_controls(uploaded: bool):
+    """Preset / s slider / matrix upload; returns (matrix, description) or (None, None) after an error."""
+    ss = st.session_state
+    left, right = st.columns([5, 6], gap="large")
+    with left:
+        ss[state.widget_key(state.CORRELATION)] = ss[state.CORRELATION]
+        st.segmented_control("Correlation", [*PRESETS, "custom"], required=True, disabled=uploaded,
+                             key=state.widget_key(state.CORRELATION), on_change=_preset_changed,
+                             help="Presets of the paper (§4.1.2): weak s = 1, moderate s = 0.1, strong s = 0.01.")
+    with right:
+        ss[state.CORRELATION_S] = min(S_OPTIONS, key=lambda v: abs(np.log(v) - np.log(ss[state.CORRELATION_S])))
+        ss[state.widget_key(state.CORRELATION_S)] = ss[state.CORRELATION_S]
+        st.select_slider("Correlation strength s (log scale; smaller = stronger)", S_OPTIONS,
+                         format_func=lambda v: f"{v:g}", disabled=uploaded, key=state.widget_key(state.CORRELATION_S),
+                         on_change=_s_changed,
+                         help="Laplacian smoothing of the 2-state identity: P[i,j] = ([i=j] + s) / (1 + 2s).")
+    with st.expander("…or upload your own transition matrix (CSV)", expanded=uploaded, icon=":material/upload:"):
+        file = st.file_uploader(
+            f"Square, row-stochastic, at most {views_loss.MATRIX_MAX_STATES} states; numbers only (one optional "
+            "header row). Stays in this session.", type=["csv", "txt"], key=MATRIX_KEY)
+        st.caption("Example for two states: `0.9,0.1` on the first line, `0.2,0.8` on the second. "
+                   "Remove the file to go back to s.")
+    if file is not None:
+        try:
+            P = views_loss.read_transition_matrix(file.getvalue())
+        except LmdkError as exc:
+            st.error(f"Cannot use the uploaded matrix: {exc}", icon=":material/error:")
+            return None, None
+        return P, f"the uploaded {P.shape[0]}-state matrix"
+    s = float(ss[state.CORRELATION_S])
+    return tpl.transition_matrix(s), f"s = {s:g} ({ss[state.CORRELATION]})"
+
+
+def _page() -> None:
+    ss = st.session_state
+    st.title("Temporal privacy loss")
+    cur = state.current()
+    if cur is None:
+        st.info("No series yet — choose or upload one on the *Data & landmarks* page.")
+        return
+    with st.sidebar:
+        st.subheader("Scheme settings")
+        widgets.scheme_controls(cur.series.kind, cur.n)
+    chosen = list(ss[state.SCHEMES])
+    if not chosen:
+        st.warning("Pick at least one scheme in the sidebar.")
+        return
+    eps = float(ss[state.EPSILON])
+    reps, seed, w = int(ss[state.REPETITIONS]), int(ss[state.SEED]), int(ss[state.W])
+    x, mechanism, _ = views.release_input(cur.series, cur.landmarks)
+
+    if ss.get(SCHEME_KEY) not in chosen:
+        ss[SCHEME_KEY] = "uniform" if "uniform" in chosen else chosen[0]
+    scheme = st.segmented_control("Scheme whose budgets are analysed", chosen, required=True, key=SCHEME_KEY,
+                                  help="Any of the schemes picked in the sidebar; its colour is the same on every page.")
+    P, described = _correlation_controls(ss.get(MATRIX_KEY) is not None)
+    if P is None:
+        return
+    try:
+        summary = cache.scheme_summary(cur.token, x, cur.landmarks, scheme, eps, mechanism, reps, seed, w, None)
+        losses = cache_loss.temporal_losses(np.asarray(summary.budgets, dtype=float), cur.landmarks, P)
+    except LmdkError as exc:
+        st.error(f"Cannot compute the temporal privacy loss: {exc}", icon=":material/error:")
+        return
+    asym = losses.asymptotes
+    total = float(np.sum(summary.budgets))
+
+    cols = st.columns(4)
+    cols[0].metric("max TPL", f"{losses.tpl.max():.3g} ε", help="Largest temporal privacy loss over t.")
+    cols[1].metric("max overall loss (landmarks)", f"{losses.overall.max():.3g} ε",
+                   help="Largest landmark temporal privacy loss over t (thesis definition).")
+    cols[2].metric("without correlation", f"{losses.reference.max():.3g} ε",
+                   help="Largest Σ over L ∪ {t} of the budgets (Theorem 2).")
+    cols[3].metric("Σ of all budgets", f"{total:.3g} ε", help="User-level guarantee: sequential composition.")
+
+    st.subheader("Backward, forward and temporal privacy loss")
+    fig1 = charts_loss.temporal_loss(summary.budgets, losses.bpl, losses.fpl, losses.tpl, cur.landmarks,
+                                     scheme=scheme, epsilon=eps, asymptotes=asym)
+    st.plotly_chart(fig1, key="tpl_chart", config=charts.MODEBAR)
+    if np.isfinite(asym.bpl):
+        how = ("the limits far from the ends of the series" if asym.constant else
+               f"upper bounds: the limits at a constant budget of ε_max = {asym.epsilon_max:.3g}")
+        st.caption(f"{scheme} budgets, correlation {described}, ε = {eps:g}. Dotted lines: {how} — "
+                   f"BPL/FPL ≤ {asym.bpl:.4g}, TPL ≤ {asym.tpl:.4g}. Black diamonds: landmarks.")
+    else:
+        st.caption(f"{scheme} budgets, correlation {described}, ε = {eps:g}. Black diamonds: landmarks.")
+        st.warning("The supremum is **infinite** for this matrix: some state is reached deterministically, so every "
+                   "release adds to the loss and BPL grows without bound as the series gets longer.",
+                   icon=":material/all_inclusive:")
+
+    st.subheader("Landmark temporal privacy loss")
+    fig2 = charts_loss.landmark_loss(losses.overall, losses.own, losses.bound, losses.reference, cur.landmarks,
+                                     scheme=scheme, epsilon=eps)
+    st.plotly_chart(fig2, key="landmark_loss_chart", config=charts.MODEBAR)
+    st.caption(f"Overall loss at each t for L ∪ {{t}} (|L| = {cur.landmarks.size}); dashed: the same without "
+               f"correlation; shaded: the valid bound min(overall, Σ ε = {total:.3g}); grey dash-dot: the event's "
+               "own term α_t.")
+
+    st.subheader("Across landmark distributions (Figure 9)")
+    n_fig = min(cur.n, cache_loss.COMPARISON_N_MAX)
+    c1, c2 = st.columns(2)
+    quantity = c1.segmented_control("Quantity", ("overall", "own", "bound"), default="overall", required=True,
+                                    key=QUANTITY_KEY)
+    statistic = c2.segmented_control("Over t", ("max", "mean"), default="max", required=True, key=STATISTIC_KEY)
+    with st.spinner("Drawing landmark sets…"):
+        frame = cache_loss.distribution_comparison(n_fig, eps, P, seed)
+    fig3 = charts_loss.distribution_comparison(frame, quantity=quantity, statistic=statistic, epsilon=eps,
+                                               current_pct=100.0 * views.share(cur.landmarks, cur.n))
+    st.plotly_chart(fig3, key="distribution_chart", config=charts.MODEBAR)
+    capped = "" if n_fig == cur.n else f" (capped at {n_fig:,} events to keep the page fast)"
+    st.caption(f"n = {n_fig:,}{capped}, ε = {eps:g}, Uniform budgets ε/(|L|+1), correlation {described}; each point "
+               f"is the mean of {cache_loss.COMPARISON_REPETITIONS} landmark draws. Grey vertical line: the share of "
+               "landmarks in your series.")
+
+    d = st.columns(3)
+    widgets.download_figure(fig1, "temporal_privacy_loss", key="dl_tpl", container=d[0])
+    widgets.download_figure(fig2, "landmark_temporal_privacy_loss", key="dl_ltpl", container=d[1])
+    widgets.download_figure(fig3, "figure9_distributions", key="dl_fig9", container=d[2])
+    st.caption(widgets.PNG_NOTE)
+
+
+_page()
+_explain()

@@ -1,0 +1,83 @@
+"""Bounded ``st.cache_data`` wrappers for the temporal-loss and dummy-landmark pages (see ui.cache for the rules).
+
+Arguments are arrays and plain values (cache keys include the arrays, so a session's uploaded matrix
+or landmark set only ever hits its own entries); ``token`` names the series the arrays came from.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+from ui import state
+
+MAX_ENTRIES = 32
+COMPARISON_N_MAX = 1_000  # Figure 9 on the page uses min(n, this): 44 landmark draws × 5 repetitions stay < 0.3 s
+COMPARISON_REPETITIONS = 5
+
+
+@dataclass(frozen=True)
+class Losses:
+    """Everything the temporal-loss page draws for one budget sequence and one matrix."""
+
+    bpl: np.ndarray
+    fpl: np.ndarray
+    tpl: np.ndarray
+    overall: np.ndarray
+    own: np.ndarray
+    bound: np.ndarray
+    reference: np.ndarray  # privacy.landmark_loss: the overall loss without correlation (Theorem 2)
+    asymptotes: object  # lmdk.views_loss.Asymptotes
+
+
+@st.cache_data(max_entries=MAX_ENTRIES, show_spinner=False)
+def temporal_losses(budgets: np.ndarray, landmarks: np.ndarray, P: np.ndarray) -> Losses:
+    """BPL/FPL/TPL (lmdk.tpl), the landmark temporal privacy loss, its no-correlation line and the asymptotes."""
+    from lmdk import privacy, tpl, views_loss
+
+    bpl, fpl, tp = tpl.temporal_privacy_loss(budgets, P)
+    lm = tpl.landmark_temporal_privacy_loss(budgets, landmarks, P)
+    return Losses(bpl=bpl, fpl=fpl, tpl=tp, overall=lm.overall, own=lm.own, bound=lm.bound,
+                  reference=privacy.landmark_loss(budgets, landmarks), asymptotes=views_loss.loss_asymptotes(budgets, P))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def distribution_comparison(n: int, epsilon: float, P: np.ndarray, seed: int):
+    """Figure 9 for the current matrix and ε at n capped to COMPARISON_N_MAX (lmdk.views_loss)."""
+    from lmdk import views_loss
+
+    return views_loss.distribution_comparison(min(int(n), COMPARISON_N_MAX), epsilon, P,
+                                              repetitions=COMPARISON_REPETITIONS, rng=np.random.default_rng([seed, 9]))
+
+
+@st.cache_data(max_entries=MAX_ENTRIES, show_spinner=False)
+def selection(token: str, n: int, landmarks: np.ndarray, epsilon: float, method: str, utility: str, seed: int):
+    """One private dummy-landmark selection (lmdk.dummies.select) at the selection budget ``epsilon``."""
+    from lmdk import dummies
+
+    return dummies.select(n, landmarks, epsilon, method=method, utility=utility, rng=np.random.default_rng([seed, 7]))
+
+
+@st.cache_data(max_entries=MAX_ENTRIES, show_spinner=False)
+def budgets_for(token: str, x: np.ndarray, landmarks: np.ndarray, scheme: str, epsilon: float, mechanism: str,
+                seed: int, w: int) -> np.ndarray:
+    """Budgets of one run of ``scheme`` on a given landmark set (e.g. the chosen L′) with total ``epsilon``."""
+    from lmdk import schemes
+
+    rng = np.random.default_rng([seed, state.SCHEME_NAMES.index(scheme)])
+    return schemes.release(x, landmarks, scheme, epsilon, mechanism=mechanism, repetitions=1, rng=rng,
+                           w=w).budgets[0]
+
+
+@st.cache_data(max_entries=MAX_ENTRIES, show_spinner=False)
+def dummy_summary(token: str, x: np.ndarray, landmarks: np.ndarray, scheme: str, epsilon: float, mechanism: str,
+                  repetitions: int, seed: int, w: int, method: str, share: float, utility: str):
+    """``scheme`` released with dummy landmarks (schemes.release(dummies=…); one selection per repetition)."""
+    from lmdk import dummies, schemes, views
+
+    rng = np.random.default_rng([seed, state.SCHEME_NAMES.index(scheme), 1])
+    spec = dummies.DummySpec(method=method, share=share, utility=utility)
+    release = schemes.release(x, landmarks, scheme, epsilon, mechanism=mechanism, repetitions=repetitions,
+                              rng=rng, w=w, dummies=spec)
+    return views.summarize(scheme, x, release, landmarks, epsilon, mechanism)

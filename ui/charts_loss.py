@@ -1,0 +1,252 @@
+"""Plotly figures of the temporal-loss and dummy-landmark pages, in the conventions of ui.charts.
+
+Line styles carry meaning on both pages: a scheme's own quantities are drawn in its colour (solid =
+the headline quantity), the no-correlation reference is black dashed, asymptotes are black dotted,
+the goal ε is a thin light-grey line. Real landmarks are filled diamonds, dummies open diamonds.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from ui.charts import (
+    BAR_LIMIT,
+    DUMMY_MARKER,
+    LANDMARK_MARKER,
+    REGULAR,
+    SCHEME_COLOURS,
+    _base_layout,
+    rgba,
+)
+
+REFERENCE = dict(color="#000000", dash="dash", width=1.5)  # no correlation
+ASYMPTOTE = dict(color="#000000", dash="dot", width=1.5)
+GOAL = dict(color="#AAAAAA", width=1.2)
+OWN = dict(color="#555555", dash="dashdot", width=1.5)
+DISTRIBUTION_STYLE = {  # one colour (the budgets are Uniform's) and a marker + dash per landmark distribution
+    "skewed": dict(symbol="circle", dash="solid"),
+    "symmetric": dict(symbol="square", dash="dashdot"),
+    "bimodal": dict(symbol="triangle-up", dash="longdash"),
+    "uniform": dict(symbol="x", dash="longdashdot"),
+}
+LEGEND_MARGIN_TOP = 80
+LOG_RATIO = 30  # a MAE chart whose bars span more than this factor gets a log axis  # room for a two-line legend above the plot
+
+
+def _lines(n: int):
+    """Scattergl for long series (as ui.charts.timeline), Scatter otherwise."""
+    return go.Scattergl if n > 3_000 else go.Scatter
+
+
+def _sorted(indices: Iterable[int]) -> np.ndarray:
+    return np.asarray(sorted(set(int(i) for i in indices)), dtype=int)
+
+
+def _flat(fig: go.Figure, name: str, y: float, n: int, line: dict, hover: str) -> None:
+    """A horizontal reference line drawn as a legend entry (a two-point trace over the whole series)."""
+    fig.add_trace(go.Scatter(x=[0, max(n - 1, 1)], y=[y, y], mode="lines", line=line, name=name,
+                             hovertemplate=hover + f" = {y:.4g}<extra></extra>"))
+
+
+def temporal_loss(
+    budgets: np.ndarray, bpl: np.ndarray, fpl: np.ndarray, tpl: np.ndarray, landmarks: Iterable[int], *,
+    scheme: str, epsilon: float, asymptotes=None, height: int = 420, meta: dict | None = None,
+) -> go.Figure:
+    """BPL, FPL and TPL per timestamp for one scheme's budgets, ε_t (= all three without correlation) dashed."""
+    n = len(tpl)
+    t = np.arange(n)
+    colour = SCHEME_COLOURS.get(scheme, "#555555")
+    trace = _lines(n)
+    fig = go.Figure()
+    fig.add_trace(trace(x=t, y=budgets, mode="lines", line={**REFERENCE, "shape": "hvh"},
+                        name="ε_t (no correlation: BPL = FPL = TPL)", hovertemplate="t=%{x}<br>ε_t=%{y:.4g}<extra></extra>"))
+    fig.add_trace(trace(x=t, y=bpl, mode="lines", line=dict(color=colour, dash="dashdot", width=1.5),
+                        name="BPL (backward)", hovertemplate="t=%{x}<br>BPL=%{y:.4g}<extra></extra>"))
+    fig.add_trace(trace(x=t, y=fpl, mode="lines", line=dict(color=colour, dash="longdash", width=1.5),
+                        name="FPL (forward)", hovertemplate="t=%{x}<br>FPL=%{y:.4g}<extra></extra>"))
+    fig.add_trace(trace(x=t, y=tpl, mode="lines", line=dict(color=colour, width=2.5),
+                        name=f"TPL ({scheme})", hovertemplate="t=%{x}<br>TPL=%{y:.4g}<extra></extra>"))
+    lm = _sorted(landmarks)
+    if lm.size:
+        fig.add_trace(trace(x=lm, y=np.asarray(tpl)[lm], mode="markers", marker={**LANDMARK_MARKER, "size": 5},
+                            name="landmark", hovertemplate="landmark t=%{x}<br>TPL=%{y:.4g}<extra></extra>"))
+    if asymptotes is not None and np.isfinite(asymptotes.bpl):
+        word = "limit" if asymptotes.constant else "bound"
+        _flat(fig, f"BPL/FPL {word} (supremum)", asymptotes.bpl, n, ASYMPTOTE, "supremum")
+        _flat(fig, f"TPL {word}", asymptotes.tpl, n, {**ASYMPTOTE, "color": colour}, "TPL " + word)
+    _base_layout(fig, height=height, meta={"eps": epsilon, "scheme": scheme, **(meta or {})})
+    fig.update_layout(margin=dict(l=70, r=20, t=LEGEND_MARGIN_TOP, b=50))
+    fig.update_xaxes(title_text="timestamp t")
+    fig.update_yaxes(title_text="privacy loss (ε)", rangemode="tozero")
+    return fig
+
+
+def landmark_loss(
+    overall: np.ndarray, own: np.ndarray, bound: np.ndarray, reference: np.ndarray, landmarks: Iterable[int], *,
+    scheme: str, epsilon: float, height: int = 420, meta: dict | None = None,
+) -> go.Figure:
+    """Overall landmark temporal privacy loss per t with its own term and bound, against no correlation (dashed)."""
+    n = len(overall)
+    t = np.arange(n)
+    colour = SCHEME_COLOURS.get(scheme, "#555555")
+    trace = _lines(n)
+    fig = go.Figure()
+    fig.add_trace(trace(x=t, y=bound, mode="lines", line=dict(color=rgba(colour, 0.35), width=7),
+                        name="bound = min(overall, Σ ε)", hovertemplate="t=%{x}<br>bound=%{y:.4g}<extra></extra>"))
+    fig.add_trace(trace(x=t, y=overall, mode="lines", line=dict(color=colour, width=2),
+                        name=f"overall ({scheme})", hovertemplate="t=%{x}<br>overall=%{y:.4g}<extra></extra>"))
+    fig.add_trace(trace(x=t, y=own, mode="lines", line=OWN, name="own term α_t",
+                        hovertemplate="t=%{x}<br>α_t=%{y:.4g}<extra></extra>"))
+    fig.add_trace(trace(x=t, y=reference, mode="lines", line=REFERENCE, name="no correlation (Theorem 2)",
+                        hovertemplate="t=%{x}<br>Σ_{L∪{t}} ε_i=%{y:.4g}<extra></extra>"))
+    _flat(fig, "goal ε", float(epsilon), n, GOAL, "ε")
+    lm = _sorted(landmarks)
+    if lm.size:
+        fig.add_trace(trace(x=lm, y=np.asarray(overall)[lm], mode="markers", marker={**LANDMARK_MARKER, "size": 5},
+                            name="landmark", hovertemplate="landmark t=%{x}<br>overall=%{y:.4g}<extra></extra>"))
+    _base_layout(fig, height=height, meta={"eps": epsilon, "scheme": scheme, **(meta or {})})
+    fig.update_layout(margin=dict(l=70, r=20, t=LEGEND_MARGIN_TOP, b=50))
+    fig.update_xaxes(title_text="timestamp t")
+    fig.update_yaxes(title_text="privacy loss (ε)", rangemode="tozero")
+    return fig
+
+
+def distribution_comparison(
+    frame: pd.DataFrame, *, quantity: str, statistic: str, epsilon: float, current_pct: float | None = None,
+    height: int = 400, meta: dict | None = None,
+) -> go.Figure:
+    """Figure 9: the chosen quantity/statistic per landmark % for each distribution, no correlation dashed."""
+    sub = frame[(frame["quantity"] == quantity) & (frame["statistic"] == statistic)]
+    colour = SCHEME_COLOURS["uniform"]
+    fig = go.Figure()
+    for dist, style in DISTRIBUTION_STYLE.items():
+        part = sub[sub["distribution"] == dist].sort_values("landmark_pct")
+        if part.empty:
+            continue
+        fig.add_trace(go.Scatter(
+            x=part["landmark_pct"], y=part["value"], mode="lines+markers", name=dist,
+            line=dict(color=colour, dash=style["dash"], width=2),
+            marker=dict(symbol=style["symbol"], size=9, color=colour),
+            hovertemplate=dist + "<br>%{x} % landmarks<br>%{y:.4g}<extra></extra>",
+        ))
+    ref = sub.groupby("landmark_pct")["reference"].mean()
+    fig.add_trace(go.Scatter(x=ref.index, y=ref.values, mode="lines", line=REFERENCE, name="no correlation",
+                             hovertemplate="%{x} %<br>%{y:.4g}<extra>no correlation</extra>"))
+    if current_pct is not None:
+        top = float(np.nanmax(sub["value"])) if len(sub) else 1.0
+        fig.add_trace(go.Scatter(x=[current_pct, current_pct], y=[0, top], mode="lines",
+                                 line=dict(color=REGULAR, width=1.5), name=f"your series ({current_pct:.0f} %)",
+                                 hoverinfo="skip"))
+    _base_layout(fig, height=height, meta={"eps": epsilon, "quantity": quantity, "statistic": statistic,
+                                           **(meta or {})})
+    fig.update_layout(margin=dict(l=70, r=20, t=LEGEND_MARGIN_TOP, b=50))
+    fig.update_xaxes(title_text="landmarks (% of events)", range=[-3, 103])
+    fig.update_yaxes(title_text=f"{statistic} over t of {quantity} (ε)", rangemode="tozero")
+    return fig
+
+
+def selection_options(
+    dummies: np.ndarray, scores: np.ndarray, probabilities: np.ndarray, chosen: int, *,
+    utility: str, epsilon: float, height: int = 430, meta: dict | None = None,
+) -> go.Figure:
+    """Utility and selection probability of every option (x = number of dummies), the chosen one marked."""
+    k = len(scores)
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08)
+    fig.add_trace(go.Scatter(x=dummies, y=scores, mode="lines+markers" if k <= 60 else "lines",
+                             line=dict(color="#333333", width=1.8), marker=dict(size=5, color="#333333"),
+                             name="utility u(L, L′)", hovertemplate="%{x} dummies<br>u=%{y:.4g}<extra></extra>"),
+                  row=1, col=1)
+    if k <= BAR_LIMIT:
+        prob = go.Bar(x=dummies, y=probabilities, marker_color=REGULAR, marker_line_width=0, name="probability",
+                      hovertemplate="%{x} dummies<br>p=%{y:.4g}<extra></extra>")
+    else:
+        prob = go.Scatter(x=dummies, y=probabilities, mode="lines", line=dict(color=REGULAR, width=1, shape="hvh"),
+                          fill="tozeroy", fillcolor=rgba(REGULAR, 0.5), name="probability",
+                          hovertemplate="%{x} dummies<br>p=%{y:.4g}<extra></extra>")
+    fig.add_trace(prob, row=2, col=1)
+    fig.add_trace(go.Scatter(x=[dummies[0], dummies[-1]], y=[1.0 / k, 1.0 / k], mode="lines", line=REFERENCE,
+                             name="uniform choice (1 / #options)", hovertemplate="1/%{text}<extra></extra>",
+                             text=[k, k]), row=2, col=1)
+    for row, y in ((1, scores[chosen]), (2, probabilities[chosen])):
+        fig.add_trace(go.Scatter(x=[dummies[chosen]], y=[y], mode="markers", marker={**DUMMY_MARKER, "size": 13,
+                                                                                        "line": dict(width=2.5)},
+                                 name="chosen L′", showlegend=row == 1, legendgroup="chosen",
+                                 hovertemplate="chosen: %{x} dummies<extra></extra>"), row=row, col=1)
+    _base_layout(fig, height=height, meta={"eps": epsilon, "utility": utility, **(meta or {})})
+    fig.update_layout(margin=dict(l=70, r=20, t=LEGEND_MARGIN_TOP, b=50), bargap=0)
+    fig.update_yaxes(title_text=f"utility ({utility})", row=1, col=1)
+    fig.update_yaxes(title_text="selection probability", rangemode="tozero", row=2, col=1)
+    fig.update_xaxes(title_text="dummy landmarks in the option (|L′ ∖ L|)", row=2, col=1)
+    return fig
+
+
+def budgets_before_after(
+    scheme: str, before: np.ndarray, after: np.ndarray, landmarks: Iterable[int], dummies: Iterable[int], *,
+    epsilon: float, publishing_epsilon: float, row_height: int = 170, meta: dict | None = None,
+) -> go.Figure:
+    """One scheme's budget bars with L and total ε (top) and with L′ and ε − ε_sel (bottom)."""
+    lm, dm = _sorted(landmarks), _sorted(dummies)
+    colour = SCHEME_COLOURS.get(scheme, "#555555")
+    titles = [f"before: {scheme} on L, ε = {epsilon:g}",
+              f"after: {scheme} on L′ = L ∪ dummies, ε − ε_sel = {publishing_epsilon:.4g}"]
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.16, subplot_titles=titles)
+    for row, b in ((1, np.asarray(before, dtype=float)), (2, np.asarray(after, dtype=float))):
+        t = np.arange(b.size)
+        hover = "t=%{x}<br>ε_t=%{y:.4g}<extra>" + scheme + "</extra>"
+        if b.size <= BAR_LIMIT:
+            bars = go.Bar(x=t, y=b, marker_color=colour, marker_line_width=0, name=scheme, showlegend=False,
+                          hovertemplate=hover)
+        else:
+            bars = go.Scatter(x=t, y=b, mode="lines", line=dict(color=colour, width=1, shape="hvh"), fill="tozeroy",
+                              fillcolor=rgba(colour, 0.55), name=scheme, showlegend=False, hovertemplate=hover)
+        fig.add_trace(bars, row=row, col=1)
+        if lm.size:
+            fig.add_trace(go.Scatter(x=lm, y=b[lm], mode="markers", marker={**LANDMARK_MARKER, "size": 5},
+                                     name="landmark", legendgroup="landmark", showlegend=row == 1,
+                                     hovertemplate="landmark t=%{x}<br>ε_t=%{y:.4g}<extra></extra>"), row=row, col=1)
+        if row == 2 and dm.size:
+            fig.add_trace(go.Scatter(x=dm, y=b[dm], mode="markers", marker={**DUMMY_MARKER, "size": 7},
+                                     name="dummy landmark", legendgroup="dummy",
+                                     hovertemplate="dummy t=%{x}<br>ε_t=%{y:.4g}<extra></extra>"), row=row, col=1)
+        fig.update_yaxes(title_text="ε_t", rangemode="tozero", row=row, col=1)
+    _base_layout(fig, height=110 + 2 * row_height, meta={"eps": epsilon, "scheme": scheme, **(meta or {})})
+    fig.update_layout(bargap=0, margin=dict(l=70, r=20, t=LEGEND_MARGIN_TOP + 20, b=50),
+                      legend=dict(y=1.1, yanchor="bottom"))
+    fig.update_xaxes(title_text="timestamp t", row=2, col=1)
+    return fig
+
+
+def mae_with_without(rows: Sequence[dict], *, unit: str, epsilon: float, meta: dict | None = None) -> go.Figure:
+    """MAE per scheme without (solid) and with dummy landmarks (hatched), 95 % CI whiskers; log axis for wide ranges.
+
+    rows: {scheme, mae, low, high, dummies, dummies_low, dummies_high}.
+    """
+    schemes = [r["scheme"] for r in rows]
+    colours = [SCHEME_COLOURS.get(s, "#555555") for s in schemes]
+    fig = go.Figure()
+    for label, key, marker in (
+        ("without dummies", "mae", dict(color=colours)),
+        ("with dummies", "dummies", dict(color=[rgba(c, 0.35) for c in colours], pattern=dict(shape="/", fgcolor="#333"),
+                                         line=dict(color="#333", width=1))),
+    ):
+        lo, hi = ("low", "high") if key == "mae" else ("dummies_low", "dummies_high")
+        values = [r[key] for r in rows]
+        fig.add_trace(go.Bar(
+            y=schemes, x=values, orientation="h", name=label, marker=marker,
+            error_x=dict(type="data", symmetric=False, color="#333",
+                         array=[r[hi] - r[key] for r in rows], arrayminus=[r[key] - r[lo] for r in rows]),
+            hovertemplate="%{y}: %{x:.4g} " + unit + "<extra>" + label + "</extra>",
+        ))
+    _base_layout(fig, height=100 + 70 * max(len(rows), 1), meta={"eps": epsilon, **(meta or {})})
+    fig.update_layout(barmode="group", margin=dict(l=90, r=30, t=50, b=50))
+    values = np.array([[r["mae"], r["dummies"]] for r in rows], dtype=float)
+    positive = values[np.isfinite(values) & (values > 0)]
+    log = positive.size > 0 and positive.max() / positive.min() > LOG_RATIO
+    fig.update_xaxes(title_text=f"mean absolute error ({unit})" + (", log scale" if log else ""),
+                     type="log" if log else "linear", rangemode="normal" if log else "tozero")
+    fig.update_yaxes(autorange="reversed")
+    return fig
