@@ -1,0 +1,117 @@
+"""AppTest: the Dummy landmarks page (method, utility, share, optimal's size limit, chart traces, MAE cost)."""
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui import state
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+PAGE = "pages/dummy_landmarks.py"
+CHARTS = ("timeline", "options", "budgets", "mae")
+
+
+def open_page(**query) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=90)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def specs(at: AppTest) -> dict[str, dict]:
+    return dict(zip(CHARTS, (json.loads(c.proto.spec) for c in at.get("plotly_chart"))))
+
+
+def trace(figure: dict, name: str) -> dict:
+    return next(t for t in figure["data"] if t.get("name") == name)
+
+
+def array(value) -> np.ndarray:
+    """A plotly JSON array (plain list or base64 'bdata' with dtype) as numpy."""
+    if isinstance(value, dict) and "bdata" in value:
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+    return np.asarray(value)
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+@pytest.fixture(scope="module")
+def small() -> AppTest:
+    """18 events with 4 landmarks: small enough for every method, including optimal."""
+    return open_page(source="synthetic", syn_n="18", syn_frac="0.25", reps="20", dummy_method="heuristic")
+
+
+def test_default_render_shows_real_and_dummy_landmarks_options_budgets_and_mae():
+    at = open_page()
+    assert at.title[0].value == "Dummy landmarks" and not at.error
+    figs = specs(at)
+    real = array(trace(figs["timeline"], "landmark")["customdata"])
+    dummies = array(trace(figs["timeline"], "dummy landmark")["customdata"])
+    assert real.size == 200 and dummies.size == int(metric(at, "dummies |L′ ∖ L|").replace(",", ""))
+    assert not np.intersect1d(real, dummies).size
+    assert figs["timeline"]["layout"]["meta"]["dummies"] == dummies.size
+    names = {t.get("name") for t in figs["options"]["data"]}
+    assert {"utility u(L, L′)", "probability", "chosen L′", "uniform choice (1 / #options)"} <= names
+    assert figs["budgets"]["layout"]["meta"]["scheme"] == "uniform"
+    assert {"landmark", "dummy landmark"} <= {t.get("name") for t in figs["budgets"]["data"]}
+    mae = {t["name"]: t for t in figs["mae"]["data"]}
+    assert set(mae) == {"without dummies", "with dummies"}
+    assert list(mae["with dummies"]["y"]) == list(state.SCHEME_NAMES)
+    assert "error_x" in mae["with dummies"] and "kWh" in figs["mae"]["layout"]["xaxis"]["title"]["text"]
+    assert at.expander[-1].label == "What am I looking at?" and len(at.latex) >= 3
+
+
+def test_optimal_on_a_long_series_shows_the_core_error():
+    at = open_page()
+    at.segmented_control(key=state.widget_key(state.DUMMY_METHOD)).set_value("optimal").run()
+    assert not at.exception
+    assert at.error and "exceeds the limit" in at.error[0].value and "heuristic" in at.error[0].value
+    assert not at.get("plotly_chart")
+    assert at.expander[-1].label == "What am I looking at?"
+
+
+def test_every_method_runs_on_a_small_series(small):
+    at = small
+    for method in ("optimal", "heuristic", "partitioned", "random"):
+        at.segmented_control(key=state.widget_key(state.DUMMY_METHOD)).set_value(method).run()
+        assert not at.exception and not at.error, method
+        figs = specs(at)
+        probs = array(trace(figs["options"], "probability")["y"])
+        k = int(metric(at, "real landmarks |L|"))
+        assert probs.size == 18 - k and probs.sum() == pytest.approx(1.0)  # n − |L| nested options
+        assert f"({method}," in " ".join(c.value for c in at.caption)
+
+
+def test_share_and_utility_change_the_selection_budget(small):
+    at = small
+    at.select_slider(key=state.widget_key(state.DUMMY_SHARE)).set_value(0.5).run()
+    assert not at.exception
+    assert metric(at, "ε for selection") == "0.5" and metric(at, "ε for publishing") == "0.5"
+    before = array(trace(specs(at)["options"], "probability")["y"])
+    at.segmented_control(key=state.widget_key(state.DUMMY_UTILITY)).set_value("count").run()
+    assert not at.exception
+    after = array(trace(specs(at)["options"], "probability")["y"])
+    assert np.all(np.diff(after) < 0)  # count utility: fewer dummies are always more likely
+    assert not np.allclose(before, after)
+
+
+def test_scheme_choice_and_epsilon_update_budgets_before_after(small):
+    at = small
+    at.segmented_control(key="dummy_scheme").set_value("skip").run()
+    assert not at.exception
+    figs = specs(at)
+    assert figs["budgets"]["layout"]["meta"]["scheme"] == "skip"
+    at.select_slider(key=state.widget_key(state.EPSILON)).set_value(2.0).run()
+    assert all(f["layout"]["meta"]["eps"] == 2.0 for f in specs(at).values())
+    table = at.dataframe[-1].value
+    assert list(table["scheme"]) == list(state.SCHEME_NAMES) and "cost" in table.columns

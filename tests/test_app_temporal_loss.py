@@ -1,0 +1,112 @@
+"""AppTest: the Temporal privacy loss page (correlation presets/slider, matrix upload, scheme, chart traces)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui import state
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+PAGE = "pages/temporal_loss.py"
+
+
+def open_page(**query) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=90)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def spec(at: AppTest, index: int) -> dict:
+    return json.loads(at.get("plotly_chart")[index].proto.spec)
+
+
+def names(figure: dict) -> list[str]:
+    return [trace.get("name") for trace in figure["data"]]
+
+
+@pytest.fixture(scope="module")
+def small() -> AppTest:
+    """A short synthetic series keeps every run fast; the widgets are exercised on it in order."""
+    return open_page(source="synthetic", syn_n="120", syn_frac="0.2", reps="10")
+
+
+def test_default_render_has_the_three_charts_and_the_explanation():
+    at = open_page()
+    assert at.title[0].value == "Temporal privacy loss"
+    assert not at.error
+    tpl_names, lm_names, fig9_names = names(spec(at, 0)), names(spec(at, 1)), names(spec(at, 2))
+    assert {"BPL (backward)", "FPL (forward)", "TPL (uniform)", "landmark"} <= set(tpl_names)
+    assert any(n.startswith("ε_t (no correlation") for n in tpl_names)
+    assert any("limit (supremum)" in n for n in tpl_names)  # Uniform spends a constant budget: exact limit
+    assert {"overall (uniform)", "own term α_t", "no correlation (Theorem 2)", "goal ε"} <= set(lm_names)
+    assert any(n.startswith("bound") for n in lm_names)
+    assert {"skewed", "symmetric", "bimodal", "uniform", "no correlation"} <= set(fig9_names)
+    figure = spec(at, 0)
+    assert figure["layout"]["meta"] == {"eps": 1.0, "scheme": "uniform"}
+    assert "ε" in figure["layout"]["yaxis"]["title"]["text"] and "timestamp" in figure["layout"]["xaxis"]["title"]["text"]
+    assert at.expander[-1].label == "What am I looking at?" and len(at.latex) >= 3
+
+
+def test_presets_and_slider_stay_in_sync_and_change_the_loss(small):
+    at = small
+    before = spec(at, 0)
+    at.segmented_control(key=state.widget_key(state.CORRELATION)).set_value("strong").run()
+    assert not at.exception
+    assert at.session_state[state.CORRELATION_S] == 0.01
+    assert spec(at, 0)["data"] != before["data"]
+    at.select_slider(key=state.widget_key(state.CORRELATION_S)).set_value(0.002).run()
+    assert at.session_state[state.CORRELATION] == "custom"
+    at.select_slider(key=state.widget_key(state.CORRELATION_S)).set_value(1.0).run()
+    assert at.session_state[state.CORRELATION] == "weak"
+
+
+def test_scheme_and_epsilon_change_the_charts(small):
+    at = small
+    at.segmented_control(key="tpl_scheme").set_value("skip").run()
+    assert not at.exception
+    assert "TPL (skip)" in names(spec(at, 0)) and spec(at, 0)["layout"]["meta"]["scheme"] == "skip"
+    assert any("bound (supremum)" in n for n in names(spec(at, 0)))  # skip's budgets vary: an upper bound
+    at.select_slider(key=state.widget_key(state.EPSILON)).set_value(2.0).run()
+    assert not at.exception
+    assert all(spec(at, i)["layout"]["meta"]["eps"] == 2.0 for i in range(3))
+
+
+def test_figure9_quantity_and_statistic(small):
+    at = small
+    at.segmented_control(key="tpl_fig9_quantity").set_value("bound").run()
+    at.segmented_control(key="tpl_fig9_statistic").set_value("mean").run()
+    assert not at.exception
+    layout = spec(at, 2)["layout"]
+    assert layout["meta"]["quantity"] == "bound" and layout["meta"]["statistic"] == "mean"
+    assert layout["yaxis"]["title"]["text"] == "mean over t of bound (ε)"
+
+
+def test_bad_matrix_upload_shows_the_core_message_and_a_good_one_is_used():
+    at = open_page(source="synthetic", syn_n="60", reps="5")
+    at.file_uploader(key="tpl_matrix_file").upload("P.csv", b"0.5,0.6\n0.2,0.8\n", "text/csv").run()
+    assert not at.exception
+    assert at.error and "row-stochastic" in at.error[0].value
+    assert not at.get("plotly_chart")  # nothing is drawn from an invalid matrix
+    at.file_uploader(key="tpl_matrix_file").upload("P.csv", b"1,0\n0,1\n", "text/csv").run()
+    assert not at.exception and not at.error
+    assert any("infinite" in w.value for w in at.warning)  # a deterministic chain: the supremum diverges
+    assert not any("supremum" in n for n in names(spec(at, 0)))
+    assert "uploaded 2-state matrix" in " ".join(c.value for c in at.caption)
+    tpl = next(t for t in spec(at, 0)["data"] if t["name"] == "TPL (uniform)")
+    assert tpl["y"]  # drawn
+
+
+def test_no_scheme_selected_warns():
+    at = open_page(source="synthetic", syn_n="60", schemes="")
+    at.multiselect(key=state.widget_key(state.SCHEMES)).set_value([]).run()
+    assert not at.exception
+    assert any("at least one scheme" in w.value for w in at.warning)
+    assert np.size(at.get("plotly_chart")) == 0
