@@ -121,10 +121,14 @@ def release(trajectory_cells, events, epsilon: float, alpha: float, M, grid: Gri
             o = min(int(np.searchsorted(row, g.random() * row[-1], side="right")), m - 1)
             col = E[:, o]
             leaks = np.zeros(len(evs))
+            limit = epsilon * (1 + REL_TOL)
             for k, tr in enumerate(trackers):
                 b, d = tr.candidate(col)
-                leaks[k] = worst_case_from_vectors(tr.a, b, d, a_not=tr.a_not, method=method)[0]
-            if fallback or np.all(leaks <= epsilon * (1 + REL_TOL)):
+                leaks[k] = worst_case_from_vectors(tr.a, b, d, a_not=tr.a_not, method=method,
+                                                   stop_above=None if fallback else limit)[0]
+                if leaks[k] > limit and not fallback:
+                    break  # rejected: the other events need not be checked
+            if fallback or np.all(leaks <= limit):
                 break
             h += 1
         for tr in trackers:

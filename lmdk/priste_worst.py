@@ -35,9 +35,13 @@ quadratic-program solver as in the paper is unnecessary.)
 
 Algorithm. Candidate vertices are the vertices of the 3-D convex hull of the m points (Qhull via
 scipy.spatial.ConvexHull on per-coordinate min–max scaled points); when Qhull cannot build a
-3-D hull (fewer than 5 points, coplanar or collinear sets) every distinct point is a candidate. Every pair of candidates is a segment inside Q, and the pairs include every edge, so
-the search is exact. On a segment π(s) = (1 − s)e_i + s e_j, F(s) = N(s)/D(s) with N = y·v and
-D = x·u quadratics in s; F′ = 0 ⇔ N′D − ND′ = 0, whose cubic terms cancel:
+3-D hull (fewer than 5 points, coplanar or collinear sets) every distinct point is a candidate.
+Every pair of candidates is a segment inside Q, and the pairs include every edge, so the search
+is exact — up to Qhull dropping a vertex within its rounding tolerance. To be exact regardless,
+the hull's value is then certified: a cheap per-pair upper bound (see _uncertified_pairs) lists
+every pair of points whose segment could still beat it, and those are searched too.
+
+On a segment π(s) = (1 − s)e_i + s e_j, F(s) = N(s)/D(s) with N = y·v and D = x·u quadratics in s; F′ = 0 ⇔ N′D − ND′ = 0, whose cubic terms cancel:
 
     (n₂d₁ − n₁d₂)s² + 2(n₂d₀ − n₀d₂)s + (n₁d₀ − n₀d₁) = 0.
 
@@ -110,10 +114,14 @@ def _stationary(x0, x1, v0, v1, y0, y1, u0, u1) -> tuple[np.ndarray, np.ndarray]
     return r1, r2
 
 
-def worst_case_from_vectors(a, b, d, *, a_not=None, method: str = "hull") -> tuple[float, np.ndarray, float]:
+def worst_case_from_vectors(a, b, d, *, a_not=None, method: str = "hull",
+                            stop_above: float | None = None) -> tuple[float, np.ndarray, float]:
     """sup over π of |log Pr(o|E)/Pr(o|¬E)| from the vectors of :func:`event_vectors4`; returns (value, π*, log F(π*)).
 
     ``method="pairs"`` skips the convex hull and searches every pair of distinct points (O(m²)).
+    ``stop_above``: if the hull search alone already finds a prior whose leakage exceeds it, return
+    that (a lower bound of the supremum, attained by the returned π) without certifying — enough to
+    reject a candidate release.
     The value is +inf when some prior makes the observations impossible under exactly one of
     EVENT/¬EVENT, and 0 when no prior gives both EVENT and ¬EVENT positive probability.
     """
@@ -128,29 +136,78 @@ def worst_case_from_vectors(a, b, d, *, a_not=None, method: str = "hull") -> tup
     scale = (b + d).max()
     if scale > 0:
         b, d = b / scale, d / scale
-    idx = _candidate_vertices(np.stack((a, b, d), axis=1), method)
+    vecs = (a, an, b, d)
+    if method == "pairs":
+        best = _search(_all_pairs(_distinct(np.stack((a, b, d), axis=1))), vecs)
+    else:
+        best = _search(_all_pairs(_candidate_vertices(np.stack((a, b, d), axis=1), method)), vecs)
+        extra = _uncertified_pairs(vecs, best[0]) if stop_above is None or best[0] <= stop_above else ((),)
+        if len(extra[0]):
+            cand = _search(extra, vecs)
+            best = cand if cand[0] > best[0] else best
+    value, (pi_i, pi_j, s), lf = best
+    pi = np.zeros(m)
+    if np.isnan(lf):
+        pi[0] = 1.0
+        return 0.0, pi, lf
+    pi[pi_i] += 1.0 - s
+    pi[pi_j] += s
+    return value, pi, lf
+
+
+def _all_pairs(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every unordered pair of the given indices (the single index paired with itself when there is one)."""
     i, j = np.triu_indices(idx.size, k=0 if idx.size == 1 else 1)
+    return idx[i], idx[j]
+
+
+def _search(pairs: tuple[np.ndarray, np.ndarray], vecs) -> tuple[float, tuple[int, int, float], float]:
+    """max |log F| over the segments ``pairs``: (value, (i, j, s) of the maximiser, log F there)."""
+    a, an, b, d = vecs
+    i, j = pairs
     # both orientations, so every evaluated s ≤ 1/2 and the small weight is represented exactly
-    i, j = np.concatenate((idx[i], idx[j])), np.concatenate((idx[j], idx[i]))
+    i, j = np.concatenate((i, j)), np.concatenate((j, i))
     coef = (a[i], a[j], an[i], an[j], b[i], b[j], d[i], d[j])
     r1, r2 = _stationary(*coef)
     inner = lambda r: np.where((r > 0) & (r <= 0.5), r, np.nan)  # noqa: E731
     S = np.stack([np.zeros_like(r1), np.full_like(r1, ETA), inner(r1), inner(r2)])
     L = _log_f(S, *coef)
     if not np.any(~np.isnan(L)):
-        pi = np.zeros(m)
-        pi[0] = 1.0
-        return 0.0, pi, float("nan")
-    hi = np.where(np.isnan(L), -np.inf, L)
-    lo = np.where(np.isnan(L), -np.inf, -L)
-    k_hi, k_lo = np.unravel_index(np.argmax(hi), L.shape), np.unravel_index(np.argmax(lo), L.shape)
-    k = k_hi if hi[k_hi] >= lo[k_lo] else k_lo
-    s = float(S[k])
-    pi = np.zeros(m)
-    pi[i[k[1]]] += 1.0 - s
-    pi[j[k[1]]] += s
-    lf = float(L[k])
-    return max(abs(lf), 0.0), pi, lf
+        return 0.0, (0, 0, 0.0), float("nan")
+    A = np.where(np.isnan(L), -np.inf, np.abs(L))
+    k = np.unravel_index(np.argmax(A), L.shape)
+    return float(A[k]), (int(i[k[1]]), int(j[k[1]]), float(S[k])), float(L[k])
+
+
+def _uncertified_pairs(vecs, value: float, block: int = 512) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs whose segment could exceed ``value``: a bound that makes the hull search immune to Qhull's precision.
+
+    On a segment both y/x and v/u are linear-fractional in s, hence monotone, so log F ≤ max(log r_i, log r_j) +
+    max(log q_i, log q_j) with r = b/a, q = ā/d (and log(1/F) likewise with the negated logs). A ratio that is
+    0/0 at an endpoint is constant along the segment and so only the other endpoint counts (−∞ here);
+    a NaN bound (∞ − ∞) counts as +∞. Pairs whose bound exceeds ``value`` are returned for exact search.
+    """
+    a, an, b, d = vecs
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lr, lq = np.log(b) - np.log(a), np.log(an) - np.log(d)
+    fix = lambda v: np.where(np.isnan(v), -np.inf, v)  # noqa: E731
+    sides = ((fix(lr), fix(lq)), (fix(-lr), fix(-lq)))
+    thr = value + 1e-12 * max(1.0, abs(value))
+    out_i, out_j = [], []
+    m = a.size
+    for lo in range(0, m, block):
+        rows = slice(lo, min(lo + block, m))
+        need = np.zeros((rows.stop - lo, m), dtype=bool)
+        for r, q in sides:
+            with np.errstate(invalid="ignore"):
+                ub = np.maximum(r[rows, None], r[None, :]) + np.maximum(q[rows, None], q[None, :])
+            need |= np.isnan(ub) | (ub > thr)
+        ii, jj = np.nonzero(need)
+        ii += lo
+        keep = jj >= ii
+        out_i.append(ii[keep])
+        out_j.append(jj[keep])
+    return np.concatenate(out_i), np.concatenate(out_j)
 
 
 def worst_case_leakage(event: Event, M, E, observations, *, method: str = "hull") -> tuple[float, np.ndarray]:

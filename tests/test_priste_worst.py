@@ -165,3 +165,18 @@ def test_thousand_timestamps_worst_case_is_finite_and_exact():
         assert np.isfinite(value) and value > 0
         assert worst_case_leakage(ev, M, E, obs[:n], method="pairs")[0] == pytest.approx(value, rel=1e-10)
         assert leakage(ev, pi, M, E, obs[:n]) == pytest.approx(value, rel=1e-6)
+
+
+def test_certification_recovers_vertices_the_hull_missed(monkeypatch):
+    # pretend Qhull lost the optimal vertices: the bound-based certification must still find the exact optimum
+    import lmdk.priste_worst as pw
+
+    rng = np.random.default_rng(9)
+    m = 80
+    a = rng.random(m) ** 2
+    b, d = a * rng.random(m), (1 - a) * rng.random(m)
+    want, pi, _ = worst_case_from_vectors(a, b, d, method="pairs")
+    best = set(np.flatnonzero(pi > 0).tolist())
+    monkeypatch.setattr(pw, "_candidate_vertices", lambda P, method: np.array(
+        [k for k in range(m) if k not in best][:6]))
+    assert worst_case_from_vectors(a, b, d)[0] == pytest.approx(want, rel=1e-12)
