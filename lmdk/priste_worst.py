@@ -137,6 +137,10 @@ def worst_case_from_vectors(a, b, d, *, a_not=None, method: str = "hull",
     if scale > 0:
         b, d = b / scale, d / scale
     vecs = (a, an, b, d)
+    if stop_above is not None:  # cheap rejection: the m vertices of the simplex first
+        quick = _search((np.arange(m), np.arange(m)), vecs)
+        if quick[0] > stop_above:
+            return _result(quick, m)
     if method == "pairs":
         best = _search(_all_pairs(_distinct(np.stack((a, b, d), axis=1))), vecs)
     else:
@@ -145,6 +149,11 @@ def worst_case_from_vectors(a, b, d, *, a_not=None, method: str = "hull",
         if len(extra[0]):
             cand = _search(extra, vecs)
             best = cand if cand[0] > best[0] else best
+    return _result(best, m)
+
+
+def _result(best, m: int) -> tuple[float, np.ndarray, float]:
+    """(value, π as a length-m vector, log F) from a :func:`_search` result."""
     value, (pi_i, pi_j, s), lf = best
     pi = np.zeros(m)
     if np.isnan(lf):
