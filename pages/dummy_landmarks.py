@@ -158,11 +158,10 @@ def _page() -> None:
         rows = []
         for s in chosen:
             plain = cache.scheme_summary(cur.token, x, cur.landmarks, s, eps, mechanism, reps, seed, w, None)
-            protected = cache_loss.dummy_summary(cur.token, x, cur.landmarks, s, eps, mechanism, reps, seed, w,
-                                                 method, share, utility)
+            mae, (low, high) = cache_loss.dummy_mae(cur.token, x, cur.landmarks, s, eps, mechanism, reps, seed, w,
+                                                    method, share, utility)
             rows.append({"scheme": s, "mae": plain.mae, "low": plain.mae_ci[0], "high": plain.mae_ci[1],
-                         "dummies": protected.mae, "dummies_low": protected.mae_ci[0],
-                         "dummies_high": protected.mae_ci[1]})
+                         "dummies": mae, "dummies_low": low, "dummies_high": high})
     except LmdkError as exc:
         st.error(str(exc), icon=":material/error:")
         return

@@ -71,13 +71,15 @@ def budgets_for(token: str, x: np.ndarray, landmarks: np.ndarray, scheme: str, e
 
 
 @st.cache_data(max_entries=MAX_ENTRIES, show_spinner=False)
-def dummy_summary(token: str, x: np.ndarray, landmarks: np.ndarray, scheme: str, epsilon: float, mechanism: str,
-                  repetitions: int, seed: int, w: int, method: str, share: float, utility: str):
-    """``scheme`` released with dummy landmarks (schemes.release(dummies=…); one selection per repetition)."""
-    from lmdk import dummies, schemes, views
+def dummy_mae(token: str, x: np.ndarray, landmarks: np.ndarray, scheme: str, epsilon: float, mechanism: str,
+              repetitions: int, seed: int, w: int, method: str, share: float, utility: str) -> tuple[float, tuple]:
+    """MAE and 95 % CI (as ui.cache.scheme_summary's) of ``scheme`` released with dummy landmarks
+    (schemes.release(dummies=…): one private selection of L′ per repetition)."""
+    from lmdk import dummies, metrics, schemes
 
     rng = np.random.default_rng([seed, state.SCHEME_NAMES.index(scheme), 1])
     spec = dummies.DummySpec(method=method, share=share, utility=utility)
     release = schemes.release(x, landmarks, scheme, epsilon, mechanism=mechanism, repetitions=repetitions,
                               rng=rng, w=w, dummies=spec)
-    return views.summarize(scheme, x, release, landmarks, epsilon, mechanism)
+    error = metrics.mae(x, release.values, mechanism)
+    return error.mean, error.ci
