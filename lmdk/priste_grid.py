@@ -152,7 +152,7 @@ def delta_location_set(prior, delta: float) -> np.ndarray:
 
 
 def restricted_emission(emission, allowed) -> np.ndarray:
-    """Emission restricted to the output cells ``allowed`` (Algorithm 3, line 4): E[i, o]·[o∈ΔX] renormalised per row."""
+    """Emission restricted to the output cells ``allowed`` (Algorithm 3, line 4): E[i, o]·[o∈ΔX], rows renormalised."""
     E = np.asarray(emission, dtype=float)
     mask = np.asarray(allowed, dtype=bool)
     if mask.shape != (E.shape[1],) or not mask.any():

@@ -96,7 +96,7 @@ def _initial_world(event: Event) -> int:
 
 
 def prior_vector(event: Event, M, *, negate: bool = False) -> np.ndarray:
-    """a[i] = Pr(EVENT | l_0 = i), so Pr(EVENT) = π·a (Lemma 3.1, Eq. 9; Eq. 17); ``negate`` gives Pr(¬EVENT | l_0)."""
+    """a[i] = Pr(EVENT | l_0 = i), so Pr(EVENT) = π·a (Lemma 3.1, Eqs. 9, 17); ``negate``: Pr(¬EVENT | l_0)."""
     P = check_transition(M)
     event.validate_for(P.shape[0])
     g = future_vectors(event, P, 0, negate=negate)[0]
@@ -281,13 +281,13 @@ def _gate_forward_sparse(kind: str, X: list, r: np.ndarray) -> list:
 
 
 def event_vectors(event: Event, M, E, observations) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(a, b, c) with π·a = Pr(EVENT), π·b ∝ Pr(EVENT, o_0..o_t), π·c ∝ Pr(o_0..o_t) (one common factor), Eqs. 17–20."""
+    """(a, b, c): π·a = Pr(EVENT), π·b ∝ Pr(EVENT, o_0..o_t), π·c ∝ Pr(o_0..o_t) (one common factor), Eqs. 17–20."""
     a, a_not, b, d = event_vectors4(event, M, E, observations)
     return a, b, b + d
 
 
 def event_vectors4(event: Event, M, E, observations):
-    """(a, ā, b, d): Pr(EVENT | l_0), Pr(¬EVENT | l_0), ∝ Pr(EVENT, o | l_0), ∝ Pr(¬EVENT, o | l_0) (max(b+d) = 1)."""
+    """(a, ā, b, d): Pr(EVENT | l_0), Pr(¬EVENT | l_0), ∝ Pr(EVENT, o | l_0), ∝ Pr(¬EVENT, o | l_0); max(b+d) = 1."""
     tr = EventTracker(event, M)
     obs = check_observations(observations, tr.M.shape[0])
     for t, o in enumerate(obs[:-1]):

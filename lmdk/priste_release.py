@@ -146,7 +146,7 @@ def release(trajectory_cells, events, epsilon: float, alpha: float, M, grid: Gri
 
 def release_repetitions(trajectory_cells, events, epsilon: float, alpha: float, M, grid: Grid, repetitions: int, *,
                         delta: float | None = None, rng=None, **kwargs) -> pd.DataFrame:
-    """Run :func:`release` ``repetitions`` times with independent streams of ``rng``; tidy frame with a ``rep`` column."""
+    """Run :func:`release` ``repetitions`` times on independent streams of ``rng``; tidy frame with a ``rep`` column."""
     if not isinstance(repetitions, (int, np.integer)) or repetitions < 1:
         raise ParameterError(f"repetitions must be a positive integer, got {repetitions!r}")
     streams = as_generator(rng).spawn(int(repetitions))

@@ -41,15 +41,16 @@ is exact — up to Qhull dropping a vertex within its rounding tolerance. To be 
 the hull's value is then certified: a cheap per-pair upper bound (see _uncertified_pairs) lists
 every pair of points whose segment could still beat it, and those are searched too.
 
-On a segment π(s) = (1 − s)e_i + s e_j, F(s) = N(s)/D(s) with N = y·v and D = x·u quadratics in s; F′ = 0 ⇔ N′D − ND′ = 0, whose cubic terms cancel:
+On a segment π(s) = (1 − s)e_i + s e_j, F(s) = N(s)/D(s) with N = y·v and D = x·u quadratics in s;
+F′ = 0 ⇔ N′D − ND′ = 0, whose cubic terms cancel:
 
     (n₂d₁ − n₁d₂)s² + 2(n₂d₀ − n₀d₂)s + (n₁d₀ − n₀d₁) = 0.
 
 So log F is evaluated at the endpoints, at the real roots in (0, 1) and, for limits at endpoints
 where x, v or y + u vanish, at η = 1e-12 from each endpoint. Each segment is searched in both
 orientations with s ≤ 1/2 and evaluated as a convex combination of endpoint values, so a maximiser
-that puts a tiny weight (say 1e-30) on one cell is found to full relative precision. Vectorised over all pairs: O(k²) for k
-hull vertices (k ≤ m; ≈ 80,000 pairs in the fully degenerate m = 400 case).
+that puts a tiny weight (say 1e-30) on one cell is found to full relative precision. Vectorised over
+all pairs: O(k²) for k hull vertices (k ≤ m; ≈ 80,000 pairs in the fully degenerate m = 400 case).
 """
 from __future__ import annotations
 
@@ -116,7 +117,7 @@ def _stationary(x0, x1, v0, v1, y0, y1, u0, u1) -> tuple[np.ndarray, np.ndarray]
 
 def worst_case_from_vectors(a, b, d, *, a_not=None, method: str = "hull",
                             stop_above: float | None = None) -> tuple[float, np.ndarray, float]:
-    """sup over π of |log Pr(o|E)/Pr(o|¬E)| from the vectors of :func:`event_vectors4`; returns (value, π*, log F(π*)).
+    """sup over π of |log Pr(o|E)/Pr(o|¬E)| from :func:`event_vectors4`'s vectors; returns (value, π*, log F(π*)).
 
     ``method="pairs"`` skips the convex hull and searches every pair of distinct points (O(m²)).
     ``stop_above``: if the hull search alone already finds a prior whose leakage exceeds it, return
@@ -220,7 +221,7 @@ def _uncertified_pairs(vecs, value: float, block: int = 512) -> tuple[np.ndarray
 
 
 def worst_case_leakage(event: Event, M, E, observations, *, method: str = "hull") -> tuple[float, np.ndarray]:
-    """(W, π*): the exact supremum over initial distributions of the leakage at the last observation, and a maximiser."""
+    """(W, π*): the exact supremum over initial distributions of the leakage at the last observation, a maximiser."""
     a, an, b, d = event_vectors4(event, M, E, observations)
     value, pi, _ = worst_case_from_vectors(a, b, d, a_not=an, method=method)
     return value, pi

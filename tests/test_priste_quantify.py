@@ -31,7 +31,7 @@ def brute(event, pi, M, Es, obs, T):
 
 
 def random_instance(seed: int, where: str, per_time_E: bool):
-    """Random π, M, E, event (presence/pattern, possibly non-consecutive times, one region per time) and observations."""
+    """Random π, M, E, event (presence/pattern, maybe non-consecutive times, one region per time), observations."""
     rng = np.random.default_rng(seed)
     m = int(rng.integers(2, 5))
     T = int(rng.integers(3, 6)) if m < 4 else int(rng.integers(3, 5))
