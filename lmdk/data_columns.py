@@ -50,6 +50,7 @@ class _Mapper:
     """Finds the timestamp and payload columns of one raw table and converts them."""
 
     def __init__(self, table: RawTable, notes: list[str]):
+        """Work on ``table`` (its frame may be narrowed to one entity); append warnings to ``notes``."""
         self.table, self.notes = table, notes
         self.original = {c: table.original.get(c, c) for c in table.frame.columns}
 
@@ -65,7 +66,8 @@ class _Mapper:
         if layout == "geolife":
             self._want(kind, "trajectory", "GeoLife .plt")
             text = self.table.frame["date"].str.strip() + " " + self.table.frame["time"].str.strip()
-            return self._trajectory(self._times(text, label="date + time")), "trajectory", "degrees", "GeoLife trajectory"
+            frame = self._trajectory(self._times(text, label="date + time", column="date"))
+            return frame, "trajectory", "degrees", "GeoLife trajectory"
         if layout == "copenhagen":
             self._want(kind, "contacts", "Copenhagen (timestamp,user_a,user_b,rssi)")
             self._entity("user_a", entity, "device")
@@ -87,9 +89,10 @@ class _Mapper:
         days = self._times(pd.Series(uniques, dtype=object), label="date", column="date", codes=codes)
         if isinstance(days.dtype, pd.DatetimeTZDtype):
             days = days.dt.tz_localize(None)
-        day_of_row = days.to_numpy(dtype="datetime64[ns]")[np.maximum(codes, 0)]
+        day_values = np.append(days.to_numpy(dtype="datetime64[ns]"), np.datetime64("NaT", "ns"))
+        day_of_row = day_values[codes]  # code −1 (missing date) picks the appended NaT
         day_ns = day_of_row.view(np.int64)
-        missing = (codes < 0) | hours.isna().to_numpy() | np.isnat(day_of_row)
+        missing = hours.isna().to_numpy() | np.isnat(day_of_row)
         hour_ns = np.nan_to_num(hours.to_numpy()).astype(np.int64) * 3_600_000_000_000
         with np.errstate(over="ignore"):
             summed = day_ns + hour_ns
@@ -168,6 +171,9 @@ class _Mapper:
             fractional = numbers.notna() & (numbers % 1 != 0)
             if fractional.any():
                 self._fail(col, fractional, "is not a whole-number contact id")
+            huge = numbers.notna() & (numbers.abs() > 2**53)
+            if huge.any():
+                self._fail(col, huge, "is too large for a contact id (at most 2^53)")
             ids = numbers.astype("Int64")
         elif self.table.layout == "copenhagen":
             self._fail(col, ~convertible, "is not an integer device id (−1 none found, −2 non-participant)")
@@ -214,7 +220,13 @@ class _Mapper:
             bad = ~np.isfinite(seconds) & seconds.notna() | (seconds.abs() > _MAX_SECONDS)
             if bad.any():
                 self._fail(column, bad, "is not a timestamp (numbers are read as seconds since 1970)")
-            parsed = pd.to_datetime(seconds, unit="s")
+            values = seconds.to_numpy()
+            nat = np.isnan(values)
+            values = np.where(nat, 0.0, values)
+            whole = np.floor(values)  # |seconds| ≤ 9.2e9 keeps the nanoseconds inside int64
+            nanos = whole.astype(np.int64) * 10**9 + np.round((values - whole) * 1e9).astype(np.int64)
+            nanos[nat] = np.iinfo(np.int64).min  # NaT
+            parsed = pd.Series(nanos.view("datetime64[ns]"), index=raw.index)
         else:
             parsed = _parse_strings(raw)
             bad = parsed.isna() & raw.notna()
@@ -224,8 +236,9 @@ class _Mapper:
                 if codes is not None:  # bad is over unique values: map back to the first row using it
                     first_code = int(np.flatnonzero(bad.to_numpy())[0])
                     bad = pd.Series(codes == first_code, index=self.table.frame.index)
+                shown = raw if codes is None and not isinstance(col_or_text, str) else None
                 self._fail(column, bad, f"cannot be read as a date/time ({label}); use one format for "
-                           "the whole column, e.g. ISO 8601 '2012-06-01 13:00:00'")
+                           "the whole column, e.g. ISO 8601 '2012-06-01 13:00:00'", shown=shown)
         if isinstance(parsed.dtype, pd.DatetimeTZDtype):
             parsed = parsed.dt.tz_convert("UTC")
         return parsed
@@ -274,11 +287,11 @@ class _Mapper:
             raise DataError(f"kind={kind!r} but the file has the {layout} layout, which holds "
                             f"{layout_kind}; use kind='{layout_kind}' or 'auto'")
 
-    def _fail(self, col: str | None, bad: pd.Series, problem: str):
-        """Raise a DataError naming the first offending row, the column and the value."""
+    def _fail(self, col: str, bad: pd.Series, problem: str, shown: pd.Series | None = None):
+        """Raise a DataError naming the first offending row, the column and the value (or ``shown``'s)."""
         label = bad.index[np.flatnonzero(bad.to_numpy())[0]]
         name = self.original.get(col, col)
-        value = self.table.frame.at[label, col] if col in self.table.frame.columns else None
+        value = (shown if shown is not None else self.table.frame[col]).at[label]
         where = self.table.where(label)
         count = int(bad.sum())
         more = f" ({count - 1} more rows like it)" if count > 1 else ""

@@ -352,6 +352,7 @@ def _fit_stays(t, lat, lon, target: float, duration_s: float) -> FractionFit:
     evaluated: dict[int, np.ndarray] = {}
 
     def run(distance: int) -> int:
+        """Number of stay-point events at ``distance`` metres (memoised)."""
         if distance not in evaluated:
             evaluated[distance] = stay_points(t, lat, lon, distance, duration_s)
         return evaluated[distance].size

@@ -119,6 +119,7 @@ def synthetic_taxi(n: int = 1000, *, seed=0) -> Series:
     anchor -= anchor.mean(axis=0)  # keep the trip centred on Beijing
 
     def mean_step(scale: float) -> float:
+        """Mean distance between consecutive fixes when the driving is scaled by ``scale``."""
         steps = np.diff(anchor * scale + jitter, axis=0)
         return float(np.mean(np.hypot(steps[:, 0], steps[:, 1]))) if n > 1 else TAXI_STEP_M
 

@@ -28,6 +28,7 @@ CASES = [  # (file content, kind, words the message must contain)
     ("date,hour,energy_kWh\n6/1/2012,1,1\n", "trajectory", ["HUE", "kind='values'"]),
     ("timestamp,user_a,user_b,rssi\n0,1,x,0\n", "auto", ["'user_b'", "row 1", "integer device id"]),
     ("timestamp,contact\n2020-01-01,1.5\n", "auto", ["'contact'", "whole-number"]),
+    ("timestamp,contact\n2020-01-01,1e19\n", "auto", ["'contact'", "too large"]),
     ("timestamp,value\n2020-01-01,\n", "auto", ["no usable rows"]),
     ("timestamp,value\n2020-01-01,true\n", "auto", ["'value'", "true/false"]),
 ]
