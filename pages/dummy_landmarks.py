@@ -21,7 +21,7 @@ SCHEME_KEY = "dummy_scheme"  # which scheme the before/after budget chart shows 
 def _explain() -> None:
     explain.explain(
         "**The problem.** A scheme's budgets reveal the landmarks: e.g. Uniform's and Skip's budgets differ "
-        "on landmarks, so anyone who sees ε_t (or how noisy each release is) learns *when* the landmarks are "
+        "on landmarks, so anyone who sees εₜ (or how noisy each release is) learns *when* the landmarks are "
         "(Example 3.1). **The fix.** Add dummy landmarks: the scheme runs on a larger set L′ ⊇ L, so the real "
         "landmarks hide among the dummies.\n\n"
         "**Options.** A method builds nested candidate sets L ⊂ L′₁ ⊂ L′₂ ⊂ … ⊂ T, each one event larger "
@@ -168,7 +168,7 @@ def _page() -> None:
     budget_fig = charts_loss.budgets_before_after(scheme, before, after, cur.landmarks, dm, epsilon=eps,
                                                   publishing_epsilon=eps_pub)
     st.plotly_chart(budget_fig, key="dummy_budget_chart", config=charts.MODEBAR)
-    st.caption("Bars: ε_t of one run; black diamonds: real landmarks; open diamonds: dummies, which now get "
+    st.caption("Bars: εₜ of one run; black diamonds: real landmarks; open diamonds: dummies, which now get "
                "a landmark's budget.")
 
     st.subheader("The cost of the protection: mean absolute error")

@@ -35,7 +35,7 @@ def _explain() -> None:
         "timestamp. When consecutive events are correlated (a Markov chain with transition matrix P, known to the "
         "adversary), the releases around t also tell about t: the backward privacy loss (BPL) adds up what the past "
         "releases leak, the forward loss (FPL) what the future ones leak, and the temporal privacy loss "
-        "TPL = BPL + FPL − ε_t (Cao et al.). The increment L(α) never exceeds α, so the loss levels off at a "
+        "TPL = BPL + FPL − εₜ (Cao et al.). The increment L(α) never exceeds α, so the loss levels off at a "
         "supremum unless P is deterministic somewhere (then it grows without bound).\n\n"
         "**Correlation strength.** P is the identity smoothed by s: small s = strong correlation "
         "(weak 1, moderate 0.1, strong 0.01). Or upload your own matrix: one row per state, rows summing to 1.\n\n"
@@ -155,7 +155,7 @@ def _page() -> None:
     st.plotly_chart(fig2, key="landmark_loss_chart", config=charts.MODEBAR)
     st.caption(f"Overall loss at each t for L ∪ {{t}} (|L| = {cur.landmarks.size}); dashed: the same without "
                f"correlation; shaded: the valid bound min(overall, Σ ε = {total:.3g}); grey dash-dot: the event's "
-               "own term α_t.")
+               "own term αₜ.")
 
     st.subheader("Across landmark distributions (Figure 9)")
     n_fig = min(cur.n, cache_loss.COMPARISON_N_MAX)

@@ -44,9 +44,9 @@ def test_default_render_has_the_three_charts_and_the_explanation():
     assert not at.error
     tpl_names, lm_names, fig9_names = names(spec(at, 0)), names(spec(at, 1)), names(spec(at, 2))
     assert {"BPL (backward)", "FPL (forward)", "TPL (uniform)", "landmark"} <= set(tpl_names)
-    assert any(n.startswith("ε_t (no correlation") for n in tpl_names)
+    assert any(n.startswith("εₜ (no correlation") for n in tpl_names)
     assert any("limit (supremum)" in n for n in tpl_names)  # Uniform spends a constant budget: exact limit
-    assert {"overall (uniform)", "own term α_t", "no correlation (Theorem 2)", "goal ε"} <= set(lm_names)
+    assert {"overall (uniform)", "own term αₜ", "no correlation (Theorem 2)", "goal ε"} <= set(lm_names)
     assert any(n.startswith("bound") for n in lm_names)
     assert {"skewed", "symmetric", "bimodal", "uniform", "no correlation"} <= set(fig9_names)
     figure = spec(at, 0)

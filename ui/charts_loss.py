@@ -56,14 +56,14 @@ def temporal_loss(
     budgets: np.ndarray, bpl: np.ndarray, fpl: np.ndarray, tpl: np.ndarray, landmarks: Iterable[int], *,
     scheme: str, epsilon: float, asymptotes=None, height: int = 420, meta: dict | None = None,
 ) -> go.Figure:
-    """BPL, FPL and TPL per timestamp for one scheme's budgets, ε_t (= all three without correlation) dashed."""
+    """BPL, FPL and TPL per timestamp for one scheme's budgets, εₜ (= all three without correlation) dashed."""
     n = len(tpl)
     t = np.arange(n)
     colour = SCHEME_COLOURS.get(scheme, "#555555")
     trace = _lines(n)
     fig = go.Figure()
     fig.add_trace(trace(x=t, y=budgets, mode="lines", line={**REFERENCE, "shape": "hvh"},
-                        name="ε_t (no correlation: BPL = FPL = TPL)", hovertemplate="t=%{x}<br>ε_t=%{y:.4g}<extra></extra>"))
+                        name="εₜ (no correlation: BPL = FPL = TPL)", hovertemplate="t=%{x}<br>εₜ=%{y:.4g}<extra></extra>"))
     fig.add_trace(trace(x=t, y=bpl, mode="lines", line=dict(color=colour, dash="dashdot", width=1.5),
                         name="BPL (backward)", hovertemplate="t=%{x}<br>BPL=%{y:.4g}<extra></extra>"))
     fig.add_trace(trace(x=t, y=fpl, mode="lines", line=dict(color=colour, dash="longdash", width=1.5),
@@ -99,8 +99,8 @@ def landmark_loss(
                         name="bound = min(overall, Σ ε)", hovertemplate="t=%{x}<br>bound=%{y:.4g}<extra></extra>"))
     fig.add_trace(trace(x=t, y=overall, mode="lines", line=dict(color=colour, width=2),
                         name=f"overall ({scheme})", hovertemplate="t=%{x}<br>overall=%{y:.4g}<extra></extra>"))
-    fig.add_trace(trace(x=t, y=own, mode="lines", line=OWN, name="own term α_t",
-                        hovertemplate="t=%{x}<br>α_t=%{y:.4g}<extra></extra>"))
+    fig.add_trace(trace(x=t, y=own, mode="lines", line=OWN, name="own term αₜ",
+                        hovertemplate="t=%{x}<br>αₜ=%{y:.4g}<extra></extra>"))
     fig.add_trace(trace(x=t, y=reference, mode="lines", line=REFERENCE, name="no correlation (Theorem 2)",
                         hovertemplate="t=%{x}<br>Σ_{L∪{t}} ε_i=%{y:.4g}<extra></extra>"))
     _flat(fig, "goal ε", float(epsilon), n, GOAL, "ε")
@@ -196,7 +196,7 @@ def budgets_before_after(
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.16, subplot_titles=titles)
     for row, b in ((1, np.asarray(before, dtype=float)), (2, np.asarray(after, dtype=float))):
         t = np.arange(b.size)
-        hover = "t=%{x}<br>ε_t=%{y:.4g}<extra>" + scheme + "</extra>"
+        hover = "t=%{x}<br>εₜ=%{y:.4g}<extra>" + scheme + "</extra>"
         if b.size <= BAR_LIMIT:
             bars = go.Bar(x=t, y=b, marker_color=colour, marker_line_width=0, name=scheme, showlegend=False,
                           hovertemplate=hover)
@@ -207,14 +207,17 @@ def budgets_before_after(
         if lm.size:
             fig.add_trace(go.Scatter(x=lm, y=b[lm], mode="markers", marker={**LANDMARK_MARKER, "size": 5},
                                      name="landmark", legendgroup="landmark", showlegend=row == 1,
-                                     hovertemplate="landmark t=%{x}<br>ε_t=%{y:.4g}<extra></extra>"), row=row, col=1)
+                                     hovertemplate="landmark t=%{x}<br>εₜ=%{y:.4g}<extra></extra>"), row=row, col=1)
         if row == 2 and dm.size:
             fig.add_trace(go.Scatter(x=dm, y=b[dm], mode="markers", marker={**DUMMY_MARKER, "size": 7},
                                      name="dummy landmark", legendgroup="dummy",
-                                     hovertemplate="dummy t=%{x}<br>ε_t=%{y:.4g}<extra></extra>"), row=row, col=1)
-        fig.update_yaxes(title_text="ε_t", rangemode="tozero", row=row, col=1)
+                                     hovertemplate="dummy t=%{x}<br>εₜ=%{y:.4g}<extra></extra>"), row=row, col=1)
+        top = float(b.max()) if b.size else 0.0
+        fig.update_yaxes(title_text="εₜ", range=[0, 1.3 * top if top > 0 else 1.0], row=row, col=1)
     _base_layout(fig, height=110 + 2 * row_height, meta={"eps": epsilon, "scheme": scheme, **(meta or {})})
-    fig.update_layout(bargap=0, margin=dict(l=70, r=20, t=LEGEND_MARGIN_TOP + 20, b=50),
+    fig.update_annotations(font=dict(size=13), xanchor="left", x=0.0)  # subplot titles as in ui.charts.budgets
+    n = max(len(before), len(after))
+    fig.update_layout(bargap=0.25 if n <= 60 else 0, margin=dict(l=70, r=20, t=LEGEND_MARGIN_TOP + 20, b=50),
                       legend=dict(y=1.1, yanchor="bottom"))
     fig.update_xaxes(title_text="timestamp t", row=2, col=1)
     return fig
