@@ -335,7 +335,14 @@ def _clean(frame: pd.DataFrame, kind: str, notes: list[str], table: RawTable) ->
     if len(frame) == 0:
         raise DataError("no usable rows: every row misses its timestamp or value; fill them in")
     frame = frame.set_index("timestamp")
-    frame.index = pd.DatetimeIndex(frame.index).rename("timestamp")
+    index = pd.DatetimeIndex(frame.index).rename("timestamp")
+    if index.unit != "ns":  # Parquet may carry s/ms/us timestamps; the Series contract is nanoseconds
+        try:
+            index = index.as_unit("ns")
+        except (ValueError, OverflowError):
+            raise DataError("timestamps must lie between the years 1677 and 2262 (nanosecond "
+                            "timestamps); check the timestamp column") from None
+    frame.index = index
     if not frame.index.is_monotonic_increasing:
         notes.append("rows were not in time order; sorted them by timestamp")
         frame = frame.sort_index(kind="stable")

@@ -1,7 +1,7 @@
 """The ``Series`` dataclass: one user's events with a sorted DatetimeIndex, a kind and units.
 
 Index conventions (§4.1.1 data sets):
-- the index is a sorted ``DatetimeIndex`` named ``"timestamp"``;
+- the index is a sorted ``DatetimeIndex`` named ``"timestamp"`` with nanosecond resolution;
 - naive for files without time-zone information; UTC for files whose timestamps carry an offset;
   ``America/Vancouver`` for the HUE ``date,hour`` layout (BC Hydro local time with daylight saving);
 - values and trajectories have unique timestamps; contacts may repeat a timestamp when one
@@ -64,6 +64,12 @@ class Series:
             raise ParameterError(f"a {self.kind} Series needs the column(s) {missing}")
         if self.kind != "contacts" and index.has_duplicates:
             raise ParameterError(f"a {self.kind} Series needs unique timestamps")
+        if index.unit != "ns":
+            try:
+                frame = self.frame.set_axis(index.as_unit("ns"))
+            except (ValueError, OverflowError):
+                raise ParameterError("Series timestamps must lie between the years 1677 and 2262") from None
+            object.__setattr__(self, "frame", frame)
         if not isinstance(self.warnings, tuple):
             object.__setattr__(self, "warnings", tuple(self.warnings))
         if not self.source_hash:
