@@ -72,7 +72,7 @@ def _options_table(sel) -> pd.DataFrame:
 def _mae_table(rows: list[dict], unit: str) -> pd.DataFrame:
     """MAE without and with dummies, their 95 % CIs and the relative cost, one row per scheme."""
     def ci(low, high):
-        return f"[{low:.3g}, {high:.3g}]" if np.isfinite(low) and np.isfinite(high) else "—"
+        return f"[{charts.number(low)}, {charts.number(high)}]" if np.isfinite(low) and np.isfinite(high) else "–"
 
     return pd.DataFrame({
         "scheme": [r["scheme"] for r in rows],

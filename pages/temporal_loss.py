@@ -127,12 +127,13 @@ def _page() -> None:
     total = float(np.sum(summary.budgets))
 
     cols = st.columns(4)
-    cols[0].metric("max TPL", f"{losses.tpl.max():.3g} ε", help="Largest temporal privacy loss over t.")
-    cols[1].metric("max overall loss (landmarks)", f"{losses.overall.max():.3g} ε",
+    cols[0].metric("max TPL", f"{losses.tpl.max():.3g}", help="Largest temporal privacy loss over t (Cao et al.).")
+    cols[1].metric("max overall loss with landmarks", f"{losses.overall.max():.3g}",
                    help="Largest landmark temporal privacy loss over t (thesis definition).")
-    cols[2].metric("without correlation", f"{losses.reference.max():.3g} ε",
-                   help="Largest Σ over L ∪ {t} of the budgets (Theorem 2).")
-    cols[3].metric("Σ of all budgets", f"{total:.3g} ε", help="User-level guarantee: sequential composition.")
+    cols[2].metric("same without correlation", f"{losses.reference.max():.3g}",
+                   help=f"Largest Σ over L ∪ {{t}} of the budgets (Theorem 2); at most the goal ε = {eps:g} when the "
+                        "scheme satisfies landmark privacy.")
+    cols[3].metric("Σ of all budgets", f"{total:.3g}", help="User-level guarantee by sequential composition.")
 
     st.subheader("Backward, forward and temporal privacy loss")
     fig1 = charts_loss.temporal_loss(summary.budgets, losses.bpl, losses.fpl, losses.tpl, cur.landmarks,
