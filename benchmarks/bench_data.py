@@ -66,6 +66,11 @@ def main() -> None:
         print(f"stay points, 100,000-point taxi trace, Δl={distance} m, Δt=30 min: {seconds:.3f} s "
               f"({found.size / len(taxi):.0%} in stays)  (target < 1 s)")
 
+    from lmdk.landmarks import fit_fraction
+
+    seconds = best_of(lambda: fit_fraction(taxi, 0.4), repeats=1)
+    print(f"by_fraction(0.4) on the 100,000-point taxi trace (bisection over Δl): {seconds:.2f} s  (no target)")
+
     hue = sample("hue")
     seconds = best_of(lambda: sample("hue"))
     print(f"sample('hue') ({len(hue)} rows): {seconds * 1e3:.0f} ms")

@@ -13,7 +13,7 @@ Recognised layouts (§4.1.1 of the landmark-privacy paper):
 from __future__ import annotations
 
 from lmdk.data_columns import HUE_TIMEZONE
-from lmdk.data_export import export_release
+from lmdk.data_export import export_release, release_frame
 from lmdk.data_load import load_series
 from lmdk.data_read import MAX_BYTES, MAX_ROWS, DataTooLargeError
 from lmdk.data_series import (KINDS, NON_PARTICIPANT, NOTHING_FOUND, Series, from_contacts,
@@ -25,5 +25,5 @@ from lmdk.samples import SAMPLES, sample
 __all__ = [
     "DataError", "DataTooLargeError", "HUE_TIMEZONE", "KINDS", "MAX_BYTES", "MAX_ROWS",
     "NON_PARTICIPANT", "NOTHING_FOUND", "RunConfig", "SAMPLES", "Series", "export_release",
-    "from_contacts", "from_trajectory", "from_values", "load_series", "sample",
+    "from_contacts", "from_trajectory", "from_values", "load_series", "release_frame", "sample",
 ]

@@ -346,7 +346,7 @@ def _fit_watchlist(ids: np.ndarray, target: float) -> FractionFit:
 
 
 def _fit_stays(t, lat, lon, target: float, duration_s: float) -> FractionFit:
-    """Integer stay-point distance (metres) at fixed duration closest to the target (bisection)."""
+    """Whole-metre stay-point distance at fixed duration closest to the target (bisection to ~0.1 %)."""
     n = t.size
     k = target * n
     evaluated: dict[int, np.ndarray] = {}
@@ -362,12 +362,13 @@ def _fit_stays(t, lat, lon, target: float, duration_s: float) -> FractionFit:
     hi = int(np.ceil(2 * EARTH_RADIUS_M * np.arcsin(min(spread / 2, 1.0)) * 2)) + 1
     lo = 0
     if run(lo) < k <= run(hi):
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if run(mid) < k:
-                lo = mid
-            else:
-                hi = mid
+        lo, hi = (1, hi) if run(1) < k else (lo, 1)
+        while hi - lo > max(1, hi // 1024):  # ~0.1 % distance resolution keeps big traces fast
+            mid = (lo + hi) // 2 if hi < 4 * lo else int(np.sqrt(lo * (hi + 1.0)))  # geometric first
+            count = run(mid)
+            if count == round(k):
+                break
+            lo, hi = (mid, hi) if count < k else (lo, mid)
     best = min(evaluated, key=lambda d: (abs(evaluated[d].size - k), d))
     indices = evaluated[best]
     return FractionFit(indices, target, indices.size / max(n, 1), "stay_points",
