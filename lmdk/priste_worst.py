@@ -38,8 +38,9 @@ scipy.spatial.ConvexHull on per-coordinate min–max scaled points); when Qhull 
 3-D hull (fewer than 5 points, coplanar or collinear sets) every distinct point is a candidate.
 Every pair of candidates is a segment inside Q, and the pairs include every edge, so the search
 is exact — up to Qhull dropping a vertex within its rounding tolerance. To be exact regardless,
-the hull's value is then certified: a cheap per-pair upper bound (see _uncertified_pairs) lists
-every pair of points whose segment could still beat it, and those are searched too.
+the hull's value is then certified: after checking all m vertices, a per-pair upper bound from
+the mediant inequality (see _uncertified_pairs) lists every pair of points whose segment could
+still beat it — typically a dozen of the 80,000 — and those are searched too.
 
 On a segment π(s) = (1 − s)e_i + s e_j, F(s) = N(s)/D(s) with N = y·v and D = x·u quadratics in s;
 F′ = 0 ⇔ N′D − ND′ = 0, whose cubic terms cancel:
@@ -146,10 +147,10 @@ def worst_case_from_vectors(a, b, d, *, a_not=None, method: str = "hull",
         best = _search(_all_pairs(_distinct(np.stack((a, b, d), axis=1))), vecs)
     else:
         best = _search(_all_pairs(_candidate_vertices(np.stack((a, b, d), axis=1), method)), vecs)
-        extra = _uncertified_pairs(vecs, best[0]) if stop_above is None or best[0] <= stop_above else ((),)
-        if len(extra[0]):
-            cand = _search(extra, vecs)
-            best = cand if cand[0] > best[0] else best
+        if stop_above is None or best[0] <= stop_above:  # certify: every vertex, then the pairs the bound allows
+            value = lambda r: r[0]  # noqa: E731
+            best = max(best, _search((np.arange(m), np.arange(m)), vecs), key=value)
+            best = max(best, _search(_uncertified_pairs(vecs, best[0]), vecs), key=value)
     return _result(best, m)
 
 
@@ -172,49 +173,71 @@ def _all_pairs(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _search(pairs: tuple[np.ndarray, np.ndarray], vecs) -> tuple[float, tuple[int, int, float], float]:
-    """max |log F| over the segments ``pairs``: (value, (i, j, s) of the maximiser, log F there)."""
+    """max |log F| over the segments ``pairs``: (value, (i, j, s) of the maximiser, log F there).
+
+    Candidates: every endpoint, the stationary points (both orientations, so every evaluated s ≤ 1/2
+    and the small weight is represented exactly) and, only where x, v or y + u vanish at an
+    endpoint, the limit point η inside the segment.
+    """
     a, an, b, d = vecs
-    i, j = pairs
-    # both orientations, so every evaluated s ≤ 1/2 and the small weight is represented exactly
-    i, j = np.concatenate((i, j)), np.concatenate((j, i))
+    pi_, pj_ = pairs
+    ends = np.unique(np.concatenate((pi_, pj_)))
+    cand_i, cand_j, cand_s = [ends], [ends], [np.zeros(ends.size)]
+    i, j = np.concatenate((pi_, pj_)), np.concatenate((pj_, pi_))
     coef = (a[i], a[j], an[i], an[j], b[i], b[j], d[i], d[j])
-    r1, r2 = _stationary(*coef)
-    inner = lambda r: np.where((r > 0) & (r <= 0.5), r, np.nan)  # noqa: E731
-    S = np.stack([np.zeros_like(r1), np.full_like(r1, ETA), inner(r1), inner(r2)])
-    L = _log_f(S, *coef)
+    for r in _stationary(*coef):
+        ok = (r > 0) & (r <= 0.5)
+        cand_i.append(i[ok])
+        cand_j.append(j[ok])
+        cand_s.append(r[ok])
+    degenerate = (a[i] <= 0) | (an[i] <= 0) | (b[i] + d[i] <= 0)
+    cand_i.append(i[degenerate])
+    cand_j.append(j[degenerate])
+    cand_s.append(np.full(int(degenerate.sum()), ETA))
+    ci, cj = np.concatenate(cand_i), np.concatenate(cand_j)
+    S = np.concatenate(cand_s)
+    L = _log_f(S, a[ci], a[cj], an[ci], an[cj], b[ci], b[cj], d[ci], d[cj])
     if not np.any(~np.isnan(L)):
         return 0.0, (0, 0, 0.0), float("nan")
     A = np.where(np.isnan(L), -np.inf, np.abs(L))
-    k = np.unravel_index(np.argmax(A), L.shape)
-    return float(A[k]), (int(i[k[1]]), int(j[k[1]]), float(S[k])), float(L[k])
+    k = int(np.argmax(A))
+    return float(A[k]), (int(ci[k]), int(cj[k]), float(S[k])), float(L[k])
 
 
 def _uncertified_pairs(vecs, value: float, block: int = 512) -> tuple[np.ndarray, np.ndarray]:
     """Pairs whose segment could exceed ``value``: a bound that makes the hull search immune to Qhull's precision.
 
-    On a segment both y/x and v/u are linear-fractional in s, hence monotone, so log F ≤ max(log r_i, log r_j) +
-    max(log q_i, log q_j) with r = b/a, q = ā/d (and log(1/F) likewise with the negated logs). A ratio that is
-    0/0 at an endpoint is constant along the segment and so only the other endpoint counts (−∞ here);
-    a NaN bound (∞ − ∞) counts as +∞. Pairs whose bound exceeds ``value`` are returned for exact search.
+    On the segment π(s) = (1 − s)e_i + s e_j, F = N/D with N = y·v and D = x·u, and both expand in the
+    non-negative weights ((1 − s)², s(1 − s), s²):
+        N = (1−s)²·b_iā_i + s(1−s)·(b_iā_j + b_jā_i) + s²·b_jā_j,
+        D = (1−s)²·a_id_i + s(1−s)·(a_id_j + a_jd_i) + s²·a_jd_j.
+    A ratio of such sums never exceeds the largest ratio of its terms (the mediant inequality), so
+    max(F, 1/F) on the segment is at most max over {F(e_i), F(e_j), C_ij} and their inverses, with
+    C_ij = (b_iā_j + b_jā_i)/(a_id_j + a_jd_i). The caller has checked every vertex e_i, so only pairs
+    with |log C_ij| > ``value`` (or an undefined C) can beat it; they are returned for exact search.
     """
     a, an, b, d = vecs
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lr, lq = np.log(b) - np.log(a), np.log(an) - np.log(d)
-    fix = lambda v: np.where(np.isnan(v), -np.inf, v)  # noqa: E731
-    sides = ((fix(lr), fix(lq)), (fix(-lr), fix(-lq)))
     thr = value + 1e-12 * max(1.0, abs(value))
+    hi, lo_ = (np.exp(thr), np.exp(-thr)) if thr < 700 else (np.inf, 0.0)
+    if thr >= 700:  # the bound's products could underflow against such a threshold: work in logs
+        with np.errstate(divide="ignore"):
+            a, an, b, d = np.log(a), np.log(an), np.log(b), np.log(d)
     out_i, out_j = [], []
     m = a.size
     for lo in range(0, m, block):
         rows = slice(lo, min(lo + block, m))
-        need = np.zeros((rows.stop - lo, m), dtype=bool)
-        for r, q in sides:
-            with np.errstate(invalid="ignore"):
-                ub = np.maximum(r[rows, None], r[None, :]) + np.maximum(q[rows, None], q[None, :])
-            need |= np.isnan(ub) | (ub > thr)
-        ii, jj = np.nonzero(need)
+        with np.errstate(divide="ignore", invalid="ignore", under="ignore"):
+            if thr < 700:  # underflow only adds pairs (0/0, x/0 and 0/x are all flagged), never loses one
+                c = (b[rows, None] * an[None, :] + an[rows, None] * b[None, :]) / \
+                    (a[rows, None] * d[None, :] + d[rows, None] * a[None, :])
+                flag = np.isnan(c) | (c > hi) | (c < lo_)
+            else:
+                lc = (np.logaddexp(b[rows, None] + an[None, :], an[rows, None] + b[None, :])
+                      - np.logaddexp(a[rows, None] + d[None, :], d[rows, None] + a[None, :]))
+                flag = np.isnan(lc) | (np.abs(lc) > thr)
+        ii, jj = np.nonzero(flag)
         ii += lo
-        keep = jj >= ii
+        keep = jj > ii
         out_i.append(ii[keep])
         out_j.append(jj[keep])
     return np.concatenate(out_i), np.concatenate(out_j)

@@ -194,3 +194,16 @@ def test_hull_with_certification_matches_all_pairs_where_qhull_alone_fell_short(
     hull = worst_case_from_vectors(a, b, d, a_not=an)[0]
     assert hull == pytest.approx(worst_case_from_vectors(a, b, d, a_not=an, method="pairs")[0], rel=1e-12)
     assert hull > {5: 29.1, 8: 60.4}[n]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_extreme_magnitudes_hull_matches_all_pairs(seed):
+    # probabilities spread over 300 orders of magnitude: leakages of hundreds of nats, bound in log space
+    rng = np.random.default_rng(seed)
+    m = 60
+    a = 10.0 ** -rng.uniform(0, 300, m)
+    b = a * 10.0 ** -rng.uniform(0, 300, m)
+    d = (1 - a) * 10.0 ** -rng.uniform(0, 300, m)
+    hull = worst_case_from_vectors(a, b, d)
+    pairs = worst_case_from_vectors(a, b, d, method="pairs")
+    assert hull[0] == pytest.approx(pairs[0], rel=1e-12) and hull[0] > 700
