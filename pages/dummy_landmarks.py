@@ -20,18 +20,20 @@ SCHEME_KEY = "dummy_scheme"  # which scheme the before/after budget chart shows 
 
 def _explain() -> None:
     explain.explain(
-        "**The problem.** A scheme's budgets reveal the landmarks: e.g. Uniform's and Skip's budgets differ "
-        "on landmarks, so anyone who sees εₜ (or how noisy each release is) learns *when* the landmarks are "
-        "(Example 3.1). **The fix.** Add dummy landmarks: the scheme runs on a larger set L′ ⊇ L, so the real "
-        "landmarks hide among the dummies.\n\n"
-        "**Options.** A method builds nested candidate sets L ⊂ L′₁ ⊂ L′₂ ⊂ … ⊂ T, each one event larger "
-        "(the x-axis of the options chart). **Selection.** The exponential mechanism picks one candidate with "
-        "probability ∝ exp(ε_sel·u/(2Δu)), spending the share ε_sel of ε; the scheme gets the rest "
-        "(sequential composition keeps the total at ε). The *position* utility prefers dummies near the real "
-        "landmarks (Δu = 1), the *count* utility prefers few dummies (Δu = 1/n). With a small share the "
-        "choice is close to uniform: more privacy for L, but typically many dummies.\n\n"
-        "**The cost.** Every dummy is treated as a landmark, so each release gets less budget and the MAE "
-        "grows; the bars compare it with the same scheme without dummies.",
+        "**The problem.** A scheme's budgets can give the landmarks away: Skip spends nothing on a landmark and "
+        "republishes the previous release there, Adaptive's budgets change around landmarks, and even Uniform's "
+        "$\\varepsilon/(|L|+1)$ tells how many there are. Anyone who sees $\\varepsilon_t$ (or how noisy each "
+        "release is) can then infer *when* the landmarks are (Example 3.1). **The fix.** Add dummy landmarks: the "
+        "scheme runs on a larger set $L' \\supset L$, so the real landmarks hide among the dummies.\n\n"
+        "**Options.** A method builds nested candidate sets $L \\subset L'_1 \\subset L'_2 \\subset \\dots "
+        "\\subseteq T$, each one event larger (the x-axis of the options chart). **Selection.** The exponential "
+        "mechanism picks one candidate, spending the share $\\varepsilon_{\\mathrm{sel}}$ of $\\varepsilon$; "
+        "the scheme gets the rest, so by sequential composition the total stays $\\varepsilon$. The *position* "
+        "utility prefers dummies near the real landmarks ($\\Delta u = 1$), the *count* utility prefers few dummies "
+        "($\\Delta u = 1/n$). With a small share the choice is close to uniform: better hidden landmarks, but "
+        "typically many dummies.\n\n"
+        "**The cost.** Every dummy is treated as a landmark, so the releases get less budget and the MAE grows; "
+        "the bars compare each scheme with and without dummies.",
         [r"\Pr[L'_j] = \frac{\exp\!\big(\varepsilon_{\mathrm{sel}}\,u(L, L'_j) / (2\Delta u)\big)}"
          r"{\sum_k \exp\!\big(\varepsilon_{\mathrm{sel}}\,u(L, L'_k) / (2\Delta u)\big)},\qquad "
          r"\varepsilon_{\mathrm{sel}} = \text{share}\cdot\varepsilon,\quad \varepsilon_{\mathrm{pub}} = "
