@@ -65,6 +65,8 @@ def _explain() -> None:
 def _correlation_controls(uploaded: bool):
     """Preset / s slider / matrix upload; returns (matrix, description) or (None, None) after an error."""
     ss = st.session_state
+    if ss[state.CORRELATION] in tpl.CORRELATION:  # a preset in the URL wins over a stale s
+        ss[state.CORRELATION_S] = tpl.CORRELATION[ss[state.CORRELATION]]
     left, right = st.columns([5, 6], gap="large")
     with left:
         ss[state.widget_key(state.CORRELATION)] = ss[state.CORRELATION]

@@ -68,6 +68,14 @@ def test_presets_and_slider_stay_in_sync_and_change_the_loss(small):
     assert at.session_state[state.CORRELATION] == "weak"
 
 
+def test_correlation_comes_from_the_url():
+    at = open_page(source="synthetic", syn_n="60", reps="5", corr="strong")
+    assert at.session_state[state.CORRELATION_S] == 0.01
+    assert "s = 0.01 (strong)" in " ".join(c.value for c in at.caption)
+    at = open_page(source="synthetic", syn_n="60", reps="5", corr="custom", s="0.002")
+    assert at.select_slider(key=state.widget_key(state.CORRELATION_S)).value == 0.002
+
+
 def test_scheme_and_epsilon_change_the_charts(small):
     at = small
     at.segmented_control(key="tpl_scheme").set_value("skip").run()
