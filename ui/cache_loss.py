@@ -70,16 +70,31 @@ def budgets_for(token: str, x: np.ndarray, landmarks: np.ndarray, scheme: str, e
                            w=w).budgets[0]
 
 
+@st.cache_data(max_entries=8, show_spinner=False)
+def dummy_masks(token: str, n: int, landmarks: np.ndarray, epsilon: float, repetitions: int, seed: int,
+                method: str, share: float, utility: str) -> tuple[np.ndarray, float]:
+    """One private L′ per repetition and the ε left for publishing (lmdk.dummies.landmark_sets_for_release,
+    what schemes.release(dummies=…) runs); generated once and shared by every scheme on the page."""
+    from lmdk import dummies
+
+    spec = dummies.DummySpec(method=method, share=share, utility=utility)
+    mask, eps_pub, _ = dummies.landmark_sets_for_release(n, landmarks, epsilon, spec, repetitions,
+                                                         np.random.default_rng([seed, 11]))
+    return mask, eps_pub
+
+
 @st.cache_data(max_entries=MAX_ENTRIES, show_spinner=False)
 def dummy_mae(token: str, x: np.ndarray, landmarks: np.ndarray, scheme: str, epsilon: float, mechanism: str,
               repetitions: int, seed: int, w: int, method: str, share: float, utility: str) -> tuple[float, tuple]:
-    """MAE and 95 % CI (as ui.cache.scheme_summary's) of ``scheme`` released with dummy landmarks
-    (schemes.release(dummies=…): one private selection of L′ per repetition)."""
-    from lmdk import dummies, metrics, schemes
+    """MAE and 95 % CI of ``scheme`` run on the dummy_masks L′ (one per repetition) with ε − ε_sel.
 
+    Equivalent to schemes.release(dummies=…), which would regenerate the options for every scheme
+    (seconds for 'heuristic' at n = 10,000); sharing the draws also compares the schemes on the same L′.
+    """
+    from lmdk import metrics, schemes
+
+    mask, eps_pub = dummy_masks(token, len(x), landmarks, epsilon, repetitions, seed, method, share, utility)
     rng = np.random.default_rng([seed, state.SCHEME_NAMES.index(scheme), 1])
-    spec = dummies.DummySpec(method=method, share=share, utility=utility)
-    release = schemes.release(x, landmarks, scheme, epsilon, mechanism=mechanism, repetitions=repetitions,
-                              rng=rng, w=w, dummies=spec)
+    release = schemes.release(x, mask, scheme, eps_pub, mechanism=mechanism, repetitions=repetitions, rng=rng, w=w)
     error = metrics.mae(x, release.values, mechanism)
     return error.mean, error.ci
