@@ -182,7 +182,8 @@ def _page() -> None:
         f"MAE with dummies ({unit})": st.column_config.NumberColumn(format="%.4g"),
     })
     st.caption(f"Mean over {reps} repetitions with 95 % confidence intervals; with dummies, every repetition makes "
-               "its own private selection of L′ (so the MAE includes that randomness).")
+               "its own private selection of L′ (so the MAE includes that randomness), and every scheme is run on "
+               "the same selections.")
 
     d = st.columns(4)
     widgets.download_figure(timeline, "dummy_timeline", key="dl_dummy_timeline", container=d[0])
