@@ -3,6 +3,8 @@ pickable ScatterplotLayer. Readable on a blank background (the base map is optio
 tiles from a third party, which also learns the region you look at)."""
 from __future__ import annotations
 
+import base64
+import json
 import math
 from typing import Iterable, Sequence
 
@@ -17,6 +19,11 @@ PATH_RGB = [90, 90, 90]
 REGULAR_RGBA = [140, 140, 140, 200]
 LANDMARK_RGBA = [0, 0, 0, 255]
 DUMMY_FILL_RGBA = [255, 255, 255, 255]
+# A map style with no tile sources, as a data: URL (Streamlit wants a string): nothing is fetched from
+# the internet, the data layers are drawn on a plain white sheet.
+BLANK_STYLE = "data:application/json;base64," + base64.b64encode(json.dumps(
+    {"version": 8, "sources": {}, "layers": [
+        {"id": "background", "type": "background", "paint": {"background-color": "#ffffff"}}]}).encode()).decode()
 
 
 def hex_rgb(colour: str) -> list[int]:
@@ -80,7 +87,7 @@ def trajectory_deck(
     if n > 1:
         layers.append(pdk.Layer("LineLayer", data=_segments(lat, lon), id="path",
                                 get_source_position="[s_lon, s_lat]", get_target_position="[e_lon, e_lat]",
-                                get_color=PATH_RGB, get_width=2, width_units="pixels", pickable=False))
+                                get_color=PATH_RGB, get_width=2, width_units="'pixels'", pickable=False))
     all_lat, all_lon = [lat], [lon]
     for scheme, (rlat, rlon) in (released or {}).items():
         rlat = np.asarray(rlat, dtype=float)
@@ -90,16 +97,16 @@ def trajectory_deck(
         layers.append(pdk.Layer("LineLayer", data=_segments(rlat, rlon), id=f"released-{scheme}",
                                 get_source_position="[s_lon, s_lat]", get_target_position="[e_lon, e_lat]",
                                 get_color=hex_rgb(SCHEME_COLOURS.get(scheme, "#555555")), get_width=2.5,
-                                width_units="pixels", pickable=False))
+                                width_units="'pixels'", pickable=False))
     layers.append(pdk.Layer("ScatterplotLayer", data=events, id=EVENTS_LAYER, get_position="[lon, lat]",
                             get_fill_color="fill", get_line_color=[0, 0, 0], stroked=True, line_width_min_pixels=1,
-                            get_radius="radius", radius_units="pixels", pickable=True, auto_highlight=True))
+                            get_radius="radius", radius_units="'pixels'", pickable=True, auto_highlight=True))
     vs = view_state(np.concatenate(all_lat), np.concatenate(all_lon), height_px=height)
     return pdk.Deck(
         layers=layers,
         initial_view_state=vs,
         map_provider="carto" if basemap else None,
-        map_style="light" if basemap else None,
+        map_style="light" if basemap else BLANK_STYLE,
         tooltip={"text": "t = {t}\n{time}\n{kind}"},
         height=height,
     )

@@ -1,0 +1,180 @@
+"""Browser tests: the real app in Debian's headless Chromium (Playwright).
+
+One Streamlit server and one browser for the module; every test opens a fresh page (= a fresh
+Streamlit session). Screenshots go to test-artifacts/screenshots/.
+"""
+from __future__ import annotations
+
+import ast
+import math
+import re
+
+import numpy as np
+import pytest
+
+from browser_support import (ROOT, chart_meta, chromium, exceptions, require_browser, screenshot,
+                             streamlit_server, wait_idle)
+
+pytestmark = pytest.mark.browser
+
+
+def registered_pages() -> list[tuple[str, str]]:
+    """(file, title) of every page in app.py's PAGES registry (read without running Streamlit)."""
+    tree = ast.parse((ROOT / "app.py").read_text())
+    pages: list[tuple[str, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "PAGES" for t in node.targets):
+            pages += [(e.elts[0].value, e.elts[1].value) for e in node.value.elts]
+        if (isinstance(node, ast.Call) and getattr(node.func, "attr", None) in ("append", "extend")
+                and getattr(node.func.value, "id", None) == "PAGES"):
+            items = node.args[0].elts if node.func.attr == "extend" else [node.args[0]]
+            pages += [(e.elts[0].value, e.elts[1].value) for e in items]
+    return pages
+
+
+@pytest.fixture(scope="module")
+def app_url():
+    require_browser()
+    with streamlit_server() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser_context(app_url):
+    with chromium() as context:
+        yield context
+
+
+@pytest.fixture
+def page(browser_context):
+    p = browser_context.new_page()
+    yield p
+    p.close()
+
+
+def open_page(page, url: str, path: str = "", query: str = "") -> None:
+    page.goto(f"{url}/{path}{'?' + query if query else ''}")
+    wait_idle(page, timeout=120_000)
+    assert not exceptions(page), exceptions(page)
+
+
+def sidebar_count(page) -> int:
+    """The landmark count of the sidebar status ("k of n")."""
+    text = page.locator(".st-key-landmark_status [data-testid='stMetricValue']").inner_text()
+    return int(text.split(" of ")[0].replace(",", ""))
+
+
+def wait_count(page, predicate, timeout_s: float = 60) -> int:
+    """Wait until the sidebar's landmark count satisfies ``predicate``; returns it."""
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    count = None
+    while time.monotonic() < deadline:
+        try:
+            count = sidebar_count(page)
+            if predicate(count):
+                wait_idle(page, timeout=timeout_s * 1000)
+                return sidebar_count(page)
+        except Exception:  # noqa: BLE001 - the element is re-rendered while we look
+            pass
+        page.wait_for_timeout(250)
+    raise AssertionError(f"landmark count never satisfied the condition (last: {count})")
+
+
+def test_every_page_loads_without_exception_and_is_screenshotted(page, app_url):
+    pages = registered_pages()
+    assert len(pages) >= 3
+    for i, (path, title) in enumerate(pages):
+        slug = "" if i == 0 else re.sub(r"\.py$", "", path.split("/")[-1])
+        open_page(page, app_url, slug)
+        assert page.locator("h1").first.is_visible()
+        assert page.locator(".st-key-landmark_status").is_visible(), f"landmark status missing on {title}"
+        screenshot(page, f"page_{i:02d}_{slug or 'home'}")
+
+
+def test_changing_epsilon_updates_the_budget_chart(page, app_url):
+    open_page(page, app_url, "schemes_utility", "reps=20&schemes=uniform,event")
+    assert chart_meta(page, "budget_chart")["eps"] == 1
+    before = page.evaluate("() => Array.from(document.querySelector('.st-key-budget_chart .js-plotly-plot').data[0].y)")
+    page.locator(".st-key-w_eps input[type='range']").focus()
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function(
+        "() => { const el = document.querySelector('.st-key-budget_chart .js-plotly-plot');"
+        " return el && el.layout && el.layout.meta && el.layout.meta.eps === 0.7; }", timeout=60_000)
+    wait_idle(page)
+    after = page.evaluate("() => Array.from(document.querySelector('.st-key-budget_chart .js-plotly-plot').data[0].y)")
+    assert np.allclose(np.asarray(after) / np.asarray(before), 0.7)
+    assert "eps=0.7" in page.url
+    screenshot(page, "schemes_after_epsilon_change")
+
+
+def test_box_select_on_the_timeline_adds_landmarks(page, app_url):
+    open_page(page, app_url, "data_landmarks", "lm=-&n=200")
+    assert sidebar_count(page) == 0
+    drag = page.locator(".st-key-timeline_chart_0 .nsewdrag").first
+    box = drag.bounding_box()
+    x0, x1 = box["x"] + 0.30 * box["width"], box["x"] + 0.45 * box["width"]
+    page.mouse.move(x0, box["y"] + 3)
+    page.mouse.down()
+    page.mouse.move((x0 + x1) / 2, box["y"] + box["height"] / 2, steps=5)
+    page.mouse.move(x1, box["y"] + box["height"] - 3, steps=5)
+    page.mouse.up()
+    count = wait_count(page, lambda c: c > 0)
+    assert 20 <= count <= 40  # about 15 % of 200 events
+    screenshot(page, "data_after_box_select")
+
+
+def _pixel_offset(lat, lon, lat_c, lon_c, zoom) -> tuple[float, float]:
+    """Screen offset (px) of a point from the view centre in deck.gl's web-Mercator (512-px world)."""
+    scale = 512 * 2**zoom
+    merc = lambda phi: math.log(math.tan(math.pi / 4 + math.radians(phi) / 2))  # noqa: E731
+    return (lon - lon_c) / 360 * scale, -(merc(lat) - merc(lat_c)) / (2 * math.pi) * scale
+
+
+def test_click_on_the_map_toggles_a_landmark(page, app_url):
+    from lmdk import data
+
+    from ui import maps
+
+    series = data.sample("taxi", n=150)
+    latlon = series.latlon()
+    vs = maps.view_state(latlon[:, 0], latlon[:, 1], height_px=480)
+    open_page(page, app_url, "data_landmarks", "source=sample&sample=taxi&n=150&lm=-")
+    assert sidebar_count(page) == 0
+    offsets = np.array([_pixel_offset(a, b, vs.latitude, vs.longitude, vs.zoom) for a, b in latlon])
+    target = int(np.argmin(np.hypot(*offsets.T)))  # the event closest to the centre: surely on screen
+    canvas = page.locator(".st-key-map_chart_0 canvas").first
+    canvas.wait_for(timeout=60_000)
+    canvas.scroll_into_view_if_needed()
+    page.wait_for_timeout(1500)  # deck.gl draws after the element appears
+    box = canvas.bounding_box()
+    cx, cy = box["x"] + box["width"] / 2 + offsets[target, 0], box["y"] + box["height"] / 2 + offsets[target, 1]
+    page.mouse.click(cx, cy)
+    assert wait_count(page, lambda c: c == 1) == 1
+    screenshot(page, "data_after_map_click")
+    canvas = page.locator(".st-key-map_chart_1 canvas").first
+    canvas.wait_for(timeout=60_000)
+    canvas.scroll_into_view_if_needed()
+    page.wait_for_timeout(1500)
+    box = canvas.bounding_box()
+    cx, cy = box["x"] + box["width"] / 2 + offsets[target, 0], box["y"] + box["height"] / 2 + offsets[target, 1]
+    page.mouse.click(cx, cy)
+    assert wait_count(page, lambda c: c == 0) == 0
+
+
+def test_csv_upload_works_and_bad_file_shows_an_error(page, app_url, tmp_path):
+    open_page(page, app_url, "data_landmarks", "source=upload")
+    bad = tmp_path / "bad.csv"
+    bad.write_bytes(b"\x00\x01binary\xff\xfe")
+    page.locator(".st-key-upload_file input[type='file']").set_input_files(str(bad))
+    page.wait_for_selector("[data-testid='stAlertContentError']", timeout=60_000)
+    good = tmp_path / "meter.csv"
+    good.write_text("timestamp,value\n" + "\n".join(f"2024-01-01 {h:02d}:00,{h % 5}" for h in range(24)))
+    page.locator(".st-key-upload_file input[type='file']").set_input_files(str(good))
+    page.wait_for_function("() => document.body.innerText.includes('n = 24 events')", timeout=60_000)
+    wait_idle(page)
+    assert not exceptions(page)
+    assert page.locator("[data-testid='stAlertContentError']").count() == 0
+    assert page.locator(".st-key-landmark_status").inner_text().find("of 24") >= 0
+    screenshot(page, "data_after_upload")
