@@ -194,6 +194,7 @@ def budgets_before_after(
     titles = [f"before: {scheme} on L, ε = {epsilon:g}",
               f"after: {scheme} on L′ = L ∪ dummies, ε − ε_sel = {publishing_epsilon:.4g}"]
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.16, subplot_titles=titles)
+    top = max(float(np.max(before, initial=0.0)), float(np.max(after, initial=0.0)))
     for row, b in ((1, np.asarray(before, dtype=float)), (2, np.asarray(after, dtype=float))):
         t = np.arange(b.size)
         hover = "t=%{x}<br>εₜ=%{y:.4g}<extra>" + scheme + "</extra>"
@@ -212,8 +213,7 @@ def budgets_before_after(
             fig.add_trace(go.Scatter(x=dm, y=b[dm], mode="markers", marker={**DUMMY_MARKER, "size": 7},
                                      name="dummy landmark", legendgroup="dummy",
                                      hovertemplate="dummy t=%{x}<br>εₜ=%{y:.4g}<extra></extra>"), row=row, col=1)
-        top = float(b.max()) if b.size else 0.0
-        fig.update_yaxes(title_text="εₜ", range=[0, 1.3 * top if top > 0 else 1.0], row=row, col=1)
+        fig.update_yaxes(title_text="εₜ", range=[0, 1.3 * top if top > 0 else 1.0], row=row, col=1)  # one scale
     _base_layout(fig, height=110 + 2 * row_height, meta={"eps": epsilon, "scheme": scheme, **(meta or {})})
     fig.update_annotations(font=dict(size=13), xanchor="left", x=0.0)  # subplot titles as in ui.charts.budgets
     n = max(len(before), len(after))
