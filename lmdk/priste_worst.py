@@ -214,27 +214,29 @@ def _uncertified_pairs(vecs, value: float, block: int = 512) -> tuple[np.ndarray
     A ratio of such sums never exceeds the largest ratio of its terms (the mediant inequality), so
     max(F, 1/F) on the segment is at most max over {F(e_i), F(e_j), C_ij} and their inverses, with
     C_ij = (b_iā_j + b_jā_i)/(a_id_j + a_jd_i). The caller has checked every vertex e_i, so only pairs
-    with |log C_ij| > ``value`` (or an undefined C) can beat it; they are returned for exact search.
+    with |log C_ij| > ``value`` (C = c/0 counts as +∞, 0/c as 0) can beat it; they are returned for exact search.
     """
     a, an, b, d = vecs
     thr = value + 1e-12 * max(1.0, abs(value))
-    hi, lo_ = (np.exp(thr), np.exp(-thr)) if thr < 700 else (np.inf, 0.0)
-    if thr >= 700:  # the bound's products could underflow against such a threshold: work in logs
+    positive = np.concatenate([v[v > 0] for v in vecs])
+    linear = thr < 700 and (positive.size == 0 or positive.min() > 1e-150)  # no product can underflow
+    if not linear:
         with np.errstate(divide="ignore"):
             a, an, b, d = np.log(a), np.log(an), np.log(b), np.log(d)
     out_i, out_j = [], []
     m = a.size
     for lo in range(0, m, block):
         rows = slice(lo, min(lo + block, m))
-        with np.errstate(divide="ignore", invalid="ignore", under="ignore"):
-            if thr < 700:  # underflow only adds pairs (0/0, x/0 and 0/x are all flagged), never loses one
+        # C = 0/0 means the middle term is absent (e.g. x ≡ 0 on the segment): the vertices bound it
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if linear:
                 c = (b[rows, None] * an[None, :] + an[rows, None] * b[None, :]) / \
                     (a[rows, None] * d[None, :] + d[rows, None] * a[None, :])
-                flag = np.isnan(c) | (c > hi) | (c < lo_)
+                flag = (c > np.exp(thr)) | (c < np.exp(-thr))
             else:
                 lc = (np.logaddexp(b[rows, None] + an[None, :], an[rows, None] + b[None, :])
                       - np.logaddexp(a[rows, None] + d[None, :], d[rows, None] + a[None, :]))
-                flag = np.isnan(lc) | (np.abs(lc) > thr)
+                flag = np.abs(lc) > thr
         ii, jj = np.nonzero(flag)
         ii += lo
         keep = jj > ii

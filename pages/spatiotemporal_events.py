@@ -166,7 +166,7 @@ if not region:
     st.stop()
 
 # ------------------------------------------------------------------ run
-est_s = reps * 2 * T * (0.002 + 0.08 * (grid.m / 400) ** 3)
+est_s = reps * 2 * T * (0.005 + 0.04 * (grid.m / 400) ** 3)
 with st.spinner(f"Running the plain α-PLM and PriSTE {reps}× each on {grid.m} cells (≈ {est_s:.0f} s)…"):
     res = run_comparison(cells, kind, tuple(sorted(region)), tuple(window), float(eps), float(alpha), M, grid,
                          int(reps), delta, int(seed))
