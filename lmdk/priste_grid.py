@@ -182,9 +182,15 @@ def gaussian_transition(grid: Grid, sigma: float) -> np.ndarray:
     return w / w.sum(axis=1, keepdims=True)
 
 
-def estimate_transition(cells, m: int, smoothing: float = 1.0) -> np.ndarray:
-    """Maximum-likelihood transition matrix of a cell trajectory with add-``smoothing`` (Laplace) counts per row."""
+def estimate_transition(cells, smoothing: float = 1.0, *, m: int | None = None) -> np.ndarray:
+    """Maximum-likelihood transition matrix of a cell trajectory with add-``smoothing`` (Laplace) counts per row.
+
+    ``m`` is the number of cells of the map (default: the largest cell id + 1); cells never left keep
+    their mass (stay put) when ``smoothing`` is 0.
+    """
     c = np.asarray(cells)
+    if c.ndim == 1 and c.size and np.issubdtype(c.dtype, np.integer) and m is None:
+        m = int(c.max()) + 1
     if c.ndim != 1 or c.size < 2 or not np.issubdtype(c.dtype, np.integer) or c.min() < 0 or c.max() >= m:
         raise DataError(f"cells must be a 1-D integer trajectory of ≥ 2 cell ids in 0..{m - 1}")
     if not np.isfinite(smoothing) or smoothing < 0:

@@ -139,7 +139,7 @@ try:
         grid, cells = priste_views.snap_trace(latlon[:, 0], latlon[:, 1], float(cell_m))
         M = None
     if estimate:
-        M = priste.estimate_transition(cells, grid.m, smoothing=0.01)
+        M = priste.estimate_transition(cells, 0.01, m=grid.m)
     elif M is None:
         M = priste.gaussian_transition(grid, sigma)
 except LmdkError as exc:

@@ -86,13 +86,14 @@ def test_estimate_transition_recovers_the_chain():
     g = Grid(3, 3)
     M = gaussian_transition(g, 0.8)
     traj = simulate_trajectory(M, 40000, rng=3)
-    est = estimate_transition(traj, g.m, smoothing=0.0)
+    est = estimate_transition(traj, 0.0, m=g.m)
     assert np.abs(est - M).max() < 0.03
-    small = estimate_transition([0, 1, 1], 3, smoothing=1.0)
+    small = estimate_transition([0, 1, 1], 1.0, m=3)
     assert np.allclose(small, [[1 / 4, 2 / 4, 1 / 4], [1 / 4, 2 / 4, 1 / 4], [1 / 3, 1 / 3, 1 / 3]])
-    assert estimate_transition([0, 1], 3, smoothing=0.0)[2].tolist() == [0, 0, 1]
+    assert estimate_transition([0, 1], 0.0, m=3)[2].tolist() == [0, 0, 1]
+    assert estimate_transition([0, 1, 0]).shape == (2, 2)
     with pytest.raises(DataError, match="cells"):
-        estimate_transition([0], 3)
+        estimate_transition([0], m=3)
 
 
 def test_simulated_trajectory_is_seeded():

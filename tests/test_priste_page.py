@@ -80,6 +80,9 @@ def test_region_edit_pattern_kind_and_empty_region_warning():
     assert any("region is empty" in w.value for w in at.warning)
     at.multiselect(key="priste_region").set_value([0, 1, 2]).run()
     assert not at.exception and not at.warning
+    at.toggle(key="priste_estimate").set_value(True).run()  # M estimated from the snapped trace
+    assert not at.exception, at.exception
+    assert np.all(median_of(chart(at, "priste_leak_chart"), "PriSTE") <= 1.0 * (1 + 1e-9))
 
 
 def test_synthetic_walk_and_delta_variant():
