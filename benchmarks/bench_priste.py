@@ -2,6 +2,8 @@
 
 Run: ``python benchmarks/bench_priste.py [--quick]``. Targets: one release < 10 s; worst-case
 leakage < 100 ms per timestamp; runtime linear in the event length (Figure 15, printed as a table).
+On a shared machine prefix ``OPENBLAS_NUM_THREADS=1``: with other jobs competing for the cores,
+OpenBLAS's threads oversubscribe them and the m×m products get several times slower and noisier.
 """
 from __future__ import annotations
 
