@@ -210,7 +210,7 @@ top[1].radio("A box or lasso selection", ["add", "remove"], key=state.SELECT_ACT
 fig = charts.timeline(cur.series.timestamps, y, cur.landmarks, y_title=y_title,
                       meta={"landmarks": int(cur.landmarks.size)})
 st.plotly_chart(fig, key=f"{TIMELINE_CHART}_{st.session_state[state.TIMELINE_EPOCH]}", on_select=_on_timeline,
-                selection_mode=("points", "box", "lasso"), config=charts.MODEBAR)
+                selection_mode=("points", "box", "lasso"), **charts.PLOTLY_KW)
 if st.session_state.get(state.LAST_EDIT):
     st.caption(st.session_state[state.LAST_EDIT])
 

@@ -35,7 +35,7 @@ landmarks = np.asarray(sorted(marked or []), dtype=np.int64)
 example = {s: schemes.allocate(s, 8, landmarks, eps, w=3) for s in ("event", "user", "uniform", "skip")}
 with right:
     fig = charts.budgets(example, landmarks, epsilon=eps, row_height=95)
-    st.plotly_chart(fig, key="home_budgets", config=charts.MODEBAR)
+    st.plotly_chart(fig, key="home_budgets", **charts.PLOTLY_KW)
 cols = st.columns(len(example))
 for col, (scheme, budget) in zip(cols, example.items()):
     worst = float(privacy.landmark_loss(budget, landmarks).max())

@@ -61,7 +61,7 @@ for col, s in zip(cols, chosen):
 # ------------------------------------------------------------------ budgets
 st.subheader("Budget per timestamp")
 budget_fig = charts.budgets({s: summaries[s].budgets for s in chosen}, cur.landmarks, epsilon=eps)
-st.plotly_chart(budget_fig, key="budget_chart", config=charts.MODEBAR)
+st.plotly_chart(budget_fig, key="budget_chart", **charts.PLOTLY_KW)
 st.caption("Bars: ε_t of one run (repetition 1) per scheme; black diamonds: landmarks. "
            "Adaptive's budgets depend on the data and differ between repetitions.")
 
@@ -84,7 +84,7 @@ else:
     release_fig = charts.releases(cur.series.timestamps, x, {s: (summaries[s].median, summaries[s].low,
                                                                  summaries[s].high) for s in chosen},
                                   cur.landmarks, y_title=y_title, epsilon=eps)
-    st.plotly_chart(release_fig, key="release_chart", config=charts.MODEBAR)
+    st.plotly_chart(release_fig, key="release_chart", **charts.PLOTLY_KW)
     st.caption(f"Black: original; coloured line: median of {reps} repetitions; band: the central 90 % of them.")
 
 # ------------------------------------------------------------------ MAE
@@ -97,7 +97,7 @@ for s in chosen:
         row.update(clamped=summ.mae_clamped, clamped_low=summ.mae_clamped_ci[0], clamped_high=summ.mae_clamped_ci[1])
     rows.append(row)
 mae_fig = charts.mae(rows, unit=unit, epsilon=eps)
-st.plotly_chart(mae_fig, key="mae_chart", config=charts.MODEBAR)
+st.plotly_chart(mae_fig, key="mae_chart", **charts.PLOTLY_KW)
 st.caption(f"Bars: mean over {reps} repetitions; whiskers: 95 % confidence interval.")
 if clamp_range is not None:
     saved = ", ".join(f"{r['scheme']} {r['mae'] - r['clamped']:.3g}" for r in rows)

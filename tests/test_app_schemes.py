@@ -56,6 +56,11 @@ def charts(at: AppTest) -> list[dict]:
     return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
 
 
+def scheme_trace(fig: dict, scheme: str) -> dict:
+    """The budget trace of one scheme's panel."""
+    return next(t for t in fig["data"] if t.get("name") == scheme)
+
+
 def badges(at: AppTest) -> dict[str, str]:
     """{scheme: badge text} from the Theorem 2 row."""
     out, scheme = {}, None
@@ -75,7 +80,9 @@ def test_default_render_has_budget_release_and_mae_charts_for_six_schemes():
     titles = [a["text"] for a in budget["layout"]["annotations"]]
     assert titles == list(state.SCHEME_NAMES)
     names = {t.get("name") for t in release["data"]}
-    assert {"original", "uniform median", "90 % of repetitions", "landmark"} <= names
+    assert {"original", "uniform median", "90 % of repetitions"} <= names
+    assert "landmark" in {t.get("name") for t in budget["data"]}
+    assert "budget on landmarks" in {t.get("name") for t in budget["data"]}  # landmark budgets highlighted
     assert list(mae["data"][0]["y"]) == list(state.SCHEME_NAMES)
     assert "kWh" in mae["layout"]["xaxis"]["title"]["text"]
     b = badges(at)
@@ -91,7 +98,7 @@ def test_epsilon_change_updates_budgets_of_uniform():
     assert not at.exception
     budget = charts(at)[0]
     assert budget["layout"]["meta"]["eps"] == 0.5
-    bars = array(budget["data"][0]["y"])
+    bars = array(scheme_trace(budget, "uniform")["y"])
     assert np.allclose(bars, 0.5 / (k + 1))
 
 
@@ -101,7 +108,7 @@ def test_scheme_subset_and_w_and_repetitions_and_seed_change_the_view():
     budget = charts(at)[0]
     assert [a["text"] for a in budget["layout"]["annotations"]] == ["w-event", "skip"]
     at.number_input(key=state.widget_key(state.W)).set_value(50).run()
-    assert np.allclose(array(charts(at)[0]["data"][0]["y"]), 1.0 / 50)
+    assert np.allclose(array(scheme_trace(charts(at)[0], "w-event")["y"]), 1.0 / 50)
     mae_before = charts(at)[2]["data"][0]["x"]
     at.number_input(key=state.widget_key(state.SEED)).set_value(7).run()
     at.number_input(key=state.widget_key(state.REPETITIONS)).set_value(30).run()

@@ -96,14 +96,14 @@ def test_every_page_loads_without_exception_and_is_screenshotted(page, app_url):
 def test_changing_epsilon_updates_the_budget_chart(page, app_url):
     open_page(page, app_url, "schemes_utility", "reps=20&schemes=uniform,event")
     assert chart_meta(page, "budget_chart")["eps"] == 1
-    before = page.evaluate("() => Array.from(document.querySelector('.st-key-budget_chart .js-plotly-plot').data[0].y)")
+    before = page.evaluate("() => Array.from(document.querySelector('.st-key-budget_chart .js-plotly-plot').data.find(t => t.name === 'uniform').y)")
     page.locator(".st-key-w_eps input[type='range']").focus()
     page.keyboard.press("ArrowLeft")
     page.wait_for_function(
         "() => { const el = document.querySelector('.st-key-budget_chart .js-plotly-plot');"
         " return el && el.layout && el.layout.meta && el.layout.meta.eps === 0.7; }", timeout=60_000)
     wait_idle(page)
-    after = page.evaluate("() => Array.from(document.querySelector('.st-key-budget_chart .js-plotly-plot').data[0].y)")
+    after = page.evaluate("() => Array.from(document.querySelector('.st-key-budget_chart .js-plotly-plot').data.find(t => t.name === 'uniform').y)")
     assert np.allclose(np.asarray(after) / np.asarray(before), 0.7)
     assert "eps=0.7" in page.url
     screenshot(page, "schemes_after_epsilon_change")

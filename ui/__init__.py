@@ -20,7 +20,8 @@ Conventions
 - ``ui.charts``: ``SCHEME_COLOURS`` (Okabe–Ito, one per scheme), ``LANDMARK_MARKER`` (filled black
   diamond), ``DUMMY_MARKER`` (open diamond); axes with units; repetitions as median + band; put
   ``meta={"eps": ε}`` in figures that depend on ε (tests and the browser benchmark read it).
-  Pass ``config=charts.MODEBAR`` to ``st.plotly_chart`` (PNG export via the camera icon).
+  Pass ``**charts.PLOTLY_KW`` to ``st.plotly_chart``: PNG export via the camera icon and our own light
+  styling (``theme=None``; Streamlit's client-side theme costs hundreds of ms on big multi-panel charts).
 - ``ui.maps``: ``trajectory_deck`` (explicit view state, LineLayer path, pickable ScatterplotLayer
   with id ``maps.EVENTS_LAYER``; no base map unless asked).
 - ``ui.widgets``: the landmark status in the sidebar (drawn by ``app.py``), ``scheme_controls``,

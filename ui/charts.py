@@ -3,7 +3,8 @@
 Conventions (keep them when adding a chart):
 - a scheme is always drawn in ``SCHEME_COLOURS[scheme]``; the original series in ``ORIGINAL``;
 - real landmarks are filled black diamonds (``LANDMARK_MARKER``), dummy landmarks open diamonds
-  (``DUMMY_MARKER``), regular events small grey dots;
+  (``DUMMY_MARKER``), regular events small grey dots; in the thin "L" strip above multi-panel charts,
+  landmarks are solid black ticks and dummies dotted ticks (one path: cheap to draw);
 - axes carry units; repetitions are a median line plus a shaded band, never one line per repetition;
 - ``layout.meta`` carries a small dict (e.g. ``{"eps": 1.0}``) that browser tests and the benchmark
   read to know a chart was redrawn for the current settings.
@@ -14,7 +15,6 @@ from typing import Iterable, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 SCHEME_COLOURS = {  # Okabe & Ito (2008); yellow is left out (too pale on white)
     "event": "#E69F00",  # orange
@@ -34,6 +34,31 @@ REGULAR_MARKER = dict(symbol="circle", size=4, color=REGULAR)
 FONT = dict(size=14)
 BAR_LIMIT = 400  # above this many timestamps, budget bars are drawn as a filled step line (same look, faster)
 MODEBAR = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
+# Pass to st.plotly_chart: our own light styling instead of Streamlit's theme, whose client-side
+# restyling of large multi-panel specs costs several hundred milliseconds per redraw.
+PLOTLY_KW = {"config": MODEBAR, "theme": None}
+_AXIS = {"gridcolor": "#E6E6E6", "zeroline": False, "linecolor": "#BDBDBD", "ticks": "outside",
+         "tickcolor": "#BDBDBD", "title": {"font": {"size": 13, "color": "#31333F"}}}
+TEMPLATE = go.layout.Template(layout={
+    "font": {"family": "Source Sans Pro, Source Sans 3, sans-serif", "size": 13, "color": "#31333F"},
+    "xaxis": _AXIS, "yaxis": _AXIS, "paper_bgcolor": "white", "plot_bgcolor": "white",
+    "colorway": list(SCHEME_COLOURS.values()),
+})
+
+
+def time_values(x) -> np.ndarray:
+    """Timestamps as float milliseconds of local wall time: plotly reads numbers on a date axis as ms,
+    and numeric arrays travel base64-encoded (ISO strings would make every chart several times larger)."""
+    import pandas as pd
+
+    if not isinstance(x, pd.DatetimeIndex):
+        try:
+            x = pd.DatetimeIndex(x)
+        except (TypeError, ValueError):
+            return np.asarray(x)
+    if x.tz is not None:
+        x = x.tz_localize(None)
+    return x.asi8.astype(np.float64) / 1e6
 
 
 def rgba(hex_colour: str, alpha: float) -> str:
@@ -48,9 +73,9 @@ def _base_layout(fig: go.Figure, *, height: int, meta: dict | None = None, legen
         height=height,
         margin=dict(l=70, r=20, t=40, b=50),
         font=FONT,
-        template="plotly_white",
+        template=TEMPLATE,
         showlegend=legend,
-        legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0),
+        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
         meta=meta or {},
         hovermode="closest",
     )
@@ -78,14 +103,14 @@ def timeline(
     idx = np.arange(n)
     lm = np.asarray(sorted(set(int(i) for i in landmarks)), dtype=int)
     dm = np.asarray(sorted(set(int(i) for i in dummies) - set(lm.tolist())), dtype=int)
-    x = np.asarray(x)
+    x = time_values(x)
     scatter = go.Scattergl if n > 3_000 else go.Scatter
     fig = go.Figure()
     fig.add_trace(
         scatter(
             x=x, y=y, customdata=idx, mode="lines+markers", name="regular event",
             line=dict(color=REGULAR, width=1), marker=REGULAR_MARKER,
-            hovertemplate="t=%{customdata}<br>%{x}<br>%{y:.3g}<extra></extra>",
+            hovertemplate="t=%{customdata}<br>%{x|%Y-%m-%d %H:%M}<br>%{y:.3g}<extra></extra>",
         )
     )
     if dm.size:
@@ -99,15 +124,99 @@ def timeline(
         scatter(
             x=x[lm] if lm.size else [], y=y[lm] if lm.size else [], customdata=lm, mode="markers",
             name="landmark", marker=LANDMARK_MARKER,
-            hovertemplate="landmark t=%{customdata}<br>%{x}<br>%{y:.3g}<extra></extra>",
+            hovertemplate="landmark t=%{customdata}<br>%{x|%Y-%m-%d %H:%M}<br>%{y:.3g}<extra></extra>",
         )
     )
     _base_layout(fig, height=height, meta=meta)
-    fig.update_xaxes(title_text=x_title)
+    fig.update_xaxes(title_text=x_title, type="date")
     fig.update_yaxes(title_text=y_title)
     if selectable:
         fig.update_layout(dragmode="select", clickmode="event+select")
     return fig
+
+
+def _stacked(rows: int, titles: Sequence[str], *, rug: bool, gap_px: float, row_px: float, rug_px: float = 34):
+    """Layout dict of vertically stacked panels sharing the x axis (faster than make_subplots).
+
+    Returns (layout, axis names per panel, rug axis names or None); panel 1 is the top one.
+    """
+    heights = ([rug_px] if rug else []) + [row_px] * rows
+    total = sum(heights) + gap_px * (len(heights) - 1)
+    layout: dict = {"annotations": []}
+    axes = []
+    top = 1.0
+    for k, h in enumerate(heights):
+        lo = max(0.0, top - h / total)
+        idx = "" if k == 0 else str(k + 1)
+        layout[f"xaxis{idx}"] = {"anchor": f"y{idx}", "domain": [0, 1], "showticklabels": k == len(heights) - 1,
+                                 **({} if k == 0 else {"matches": "x"})}
+        layout[f"yaxis{idx}"] = {"anchor": f"x{idx}", "domain": [lo, top]}
+        axes.append((f"x{idx}", f"y{idx}"))
+        top = lo - gap_px / total
+    rug_axes = axes.pop(0) if rug else None
+    for (xa, ya), title in zip(axes, titles):
+        domain = layout["yaxis" + ya[1:]]["domain"]
+        layout["annotations"].append({"text": title, "x": 0, "xref": "paper", "xanchor": "left", "y": domain[1],
+                                      "yref": "paper", "yanchor": "bottom", "yshift": 2, "showarrow": False,
+                                      "font": {"size": 13}})
+    return layout, axes, rug_axes
+
+
+def _ticks(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """x, y of vertical ticks at ``positions`` as ONE NaN-separated path (hundreds of markers cost ~50 ms)."""
+    x = np.repeat(positions.astype(float), 3)
+    x[2::3] = np.nan
+    y = np.tile([-1.0, 1.0, np.nan], positions.size)
+    return x, y
+
+
+def _rug(rug_axes, landmarks: np.ndarray, dummies: np.ndarray, x: np.ndarray) -> list[dict]:
+    """The landmark strip above the panels: black ticks (dummies dotted), drawn once for all panels."""
+    xa, ya = rug_axes
+    tx, ty = _ticks(x[landmarks]) if landmarks.size else (np.array([]), np.array([]))
+    traces = [{"type": "scatter", "x": tx, "y": ty, "mode": "lines", "line": {"color": LANDMARK_COLOUR, "width": 1.5},
+               "name": "landmark", "xaxis": xa, "yaxis": ya, "hoverinfo": "x"}]
+    if dummies.size:
+        dx, dy = _ticks(x[dummies])
+        traces.append({"type": "scatter", "x": dx, "y": dy, "mode": "lines", "name": "dummy landmark",
+                       "line": {"color": DUMMY_COLOUR, "width": 1.5, "dash": "dot"}, "xaxis": xa, "yaxis": ya,
+                       "hoverinfo": "x"})
+    return traces
+
+
+DRAW_POINTS = 600  # lines longer than this are drawn min/max-decimated (spikes kept) — the panels are ~900 px wide
+
+
+def _minmax_decimate(x: np.ndarray, y: np.ndarray, limit: int = DRAW_POINTS) -> tuple[np.ndarray, np.ndarray]:
+    """For drawing only: keep each bucket's minimum and maximum (in time order) so no spike disappears."""
+    n = y.size
+    if n <= limit:
+        return x, y
+    k = int(np.ceil(n / (limit // 2)))
+    m = n // k * k
+    yb = y[:m].reshape(-1, k)
+    base = np.arange(0, m, k)
+    i_min, i_max = base + yb.argmin(axis=1), base + yb.argmax(axis=1)
+    idx = np.sort(np.concatenate([i_min, i_max, np.arange(m, n)]))
+    return x[idx], y[idx]
+
+
+def _band_envelope(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, limit: int = DRAW_POINTS):
+    """For drawing only: per bucket, the lowest low and highest high (the band never shrinks)."""
+    n = lo.size
+    if n <= limit:
+        return x, lo, hi
+    k = int(np.ceil(n / limit))
+    m = n // k * k
+    xs = np.concatenate([x[:m:k], x[m:]])
+    return (xs, np.concatenate([lo[:m].reshape(-1, k).min(axis=1), lo[m:]]),
+            np.concatenate([hi[:m].reshape(-1, k).max(axis=1), hi[m:]]))
+
+
+def _index_sets(landmarks, dummies, n: int) -> tuple[np.ndarray, np.ndarray]:
+    lm = np.unique(np.asarray(list(landmarks), dtype=np.int64))
+    dm = np.setdiff1d(np.asarray(list(dummies), dtype=np.int64), lm)
+    return lm[(lm >= 0) & (lm < n)], dm[(dm >= 0) & (dm < n)]
 
 
 def budgets(
@@ -117,47 +226,46 @@ def budgets(
     epsilon: float,
     dummies: Iterable[int] = (),
     meta: dict | None = None,
-    row_height: int = 130,
+    row_height: int = 120,
 ) -> go.Figure:
-    """Per-timestamp budget bars, one small panel per scheme, landmarks marked on the bars."""
+    """Per-timestamp budget bars, one panel per scheme; landmark bars darkened/hatched and marked in a strip."""
     schemes = list(budgets_by_scheme)
-    rows = max(len(schemes), 1)
-    fig = make_subplots(rows=rows, cols=1, shared_xaxes=True, vertical_spacing=0.35 / rows,
-                        subplot_titles=[s for s in schemes])
-    lm = np.asarray(sorted(set(int(i) for i in landmarks)), dtype=int)
-    dm = np.asarray(sorted(set(int(i) for i in dummies) - set(lm.tolist())), dtype=int)
-    for row, scheme in enumerate(schemes, start=1):
+    n = max((len(b) for b in budgets_by_scheme.values()), default=0)
+    lm, dm = _index_sets(landmarks, dummies, n)
+    layout, axes, rug_axes = _stacked(len(schemes), schemes, rug=True, gap_px=30, row_px=row_height)
+    t = np.arange(n)
+    data: list[dict] = _rug(rug_axes, lm, dm, t)
+    mask = np.zeros(n, dtype=bool)
+    mask[lm] = True
+    for (xa, ya), scheme in zip(axes, schemes):
         b = np.asarray(budgets_by_scheme[scheme], dtype=float)
-        t = np.arange(b.size)
         colour = SCHEME_COLOURS.get(scheme, "#555555")
-        if b.size <= BAR_LIMIT:
-            trace = go.Bar(x=t, y=b, marker_color=colour, marker_line_width=0, name=scheme, showlegend=False,
-                           hovertemplate="t=%{x}<br>ε_t=%{y:.4g}<extra>" + scheme + "</extra>")
+        hover = "t=%{x}<br>ε_t=%{y:.4g}<extra>" + scheme + "</extra>"
+        if n <= BAR_LIMIT:
+            data.append({"type": "bar", "x": t, "y": b, "name": scheme, "showlegend": False, "xaxis": xa, "yaxis": ya,
+                         "marker": {"color": colour, "line": {"width": np.where(mask, 1.5, 0), "color": "#000"},
+                                    "pattern": {"shape": np.where(mask, "x", ""), "fgcolor": "#000", "size": 6}},
+                         "hovertemplate": hover})
         else:
-            trace = go.Scatter(x=t, y=b, mode="lines", line=dict(color=colour, width=1, shape="hvh"),
-                               fill="tozeroy", fillcolor=rgba(colour, 0.55), name=scheme, showlegend=False,
-                               hovertemplate="t=%{x}<br>ε_t=%{y:.4g}<extra>" + scheme + "</extra>")
-        fig.add_trace(trace, row=row, col=1)
-        if lm.size:
-            fig.add_trace(
-                go.Scatter(x=lm, y=b[lm], mode="markers", marker={**LANDMARK_MARKER, "size": 6}, name="landmark",
-                           showlegend=row == 1, legendgroup="landmark",
-                           hovertemplate="landmark t=%{x}<br>ε_t=%{y:.4g}<extra>" + scheme + "</extra>"),
-                row=row, col=1,
-            )
-        if dm.size:
-            fig.add_trace(
-                go.Scatter(x=dm, y=b[dm], mode="markers", marker={**DUMMY_MARKER, "size": 7}, name="dummy landmark",
-                           showlegend=row == 1, legendgroup="dummy"),
-                row=row, col=1,
-            )
+            data.append({"type": "scatter", "x": t, "y": b.astype(np.float32), "mode": "lines", "name": scheme,
+                         "showlegend": False, "xaxis": xa, "yaxis": ya, "fill": "tozeroy",
+                         "fillcolor": rgba(colour, 0.6), "line": {"color": colour, "width": 1, "shape": "hv"},
+                         "hovertemplate": hover})
+            if lm.size:
+                data.append({"type": "scatter", "x": t, "y": np.where(mask, b, 0.0).astype(np.float32),
+                             "mode": "lines", "name": "budget on landmarks", "legendgroup": "lmbudget",
+                             "showlegend": (xa, ya) == axes[0], "xaxis": xa, "yaxis": ya, "fill": "tozeroy",
+                             "fillcolor": "rgba(0,0,0,0.55)", "line": {"width": 0, "shape": "hv"},
+                             "hoverinfo": "skip"})
         top = float(b.max()) if b.size else 1.0
-        fig.update_yaxes(title_text="εₜ", row=row, col=1, range=[0, 1.3 * top if top > 0 else 1.0])
-    _base_layout(fig, height=70 + row_height * rows, meta={"eps": epsilon, **(meta or {})})
-    fig.update_annotations(font=dict(size=13), xanchor="left", x=0.0)
-    fig.update_xaxes(title_text="timestamp t", row=rows, col=1)
-    fig.update_layout(bargap=0.25 if max((len(b) for b in budgets_by_scheme.values()), default=0) <= 60 else 0)
-    return fig
+        layout["yaxis" + ya[1:]].update(title={"text": "εₜ"}, range=[0, 1.15 * top if top > 0 else 1.0])
+    ry = "yaxis" + rug_axes[1][1:]
+    layout[ry].update(range=[-1.1, 1.1], showticklabels=False, showgrid=False, zeroline=False,
+                      title={"text": "L", "font": {"size": 12}})
+    layout["xaxis" + axes[-1][0][1:] if axes else "xaxis"].update(title={"text": "timestamp t"})
+    layout["bargap"] = 0.25 if n <= 60 else 0
+    fig = go.Figure(data=data, layout=layout)
+    return _base_layout(fig, height=110 + (row_height + 30) * len(schemes), meta={"eps": epsilon, **(meta or {})})
 
 
 def releases(
@@ -170,40 +278,39 @@ def releases(
     epsilon: float,
     band_label: str = "90 % of repetitions",
     meta: dict | None = None,
-    row_height: int = 150,
+    row_height: int = 130,
 ) -> go.Figure:
-    """Original series against each scheme's release: median line and band across repetitions."""
+    """Original series against each scheme's release (median line and band across repetitions), one panel per
+    scheme (``landmarks`` is accepted for symmetry; the budget chart marks them)."""
     schemes = list(summaries)
-    rows = max(len(schemes), 1)
-    fig = make_subplots(rows=rows, cols=1, shared_xaxes=True, vertical_spacing=0.3 / rows,
-                        subplot_titles=schemes)
-    x = np.asarray(x)
     original = np.asarray(original, dtype=float)
-    lm = np.asarray(sorted(set(int(i) for i in landmarks)), dtype=int)
-    for row, scheme in enumerate(schemes, start=1):
-        med, lo, hi = summaries[scheme]
+    xs = time_values(x)
+    lm, dm = _index_sets(landmarks, (), original.size)
+    layout, axes, _ = _stacked(len(schemes), schemes, rug=False, gap_px=34, row_px=row_height)
+    data: list[dict] = []  # landmarks are marked on the budget chart; here they would double the drawing cost
+    ox, oy = _minmax_decimate(xs, original.astype(np.float32))
+    for k, ((xa, ya), scheme) in enumerate(zip(axes, schemes)):
+        med, lo, hi = (np.asarray(a, dtype=np.float32) for a in summaries[scheme])
         colour = SCHEME_COLOURS.get(scheme, "#555555")
-        first = row == 1
-        fig.add_trace(go.Scatter(x=x, y=hi, mode="lines", line=dict(width=0), hoverinfo="skip", showlegend=False),
-                      row=row, col=1)
-        fig.add_trace(go.Scatter(x=x, y=lo, mode="lines", line=dict(width=0), fill="tonexty",
-                                 fillcolor=rgba(colour, 0.25), name=band_label, legendgroup="band",
-                                 showlegend=first, hoverinfo="skip"), row=row, col=1)
-        fig.add_trace(go.Scatter(x=x, y=original, mode="lines", line=dict(color=ORIGINAL, width=1.2),
-                                 name="original", legendgroup="original", showlegend=first,
-                                 hovertemplate="original %{y:.3g}<extra></extra>"), row=row, col=1)
-        fig.add_trace(go.Scatter(x=x, y=med, mode="lines", line=dict(color=colour, width=1.6),
-                                 name=f"{scheme} median", hovertemplate="median %{y:.3g}<extra>" + scheme + "</extra>"),
-                      row=row, col=1)
-        if lm.size:
-            fig.add_trace(go.Scatter(x=x[lm], y=original[lm], mode="markers", marker={**LANDMARK_MARKER, "size": 5},
-                                     name="landmark", legendgroup="landmark", showlegend=first, hoverinfo="skip"),
-                          row=row, col=1)
-        fig.update_yaxes(title_text=y_title, row=row, col=1)
-    _base_layout(fig, height=80 + row_height * rows, meta={"eps": epsilon, **(meta or {})})
-    fig.update_annotations(font=dict(size=13), xanchor="left", x=0.0)
-    fig.update_xaxes(title_text="time", row=rows, col=1)
-    return fig
+        common = {"type": "scatter", "mode": "lines", "xaxis": xa, "yaxis": ya}
+        bx, blo, bhi = _band_envelope(xs, lo, hi)
+        mx, my = _minmax_decimate(xs, med)
+        data += [
+            {**common, "x": np.concatenate([bx, bx[::-1]]), "y": np.concatenate([bhi, blo[::-1]]),
+             "line": {"width": 0}, "fill": "toself", "fillcolor": rgba(colour, 0.25), "name": band_label,
+             "legendgroup": "band", "showlegend": k == 0, "hoverinfo": "skip"},
+            {**common, "x": ox, "y": oy, "line": {"color": ORIGINAL, "width": 1.2}, "name": "original",
+             "legendgroup": "original", "showlegend": k == 0, "hovertemplate": "original %{y:.3g}<extra></extra>"},
+            {**common, "x": mx, "y": my, "line": {"color": colour, "width": 1.6}, "name": f"{scheme} median",
+             "hovertemplate": "median %{y:.3g}<extra>" + scheme + "</extra>"},
+        ]
+        layout["yaxis" + ya[1:]].update(title={"text": y_title})
+    for key in [k for k in layout if k.startswith("xaxis")]:
+        layout[key]["type"] = "date"
+    if axes:
+        layout["xaxis" + axes[-1][0][1:]].update(title={"text": "time"})
+    fig = go.Figure(data=data, layout=layout)
+    return _base_layout(fig, height=110 + (row_height + 34) * len(schemes), meta={"eps": epsilon, **(meta or {})})
 
 
 def mae(
@@ -242,7 +349,7 @@ def mae(
     positive = [v for r in rows for v in (r["mae"], r.get("clamped")) if v is not None and v > 0]
     log = len(positive) > 1 and max(positive) / min(positive) > 30  # errors spanning decades: log axis
     fig.update_xaxes(title_text=f"mean absolute error ({unit})" + (", log scale" if log else ""),
-                     type="log" if log else "linear", rangemode="tozero")
+                     type="log" if log else "linear", rangemode="tozero", dtick=1 if log else None)
     fig.update_yaxes(autorange="reversed")
     return fig
 
