@@ -53,6 +53,9 @@ st.caption(
 st.subheader("The pages")
 for path, title, icon in state.REGISTERED_PAGES[1:]:
     st.page_link(path, label=title, icon=icon)
+st.caption(f"Limits (so one visitor cannot stall a shared server): series of at most {state.N_MAX:,} events, "
+           f"at most {state.REPETITIONS_MAX} repetitions, w ≤ {state.W_MAX:,}, uploads up to 50 MB. Uploads stay "
+           "in your browser session only; the link in the address bar reproduces your settings (not uploaded data).")
 
 explain.explain(
     "The chart shows the budget $\\varepsilon_t$ each scheme spends per timestamp for the eight-event example; "

@@ -62,8 +62,9 @@ for col, s in zip(cols, chosen):
 st.subheader("Budget per timestamp")
 budget_fig = charts.budgets({s: summaries[s].budgets for s in chosen}, cur.landmarks, epsilon=eps)
 st.plotly_chart(budget_fig, key="budget_chart", **charts.PLOTLY_KW)
-st.caption("Bars: ε_t of one run (repetition 1) per scheme; black diamonds: landmarks. "
-           "Adaptive's budgets depend on the data and differ between repetitions.")
+st.caption("Bars: εₜ of one run (repetition 1) per scheme; the darker parts are the budgets spent on landmarks, "
+           "whose positions are the black ticks in the strip L on top. Adaptive's budgets depend on the data and "
+           "differ between repetitions.")
 
 # ------------------------------------------------------------------ original vs released
 st.subheader("Original vs released")

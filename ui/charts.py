@@ -71,7 +71,7 @@ def rgba(hex_colour: str, alpha: float) -> str:
 def _base_layout(fig: go.Figure, *, height: int, meta: dict | None = None, legend: bool = True) -> go.Figure:
     fig.update_layout(
         height=height,
-        margin=dict(l=70, r=20, t=40, b=50),
+        margin=dict(l=70, r=20, t=70, b=50),  # legend below the (hover-only) toolbar
         font=FONT,
         template=TEMPLATE,
         showlegend=legend,
@@ -329,7 +329,7 @@ def mae(
         marker_color=[SCHEME_COLOURS.get(s, "#555") for s in schemes],
         error_x=dict(type="data", symmetric=False, color="#333",
                      array=[r["high"] - r["mae"] for r in rows], arrayminus=[r["mae"] - r["low"] for r in rows]),
-        text=[number(v) for v in values], textposition="outside", cliponaxis=False,
+        text=["\u2003" + number(v) for v in values], textposition="outside", cliponaxis=False,
         hovertemplate="%{y}: %{x:.4g} " + unit + "<extra>MAE</extra>",
     ))
     if any(r.get("clamped") is not None for r in rows):
@@ -345,7 +345,7 @@ def mae(
             hovertemplate="%{y}: %{x:.4g} " + unit + "<extra>clamped</extra>",
         ))
     _base_layout(fig, height=90 + 55 * max(len(rows), 1) * (2 if len(fig.data) > 1 else 1), meta={"eps": epsilon, **(meta or {})})
-    fig.update_layout(barmode="group", margin=dict(l=90, r=60, t=40, b=50))
+    fig.update_layout(barmode="group", margin=dict(l=90, r=60, t=70, b=50))
     positive = [v for r in rows for v in (r["mae"], r.get("clamped")) if v is not None and v > 0]
     log = len(positive) > 1 and max(positive) / min(positive) > 30  # errors spanning decades: log axis
     fig.update_xaxes(title_text=f"mean absolute error ({unit})" + (", log scale" if log else ""),

@@ -1,0 +1,90 @@
+"""Tests of lmdk.views: URL encoding of landmark sets, release summaries, clamping, release inputs."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lmdk import schemes, views
+from lmdk.errors import ParameterError
+
+
+@given(st.sets(st.integers(0, 20_000), max_size=3_000))
+def test_landmark_encoding_round_trips(indices):
+    text = views.encode_landmarks(sorted(indices))
+    assert np.array_equal(views.decode_landmarks(text), np.asarray(sorted(indices), dtype=np.int64))
+    assert all(c.isalnum() or c in "-._" for c in text)  # URL-safe without escaping
+
+
+def test_long_random_sets_use_the_compact_bitmask():
+    idx = np.random.default_rng(0).choice(10_000, 4_000, replace=False)
+    text = views.encode_landmarks(idx)
+    assert text.startswith("z") and len(text) < 2_000
+    assert views.encode_landmarks(range(100, 5_000)) == "100-4999"
+
+
+@pytest.mark.parametrize("text", ["5-3", "a-b", "1..2", "z!!!", "-5"])
+def test_malformed_landmark_text_raises(text):
+    with pytest.raises(ParameterError):
+        views.decode_landmarks(text)
+
+
+def test_decoding_rejects_indices_beyond_the_series():
+    with pytest.raises(ParameterError, match="below|limit|<"):
+        views.decode_landmarks("0-10", limit=10)
+
+
+def test_clamp_is_a_clip_and_rejects_an_empty_range():
+    assert np.array_equal(views.clamp(np.array([-2.0, 0.5, 9.0]), 0.0, 1.0), [0.0, 0.5, 1.0])
+    with pytest.raises(ParameterError):
+        views.clamp(np.zeros(3), 1.0, 1.0)
+
+
+def test_quantile_band_orders_low_median_high():
+    values = np.random.default_rng(1).normal(size=(200, 50))
+    med, lo, hi = views.quantile_band(values, 0.9)
+    assert np.all(lo <= med) and np.all(med <= hi)
+    inside = ((values >= lo) & (values <= hi)).mean()
+    assert 0.85 < inside < 0.95
+
+
+def test_summary_checks_theorem_2_against_the_real_landmarks():
+    x = np.random.default_rng(2).normal(5, 1, 100)
+    landmarks = np.array([3, 10, 50])
+    out = {}
+    for scheme in ("event", "uniform", "user"):
+        rel = schemes.release(x, landmarks, scheme, 1.0, repetitions=20, rng=np.random.default_rng(3))
+        out[scheme] = views.summarize(scheme, x, rel, landmarks, 1.0, "laplace", clamp_range=(0.0, 10.0))
+    assert not out["event"].satisfies and out["event"].worst_sigma == pytest.approx(4.0)
+    assert out["uniform"].satisfies and out["uniform"].worst_sigma == pytest.approx(1.0)
+    assert out["user"].worst_sigma == pytest.approx(4 / 100)
+    for summary in out.values():
+        assert summary.mae_ci[0] <= summary.mae <= summary.mae_ci[1]
+        assert summary.mae_clamped <= summary.mae + 1e-12  # clamping to a range containing x never hurts
+        assert summary.first.shape == x.shape and summary.budgets.shape == x.shape
+
+
+def test_release_inputs_fit_each_kind():
+    from lmdk import data
+
+    hue = data.sample("hue", n=50)
+    x, mech, origin = views.release_input(hue, [1, 2])
+    assert mech == "laplace" and x.shape == (50,) and origin is None
+    taxi = data.sample("taxi", n=40)
+    xy, mech, origin = views.release_input(taxi, [])
+    assert mech == "planar_laplace" and xy.shape == (40, 2) and len(origin) == 2
+    contacts = data.sample("contacts", n=30)
+    bits, mech, _ = views.release_input(contacts, [0, 5])
+    assert mech == "randomized_response" and bits.sum() == 2 and bits[5] == 1
+    y, title = views.timeline_values(taxi)
+    assert y[0] == 0 and "(m)" in title
+
+
+def test_synthetic_series_is_deterministic_in_the_seed():
+    a = views.synthetic_series("trajectory", 30, 0.8, 7)
+    b = views.synthetic_series("trajectory", 30, 0.8, 7)
+    assert a.source_hash == b.source_hash and a.kind == "trajectory"
+    assert views.synthetic_series("values", 30, 0.8, 8).source_hash != views.synthetic_series("values", 30, 0.8, 7).source_hash
+    with pytest.raises(ParameterError):
+        views.synthetic_series("contacts", 30, 0.5, 1)
