@@ -244,7 +244,8 @@ def budgets(
         if n <= BAR_LIMIT:
             data.append({"type": "bar", "x": t, "y": b, "name": scheme, "showlegend": False, "xaxis": xa, "yaxis": ya,
                          "marker": {"color": colour, "line": {"width": np.where(mask, 1.5, 0), "color": "#000"},
-                                    "pattern": {"shape": np.where(mask, "x", ""), "fgcolor": "#000", "size": 6}},
+                                    "pattern": {"shape": np.where(mask, "x", ""), "fgcolor": "#000", "size": 6,
+                                                "fillmode": "overlay", "fgopacity": 0.6}},
                          "hovertemplate": hover})
         else:
             data.append({"type": "scatter", "x": t, "y": b.astype(np.float32), "mode": "lines", "name": scheme,
@@ -260,7 +261,7 @@ def budgets(
         top = float(b.max()) if b.size else 1.0
         layout["yaxis" + ya[1:]].update(title={"text": "εₜ"}, range=[0, 1.15 * top if top > 0 else 1.0])
     ry = "yaxis" + rug_axes[1][1:]
-    layout[ry].update(range=[-1.1, 1.1], showticklabels=False, showgrid=False, zeroline=False,
+    layout[ry].update(range=[-1.1, 1.1], showticklabels=False, showgrid=False, zeroline=False, ticks="",
                       title={"text": "L", "font": {"size": 12}})
     layout["xaxis" + axes[-1][0][1:] if axes else "xaxis"].update(title={"text": "timestamp t"})
     layout["bargap"] = 0.25 if n <= 60 else 0
