@@ -72,13 +72,14 @@ if mechanism == "planar_laplace":
     from lmdk import mechanisms
 
     map_scheme = st.selectbox("Scheme on the map", chosen, key="map_scheme_pick")
-    lat, lon = mechanisms.metres_to_latlon(summaries[map_scheme].median, origin)
+    lat, lon = mechanisms.metres_to_latlon(summaries[map_scheme].first, origin)
     latlon = cur.series.latlon()
     deck = maps.trajectory_deck(latlon[:, 0], latlon[:, 1], cur.landmarks, released={map_scheme: (lat, lon)},
                                 times=cur.series.timestamps)
     st.pydeck_chart(deck, key="released_map", height=480)
-    st.caption(f"Black/grey: the original path and events; coloured line: {map_scheme}'s release "
-               f"(per-timestamp median over {reps} repetitions).")
+    st.caption(f"Black/grey: the original path and events (black: landmarks); coloured line: one release "
+               f"(repetition 1) of {map_scheme} — what an analyst would receive. The MAE below averages "
+               f"{reps} repetitions.")
     release_fig = None
 else:
     y_title = "share reported as 1" if mechanism == "randomized_response" else f"value ({unit})"
