@@ -11,6 +11,7 @@ Conventions (keep them when adding a chart):
 """
 from __future__ import annotations
 
+import hashlib
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -37,10 +38,13 @@ MODEBAR = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scal
 # Pass to st.plotly_chart: our own light styling instead of Streamlit's theme, whose client-side
 # restyling of large multi-panel specs costs several hundred milliseconds per redraw.
 PLOTLY_KW = {"config": MODEBAR, "theme": None}
+# ticklabeloverflow "allow": our margins keep labels inside the chart, and plotly's default ("hide past div")
+# measures every tick label's box after drawing — a forced browser layout per label on multi-panel charts.
 _AXIS = {"gridcolor": "#E6E6E6", "zeroline": False, "linecolor": "#BDBDBD", "ticks": "outside",
-         "tickcolor": "#BDBDBD", "title": {"font": {"size": 13, "color": "#31333F"}}}
+         "tickcolor": "#BDBDBD", "title": {"font": {"size": 13, "color": "#31333F"}}, "ticklabeloverflow": "allow"}
+_TEMPLATE_FONT = {"family": "Source Sans Pro, Source Sans 3, sans-serif", "size": 13, "color": "#31333F"}
 TEMPLATE = go.layout.Template(layout={
-    "font": {"family": "Source Sans Pro, Source Sans 3, sans-serif", "size": 13, "color": "#31333F"},
+    "font": _TEMPLATE_FONT,
     "xaxis": _AXIS, "yaxis": _AXIS, "paper_bgcolor": "white", "plot_bgcolor": "white",
     "colorway": list(SCHEME_COLOURS.values()),
 })
@@ -68,18 +72,85 @@ def rgba(hex_colour: str, alpha: float) -> str:
     return f"rgba({r},{g},{b},{alpha})"
 
 
+def _common_layout(*, height: int, meta: dict | None = None, legend: bool = True) -> dict:
+    """Layout keys every chart shares (as a plain dict)."""
+    return {
+        "height": height,
+        "margin": {"l": 70, "r": 20, "t": 70, "b": 50},  # legend below the (hover-only) toolbar
+        "font": FONT,
+        "template": TEMPLATE,
+        "showlegend": legend,
+        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0},
+        "meta": meta or {},
+        "hovermode": "closest",
+    }
+
+
 def _base_layout(fig: go.Figure, *, height: int, meta: dict | None = None, legend: bool = True) -> go.Figure:
-    fig.update_layout(
-        height=height,
-        margin=dict(l=70, r=20, t=70, b=50),  # legend below the (hover-only) toolbar
-        font=FONT,
-        template=TEMPLATE,
-        showlegend=legend,
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
-        meta=meta or {},
-        hovermode="closest",
-    )
+    fig.update_layout(**_common_layout(height=height, meta=meta, legend=legend))
     return fig
+
+
+def data_revision(data: list[dict]) -> str:
+    """A short digest of the traces' values, for ``layout.datarevision``."""
+    h = hashlib.blake2b(digest_size=8)
+    for trace in data:
+        for key in sorted(trace):
+            value = trace[key]
+            h.update(key.encode())
+            h.update(value.tobytes() if isinstance(value, np.ndarray) else repr(value).encode())
+    return h.hexdigest()
+
+
+def _figure(data: list[dict], layout: dict) -> go.Figure:
+    """A figure drawn ONCE per mount, from plain dicts built by this module (tests validate them against plotly's
+    schema; skipping plotly.py's per-property validation saves ~10 ms per multi-panel chart and rerun).
+
+    Streamlit's chart element hands plotly.js a JSON deep copy of the figure right after mounting it, and
+    plotly.js redraws everything when an object-valued setting is a new object: the data arrays (unless
+    ``datarevision`` is set), base64 typed arrays (decoded, they are compared as objects whatever the
+    datarevision), ``layout.template`` and ``layout.meta``. So here the template is inlined (``template`` is
+    ``False``), ``datarevision`` is a digest of the data, arrays travel as plain JSON lists, and ``meta`` is wrapped
+    in a one-element list (arrays are compared by ``datarevision``): read it with ``meta_of``. That halves the
+    browser's work per ε change.
+    """
+    revision = data_revision(data)
+    data = [_plain(trace) for trace in data]
+    layout = {**layout, "template": False, "datarevision": revision,
+              "meta": [layout.get("meta") or {}], "paper_bgcolor": "white", "plot_bgcolor": "white",
+              "font": {**_TEMPLATE_FONT, **layout.get("font", {})}}
+    for key, axis in layout.items():
+        if key.startswith(("xaxis", "yaxis")):
+            layout[key] = {**_AXIS, **axis, "title": {**_AXIS["title"], **axis.get("title", {})}}
+    return go.Figure(data=data, layout=layout, _validate=False)
+
+
+def _short(values, digits: int) -> np.ndarray:
+    """Values rounded to ``digits`` significant digits (so they print short in the JSON spec); keep ``digits``
+    above what the hover labels show. NaN/inf/0 are kept."""
+    a = np.array(values, dtype=float)
+    ok = np.isfinite(a) & (a != 0)
+    v = a[ok]
+    k = digits - 1 - np.floor(np.log10(np.abs(v))).astype(int)  # decimals to keep
+    up = k >= 0  # scale by an exact power of ten, so the result is the double nearest to the decimal
+    r = np.empty_like(v)
+    r[up] = np.round(v[up] * 10.0 ** k[up]) / 10.0 ** k[up]
+    r[~up] = np.round(v[~up] / 10.0 ** -k[~up]) * 10.0 ** -k[~up]
+    a[ok] = r
+    return a
+
+
+def _plain(value):
+    """numpy arrays (also nested in dicts) as JSON lists."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value.tolist() if isinstance(value, np.ndarray) else value
+
+
+def meta_of(layout) -> dict:
+    """``layout.meta`` as a dict, whether stored plainly or (figures from ``_figure``) as a one-element list."""
+    meta = layout.get("meta") if isinstance(layout, dict) else layout.meta
+    return (meta[0] if isinstance(meta, (list, tuple)) and meta else meta) or {}
 
 
 def timeline(
@@ -184,7 +255,15 @@ def _rug(rug_axes, landmarks: np.ndarray, dummies: np.ndarray, x: np.ndarray) ->
     return traces
 
 
-DRAW_POINTS = 600  # lines longer than this are drawn min/max-decimated (spikes kept) — the panels are ~900 px wide
+DRAW_POINTS = 600  # lines longer than this are drawn min/max-decimated (spikes kept) — the panels are ~950 px wide
+
+
+def _regular_step(xs: np.ndarray) -> float | None:
+    """The constant step of evenly spaced x values (then traces can use x0/dx instead of x arrays), else None."""
+    if xs.size < 2 or not np.issubdtype(np.asarray(xs).dtype, np.number):
+        return None
+    d = np.diff(xs)
+    return float(d[0]) if d[0] > 0 and np.all(d == d[0]) else None
 
 
 def _minmax_decimate(x: np.ndarray, y: np.ndarray, limit: int = DRAW_POINTS) -> tuple[np.ndarray, np.ndarray]:
@@ -211,6 +290,22 @@ def _band_envelope(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, limit: int = D
     xs = np.concatenate([x[:m:k], x[m:]])
     return (xs, np.concatenate([lo[:m].reshape(-1, k).min(axis=1), lo[m:]]),
             np.concatenate([hi[:m].reshape(-1, k).max(axis=1), hi[m:]]))
+
+
+def _steps(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """A per-timestamp series as the points of an "hv" step line: the start of every run of equal values plus the
+    last timestamp (drawn, it is the same line as all n points), with hover labels "t=a–b" for each run."""
+    v = np.asarray(values, dtype=float)
+    n = v.size
+    if n == 0:
+        return np.zeros(0, dtype=np.int32), v, []
+    starts = np.flatnonzero(np.concatenate([[True], v[1:] != v[:-1]]))
+    ends = np.append(starts[1:] - 1, n - 1)
+    x, y = starts, _short(v[starts], 5)  # hover shows 4 significant digits
+    label = [f"t={a}" if a == b else f"t={a}–{b}" for a, b in zip(starts.tolist(), ends.tolist())]
+    if starts[-1] != n - 1:  # close the last run at the final timestamp
+        x, y, label = np.append(starts, n - 1), np.append(y, y[-1]), label + label[-1:]
+    return x.astype(np.int32), y, label
 
 
 def _index_sets(landmarks, dummies, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -247,16 +342,17 @@ def budgets(
                                     "pattern": {"shape": np.where(mask, "x", ""), "fgcolor": "#000", "size": 6,
                                                 "fillmode": "overlay", "fgopacity": 0.6}},
                          "hovertemplate": hover})
-        else:
-            data.append({"type": "scatter", "x": t, "y": b.astype(np.float32), "mode": "lines", "name": scheme,
+        else:  # a filled step line through the change points only: the same picture as n bars, a fraction of the work
+            sx, sy, label = _steps(b)
+            data.append({"type": "scatter", "x": sx, "y": sy, "text": label, "mode": "lines", "name": scheme,
                          "showlegend": False, "xaxis": xa, "yaxis": ya, "fill": "tozeroy",
                          "fillcolor": rgba(colour, 0.6), "line": {"color": colour, "width": 1, "shape": "hv"},
-                         "hovertemplate": hover})
+                         "hovertemplate": "%{text}<br>ε_t=%{y:.4g}<extra>" + scheme + "</extra>"})
             if lm.size:
-                data.append({"type": "scatter", "x": t, "y": np.where(mask, b, 0.0).astype(np.float32),
-                             "mode": "lines", "name": "budget on landmarks", "legendgroup": "lmbudget",
-                             "showlegend": (xa, ya) == axes[0], "xaxis": xa, "yaxis": ya, "fill": "tozeroy",
-                             "fillcolor": "rgba(0,0,0,0.55)", "line": {"width": 0, "shape": "hv"},
+                lx, ly, _ = _steps(np.where(mask, b, 0.0))
+                data.append({"type": "scatter", "x": lx, "y": ly, "mode": "lines", "name": "budget on landmarks",
+                             "legendgroup": "lmbudget", "showlegend": (xa, ya) == axes[0], "xaxis": xa, "yaxis": ya,
+                             "fill": "tozeroy", "fillcolor": "rgba(0,0,0,0.55)", "line": {"width": 0, "shape": "hv"},
                              "hoverinfo": "skip"})
         top = float(b.max()) if b.size else 1.0
         layout["yaxis" + ya[1:]].update(title={"text": "εₜ"}, range=[0, 1.15 * top if top > 0 else 1.0])
@@ -265,8 +361,8 @@ def budgets(
                       title={"text": "L", "font": {"size": 12}})
     layout["xaxis" + axes[-1][0][1:] if axes else "xaxis"].update(title={"text": "timestamp t"})
     layout["bargap"] = 0.25 if n <= 60 else 0
-    fig = go.Figure(data=data, layout=layout)
-    return _base_layout(fig, height=110 + (row_height + 30) * len(schemes), meta={"eps": epsilon, **(meta or {})})
+    layout.update(_common_layout(height=110 + (row_height + 30) * len(schemes), meta={"eps": epsilon, **(meta or {})}))
+    return _figure(data, layout)
 
 
 def releases(
@@ -289,29 +385,39 @@ def releases(
     lm, dm = _index_sets(landmarks, (), original.size)
     layout, axes, _ = _stacked(len(schemes), schemes, rug=False, gap_px=34, row_px=row_height)
     data: list[dict] = []  # landmarks are marked on the budget chart; here they would double the drawing cost
-    ox, oy = _minmax_decimate(xs, original.astype(np.float32))
+    regular = _regular_step(xs) if xs.size <= DRAW_POINTS else None
+    original = _short(original, 4)
     for k, ((xa, ya), scheme) in enumerate(zip(axes, schemes)):
-        med, lo, hi = (np.asarray(a, dtype=np.float32) for a in summaries[scheme])
+        med, lo, hi = (_short(a, 4) for a in summaries[scheme])  # hover shows 3 significant digits
         colour = SCHEME_COLOURS.get(scheme, "#555555")
         common = {"type": "scatter", "mode": "lines", "xaxis": xa, "yaxis": ya}
-        bx, blo, bhi = _band_envelope(xs, lo, hi)
-        mx, my = _minmax_decimate(xs, med)
-        data += [
-            {**common, "x": np.concatenate([bx, bx[::-1]]), "y": np.concatenate([bhi, blo[::-1]]),
-             "line": {"width": 0}, "fill": "toself", "fillcolor": rgba(colour, 0.25), "name": band_label,
-             "legendgroup": "band", "showlegend": k == 0, "hoverinfo": "skip"},
-            {**common, "x": ox, "y": oy, "line": {"color": ORIGINAL, "width": 1.2}, "name": "original",
-             "legendgroup": "original", "showlegend": k == 0, "hovertemplate": "original %{y:.3g}<extra></extra>"},
-            {**common, "x": mx, "y": my, "line": {"color": colour, "width": 1.6}, "name": f"{scheme} median",
-             "hovertemplate": "median %{y:.3g}<extra>" + scheme + "</extra>"},
-        ]
+        band = {"line": {"width": 0}, "fillcolor": rgba(colour, 0.25), "name": band_label, "legendgroup": "band",
+                "hoverinfo": "skip"}
+        if regular is not None:  # evenly spaced: no x arrays at all (a third of the spec), band filled between lines
+            common.update(x0=float(xs[0]), dx=regular)
+            data += [{**common, **band, "y": lo, "showlegend": False},
+                     {**common, **band, "y": hi, "fill": "tonexty", "showlegend": k == 0},
+                     {**common, "y": original}]
+            my = med
+        else:
+            bx, blo, bhi = _band_envelope(xs, lo, hi)
+            ox, oy = _minmax_decimate(xs, original)
+            mx, my = _minmax_decimate(xs, med)
+            data += [{**common, **band, "x": np.concatenate([bx, bx[::-1]]), "y": np.concatenate([bhi, blo[::-1]]),
+                      "fill": "toself", "showlegend": k == 0},
+                     {**common, "x": ox, "y": oy}]
+            common = {**common, "x": mx}
+        data[-1].update(line={"color": ORIGINAL, "width": 1.2}, name="original", legendgroup="original",
+                        showlegend=k == 0, hovertemplate="original %{y:.3g}<extra></extra>")
+        data.append({**common, "y": my, "line": {"color": colour, "width": 1.6}, "name": f"{scheme} median",
+                     "hovertemplate": "median %{y:.3g}<extra>" + scheme + "</extra>"})
         layout["yaxis" + ya[1:]].update(title={"text": y_title})
     for key in [k for k in layout if k.startswith("xaxis")]:
         layout[key]["type"] = "date"
     if axes:
         layout["xaxis" + axes[-1][0][1:]].update(title={"text": "time"})
-    fig = go.Figure(data=data, layout=layout)
-    return _base_layout(fig, height=110 + (row_height + 34) * len(schemes), meta={"eps": epsilon, **(meta or {})})
+    layout.update(_common_layout(height=110 + (row_height + 34) * len(schemes), meta={"eps": epsilon, **(meta or {})}))
+    return _figure(data, layout)
 
 
 def mae(
@@ -322,37 +428,38 @@ def mae(
     meta: dict | None = None,
 ) -> go.Figure:
     """MAE per scheme with its 95 % CI; rows: {scheme, mae, low, high[, clamped, clamped_low, clamped_high]}."""
-    fig = go.Figure()
     schemes = [r["scheme"] for r in rows]
     values = [r["mae"] for r in rows]
-    fig.add_trace(go.Bar(
-        y=schemes, x=values, orientation="h", name="MAE",
-        marker_color=[SCHEME_COLOURS.get(s, "#555") for s in schemes],
-        error_x=dict(type="data", symmetric=False, color="#333",
-                     array=[r["high"] - r["mae"] for r in rows], arrayminus=[r["mae"] - r["low"] for r in rows]),
-        text=["\u2003" + number(v) for v in values], textposition="outside", cliponaxis=False,
-        hovertemplate="%{y}: %{x:.4g} " + unit + "<extra>MAE</extra>",
-    ))
+    data = [{
+        "type": "bar", "y": schemes, "x": values, "orientation": "h", "name": "MAE",
+        "marker": {"color": [SCHEME_COLOURS.get(s, "#555") for s in schemes]},
+        "error_x": {"type": "data", "symmetric": False, "color": "#333",
+                    "array": [r["high"] - r["mae"] for r in rows], "arrayminus": [r["mae"] - r["low"] for r in rows]},
+        "text": ["\u2003" + number(v) for v in values], "textposition": "outside", "cliponaxis": False,
+        "hovertemplate": "%{y}: %{x:.4g} " + unit + "<extra>MAE</extra>",
+    }]
     if any(r.get("clamped") is not None for r in rows):
         clamped = [r.get("clamped") for r in rows]
-        fig.add_trace(go.Bar(
-            y=schemes, x=clamped, orientation="h", name="MAE after clamping",
-            marker=dict(color=[rgba(SCHEME_COLOURS.get(s, "#555"), 0.35) for s in schemes],
-                        pattern=dict(shape="/", fgcolor="#333"), line=dict(color="#333", width=1)),
-            error_x=dict(type="data", symmetric=False, color="#333",
-                         array=[(r["clamped_high"] - r["clamped"]) if r.get("clamped") is not None else 0 for r in rows],
-                         arrayminus=[(r["clamped"] - r["clamped_low"]) if r.get("clamped") is not None else 0
-                                     for r in rows]),
-            hovertemplate="%{y}: %{x:.4g} " + unit + "<extra>clamped</extra>",
-        ))
-    _base_layout(fig, height=90 + 55 * max(len(rows), 1) * (2 if len(fig.data) > 1 else 1), meta={"eps": epsilon, **(meta or {})})
-    fig.update_layout(barmode="group", margin=dict(l=90, r=60, t=70, b=50))
+        data.append({
+            "type": "bar", "y": schemes, "x": clamped, "orientation": "h", "name": "MAE after clamping",
+            "marker": {"color": [rgba(SCHEME_COLOURS.get(s, "#555"), 0.35) for s in schemes],
+                       "pattern": {"shape": "/", "fgcolor": "#333"}, "line": {"color": "#333", "width": 1}},
+            "error_x": {"type": "data", "symmetric": False, "color": "#333",
+                        "array": [(r["clamped_high"] - r["clamped"]) if r.get("clamped") is not None else 0
+                                  for r in rows],
+                        "arrayminus": [(r["clamped"] - r["clamped_low"]) if r.get("clamped") is not None else 0
+                                       for r in rows]},
+            "hovertemplate": "%{y}: %{x:.4g} " + unit + "<extra>clamped</extra>",
+        })
     positive = [v for r in rows for v in (r["mae"], r.get("clamped")) if v is not None and v > 0]
     log = len(positive) > 1 and max(positive) / min(positive) > 30  # errors spanning decades: log axis
-    fig.update_xaxes(title_text=f"mean absolute error ({unit})" + (", log scale" if log else ""),
-                     type="log" if log else "linear", rangemode="tozero", dtick=1 if log else None)
-    fig.update_yaxes(autorange="reversed")
-    return fig
+    layout = _common_layout(height=90 + 55 * max(len(rows), 1) * (2 if len(data) > 1 else 1),
+                            meta={"eps": epsilon, **(meta or {})})
+    layout.update(barmode="group", margin={"l": 90, "r": 60, "t": 70, "b": 50},
+                  xaxis={"title": {"text": f"mean absolute error ({unit})" + (", log scale" if log else "")},
+                         "type": "log" if log else "linear", "rangemode": "tozero", **({"dtick": 1} if log else {})},
+                  yaxis={"autorange": "reversed"})
+    return _figure(data, layout)
 
 
 def number(v: float) -> str:
