@@ -128,7 +128,7 @@ def _page() -> None:
     y, y_title = views.timeline_values(cur.series)
     timeline = charts.timeline(cur.series.timestamps, y, cur.landmarks, dummies=dm, y_title=y_title,
                                selectable=False, meta={"eps": eps, "dummies": int(dm.size)})
-    st.plotly_chart(timeline, key="dummy_timeline", config=charts.MODEBAR)
+    st.plotly_chart(charts.single_draw(timeline), key="dummy_timeline", **charts.PLOTLY_KW)
     st.caption(f"Filled diamonds: the {cur.landmarks.size} real landmarks; open diamonds: the {dm.size} dummies "
                f"({method}, {utility} utility, seed {seed}). An observer of the release sees only L′.")
 
@@ -138,7 +138,7 @@ def _page() -> None:
                                             utility=utility, epsilon=eps)
     left, right = st.columns([4, 3], gap="medium")
     with left:
-        st.plotly_chart(opt_fig, key="options_chart", config=charts.MODEBAR)
+        st.plotly_chart(charts.single_draw(opt_fig), key="options_chart", **charts.PLOTLY_KW)
     with right:
         st.dataframe(_options_table(sel), hide_index=True, height=400, key="options_table", column_config={
             "dummies": st.column_config.NumberColumn(width=70),
@@ -169,14 +169,14 @@ def _page() -> None:
         return
     budget_fig = charts_loss.budgets_before_after(scheme, before, after, cur.landmarks, dm, epsilon=eps,
                                                   publishing_epsilon=eps_pub)
-    st.plotly_chart(budget_fig, key="dummy_budget_chart", config=charts.MODEBAR)
+    st.plotly_chart(charts.single_draw(budget_fig), key="dummy_budget_chart", **charts.PLOTLY_KW)
     st.caption("Bars: εₜ of one run; black diamonds: real landmarks; open diamonds: dummies, which now get "
                "a landmark's budget.")
 
     st.subheader("The cost of the protection: mean absolute error")
     unit = views.MAE_UNIT[mechanism] or (cur.series.units or "value units")
     mae_fig = charts_loss.mae_with_without(rows, unit=unit, epsilon=eps)
-    st.plotly_chart(mae_fig, key="dummy_mae_chart", config=charts.MODEBAR)
+    st.plotly_chart(charts.single_draw(mae_fig), key="dummy_mae_chart", **charts.PLOTLY_KW)
     st.dataframe(_mae_table(rows, unit), hide_index=True, key="dummy_mae_table", column_config={
         f"MAE without ({unit})": st.column_config.NumberColumn(format="%.4g"),
         f"MAE with dummies ({unit})": st.column_config.NumberColumn(format="%.4g"),

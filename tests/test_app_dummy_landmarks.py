@@ -6,10 +6,12 @@ import json
 from pathlib import Path
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from ui import state
+from ui.charts import meta_of
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/dummy_landmarks.py"
@@ -59,10 +61,13 @@ def test_default_render_shows_real_and_dummy_landmarks_options_budgets_and_mae()
     dummies = array(trace(figs["timeline"], "dummy landmark")["customdata"])
     assert real.size == 200 and dummies.size == int(metric(at, "dummies |L′ ∖ L|").replace(",", ""))
     assert not np.intersect1d(real, dummies).size
-    assert figs["timeline"]["layout"]["meta"]["dummies"] == dummies.size
+    assert meta_of(figs["timeline"]["layout"])["dummies"] == dummies.size
+    for fig in figs.values():  # drawn once per mount (ui.charts.single_draw); still valid plotly specs
+        assert fig["layout"]["template"] is False
+        go.Figure({**fig, "layout": {k: v for k, v in fig["layout"].items() if k != "template"}})
     names = {t.get("name") for t in figs["options"]["data"]}
     assert {"utility u(L, L′)", "probability", "chosen L′", "uniform choice (1 / #options)"} <= names
-    assert figs["budgets"]["layout"]["meta"]["scheme"] == "uniform"
+    assert meta_of(figs["budgets"]["layout"])["scheme"] == "uniform"
     assert {"landmark", "dummy landmark"} <= {t.get("name") for t in figs["budgets"]["data"]}
     mae = {t["name"]: t for t in figs["mae"]["data"]}
     assert set(mae) == {"without dummies", "with dummies"}
@@ -110,8 +115,8 @@ def test_scheme_choice_and_epsilon_update_budgets_before_after(small):
     at.segmented_control(key="dummy_scheme").set_value("skip").run()
     assert not at.exception
     figs = specs(at)
-    assert figs["budgets"]["layout"]["meta"]["scheme"] == "skip"
+    assert meta_of(figs["budgets"]["layout"])["scheme"] == "skip"
     at.select_slider(key=state.widget_key(state.EPSILON)).set_value(2.0).run()
-    assert all(f["layout"]["meta"]["eps"] == 2.0 for f in specs(at).values())
+    assert all(meta_of(f["layout"])["eps"] == 2.0 for f in specs(at).values())
     table = at.dataframe[-1].value
     assert list(table["scheme"]) == list(state.SCHEME_NAMES) and "cost" in table.columns

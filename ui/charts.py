@@ -141,10 +141,25 @@ def _short(values, digits: int) -> np.ndarray:
 
 
 def _plain(value):
-    """numpy arrays (also nested in dicts) as JSON lists."""
+    """numpy arrays and base64 typed arrays (also nested in dicts) as JSON lists."""
     if isinstance(value, dict):
+        if set(value) <= {"dtype", "bdata", "shape"} and "bdata" in value:
+            import base64
+
+            array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]).newbyteorder("<"))
+            if value.get("shape"):
+                array = array.reshape([int(d) for d in str(value["shape"]).split(",")])
+            return array.tolist()
         return {k: _plain(v) for k, v in value.items()}
     return value.tolist() if isinstance(value, np.ndarray) else value
+
+
+def single_draw(fig: go.Figure) -> go.Figure:
+    """Any figure styled by this module (``TEMPLATE``) in the draw-once form of ``_figure`` — for pages whose
+    charts are rebuilt on every ε change. Its ``layout.meta`` becomes a one-element list (see ``meta_of``)."""
+    spec = fig.to_plotly_json()
+    layout = {k: v for k, v in spec["layout"].items() if k != "template"}
+    return _figure(spec["data"], layout)
 
 
 def meta_of(layout) -> dict:
