@@ -41,7 +41,7 @@ PLOTLY_KW = {"config": MODEBAR, "theme": None}
 # ticklabeloverflow "allow": our margins keep labels inside the chart, and plotly's default ("hide past div")
 # measures every tick label's box after drawing — a forced browser layout per label on multi-panel charts.
 _AXIS = {"gridcolor": "#E6E6E6", "zeroline": False, "linecolor": "#BDBDBD", "ticks": "outside",
-         "tickcolor": "#BDBDBD", "title": {"font": {"size": 13, "color": "#31333F"}}, "ticklabeloverflow": "allow"}
+         "tickcolor": "#BDBDBD", "title": {"font": {"size": 13, "color": "#31333F"}, "standoff": 12}, "ticklabeloverflow": "allow"}
 _TEMPLATE_FONT = {"family": "Source Sans Pro, Source Sans 3, sans-serif", "size": 13, "color": "#31333F"}
 TEMPLATE = go.layout.Template(layout={
     "font": _TEMPLATE_FONT,
@@ -118,7 +118,9 @@ def _figure(data: list[dict], layout: dict) -> go.Figure:
     data = [_plain(trace) for trace in data]
     layout = {**layout, "template": False, "datarevision": revision,
               "meta": [layout.get("meta") or {}], "paper_bgcolor": "white", "plot_bgcolor": "white",
-              "font": {**_TEMPLATE_FONT, **layout.get("font", {})}}
+              "font": {**_TEMPLATE_FONT, **layout.get("font", {})},
+              # room for 6-character tick labels ("0.0005") beside a rotated axis title without overlap
+              "margin": {**layout.get("margin", {}), "l": max(84, layout.get("margin", {}).get("l", 0))}}
     for key, axis in layout.items():
         if key.startswith(("xaxis", "yaxis")):
             layout[key] = {**_AXIS, **axis, "title": {**_AXIS["title"], **axis.get("title", {})}}
