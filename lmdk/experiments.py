@@ -65,6 +65,7 @@ class FigureSpec:
 
 
 FIGURES: dict[str, FigureSpec] = {}
+ORDER = ("fig7", "fig8", "fig9", "fig10", "fig11", "priste-budget", "priste-utility", "priste-runtime")
 GROUPS = {"all": None, "landmark": "landmark", "priste": "priste"}
 
 
@@ -76,10 +77,23 @@ def register(spec: FigureSpec) -> FigureSpec:
     return spec
 
 
+def figures() -> dict[str, FigureSpec]:
+    """The registry of reproducible figures (name → spec), in paper order."""
+    _ensure_registered()
+    return {n: FIGURES[n] for n in _ordered_names()}
+
+
+def _ordered_names() -> list[str]:
+    """Registered names in paper order (ORDER first, anything else after, by registration)."""
+    rank = {n: i for i, n in enumerate(ORDER)}
+    return sorted(FIGURES, key=lambda n: rank.get(n, len(ORDER)))
+
+
 def figure_names(group: str = "all") -> list[str]:
     """Registered figure names of a group ('all', 'landmark' or 'priste'), in paper order."""
+    _ensure_registered()
     paper = GROUPS.get(group, "?")
-    return [n for n, s in FIGURES.items() if paper is None or s.paper == paper]
+    return [n for n in _ordered_names() if paper is None or FIGURES[n].paper == paper]
 
 
 # --------------------------------------------------------------------------- summaries
@@ -212,7 +226,7 @@ def run_figure(
     """Run every configuration of figure ``name`` and return its tidy summary DataFrame."""
     _ensure_registered()
     if name not in FIGURES:
-        raise ParameterError(f"unknown figure {name!r}; choose one of: {', '.join(FIGURES)}")
+        raise ParameterError(f"unknown figure {name!r}; choose one of: {', '.join(_ordered_names())}")
     spec = FIGURES[name]
     repetitions = spec.default_repetitions if repetitions is None else repetitions
     validate_run_args(repetitions, seed, jobs)
@@ -251,9 +265,13 @@ def write_csv(df: pd.DataFrame, path: Path) -> Path:
 
 
 def write_outputs(
-    name: str, df: pd.DataFrame, out: Path, formats: Sequence[str] = FORMATS, meta: dict | None = None
+    name: str, df: pd.DataFrame, out: Path, formats: Sequence[str] = FORMATS, meta: dict | None = None,
+    png_batch: list | None = None,
 ) -> dict[str, Path]:
-    """Write ``name``.csv / .html / .png (+ a .json of run metadata) into ``out``."""
+    """Write ``name``.csv / .html / .png (+ a .json of run metadata) into ``out``.
+
+    With ``png_batch`` the PNG is queued as (figure, path) instead, for one batched kaleido call.
+    """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
@@ -269,7 +287,11 @@ def write_outputs(
         if "html" in formats:
             written["html"] = experiments_charts.write_html(fig, out / f"{name}.html")
         if "png" in formats:
-            written["png"] = experiments_charts.write_png(fig, out / f"{name}.png")
+            written["png"] = out / f"{name}.png"
+            if png_batch is None:
+                experiments_charts.write_png(fig, written["png"])
+            else:
+                png_batch.append((fig, written["png"]))
     return written
 
 
@@ -321,12 +343,12 @@ def _formats(text: str) -> tuple[str, ...]:
 def build_parser() -> argparse.ArgumentParser:
     """The command-line interface of ``python -m lmdk.experiments``."""
     _ensure_registered()
-    names = list(FIGURES) + list(GROUPS)
+    names = _ordered_names() + list(GROUPS)
     parser = argparse.ArgumentParser(
         prog="python -m lmdk.experiments",
         description="Reproduce a figure of the landmark-privacy or PriSTE paper: "
         "writes FIGURE.csv (tidy), FIGURE.html and FIGURE.png into --out.",
-        epilog="figures: " + ", ".join(f"{n} ({FIGURES[n].title})" for n in FIGURES)
+        epilog="figures: " + ", ".join(f"{n} ({FIGURES[n].title})" for n in _ordered_names())
         + "; groups: all, landmark, priste.",
     )
     parser.add_argument("figure", metavar="FIGURE", help="one of: " + ", ".join(names))
@@ -357,7 +379,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         names = [args.figure]
     else:
         parser.error(
-            f"unknown figure {args.figure!r}; choose one of: {', '.join(list(FIGURES) + list(GROUPS))}"
+            f"unknown figure {args.figure!r}; choose one of: {', '.join(_ordered_names() + list(GROUPS))}"
         )
     if args.out.exists() and not args.out.is_dir():
         parser.error(f"--out {str(args.out)!r} exists and is not a directory; choose a directory")
@@ -369,6 +391,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"PNG output is unavailable: {problem} (or pass --formats csv,html)")
     stream = None if args.quiet else sys.stderr
     total = 0.0
+    pngs: list = []
     for name in names:
         spec = FIGURES[name]
         reps = spec.default_repetitions if args.repetitions is None else args.repetitions
@@ -384,10 +407,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             "seed": args.seed, "jobs": args.jobs, "seconds": round(seconds, 2), "rows": len(df),
             "lmdk_version": _version(),
         }
-        written = write_outputs(name, df, args.out, args.formats, meta)
+        written = write_outputs(name, df, args.out, args.formats, meta, png_batch=pngs)
         print(f"{name}: {len(df)} rows in {seconds:.1f}s -> " + ", ".join(str(p) for p in written.values()))
     if len(names) > 1:
-        print(f"total: {total:.1f}s")
+        print(f"total computing time: {total:.1f}s")
+    if pngs:
+        from lmdk import experiments_charts
+
+        t0 = time.perf_counter()
+        experiments_charts.write_pngs(pngs)
+        print(f"{len(pngs)} PNG chart(s) written in {time.perf_counter() - t0:.1f}s")
     return 0
 
 

@@ -13,9 +13,9 @@ from typing import Callable, Sequence
 import pandas as pd
 
 OKABE_ITO = ["#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#F0E442", "#000000"]
-SCHEME_COLORS = {
-    "event": "#E69F00", "user": "#56B4E9", "w-event": "#F0E442",
-    "uniform": "#009E73", "skip": "#CC79A7", "adaptive": "#0072B2",
+SCHEME_COLORS = {  # the same colours as ui/charts.py SCHEME_COLOURS (dashboard convention)
+    "event": "#E69F00", "user": "#56B4E9", "w-event": "#009E73",
+    "uniform": "#0072B2", "skip": "#D55E00", "adaptive": "#CC79A7",
 }
 PNG_SIZE = (1200, 560)
 
@@ -44,6 +44,7 @@ def faceted(
     y: str,
     color: str | None = None,
     facet: str | None = None,
+    facet_row: str | None = None,
     kind: str = "line",
     band: bool = True,
     title: str = "",
@@ -52,60 +53,72 @@ def faceted(
     dash: str | None = None,
     log_y: bool = False,
     shared_y: bool = False,
-    marker_rows: pd.Series | None = None,
 ):
-    """Lines (with a CI band) or grouped bars (with CI error bars) per colour, one panel per facet."""
-    import plotly.graph_objects as go
+    """Lines (with a CI band) or grouped bars (with CI error bars) per colour; panels per facet (× facet_row)."""
     from plotly.subplots import make_subplots
 
     facets = _ordered(df[facet]) if facet else [None]
+    rows = _ordered(df[facet_row]) if facet_row else [None]
     colors = _ordered(df[color]) if color else [None]
     cmap = _color_map(colors)
+    titles = [" · ".join(str(v) for v in (r, f) if v is not None) for r in rows for f in facets]
     fig = make_subplots(
-        rows=1, cols=len(facets), subplot_titles=[str(f) if f is not None else "" for f in facets],
-        shared_yaxes=shared_y, horizontal_spacing=0.08 if len(facets) > 1 else 0.0,
+        rows=len(rows), cols=len(facets), subplot_titles=titles, shared_yaxes=shared_y,
+        horizontal_spacing=0.08 if len(facets) > 1 else 0.0, vertical_spacing=0.12 if len(rows) > 1 else 0.0,
     )
     lo, hi = f"{y}_ci_low", f"{y}_ci_high"
     has_ci = lo in df and hi in df
     dashes = {}
     if dash:
         dashes = {v: d for v, d in zip(_ordered(df[dash]), ["solid", "dash", "dot", "dashdot"] * 4)}
-    for col, fval in enumerate(facets, start=1):
-        sub = df if facet is None else df[df[facet] == fval]
-        for cval in colors:
-            part = sub if color is None else sub[sub[color] == cval]
-            groups = [(None, part)] if not dash else [(d, part[part[dash] == d]) for d in dashes]
-            for dval, grp in groups:
-                if grp.empty:
-                    continue
-                grp = grp.sort_values(x) if kind == "line" else grp
-                name = " · ".join(str(v) for v in (cval, dval) if v is not None) or y
-                shown = col == 1 or len(facets) == 1
-                c = cmap.get(cval, OKABE_ITO[3])
-                if kind == "bar":
-                    err = None
-                    if has_ci:
-                        err = dict(type="data", array=grp[hi] - grp[y], arrayminus=grp[y] - grp[lo], thickness=1)
-                    fig.add_trace(go.Bar(x=grp[x], y=grp[y], name=name, marker_color=c, error_y=err,
-                                         legendgroup=name, showlegend=shown), row=1, col=col)
-                else:
-                    if band and has_ci:
-                        fig.add_trace(go.Scatter(
-                            x=list(grp[x]) + list(grp[x])[::-1], y=list(grp[hi]) + list(grp[lo])[::-1],
-                            fill="toself", fillcolor=c, opacity=0.18, line=dict(width=0), hoverinfo="skip",
-                            legendgroup=name, showlegend=False), row=1, col=col)
-                    fig.add_trace(go.Scatter(
-                        x=grp[x], y=grp[y], name=name, mode="lines+markers",
-                        line=dict(color=c, dash=dashes.get(dval, "solid")), marker=dict(size=5),
-                        legendgroup=name, showlegend=shown), row=1, col=col)
-        fig.update_xaxes(title_text=x_title or x, row=1, col=col)
-        ytext = y_title(fval) if callable(y_title) else (y_title or y)
-        fig.update_yaxes(title_text=ytext, type="log" if log_y else None, row=1, col=col)
+    for row, rval in enumerate(rows, start=1):
+        for col, fval in enumerate(facets, start=1):
+            sub = df if facet is None else df[df[facet] == fval]
+            sub = sub if facet_row is None else sub[sub[facet_row] == rval]
+            first = row == 1 and col == 1
+            _panel(fig, sub, row, col, x=x, y=y, color=color, colors=colors, cmap=cmap, dash=dash,
+                   dashes=dashes, kind=kind, band=band and has_ci, lo=lo, hi=hi, has_ci=has_ci, first=first)
+            if row == len(rows):
+                fig.update_xaxes(title_text=x_title or x, row=row, col=col)
+            ytext = y_title(fval) if callable(y_title) else (y_title or y)
+            fig.update_yaxes(title_text=ytext if col == 1 or callable(y_title) else None,
+                             type="log" if log_y else None, row=row, col=col)
     fig.update_layout(
         title=title, template="plotly_white", barmode="group", legend_title_text=color or "",
-        margin=dict(l=60, r=20, t=70, b=50), font=dict(size=13),
+        margin=dict(l=60, r=20, t=70, b=50), font=dict(size=13), height=max(420, 300 * len(rows) + 80),
     )
     return fig
+
+
+def _panel(fig, sub, row, col, *, x, y, color, colors, cmap, dash, dashes, kind, band, lo, hi, has_ci, first):
+    """Draw one panel's traces: a bar or a line (+ CI band) per colour (and dash) value."""
+    import plotly.graph_objects as go
+
+    for cval in colors:
+        part = sub if color is None else sub[sub[color] == cval]
+        groups = [(None, part)] if not dash else [(d, part[part[dash] == d]) for d in dashes]
+        for dval, grp in groups:
+            if grp.empty:
+                continue
+            grp = grp.sort_values(x) if kind == "line" else grp
+            name = " · ".join(str(v) for v in (cval, dval) if v is not None) or y
+            c = cmap.get(cval, OKABE_ITO[3])
+            if kind == "bar":
+                err = None
+                if has_ci:
+                    err = dict(type="data", array=grp[hi] - grp[y], arrayminus=grp[y] - grp[lo], thickness=1)
+                fig.add_trace(go.Bar(x=grp[x], y=grp[y], name=name, marker_color=c, error_y=err,
+                                     legendgroup=name, showlegend=first), row=row, col=col)
+                continue
+            if band:
+                fig.add_trace(go.Scatter(
+                    x=list(grp[x]) + list(grp[x])[::-1], y=list(grp[hi]) + list(grp[lo])[::-1],
+                    fill="toself", fillcolor=c, opacity=0.18, line=dict(width=0), hoverinfo="skip",
+                    legendgroup=name, showlegend=False), row=row, col=col)
+            fig.add_trace(go.Scatter(
+                x=grp[x], y=grp[y], name=name, mode="lines+markers",
+                line=dict(color=c, dash=dashes.get(dval, "solid")), marker=dict(size=5),
+                legendgroup=name, showlegend=first), row=row, col=col)
 
 
 # --------------------------------------------------------------------------- per figure
@@ -153,6 +166,9 @@ def _fig7(df: pd.DataFrame):
                             line=dict(width=1, color="#000")),
                 offsetgroup=str(schemes.index(s)) if s in schemes else None,
                 legendgroup=f"{s}+d", showlegend=col == 1), row=1, col=col)
+    for col, d in enumerate(facets, start=1):  # MAE spans 1 … 1000× within kWh and metres: log axes
+        if _unit(df, d) in ("kWh", "m"):
+            fig.update_yaxes(type="log", row=1, col=col)
     fig.update_layout(scattermode="group")
     return fig
 
@@ -164,6 +180,46 @@ def _fig11(df: pd.DataFrame):
     return faceted(d, x="landmark_pct", y="mae", color="share", facet="dataset", kind="bar",
                    title="Fig. 11 — MAE of Uniform by share of ε spent on dummy selection",
                    x_title="landmarks (%)", y_title=lambda ds: f"MAE ({_unit(df, ds)})")
+
+
+@chart("fig8")
+def _fig8(df: pd.DataFrame):
+    """Average temporal distance vs landmark % per distribution."""
+    return faceted(df, x="landmark_pct", y="value", color="distribution",
+                   title="Fig. 8 — average temporal distance of regular events from landmarks (n = 100)",
+                   x_title="landmarks (%)", y_title="average distance (events)")
+
+
+FIG9_STATISTIC = "max"  # the chart shows the maximum over t; the CSV has max and mean
+
+
+@chart("fig9")
+def _fig9(df: pd.DataFrame):
+    """Landmark temporal privacy loss: rows overall/own/bound, columns moderate/strong, no-correlation dashed."""
+    import plotly.graph_objects as go
+
+    d = df[df["statistic"] == FIG9_STATISTIC]
+    corr = d[d["correlation"] != "none"]
+    fig = faceted(corr, x="landmark_pct", y="value", color="distribution", facet="correlation",
+                  facet_row="quantity", title=f"Fig. 9 — landmark temporal privacy loss ({FIG9_STATISTIC} over t), "
+                  "Uniform budgets, ε = 1, n = 100", x_title="landmarks (%)", y_title="privacy loss (ε)")
+    none = d[d["correlation"] == "none"]
+    for r, q in enumerate(_ordered(corr["quantity"]), start=1):
+        for c, _ in enumerate(_ordered(corr["correlation"]), start=1):
+            ref = none[none["quantity"] == q]
+            ref = ref[ref["distribution"] == ref["distribution"].iloc[0]].sort_values("landmark_pct") if len(ref) else ref
+            fig.add_trace(go.Scatter(x=ref["landmark_pct"], y=ref["value"], mode="lines", name="no correlation",
+                                     line=dict(color="#000000", dash="dash"), legendgroup="none",
+                                     showlegend=r == 1 and c == 1), row=r, col=c)
+    return fig
+
+
+@chart("fig10")
+def _fig10(df: pd.DataFrame):
+    """Normalised distance of the dummy sets, Euclidean vs Wasserstein panels."""
+    return faceted(df, x="landmark_pct", y="distance", color="distribution", facet="metric", shared_y=True,
+                   title="Fig. 10 — normalised distance of the partitioned dummy-landmark sets from L (n = 100)",
+                   x_title="landmarks (%)", y_title="normalised distance")
 
 
 def _unit(df: pd.DataFrame, dataset) -> str:
@@ -194,9 +250,20 @@ def png_unavailable() -> str | None:
     return None
 
 
-def write_png(fig, path: Path, size: tuple[int, int] = PNG_SIZE) -> Path:
+def write_png(fig, path: Path, width: int = PNG_SIZE[0]) -> Path:
     """Static PNG through kaleido 1.x, which drives the system Chromium headless."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.write_image(str(path), width=size[0], height=size[1], scale=1)
-    return path
+    return write_pngs([(fig, Path(path))], width)[0]
+
+
+def write_pngs(items, width: int = PNG_SIZE[0]) -> list[Path]:
+    """Several PNGs with one headless-Chromium start (kaleido batch); items are (figure, path) pairs."""
+    import plotly.io as pio
+
+    if not items:
+        return []
+    figs, paths = [f for f, _ in items], [Path(p) for _, p in items]
+    for p in paths:
+        p.parent.mkdir(parents=True, exist_ok=True)
+    heights = [int(f.layout.height or PNG_SIZE[1]) for f in figs]
+    pio.write_images(figs, [str(p) for p in paths], width=width, height=heights, scale=1)
+    return paths
