@@ -118,3 +118,26 @@ def test_cli_writes_csv_and_json(tmp_path, capsys):
 def test_module_entry_point_reports_unknown_figure():
     proc = subprocess.run([sys.executable, "-m", "lmdk.experiments", "nope"], capture_output=True, text=True)
     assert proc.returncode == 2 and "unknown figure 'nope'" in proc.stderr
+
+
+@pytest.mark.parametrize("name", ["fig7", "fig8", "fig9", "fig10", "fig11"])
+def test_every_landmark_figure_runs_tiny_and_is_well_formed(name):
+    spec = ex.figures()[name]
+    grid = spec.configs()
+    few = grid[:: max(len(grid) // 4, 1)][:4]
+    df = ex.run_figure(name, repetitions=2, seed=1, configs=few)
+    keys = list(dict.fromkeys(k for c in few for k in c))
+    assert len(df) >= len(few) and all(k in df.columns for k in keys)
+    numeric = df.select_dtypes("number").drop(columns=[c for c in df if c.endswith(("_std", "_ci_low", "_ci_high"))])
+    assert np.isfinite(numeric.drop(columns=["value"], errors="ignore").to_numpy(dtype=float)).all()
+    from lmdk import experiments_charts
+
+    fig = experiments_charts.figure_chart(name, df)
+    assert len(fig.data) > 0
+
+
+def test_real_figure_same_csv_across_jobs(tmp_path):
+    few = ex.figures()["fig10"].configs()[:3]
+    a = ex.run_figure("fig10", repetitions=3, seed=4, jobs=1, configs=few)
+    b = ex.run_figure("fig10", repetitions=3, seed=4, jobs=2, configs=few)
+    assert ex.write_csv(a, tmp_path / "a.csv").read_bytes() == ex.write_csv(b, tmp_path / "b.csv").read_bytes()
