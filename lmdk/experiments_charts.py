@@ -267,3 +267,12 @@ def write_pngs(items, width: int = PNG_SIZE[0]) -> list[Path]:
     heights = [int(f.layout.height or PNG_SIZE[1]) for f in figs]
     pio.write_images(figs, [str(p) for p in paths], width=width, height=heights, scale=1)
     return paths
+
+
+@chart("priste-budget")
+def _priste_budget(df: pd.DataFrame):
+    """Mean α per timestamp with a CI band, colour = ε, dash = initial α, one panel per figure."""
+    d = df.assign(eps="ε = " + df["epsilon"].astype(str), a0=df["alpha0"].astype(str) + "-PLM")
+    return faceted(d, x="t", y="alpha", color="eps", dash="a0", facet="panel",
+                   title="PriSTE Figs. 8–11 — α used per timestamp (PRESENCE, S = cells 1–10, 20×20 grid)",
+                   x_title="timestamp (0-based)", y_title="α used (1/m)")
