@@ -96,13 +96,13 @@ if df is None:
 else:
     fig = ech.figure_chart(name, df)
     fig.update_layout(meta={"figure": name, "source": source})
-    st.plotly_chart(fig, use_container_width=True, config=charts.MODEBAR)
+    st.plotly_chart(fig, width="stretch", config=charts.MODEBAR)
     st.caption(source)
     d1, d2 = st.columns(2)
     d1.download_button("Download CSV", df.to_csv(index=False).encode(), f"{name}.csv", "text/csv")
     d2.download_button("Download chart (HTML)", charts.to_html(fig).encode(), f"{name}.html", "text/html")
     with st.expander("The numbers (tidy CSV)"):
-        st.dataframe(df, hide_index=True, use_container_width=True)
+        st.dataframe(df, hide_index=True, width="stretch")
 
 with st.expander("What am I looking at — verdict and reasons", expanded=True):
     section = _verdicts(REPRODUCTION.read_text()).get(name) if REPRODUCTION.exists() else None
