@@ -1,43 +1,19 @@
 """AppTest: the Data & landmarks page (sources, detectors, uploads, URL state, chart specs)."""
 from __future__ import annotations
 
-import base64
 import json
-from pathlib import Path
+from functools import partial
 
-import numpy as np
-import pytest
 from streamlit.testing.v1 import AppTest
 
+import app_support
+from app_support import array, navigation_mode  # noqa: F401 (autouse fixture)
 from ui import state
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/data_landmarks.py"
 
 
-@pytest.fixture(autouse=True)
-def navigation_mode(monkeypatch):
-    """AppTest re-detects the legacy pages/ folder on every run and then runs a switched-to page
-    without app.py; the real server drops that mode at the first st.navigation call — do the same."""
-    from streamlit.runtime.pages_manager import PagesManager
-
-    original = PagesManager.__init__
-
-    def init(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", init)
-
-
-def open_page(**query) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, at.exception
-    return at
+open_page = partial(app_support.open_page, PAGE, 60)
 
 
 def landmark_count(at: AppTest) -> int:
@@ -46,13 +22,6 @@ def landmark_count(at: AppTest) -> int:
     count = int(metric.value.split(" of ")[0].replace(",", ""))
     assert count == len(at.session_state[state.LANDMARKS])
     return count
-
-
-def array(value) -> np.ndarray:
-    """A plotly JSON array (plain list or base64 'bdata' with dtype) as numpy."""
-    if isinstance(value, dict) and "bdata" in value:
-        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
-    return np.asarray(value)
 
 
 def timeline_spec(at: AppTest) -> dict:

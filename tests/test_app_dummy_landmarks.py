@@ -1,31 +1,24 @@
 """AppTest: the Dummy landmarks page (method, utility, share, optimal's size limit, chart traces, MAE cost)."""
 from __future__ import annotations
 
-import base64
 import json
-from pathlib import Path
+from functools import partial
 
 import numpy as np
 import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import app_support
+from app_support import array
 from ui import state
 from ui.charts import meta_of
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/dummy_landmarks.py"
 CHARTS = ("timeline", "options", "budgets", "mae")
 
 
-def open_page(**query) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=90)
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, at.exception
-    return at
+open_page = partial(app_support.open_page, PAGE, 90)
 
 
 def specs(at: AppTest) -> dict[str, dict]:
@@ -34,13 +27,6 @@ def specs(at: AppTest) -> dict[str, dict]:
 
 def trace(figure: dict, name: str) -> dict:
     return next(t for t in figure["data"] if t.get("name") == name)
-
-
-def array(value) -> np.ndarray:
-    """A plotly JSON array (plain list or base64 'bdata' with dtype) as numpy."""
-    if isinstance(value, dict) and "bdata" in value:
-        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
-    return np.asarray(value)
 
 
 def metric(at: AppTest, label: str) -> str:

@@ -1,35 +1,16 @@
 """AppTest: the overview page (default render, the live example reacts, links to every page)."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
-
-
-@pytest.fixture(autouse=True)
-def navigation_mode(monkeypatch):
-    """AppTest re-detects the legacy pages/ folder on every run and then runs a switched-to page
-    without app.py; the real server drops that mode at the first st.navigation call — do the same."""
-    from streamlit.runtime.pages_manager import PagesManager
-
-    original = PagesManager.__init__
-
-    def init(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", init)
+import app_support
+from app_support import navigation_mode  # noqa: F401 (autouse fixture)
 
 
 @pytest.fixture
 def app() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return app_support.run_app(60)
 
 
 def badges(at: AppTest) -> list[str]:

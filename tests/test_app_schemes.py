@@ -1,52 +1,22 @@
 """AppTest: the Schemes & utility page (badges, budgets, releases, MAE, clamping, RunConfig, maps)."""
 from __future__ import annotations
 
-import base64
 import json
-from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
-import pytest
 from streamlit.testing.v1 import AppTest
 
+import app_support
+from app_support import array, navigation_mode  # noqa: F401 (autouse fixture)
 from ui import state
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/schemes_utility.py"
 
 
-@pytest.fixture(autouse=True)
-def navigation_mode(monkeypatch):
-    """AppTest re-detects the legacy pages/ folder on every run and then runs a switched-to page
-    without app.py; the real server drops that mode at the first st.navigation call — do the same."""
-    from streamlit.runtime.pages_manager import PagesManager
-
-    original = PagesManager.__init__
-
-    def init(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", init)
-
-
 def open_page(**query) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
     query.setdefault("reps", "20")
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, at.exception
-    return at
-
-
-def array(value) -> np.ndarray:
-    """A plotly JSON array (plain list or base64 'bdata' with dtype) as numpy."""
-    if isinstance(value, dict) and "bdata" in value:
-        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
-    return np.asarray(value)
+    return app_support.open_page(PAGE, 120, **query)
 
 
 def chart(at: AppTest, key: str) -> dict:

@@ -2,26 +2,19 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from functools import partial
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import app_support
 from ui import state
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/temporal_loss.py"
 
 
-def open_page(**query) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=90)
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, at.exception
-    return at
+open_page = partial(app_support.open_page, PAGE, 90)
 
 
 def spec(at: AppTest, index: int) -> dict:

@@ -1,0 +1,57 @@
+"""Shared AppTest setup for the tests/test_app_*.py files: the app path, page opening, plotly arrays."""
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+@pytest.fixture(autouse=True)
+def navigation_mode(monkeypatch):
+    """AppTest re-detects the legacy pages/ folder on every run and then runs a switched-to page
+    without app.py; the real server drops that mode at the first st.navigation call — do the same.
+    Autouse only in the test modules that import it."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    original = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init)
+
+
+def _started(timeout: float, query: dict) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    return at
+
+
+def run_app(timeout: float, **query) -> AppTest:
+    """Run app.py (the overview) once with the given URL query parameters; it must not raise."""
+    at = _started(timeout, query)
+    assert not at.exception, at.exception
+    return at
+
+
+def open_page(page: str, timeout: float, **query) -> AppTest:
+    """Run app.py with the URL query, then switch to `page`; the page must not raise."""
+    at = _started(timeout, query)
+    at.switch_page(page).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def array(value) -> np.ndarray:
+    """A plotly JSON array (plain list or base64 'bdata' with dtype) as numpy."""
+    if isinstance(value, dict) and "bdata" in value:
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+    return np.asarray(value)
