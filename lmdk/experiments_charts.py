@@ -276,3 +276,36 @@ def _priste_budget(df: pd.DataFrame):
     return faceted(d, x="t", y="alpha", color="eps", dash="a0", facet="panel",
                    title="PriSTE Figs. 8–11 — α used per timestamp (PRESENCE, S = cells 1–10, 20×20 grid)",
                    x_title="timestamp (0-based)", y_title="α used (1/m)")
+
+
+@chart("priste-utility")
+def _priste_utility(df: pd.DataFrame):
+    """Mean α and mean distance vs ε (rows), one panel per figure, colour = the varied α₀, δ or σ."""
+    def series(r) -> str:
+        if r["panel"].startswith("fig13"):
+            return f"δ = {r['delta']:g}"
+        if r["panel"].startswith("fig14"):
+            return f"σ = {r['sigma']:g}"
+        return f"{r['alpha0']:g}-PLM"
+
+    base = df.assign(series=df.apply(series, axis=1))
+    parts = []
+    for col, label in (("mean_alpha", "average α (1/m)"), ("mean_distance_m", "average distance (m)")):
+        part = base[["panel", "epsilon", "series"]].assign(
+            quantity=label, value=base[col], value_ci_low=base[f"{col}_ci_low"], value_ci_high=base[f"{col}_ci_high"])
+        parts.append(part)
+    d = pd.concat(parts, ignore_index=True)
+    return faceted(d, x="epsilon", y="value", color="series", facet="panel", facet_row="quantity",
+                   title="PriSTE Figs. 12–14 — utility averaged over timestamps (PRESENCE, S = cells 1–10, "
+                         "T = 4–8, synthetic 20×20)", x_title="ε", y_title="mean over timestamps")
+
+
+@chart("priste-runtime")
+def _priste_runtime(df: pd.DataFrame):
+    """Seconds per event vs event size (log scale), colour = method, one panel for length and one for width."""
+    extrap = df["method"].str.startswith("brute") & (df["extrapolated"] > 0)
+    d = df.assign(series=df["method"] + extrap.map({True: " (extrapolated)", False: ""}),
+                  panel="event " + df["vary"] + " (other side = 5)")
+    return faceted(d, x="size", y="seconds", color="series", facet="panel", log_y=True,
+                   title="PriSTE Fig. 15 — runtime per random PATTERN event vs the brute-force baseline",
+                   x_title="event size (timestamps or cells)", y_title="seconds per event (log)")

@@ -50,3 +50,84 @@ register(FigureSpec(
     configs=budget_configs, run=budget_run, summarise=by_measures("alpha", "distance_m", "leakage", extra_keys=["t"]),
     block=10, page_repetitions=3,
 ))
+
+
+# --------------------------------------------------------------------------- Figs. 12–14: utility vs ε
+
+UTILITY_EPSILONS = (0.1, 0.5, 1.0, 2.0)
+UTILITY_PANELS = {  # panel → list of (α₀, δ, σ); δ NaN = Geo-Indistinguishability (papers/001 §5.3)
+    "fig12 α-PLM": [(a, np.nan, 1.0) for a in (0.5, 1.0, 3.0, 5.0)],  # the α named in §5.3
+    "fig13 δ-location set (0.5-PLM)": [(0.5, d, 1.0) for d in (0.01, 0.1, 0.3)],  # δ values not stated
+    "fig14 σ of transitions (1-PLM)": [(1.0, np.nan, s) for s in (0.5, 1.0, 2.0)],  # σ values not stated
+}
+
+
+@lru_cache(maxsize=4)
+def setup_sigma(sigma: float):
+    """§5.1 synthetic setting with transition scale σ (cells); trajectory from seed 0."""
+    from lmdk.priste_experiments import synthetic_setup
+
+    return synthetic_setup(sigma=sigma, rng=0)
+
+
+def utility_configs() -> list[dict]:
+    """Panels (Figs. 12–14) × their series (α₀, δ, σ) × ε."""
+    return [{"panel": p, "alpha0": a, "delta": d, "sigma": s, "epsilon": e}
+            for p, series in UTILITY_PANELS.items() for a, d, s in series for e in UTILITY_EPSILONS]
+
+
+def utility_run(cfg: dict, reps: int, rng: np.random.Generator) -> pd.DataFrame:
+    """α and Euclidean distance averaged over timestamps (§5.3) for PRESENCE(S = [1:10], T = [4:8])."""
+    from lmdk.priste_experiments import paper_event, utility_vs_epsilon
+
+    s = setup_sigma(float(cfg["sigma"]))
+    delta = None if np.isnan(cfg["delta"]) else float(cfg["delta"])
+    events = [paper_event("presence", 1, 10, 4, 8, s.grid.m)]
+    out = utility_vs_epsilon(s, events, [cfg["epsilon"]], [cfg["alpha0"]], reps, deltas=(delta,), rng=rng)
+    return out.rename(columns={"rep": "repetition"})[["repetition", "mean_alpha", "mean_distance_m", "halvings"]]
+
+
+register(FigureSpec(
+    name="priste-utility", paper="priste", title="PriSTE: average α and distance vs ε (Figs. 12–14)",
+    claim="Utility grows with ε; a larger α-PLM is calibrated more heavily at small ε and a larger average α "
+          "need not mean a smaller distance; larger δ gives smaller α but smaller distance; a strong mobility "
+          "pattern (small σ) forces a smaller α.",
+    configs=utility_configs, run=utility_run,
+    summarise=by_measures("mean_alpha", "mean_distance_m", "halvings"),
+    default_repetitions=20, block=10, page_repetitions=3,
+    notes="Synthetic 20×20 data for all panels (the paper uses Geolife for Figs. 12–13); δ and σ values are ours.",
+))
+
+
+# --------------------------------------------------------------------------- Fig. 15: runtime vs event size
+
+RUNTIME_SIZES = (5, 7, 9, 11, 13, 15)  # §5.4: length (width 5) and width (length 5) from 5 to 15
+BASELINE_S_PER_EVENT = 0.2  # brute force timed ≤ this per event, extrapolated to all sequences beyond
+
+
+def runtime_configs() -> list[dict]:
+    """Event length, then event width, × size."""
+    return [{"vary": v, "size": n} for v in ("length", "width") for n in RUNTIME_SIZES]
+
+
+def runtime_run(cfg: dict, reps: int, rng: np.random.Generator) -> pd.DataFrame:
+    """Seconds per random PATTERN event (one per repetition) for PriSTE and the brute-force baseline (§5.4)."""
+    from lmdk.priste_experiments import runtime_vs_event_size
+
+    out = runtime_vs_event_size(setup(), vary=cfg["vary"], sizes=[cfg["size"]], fixed=5, n_events=reps,
+                                baseline_budget_s=BASELINE_S_PER_EVENT * reps, rng=rng)
+    out["repetition"] = np.arange(len(out)) // out["method"].nunique()
+    out["extrapolated"] = out["extrapolated"].astype(float)
+    return out[["repetition", "width", "length", "method", "seconds", "extrapolated"]]
+
+
+register(FigureSpec(
+    name="priste-runtime", paper="priste", title="PriSTE: runtime vs event length and width (Fig. 15)",
+    claim="The brute-force baseline is exponential in event length and width; PriSTE is linear in the length "
+          "and polynomial in the width.",
+    configs=runtime_configs, run=runtime_run,
+    summarise=by_measures("seconds", "extrapolated", extra_keys=["width", "length", "method"]),
+    default_repetitions=20, page_repetitions=3,
+    notes=f"Baseline seconds are extrapolated (column 'extrapolated' = share of events) from at most "
+          f"{BASELINE_S_PER_EVENT} s of enumeration per event; 20 events per size instead of the paper's 100.",
+))

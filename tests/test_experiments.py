@@ -141,3 +141,36 @@ def test_real_figure_same_csv_across_jobs(tmp_path):
     a = ex.run_figure("fig10", repetitions=3, seed=4, jobs=1, configs=few)
     b = ex.run_figure("fig10", repetitions=3, seed=4, jobs=2, configs=few)
     assert ex.write_csv(a, tmp_path / "a.csv").read_bytes() == ex.write_csv(b, tmp_path / "b.csv").read_bytes()
+
+
+def test_priste_utility_tiny_covers_every_panel_and_is_well_formed():
+    grid = ex.figures()["priste-utility"].configs()
+    few = [next(c for c in grid if c["panel"].startswith(p) and c["epsilon"] == 2.0) for p in ("fig12", "fig13", "fig14")]
+    df = ex.run_figure("priste-utility", repetitions=2, seed=1, configs=few)
+    assert len(df) == 3 and (df["repetitions"] == 2).all()
+    assert {"panel", "alpha0", "delta", "sigma", "epsilon", "mean_alpha", "mean_distance_m", "halvings"} <= set(df)
+    measures = df[["mean_alpha", "mean_distance_m", "halvings"]].to_numpy(dtype=float)
+    assert np.isfinite(measures).all()
+    # PriSTE only ever lowers the budget: 0 < mean α ≤ α₀
+    assert ((df["mean_alpha"] > 0) & (df["mean_alpha"] <= df["alpha0"] + 1e-12)).all()
+    assert (df["mean_distance_m"] >= 0).all()
+    from lmdk import experiments_charts
+
+    assert len(experiments_charts.figure_chart("priste-utility", df).data) > 0
+
+
+def test_priste_runtime_tiny_has_positive_times_and_brute_force_measured_only_when_small():
+    few = [{"vary": "length", "size": 3}, {"vary": "width", "size": 6}]
+    df = ex.run_figure("priste-runtime", repetitions=2, seed=1, configs=few)
+    assert {"vary", "size", "width", "length", "method", "seconds", "extrapolated"} <= set(df)
+    assert set(df["method"]) == {"priste_joint", "priste_worst_case", "brute_force_joint"}
+    assert len(df) == 6 and (df["repetitions"] == 2).all()
+    assert np.isfinite(df["seconds"]).all() and (df["seconds"] > 0).all()
+    assert (df.loc[df["method"] != "brute_force_joint", "extrapolated"] == 0).all()
+    brute = df[df["method"] == "brute_force_joint"].set_index("vary")
+    assert brute.loc["length", "extrapolated"] == 0  # 5³ = 125 sequences: fully enumerated
+    assert brute.loc["width", "extrapolated"] == 1  # 6⁵ = 7776 sequences: beyond the per-event budget
+    assert list(df.loc[df["vary"] == "width", "length"].unique()) == [5]
+    from lmdk import experiments_charts
+
+    assert len(experiments_charts.figure_chart("priste-runtime", df).data) > 0
