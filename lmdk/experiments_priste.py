@@ -102,7 +102,7 @@ register(FigureSpec(
 # --------------------------------------------------------------------------- Fig. 15: runtime vs event size
 
 RUNTIME_SIZES = (5, 7, 9, 11, 13, 15)  # §5.4: length (width 5) and width (length 5) from 5 to 15
-BASELINE_S_PER_EVENT = 0.2  # brute force timed ≤ this per event, extrapolated to all sequences beyond
+BASELINE_S_PER_EVENT = 1.0  # brute force timed ≤ this per event, extrapolated to all sequences beyond
 
 
 def runtime_configs() -> list[dict]:
