@@ -89,17 +89,10 @@ def _mae_table(rows: list[dict], unit: str) -> pd.DataFrame:
 def _page() -> None:
     ss = st.session_state
     st.title("Dummy landmarks")
-    cur = state.current()
-    if cur is None:
-        st.info("No series yet — choose or upload one on the *Data & landmarks* page.")
+    setup = widgets.scheme_page_setup()
+    if setup is None:
         return
-    with st.sidebar:
-        st.subheader("Scheme settings")
-        widgets.scheme_controls(cur.series.kind, cur.n)
-    chosen = list(ss[state.SCHEMES])
-    if not chosen:
-        st.warning("Pick at least one scheme in the sidebar.")
-        return
+    cur, chosen = setup
     _controls()
     eps = float(ss[state.EPSILON])
     method, utility, share = ss[state.DUMMY_METHOD], ss[state.DUMMY_UTILITY], float(ss[state.DUMMY_SHARE])

@@ -6,20 +6,13 @@ from lmdk import views
 from ui import cache, charts, explain, maps, state, widgets
 
 st.title("Schemes & utility")
-cur = state.current()
-if cur is None:
-    st.info("No series yet — choose or upload one on the *Data & landmarks* page.")
+setup = widgets.scheme_page_setup()
+if setup is None:
     st.stop()
+cur, chosen = setup
 
 ss = st.session_state
 x, mechanism, origin = views.release_input(cur.series, cur.landmarks)
-with st.sidebar:
-    st.subheader("Scheme settings")
-    widgets.scheme_controls(cur.series.kind, cur.n)
-chosen = list(ss[state.SCHEMES])
-if not chosen:
-    st.warning("Pick at least one scheme in the sidebar.")
-    st.stop()
 eps = float(ss[state.EPSILON])
 reps, seed, w = int(ss[state.REPETITIONS]), int(ss[state.SEED]), int(ss[state.W])
 unit = views.MAE_UNIT[mechanism] or (cur.series.units or "value units")

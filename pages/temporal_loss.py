@@ -100,17 +100,10 @@ def _correlation_controls(uploaded: bool):
 def _page() -> None:
     ss = st.session_state
     st.title("Temporal privacy loss")
-    cur = state.current()
-    if cur is None:
-        st.info("No series yet — choose or upload one on the *Data & landmarks* page.")
+    setup = widgets.scheme_page_setup()
+    if setup is None:
         return
-    with st.sidebar:
-        st.subheader("Scheme settings")
-        widgets.scheme_controls(cur.series.kind, cur.n)
-    chosen = list(ss[state.SCHEMES])
-    if not chosen:
-        st.warning("Pick at least one scheme in the sidebar.")
-        return
+    cur, chosen = setup
     eps = float(ss[state.EPSILON])
     reps, seed, w = int(ss[state.REPETITIONS]), int(ss[state.SEED]), int(ss[state.W])
     x, mechanism, _ = views.release_input(cur.series, cur.landmarks)

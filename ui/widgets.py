@@ -39,6 +39,22 @@ def landmark_status(cur) -> None:
     box.caption(f"Series: {cur.series.name or cur.token} · {cur.series.kind}")
 
 
+def scheme_page_setup():
+    """Current series and chosen schemes after drawing the sidebar scheme controls; None (message shown) if either is missing."""
+    cur = state.current()
+    if cur is None:
+        st.info("No series yet — choose or upload one on the *Data & landmarks* page.")
+        return None
+    with st.sidebar:
+        st.subheader("Scheme settings")
+        scheme_controls(cur.series.kind, cur.n)
+    chosen = list(st.session_state[state.SCHEMES])
+    if not chosen:
+        st.warning("Pick at least one scheme in the sidebar.")
+        return None
+    return cur, chosen
+
+
 def scheme_controls(kind: str, n: int, *, container=None) -> None:
     """Schemes, mechanism, ε (log scale), w, repetitions and seed — written to ``ui.state`` keys."""
     box = container or st.sidebar
