@@ -202,6 +202,38 @@ def _run_task(name: str, config: dict, start: int, size: int, seed: np.random.Se
     return raw
 
 
+BLAS_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+_BLAS_SETTERS = ("openblas_set_num_threads", "openblas_set_num_threads64_",
+                 "scipy_openblas_set_num_threads", "scipy_openblas_set_num_threads64_")
+
+
+def single_threaded_blas() -> None:
+    """Worker initialiser: one BLAS thread per worker, so ``--jobs`` workers do not oversubscribe the cores.
+
+    Workers are forked after numpy has loaded OpenBLAS, so the environment variables alone come too
+    late; the already-loaded OpenBLAS libraries (found in /proc/self/maps) are told directly. Best effort:
+    on other platforms only the environment is set.
+    """
+    import ctypes
+
+    for var in BLAS_THREAD_VARS:
+        os.environ[var] = "1"
+    try:
+        with open("/proc/self/maps") as maps:
+            libs = {line.split()[-1] for line in maps if "openblas" in line.split()[-1].lower()}
+    except OSError:
+        return
+    for path in sorted(libs):
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for name in _BLAS_SETTERS:
+            setter = getattr(lib, name, None)
+            if setter is not None:
+                setter(1)
+
+
 def validate_run_args(repetitions: int, seed: int, jobs: int) -> None:
     """Raise ParameterError naming the argument when repetitions/seed/jobs are out of range."""
     if isinstance(repetitions, bool) or not isinstance(repetitions, (int, np.integer)):
@@ -245,7 +277,7 @@ def run_figure(
             results[i] = _run_task(*task)
             bar.update()
     else:
-        with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), initializer=single_threaded_blas) as pool:
             futures = {pool.submit(_run_task, *task): i for i, task in enumerate(tasks)}
             for fut in as_completed(futures):
                 results[futures[fut]] = fut.result()
