@@ -8,14 +8,9 @@ import streamlit as st
 
 from lmdk import experiments as ex
 from lmdk import experiments_charts as ech
-from ui import charts
+from ui import charts, state, widgets
 
-FIGURE_KEY = "exp_figure"
-REPS_KEY = "exp_reps"
-SEED_KEY = "exp_seed"
-RESULT_KEY = "_exp_result"  # (figure, repetitions, seed) of the recomputed run shown instead of the cache
 REPRODUCTION = Path(__file__).resolve().parents[1] / "docs" / "REPRODUCTION.md"
-RECOMPUTE_BUDGET_S = 60.0  # the page refuses recomputations estimated to take longer
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -43,49 +38,52 @@ def _verdicts(text: str) -> dict[str, str]:
 
 
 figures = ex.figures()
+names = list(figures)
+ss = st.session_state
+if ss[state.EX_FIGURE] not in figures:
+    ss[state.EX_FIGURE] = names[0]
 st.title("Experiments — reproducing the papers")
 st.caption(
     "Every figure of §4 of the landmark-privacy paper and §5 of the PriSTE paper, produced by the same "
     "runner as `python -m lmdk.experiments FIGURE` (see docs/REPRODUCTION.md). The chart shows a small "
     "cached default run; recompute it with other repetitions or seed below."
 )
-names = list(figures)
-name = st.selectbox(
-    "Figure", names, key=FIGURE_KEY, format_func=lambda n: f"{n} — {figures[n].title}",
-)
+name = st.selectbox("Figure", names, format_func=lambda n: f"{n} — {figures[n].title}",
+                    **widgets.bind(state.EX_FIGURE))
 spec = figures[name]
 st.markdown(f"**The paper's claim.** {spec.claim}")
 
 cached = _cached(name)
 meta = cached[1] if cached else {}
+cached_reps = max(int(meta.get("repetitions", spec.page_repetitions)), 1)
 with st.form("exp_recompute"):
     c1, c2, c3 = st.columns([2, 2, 1])
-    cached_reps = int(meta.get("repetitions", spec.page_repetitions))
-    reps = c1.slider("Repetitions", 1, max(cached_reps, 1), min(3, cached_reps), key=REPS_KEY,
-                     help="at most the cached run's repetitions; the full runs are on the command line")
-    seed = c2.number_input("Seed", 0, 2**31 - 1, 0, step=1, key=SEED_KEY)
+    c1.slider("Repetitions", 1, cached_reps,
+              help="at most the cached run's repetitions; the full runs are on the command line",
+              **widgets.bind_in_form(state.EX_REPETITIONS, lambda r: min(max(int(r), 1), cached_reps)))
+    c2.number_input("Seed", 0, state.SEED_MAX, step=1, **widgets.bind_in_form(state.EX_SEED))
     submitted = c3.form_submit_button("Recompute")
+if submitted:  # the form's values become the configuration (and the URL) only now
+    widgets.commit_form(state.EX_REPETITIONS, state.EX_SEED)
+    ss[state.EX_RUN] = name
 
-if submitted:
-    per_rep = float(meta.get("seconds", 0.0)) / max(cached_reps, 1)
-    estimate = per_rep * reps
-    if estimate > RECOMPUTE_BUDGET_S:
+df, source = None, ""
+if ss[state.EX_RUN] == name:  # a recomputation is the view (after Recompute, or from a link)
+    reps, seed = min(int(ss[state.EX_REPETITIONS]), cached_reps), int(ss[state.EX_SEED])
+    estimate = float(meta.get("seconds", 0.0)) / cached_reps * reps
+    if estimate > state.EXPERIMENT_BUDGET_S:
+        ss[state.EX_RUN] = None
         st.warning(
-            f"Estimated {estimate:.0f} s — longer than this page allows ({RECOMPUTE_BUDGET_S:.0f} s). "
+            f"Estimated {estimate:.0f} s — longer than this page allows ({state.EXPERIMENT_BUDGET_S:.0f} s). "
             f"Use fewer repetitions or the command line: `python -m lmdk.experiments {name} --repetitions {reps}`."
         )
     else:
-        st.session_state[RESULT_KEY] = (name, int(reps), int(seed))
-
-result = st.session_state.get(RESULT_KEY)
-df, source = None, ""
-if result and result[0] == name:
-    with st.spinner(f"Running {name} with {result[1]} repetitions…"):
-        try:
-            df = _recompute(*result)
-            source = f"recomputed here: {result[1]} repetitions, seed {result[2]}"
-        except ValueError as exc:  # lmdk.errors are ValueErrors with a message naming the fix
-            st.error(str(exc))
+        with st.spinner(f"Running {name} with {reps} repetitions…"):
+            try:
+                df = _recompute(name, reps, seed)
+                source = f"recomputed here: {reps} repetitions, seed {seed}"
+            except ValueError as exc:  # lmdk.errors are ValueErrors with a message naming the fix
+                st.error(str(exc))
 if df is None and cached:
     df = cached[0]
     source = (f"cached default run: {meta.get('repetitions', '?')} repetitions, seed {meta.get('seed', '?')}, "

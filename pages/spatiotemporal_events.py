@@ -8,14 +8,9 @@ from lmdk import priste, priste_views
 from lmdk.errors import LmdkError
 from ui import charts, explain, maps, state, widgets
 
-# page-local widget keys (the configuration of this page is not mirrored to the URL)
-K_SOURCE, K_T, K_CELL, K_SIDE, K_TRACE_SEED = "priste_source", "priste_T", "priste_cell", "priste_side", "priste_tseed"
-K_ESTIMATE, K_SIGMA, K_EPS, K_ALPHA = "priste_estimate", "priste_sigma", "priste_eps", "priste_alpha"
-K_USE_DELTA, K_DELTA, K_REPS, K_SEED = "priste_use_delta", "priste_delta", "priste_reps", "priste_seed"
-K_KIND, K_WINDOW, K_REGION, K_MAP = "priste_kind", "priste_window", "priste_region", "priste_map"
-K_GRID_SIG, K_PREV_PICK, K_SHOW_PLAIN = "_priste_grid_sig", "_priste_prev_pick", "priste_show_plain"
-SOURCES = ("synthetic taxi sample", "current series", "synthetic grid walk (§5.1)")
-ALPHAS = (0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0)
+# the configuration lives in ui.state (ST_* keys, mirrored to the URL); these are session-only
+K_MAP, K_GRID_SIG, K_PREV_PICK = "priste_map", "_priste_grid_sig", "_priste_prev_pick"
+SOURCE_LABELS = {"taxi": "synthetic taxi sample", "series": "current series", "walk": "synthetic grid walk (§5.1)"}
 PLAIN, PRISTE = "#D55E00", "#0072B2"  # Okabe–Ito vermilion / blue
 REGION_RGBA, CELL_RGBA = [230, 159, 0, 150], [255, 255, 255, 0]
 
@@ -44,7 +39,7 @@ def on_map_pick() -> None:
     picked = {int(o["cell"]) for o in objects}
     new = picked - set(ss.get(K_PREV_PICK, ()))
     ss[K_PREV_PICK] = tuple(picked)
-    ss[K_REGION] = sorted(set(ss.get(K_REGION, [])) ^ new)
+    ss[state.ST_REGION] = sorted(set(ss[state.ST_REGION] or []) ^ new)
 
 
 def band_figure(t, bands: dict, *, y_title: str, reference: float, reference_label: str, window, log_y: bool,
@@ -105,29 +100,33 @@ ss = st.session_state
 # ------------------------------------------------------------------ trace, grid and mobility
 with st.sidebar:
     st.subheader("Trace and grid")
-    source = st.radio("Trace", SOURCES, key=K_SOURCE)
-    T = st.slider("timestamps", 10, 80, 40, key=K_T)
-    cell_m = st.select_slider("cell size (m)", (100, 200, 300, 500, 750, 1000, 1500, 2000), value=500, key=K_CELL)
-    side = st.slider("grid side (cells)", 4, 20, 12, key=K_SIDE) if source == SOURCES[2] else None
-    trace_seed = st.number_input("trace seed", 0, state.SEED_MAX, 0, key=K_TRACE_SEED) if source != SOURCES[1] \
-        else None
+    source = st.radio("Trace", state.PRISTE_SOURCES, format_func=SOURCE_LABELS.get,
+                      **widgets.bind(state.ST_SOURCE))
+    T = st.slider("timestamps", 10, state.PRISTE_T_MAX, **widgets.bind(state.ST_T))
+    cell_m = st.select_slider("cell size (m)", state.PRISTE_CELL_SIZES, **widgets.bind(state.ST_CELL))
+    side = st.slider("grid side (cells)", 4, state.PRISTE_SIDE_MAX, **widgets.bind(state.ST_SIDE)) \
+        if source == "walk" else None
+    trace_seed = st.number_input("trace seed", 0, state.SEED_MAX, **widgets.bind(state.ST_TRACE_SEED)) \
+        if source != "series" else None
     st.subheader("Mobility model M")
-    estimate = st.toggle("estimate M from the trace", key=K_ESTIMATE,
+    estimate = st.toggle("estimate M from the trace", **widgets.bind(state.ST_ESTIMATE),
                          help="Transition counts of the snapped trace plus 0.01 per cell (Laplace smoothing).")
-    sigma = st.slider("σ of the Gaussian mobility (cells)", 0.3, 5.0, 1.0, 0.1, key=K_SIGMA, disabled=estimate)
+    sigma = st.slider("σ of the Gaussian mobility (cells)", 0.3, 5.0, step=0.1, disabled=estimate,
+                      **widgets.bind(state.ST_SIGMA))
     st.subheader("Privacy")
-    eps = st.select_slider("ε — event privacy", state.EPSILON_OPTIONS, value=1.0, key=K_EPS)
-    alpha = st.select_slider("α — planar Laplace budget (per km)", ALPHAS, value=1.0, key=K_ALPHA)
-    use_delta = st.toggle("restrict outputs to the δ-location set (Algorithm 3)", key=K_USE_DELTA)
-    delta = st.slider("δ", 0.0, 0.5, 0.1, 0.01, key=K_DELTA) if use_delta else None
-    reps = st.slider("repetitions", 1, 20, 5, key=K_REPS)
-    seed = st.number_input("seed", 0, state.SEED_MAX, 0, key=K_SEED)
+    eps = st.select_slider("ε — event privacy", state.EPSILON_OPTIONS, **widgets.bind(state.ST_EPSILON))
+    alpha = st.select_slider("α — planar Laplace budget (per km)", state.PRISTE_ALPHAS,
+                             **widgets.bind(state.ST_ALPHA))
+    use_delta = st.toggle("restrict outputs to the δ-location set (Algorithm 3)", **widgets.bind(state.ST_USE_DELTA))
+    delta = st.slider("δ", 0.0, 0.5, step=0.01, **widgets.bind(state.ST_DELTA)) if use_delta else None
+    reps = st.slider("repetitions", 1, state.PRISTE_REPETITIONS_MAX, **widgets.bind(state.ST_REPETITIONS))
+    seed = st.number_input("seed", 0, state.SEED_MAX, **widgets.bind(state.ST_SEED))
 
 try:
-    if source == SOURCES[2]:
+    if source == "walk":
         grid, M, cells = priste_views.synthetic_walk(side, side, float(cell_m), sigma, T, int(trace_seed))
     else:
-        if source == SOURCES[1]:
+        if source == "series":
             cur = state.current()
             if cur is None or cur.series.kind != "trajectory":
                 st.info("The current series is not a trajectory — load or upload one on *Data & landmarks*, or "
@@ -149,18 +148,25 @@ T = cells.size
 
 # ------------------------------------------------------------------ the event
 sig = (grid.rows, grid.cols, grid.cell_size_m, T, source, trace_seed)
-if ss.get(K_GRID_SIG) != sig:  # new grid: start from the cells the true path visits in a default window
+first_grid = K_GRID_SIG not in ss
+if ss.get(K_GRID_SIG) != sig:
     ss[K_GRID_SIG], ss[K_PREV_PICK] = sig, ()
+    # a new grid starts from the cells the true path visits in a default window; on the session's first
+    # grid, an event from a link (URL) is kept as far as it fits this grid
     start = min(T // 5, T - 1)
-    ss[K_WINDOW] = (start, min(start + 4, T - 1))
-    ss[K_REGION] = sorted({int(c) for c in cells[start:start + 5]})[:10]
+    window, region = ss[state.ST_WINDOW], ss[state.ST_REGION]
+    ss[state.ST_WINDOW] = (min(window[0], T - 1), min(window[1], T - 1)) if first_grid and window else \
+        (start, min(start + 4, T - 1))
+    ss[state.ST_REGION] = [c for c in region if c < grid.m] if first_grid and region is not None else \
+        sorted({int(c) for c in cells[start:start + 5]})[:10]
 st.subheader("1 · Define the event")
 c1, c2 = st.columns([1, 2])
-kind = c1.radio("kind", ("presence", "pattern"), key=K_KIND, horizontal=True,
+kind = c1.radio("kind", ("presence", "pattern"), horizontal=True, **widgets.bind(state.ST_KIND),
                 help="PRESENCE: in the region at one or more of the window's timestamps. "
                      "PATTERN: in the region at every one of them.")
-window = c2.slider("time window", 0, T - 1, key=K_WINDOW)
-region = st.multiselect("region (cell ids) — or click cells on the map", list(range(grid.m)), key=K_REGION)
+window = c2.slider("time window", 0, T - 1, **widgets.bind(state.ST_WINDOW))
+region = st.multiselect("region (cell ids) — or click cells on the map", list(range(grid.m)),
+                        **widgets.bind(state.ST_REGION))
 if not region:
     st.warning("The region is empty: click cells on the map or pick cell ids.")
     st.stop()
@@ -174,7 +180,7 @@ t = np.arange(T)
 
 # ------------------------------------------------------------------ map
 st.subheader("2 · The trace on the grid")
-show_plain = st.toggle("also show the plain α-PLM release", key=K_SHOW_PLAIN)
+show_plain = st.toggle("also show the plain α-PLM release", **widgets.bind(state.ST_SHOW_PLAIN))
 paths = {"PriSTE release": (res.priste_cells, maps.hex_rgb(PRISTE), 2)}
 if show_plain:
     paths["plain α-PLM release"] = (res.plain_cells, maps.hex_rgb(PLAIN), 2)

@@ -1,37 +1,17 @@
 """AppTest: the Spatiotemporal events page (PriSTE) renders, reacts to ε and the region, and stays private."""
 from __future__ import annotations
 
-import base64
 import json
-from pathlib import Path
 
 import numpy as np
-import pytest
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+from app_support import APP, array, navigation_mode  # noqa: F401 (autouse fixture)
+from ui import state
+
 PAGE = "pages/spatiotemporal_events.py"
-
-
-@pytest.fixture(autouse=True)
-def navigation_mode(monkeypatch):
-    """Run switched-to pages through st.navigation as the real server does (see tests/test_app_schemes.py)."""
-    from streamlit.runtime.pages_manager import PagesManager
-
-    original = PagesManager.__init__
-
-    def init(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", init)
-
-
-def array(value) -> np.ndarray:
-    """A plotly JSON array (plain list or base64 'bdata') as numpy."""
-    if isinstance(value, dict) and "bdata" in value:
-        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
-    return np.asarray(value, dtype=float)
+W = state.widget_key
+SMALL = {state.ST_T: "15", state.ST_CELL: "1000", state.ST_REPETITIONS: "2"}  # a fast view
 
 
 def chart(at: AppTest, key: str) -> dict:
@@ -42,14 +22,13 @@ def median_of(fig: dict, name: str) -> np.ndarray:
     return array(next(tr for tr in fig["data"] if tr.get("name") == f"{name}: median")["y"])
 
 
-def open_page() -> AppTest:
+def open_page(**query) -> AppTest:
+    """The page at a small size (15 timestamps, 1 km cells, 2 repetitions) plus the given URL query."""
     at = AppTest.from_file(APP, default_timeout=180)
+    for key, value in {**SMALL, **query}.items():
+        at.query_params[key] = value
     at.run()
     at.switch_page(PAGE).run()
-    at.slider(key="priste_T").set_value(15)
-    at.select_slider(key="priste_cell").set_value(1000)
-    at.slider(key="priste_reps").set_value(2)
-    at.run()
     assert not at.exception, at.exception
     return at
 
@@ -64,7 +43,7 @@ def test_page_renders_charts_and_respects_epsilon():
     assert a.size == 15 and np.all(a <= 1.0) and np.all(a >= 0)
     assert [m.label for m in at.metric][:2] == ["mean distance, plain α-PLM", "mean distance, PriSTE"]
     # a stricter ε redraws with the new bound and never a larger α
-    at.select_slider(key="priste_eps").set_value(0.1).run()
+    at.select_slider(key=W(state.ST_EPSILON)).set_value(0.1).run()
     assert not at.exception, at.exception
     leak2 = chart(at, "priste_leak_chart")
     assert leak2["layout"]["meta"]["eps"] == 0.1
@@ -74,22 +53,65 @@ def test_page_renders_charts_and_respects_epsilon():
 
 def test_region_edit_pattern_kind_and_empty_region_warning():
     at = open_page()
-    at.radio(key="priste_kind").set_value("pattern").run()
+    at.radio(key=W(state.ST_KIND)).set_value("pattern").run()
     assert not at.exception, at.exception
-    at.multiselect(key="priste_region").set_value([]).run()
+    at.multiselect(key=W(state.ST_REGION)).set_value([]).run()
     assert any("region is empty" in w.value for w in at.warning)
-    at.multiselect(key="priste_region").set_value([0, 1, 2]).run()
+    at.multiselect(key=W(state.ST_REGION)).set_value([0, 1, 2]).run()
     assert not at.exception and not at.warning
-    at.toggle(key="priste_estimate").set_value(True).run()  # M estimated from the snapped trace
+    at.toggle(key=W(state.ST_ESTIMATE)).set_value(True).run()  # M estimated from the snapped trace
     assert not at.exception, at.exception
     assert np.all(median_of(chart(at, "priste_leak_chart"), "PriSTE") <= 1.0 * (1 + 1e-9))
 
 
 def test_synthetic_walk_and_delta_variant():
     at = open_page()
-    at.radio(key="priste_source").set_value("synthetic grid walk (§5.1)").run()
-    at.slider(key="priste_side").set_value(5)
-    at.toggle(key="priste_use_delta").set_value(True)
+    at.radio(key=W(state.ST_SOURCE)).set_value("walk").run()
+    at.slider(key=W(state.ST_SIDE)).set_value(5)
+    at.toggle(key=W(state.ST_USE_DELTA)).set_value(True)
     at.run()
     assert not at.exception, at.exception
     assert np.all(median_of(chart(at, "priste_leak_chart"), "PriSTE") <= 1.0 * (1 + 1e-9))
+
+
+def test_url_reproduces_the_view():
+    """A link with the page's configuration opens the same view; edits go back into the URL."""
+    query = {state.ST_SOURCE: "walk", state.ST_SIDE: "5", state.ST_EPSILON: "0.5", state.ST_ALPHA: "0.5",
+             state.ST_KIND: "pattern", state.ST_WINDOW: "3-6", state.ST_REGION: "6,0,1", state.ST_SHOW_PLAIN: "1"}
+    at = open_page(**query)
+    assert at.radio(key=W(state.ST_SOURCE)).value == "walk"
+    assert at.slider(key=W(state.ST_SIDE)).value == 5
+    assert at.select_slider(key=W(state.ST_EPSILON)).value == 0.5
+    assert at.select_slider(key=W(state.ST_ALPHA)).value == 0.5
+    assert at.radio(key=W(state.ST_KIND)).value == "pattern"
+    assert tuple(at.slider(key=W(state.ST_WINDOW)).value) == (3, 6)
+    assert at.multiselect(key=W(state.ST_REGION)).value == [0, 1, 6]
+    assert at.toggle(key=W(state.ST_SHOW_PLAIN)).value is True
+    assert chart(at, "priste_leak_chart")["layout"]["meta"]["eps"] == 0.5
+    assert {k: at.query_params[k] for k in query} == {**query, state.ST_REGION: "0,1,6"}
+
+    at.select_slider(key=W(state.ST_EPSILON)).set_value(0.2)
+    at.slider(key=W(state.ST_WINDOW)).set_value((2, 5))
+    at.multiselect(key=W(state.ST_REGION)).set_value([3, 4])
+    at.run()
+    assert not at.exception, at.exception
+    assert (at.query_params[state.ST_EPSILON], at.query_params[state.ST_WINDOW],
+            at.query_params[state.ST_REGION]) == ("0.2", "2-5", "3,4")
+
+    again = open_page(**at.query_params)  # the link of the edited view
+    assert again.select_slider(key=W(state.ST_EPSILON)).value == 0.2
+    assert tuple(again.slider(key=W(state.ST_WINDOW)).value) == (2, 5)
+    assert again.multiselect(key=W(state.ST_REGION)).value == [3, 4]
+    assert np.array_equal(median_of(chart(again, "priste_leak_chart"), "PriSTE"),
+                          median_of(chart(at, "priste_leak_chart"), "PriSTE"))
+
+
+def test_bad_url_values_fall_back_to_defaults():
+    at = open_page(**{state.ST_CELL: "999", state.ST_WINDOW: "9-2", state.ST_REGION: "1,x",
+                      state.ST_EPSILON: "nan", state.ST_SOURCE: "../etc", state.ST_SIGMA: "inf"})
+    assert at.select_slider(key=W(state.ST_CELL)).value == 500
+    assert at.radio(key=W(state.ST_SOURCE)).value == "taxi"
+    assert at.select_slider(key=W(state.ST_EPSILON)).value == 1.0
+    assert at.slider(key=W(state.ST_SIGMA)).value == 1.0
+    lo, hi = at.slider(key=W(state.ST_WINDOW)).value
+    assert 0 <= lo <= hi <= 14 and at.multiselect(key=W(state.ST_REGION)).value

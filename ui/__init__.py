@@ -13,7 +13,10 @@ Conventions
 - ``ui.state``: every session-state key is a constant there. Configuration keys (``state.PARAMS``)
   are mirrored to the URL by ``app.py``; give a new configuration key a ``Param`` entry there.
   Widgets bound to a configuration key pass ``**widgets.bind(state.X)`` and no ``value=``
-  (``state.init`` already set the value; the widget key is ``state.widget_key(state.X)``). Landmark edits go through callbacks
+  (``state.init`` already set the value; the widget key is ``state.widget_key(state.X)``). Inside an ``st.form``
+  use ``**widgets.bind_in_form(state.X)`` and call ``widgets.commit_form(state.X, …)`` when it is submitted, so
+  the URL holds the submitted values (the Experiments page). Query keys are short; a page's own keys share a
+  prefix (``st_`` Spatiotemporal events, ``ex_`` Experiments). Landmark edits go through callbacks
   (``on_click``/``on_select``) and ``cache.set_landmarks`` so the sidebar status is never stale.
 - ``ui.cache``: ``st.cache_data`` wrappers with ``max_entries``; pass arrays and a data ``token``,
   never the uploaded file; ``cache.scheme_summary`` runs one scheme and summarises it.
@@ -30,25 +33,41 @@ Conventions
 """
 
 
-def _leave_legacy_pages_mode() -> None:
-    """Make sure app.py (st.navigation) runs even when a visitor's first request opens a page URL.
+SESSION_STARTED = "_qp_loaded"  # set by ui.state.init() (app.py) on a session's first run; = state.QP_LOADED
+ENTRY_RERUN = "_entry_rerun"  # set once per session when a page ran without app.py and we reran
 
-    Streamlit treats a folder named ``pages/`` as the legacy multipage layout until the first
-    ``st.navigation`` call in the process; a fresh server's first request for, say, /schemes_utility
-    would run that page *without* app.py (no shared state, no registry). This module is imported by
-    every page, so on that first run we switch the legacy mode off and rerun, which goes through
-    app.py. Uses a Streamlit internal; harmless if it moves (then only that first request misrenders).
+
+def ensure_entrypoint() -> None:
+    """Rerun through app.py when a page script runs without it (Streamlit's legacy ``pages/`` mode).
+
+    Streamlit treats a folder named ``pages/`` next to the entry point as the legacy multipage layout
+    until the first ``st.navigation`` call in the process (documented: "as soon as any session executes
+    st.navigation, your app will ignore the pages/ directory"); there is no config option to switch it
+    off. So on a fresh server the first request for, say, /schemes_utility would run that page *without*
+    app.py (no shared state, no URL configuration, no sidebar). Detection does not rely on Streamlit
+    internals: a page that runs in a session app.py never initialised must have been started that way.
+    Then we clear the legacy flag (a Streamlit internal, guarded) and rerun once per session; the rerun
+    keeps the URL's page and query, so app.py routes to the same page. Called on import of ``ui`` and by
+    ``widgets.bind``; tests/test_browser_deeplink.py opens deep links on a fresh server.
     """
     try:
-        from streamlit.runtime.pages_manager import PagesManager
+        import streamlit as st
         from streamlit.runtime.scriptrunner import get_script_run_ctx
     except ImportError:
         return
-    if PagesManager.uses_pages_directory and get_script_run_ctx() is not None:
+    if get_script_run_ctx(suppress_warning=True) is None:
+        return
+    ss = st.session_state
+    if ss.get(SESSION_STARTED) or ss.get(ENTRY_RERUN):
+        return
+    ss[ENTRY_RERUN] = True
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:
+        PagesManager = None
+    if getattr(PagesManager, "uses_pages_directory", None):
         PagesManager.uses_pages_directory = False
-        import streamlit as st
-
-        st.rerun()
+    st.rerun()
 
 
-_leave_legacy_pages_mode()
+ensure_entrypoint()

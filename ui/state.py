@@ -12,6 +12,7 @@ from typing import Any, Callable
 import streamlit as st
 
 from lmdk.views import decode_landmarks, encode_landmarks
+from ui import SESSION_STARTED
 
 # ---------------------------------------------------------------- bounds (documented maxima)
 N_MAX = 10_000  # longest series the app processes (samples/uploads are cut to their first N_MAX events)
@@ -23,6 +24,14 @@ EPSILON_OPTIONS = (
 )  # the log-scale ε slider (roughly 1–1.5–2–3–5–7 per decade)
 W_MAX = 1_000
 SEED_MAX = 2**31 - 1
+
+EXPERIMENT_BUDGET_S = 60.0  # the Experiments page refuses recomputations estimated to take longer
+PRISTE_T_MAX = 80  # timestamps of a PriSTE trace
+PRISTE_SIDE_MAX = 20  # cells per side of the synthetic walk's grid (≤ 400 cells)
+PRISTE_REPETITIONS_MAX = 20
+PRISTE_SOURCES = ("taxi", "series", "walk")  # synthetic taxi sample | current series | synthetic grid walk
+PRISTE_CELL_SIZES = (100, 200, 300, 500, 750, 1000, 1500, 2000)
+PRISTE_ALPHAS = (0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0)
 
 SCHEME_NAMES = ("event", "user", "w-event", "uniform", "skip", "adaptive")
 DISTRIBUTION_NAMES = ("skewed", "symmetric", "bimodal", "uniform")
@@ -54,6 +63,29 @@ DUMMY_METHOD = "dummy_method"
 DUMMY_UTILITY = "dummy_utility"
 DUMMY_SHARE = "dummy_share"
 MAP_SCHEME = "map_scheme"  # which scheme the released-trajectory map shows
+# the Spatiotemporal events (PriSTE) page
+ST_SOURCE = "st_src"  # one of PRISTE_SOURCES
+ST_T = "st_t"  # timestamps of the trace
+ST_CELL = "st_cell"  # cell size in metres, one of PRISTE_CELL_SIZES
+ST_SIDE = "st_side"  # grid side of the synthetic walk
+ST_TRACE_SEED = "st_tseed"
+ST_ESTIMATE = "st_estm"  # estimate the mobility model M from the trace
+ST_SIGMA = "st_sigma"  # σ of the Gaussian mobility (cells)
+ST_EPSILON = "st_eps"
+ST_ALPHA = "st_alpha"  # planar Laplace budget per km, one of PRISTE_ALPHAS
+ST_USE_DELTA = "st_delta_on"
+ST_DELTA = "st_delta"
+ST_REPETITIONS = "st_reps"
+ST_SEED = "st_seed"
+ST_KIND = "st_kind"  # presence | pattern
+ST_WINDOW = "st_win"  # (first, last) timestamp of the event; None = derived from the grid
+ST_REGION = "st_cells"  # cell ids of the event's region; None = derived from the grid
+ST_SHOW_PLAIN = "st_plain"
+# the Experiments page
+EX_FIGURE = "ex_fig"
+EX_REPETITIONS = "ex_reps"
+EX_SEED = "ex_seed"
+EX_RUN = "ex_run"  # the figure whose recomputation (EX_REPETITIONS, EX_SEED) is shown; None = cached runs only
 
 # ---------------------------------------------------------------- session-only keys (never in the URL)
 SERIES_UPLOAD = "_upload_series"  # the Series parsed from this session's upload
@@ -64,7 +96,7 @@ TIMELINE_EPOCH = "_timeline_epoch"  # bumped after a timeline selection so the s
 MAP_EPOCH = "_map_epoch"
 SELECT_ACTION = "select_action"  # what a box/lasso selection does: add | remove
 LAST_EDIT = "_last_edit"  # short text describing the last landmark edit
-QP_LOADED = "_qp_loaded"
+QP_LOADED = SESSION_STARTED  # app.py has initialised this session (ui.ensure_entrypoint relies on it)
 CONFIG_UPLOAD = "_config_upload"
 CONFIG_ERROR = "_config_error"
 CURRENT = "_current"  # ui.cache.Current of this run (series, token, landmarks), set by app.py
@@ -95,7 +127,7 @@ def _number(kind: type, low: float, high: float) -> Callable[[str], Any]:
     def parse(text: str) -> Any:
         try:
             value = kind(float(text)) if kind is int else kind(text)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # int(float("inf")) overflows
             return None
         return value if low <= value <= high else None
 
@@ -133,6 +165,55 @@ def _flag(text: str) -> Any:
     return {"1": True, "0": False, "true": True, "false": False}.get(text.lower())
 
 
+def _option(options: tuple[float, ...]) -> Callable[[str], Any]:
+    def parse(text: str) -> Any:
+        try:
+            value = float(text)
+        except ValueError:
+            return None
+        return next((o for o in options if abs(o - value) <= 1e-9 * max(1.0, abs(o))), None)
+
+    return parse
+
+
+def _stepped(low: float, high: float, step: float) -> Callable[[str], Any]:
+    """A float on the grid low, low + step, …, high (as a slider with this step shows it)."""
+    def parse(text: str) -> Any:
+        try:
+            value = float(text)
+        except ValueError:
+            return None
+        return round(round(value / step) * step, 10) if low <= value <= high else None
+
+    return parse
+
+
+def _window(text: str) -> Any:
+    first, sep, last = text.partition("-")
+    if not sep or not (first.isdigit() and last.isdigit()) or len(text) > 12:
+        return None
+    a, b = int(first), int(last)
+    return (a, b) if 0 <= a <= b < PRISTE_T_MAX else None
+
+
+PRISTE_REGION_MAX = 2_000  # cells named in a URL
+
+
+def _cells(text: str) -> Any:
+    items = [t for t in text.split(",") if t]
+    if len(items) > PRISTE_REGION_MAX or not all(t.isdigit() and len(t) <= 6 for t in items):
+        return None
+    return sorted({int(t) for t in items})
+
+
+def _experiment(text: str) -> Any:
+    if len(text) > 40:
+        return None
+    from lmdk.experiments import figures
+
+    return text if text in figures() else None
+
+
 PARAMS: dict[str, Param] = {
     SOURCE: Param("sample", _choice(("sample", "synthetic", "upload"))),
     SAMPLE: Param("hue", lambda t: t if t.replace("-", "").replace("_", "").isalnum() and len(t) < 40 else None),
@@ -159,6 +240,27 @@ PARAMS: dict[str, Param] = {
     DUMMY_UTILITY: Param("position", _choice(("position", "count"))),
     DUMMY_SHARE: Param(0.01, _number(float, 0.001, 0.9), lambda v: f"{v:g}"),
     MAP_SCHEME: Param("uniform", _choice(SCHEME_NAMES)),
+    ST_SOURCE: Param("taxi", _choice(PRISTE_SOURCES)),
+    ST_T: Param(40, _number(int, 10, PRISTE_T_MAX)),
+    ST_CELL: Param(500, lambda t: int(v) if (v := _option(PRISTE_CELL_SIZES)(t)) is not None else None),
+    ST_SIDE: Param(12, _number(int, 4, PRISTE_SIDE_MAX)),
+    ST_TRACE_SEED: Param(0, _number(int, 0, SEED_MAX)),
+    ST_ESTIMATE: Param(False, _flag, lambda v: "1" if v else "0"),
+    ST_SIGMA: Param(1.0, _stepped(0.3, 5.0, 0.1), lambda v: f"{v:g}"),
+    ST_EPSILON: Param(1.0, _epsilon, lambda v: f"{v:g}"),
+    ST_ALPHA: Param(1.0, _option(PRISTE_ALPHAS), lambda v: f"{v:g}"),
+    ST_USE_DELTA: Param(False, _flag, lambda v: "1" if v else "0"),
+    ST_DELTA: Param(0.1, _stepped(0.0, 0.5, 0.01), lambda v: f"{v:g}"),
+    ST_REPETITIONS: Param(5, _number(int, 1, PRISTE_REPETITIONS_MAX)),
+    ST_SEED: Param(0, _number(int, 0, SEED_MAX)),
+    ST_KIND: Param("presence", _choice(("presence", "pattern"))),
+    ST_WINDOW: Param(None, _window, lambda v: f"{v[0]}-{v[1]}"),
+    ST_REGION: Param(None, _cells, lambda v: ",".join(str(int(c)) for c in v)),
+    ST_SHOW_PLAIN: Param(False, _flag, lambda v: "1" if v else "0"),
+    EX_FIGURE: Param("fig7", _experiment),
+    EX_REPETITIONS: Param(3, _number(int, 1, REPETITIONS_MAX)),
+    EX_SEED: Param(0, _number(int, 0, SEED_MAX)),
+    EX_RUN: Param(None, _experiment, lambda v: v or ""),
 }
 
 SESSION_DEFAULTS: dict[str, Any] = {TIMELINE_EPOCH: 0, MAP_EPOCH: 0, SELECT_ACTION: "add", LAST_EDIT: ""}

@@ -12,7 +12,7 @@ from typing import Callable
 import numpy as np
 import streamlit as st
 
-from ui import charts, state
+from ui import charts, ensure_entrypoint, state
 
 
 
@@ -22,9 +22,30 @@ def _copy_back(widget: str, key: str) -> None:
 
 def bind(key: str) -> dict:
     """Keyword arguments that bind a widget to the configuration key ``key`` (see module docstring)."""
+    ensure_entrypoint()  # a page that reaches its widgets without app.py reruns through it
     widget = state.widget_key(key)
     st.session_state[widget] = st.session_state[key]
     return {"key": widget, "on_change": _copy_back, "args": (widget, key)}
+
+
+def bind_in_form(key: str, clamp: Callable | None = None) -> dict:
+    """Keyword arguments for a widget inside an ``st.form`` bound to configuration key ``key``.
+
+    Form widgets take no ``on_change``: the widget is seeded from the key when it has no value yet
+    (first run, after a page switch) and ``commit_form`` copies it back when the form is submitted, so
+    the key (and the URL) holds the submitted value. ``clamp`` maps a stored value into the widget's range.
+    """
+    ensure_entrypoint()
+    widget = state.widget_key(key)
+    value = st.session_state[widget] if widget in st.session_state else st.session_state[key]
+    st.session_state[widget] = clamp(value) if clamp else value
+    return {"key": widget}
+
+
+def commit_form(*keys: str) -> None:
+    """Copy the submitted values of form widgets made with ``bind_in_form`` into their configuration keys."""
+    for key in keys:
+        st.session_state[key] = st.session_state[state.widget_key(key)]
 
 
 def landmark_status(cur) -> None:
