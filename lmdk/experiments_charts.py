@@ -6,6 +6,7 @@ on the Experiments page. Colours follow the Okabe–Ito palette, one colour per 
 """
 from __future__ import annotations
 
+import math
 import shutil
 from pathlib import Path
 from typing import Callable, Sequence
@@ -143,34 +144,90 @@ def figure_chart(name: str, df: pd.DataFrame):
     return CHARTS[name](df)
 
 
+FIG7_LINES = {"event": "dot", "user": "dash"}  # the two reference levels, drawn as lines across the bars
+DATASET_LABELS = {"hue": "HUE residence 1", "taxi": "taxi sample (synthetic)", "contacts": "contact sample (synthetic)"}
+
+
 @chart("fig7")
 def _fig7(df: pd.DataFrame):
-    """Bars per scheme without dummies, diamond markers with dummies, one panel per data set."""
+    """Grouped bars per landmark scheme, ◆ on the same bar for its dummy variant, event/user as lines; one panel per data set."""
     import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
 
-    plain = df[~df["dummies"].astype(bool)]
-    fig = faceted(plain, x="landmark_pct", y="mae", color="scheme", facet="dataset", kind="bar",
-                  title="Fig. 7 — MAE per scheme (bars) and with dummy landmarks (◆), ε = 1",
-                  x_title="landmarks (%)", y_title=lambda d: f"MAE ({_unit(df, d)})")
-    facets = _ordered(plain["dataset"])
-    dummy = df[df["dummies"].astype(bool)]
-    schemes = _ordered(plain["scheme"])
-    for col, d in enumerate(facets, start=1):
-        for s in _ordered(dummy["scheme"]):
-            grp = dummy[(dummy["dataset"] == d) & (dummy["scheme"] == s)]
-            if grp.empty:
+    d = df.assign(pct=_pct_labels(df["landmark_pct"]), dummies=df["dummies"].astype(bool))
+    datasets = _ordered(d["dataset"])
+    fig = make_subplots(rows=1, cols=len(datasets), horizontal_spacing=0.1,
+                        subplot_titles=[f"{DATASET_LABELS.get(ds, ds)} ({_unit(df, ds)})" for ds in datasets])
+    bars = [s for s in _ordered(d["scheme"]) if s not in FIG7_LINES]
+    for col, ds in enumerate(datasets, start=1):
+        sub = d[d["dataset"] == ds]
+        for s in _ordered(sub["scheme"]):
+            c = SCHEME_COLORS.get(s, OKABE_ITO[7])
+            plain, dummy = sub[(sub["scheme"] == s) & ~sub["dummies"]], sub[(sub["scheme"] == s) & sub["dummies"]]
+            if s in FIG7_LINES:
+                fig.add_trace(go.Scatter(
+                    x=plain["pct"], y=plain["mae"], name=f"{s}-level", mode="lines+markers", legendgroup=s,
+                    line=dict(color=c, dash=FIG7_LINES[s], width=2), marker=dict(size=5),
+                    showlegend=col == 1, legendrank=10 + list(FIG7_LINES).index(s)), row=1, col=col)
                 continue
-            fig.add_trace(go.Scatter(
-                x=grp["landmark_pct"], y=grp["mae"], mode="markers", name=f"{s} + dummies",
-                marker=dict(symbol="diamond", size=9, color=SCHEME_COLORS.get(s, "#000"),
-                            line=dict(width=1, color="#000")),
-                offsetgroup=str(schemes.index(s)) if s in schemes else None,
-                legendgroup=f"{s}+d", showlegend=col == 1), row=1, col=col)
-    for col, d in enumerate(facets, start=1):  # MAE spans 1 … 1000× within kWh and metres: log axes
-        if _unit(df, d) in ("kWh", "m"):
-            fig.update_yaxes(type="log", row=1, col=col)
-    fig.update_layout(scattermode="group")
+            fig.add_trace(go.Bar(
+                x=plain["pct"], y=plain["mae"], name=s, marker_color=c, offsetgroup=s, legendgroup=s,
+                error_y=_error_bars(plain, "mae"), showlegend=col == 1, legendrank=20 + bars.index(s)),
+                row=1, col=col)
+            if len(dummy):
+                fig.add_trace(go.Scatter(
+                    x=dummy["pct"], y=dummy["mae"], name=f"{s} + dummies", mode="markers", offsetgroup=s,
+                    marker=dict(symbol="diamond", size=10, color=c, line=dict(width=1.5, color="#000000")),
+                    legendgroup=f"{s}+d", showlegend=col == 1, legendrank=40 + bars.index(s)), row=1, col=col)
+        if _unit(df, ds) in ("kWh", "m"):  # MAE spans 1 … 10 000 within kWh and metres: decades only
+            _log_axis(fig, pd.concat([sub["mae"], sub.get("mae_ci_high", sub["mae"])]), row=1, col=col)
+        else:
+            fig.update_yaxes(range=[0, 105], row=1, col=col)
+        unit = _unit(df, ds)
+        fig.update_yaxes(title_text=f"MAE ({unit}{', log scale' if unit in ('kWh', 'm') else ''})",
+                         title_standoff=6, row=1, col=col)
+        fig.update_xaxes(title_text="share of landmarks", type="category", row=1, col=col)
+    fig.update_layout(
+        title="Fig. 7 — MAE per scheme: bars without, ◆ with dummy landmarks; event/user-level as lines (ε = 1)",
+        template="plotly_white", barmode="group", scattermode="group", bargap=0.25, bargroupgap=0.05,
+        legend=dict(title_text="scheme", tracegroupgap=2), margin=dict(l=70, r=20, t=80, b=60),
+        font=dict(size=13), height=480,
+    )
     return fig
+
+
+def _pct_labels(values: pd.Series) -> pd.Series:
+    """Landmark percentages as category labels ('20 %'), so bars sit on exactly the measured points."""
+    return values.astype(int).astype(str) + " %"
+
+
+def _error_bars(grp: pd.DataFrame, y: str):
+    """Asymmetric 95 % CI error bars of measure ``y``, or None when the summary has no CI columns."""
+    lo, hi = f"{y}_ci_low", f"{y}_ci_high"
+    if lo not in grp or hi not in grp:
+        return None
+    return dict(type="data", array=(grp[hi] - grp[y]).clip(lower=0), arrayminus=(grp[y] - grp[lo]).clip(lower=0),
+                thickness=1, width=3, color="#444444")
+
+
+def _log_axis(fig, values: pd.Series, *, row: int, col: int) -> None:
+    """A log y axis with one labelled tick per decade (1, 10, 100, 1 000 …) and no minor labels."""
+    v = pd.to_numeric(values, errors="coerce")
+    v = v[(v > 0) & v.notna()]
+    if v.empty:
+        fig.update_yaxes(type="log", row=row, col=col)
+        return
+    lo, top = math.floor(math.log10(v.min())), math.log10(v.max()) + 0.1  # bars need a decade floor
+    ticks = [10.0 ** k for k in range(lo, math.floor(top) + 1)]
+    fig.update_yaxes(type="log", tickvals=ticks, ticktext=[_decade_label(t) for t in ticks],
+                     range=[lo - 0.02, max(top, lo + 1)], minor=dict(showgrid=False, ticks=""), row=row, col=col)
+
+
+def _decade_label(value: float) -> str:
+    """'0.01', '1', '1 000', '1e+06': plain numbers with a thin thousands space, powers beyond a million."""
+    if value >= 1e6 or value < 1e-3:
+        return f"{value:.0e}"
+    return f"{value:,.10g}".replace(",", " ")
 
 
 @chart("fig11")
