@@ -259,13 +259,29 @@ class EventTracker:
         if mode == "tail":
             B = X * col
             s = B.max()
-            self._B = B / s if s > 0 else B
+            self._B = _flush_subnormal(B / s if s > 0 else B)
         else:
             X = [None if Y is None else Y * col for Y in X]
             s = max(Y.max() for Y in X if Y is not None)
-            self._phi = [None if Y is None or s <= 0 else Y / s for Y in X] if s > 0 else X
+            X = [None if Y is None or s <= 0 else Y / s for Y in X] if s > 0 else X
+            self._phi = [None if Y is None else _flush_subnormal(Y) for Y in X]
         self._pre = None
         self.t += 1
+
+
+TINY = np.finfo(float).tiny
+
+
+def _flush_subnormal(X: np.ndarray) -> np.ndarray:
+    """Set entries below the smallest normal double (of a block rescaled to max 1) to 0, in place.
+
+    Subnormal operands make every later m×m product 5–10× slower on x86 (σ = 0.5 on the 20×20 grid),
+    and they carry fewer than 52 significant bits anyway; they change a row's sum by < m·2.2e-308.
+    """
+    small = X < TINY
+    if small.any():
+        X[small] = 0.0
+    return X
 
 
 def _gate_forward_sparse(kind: str, X: list, r: np.ndarray) -> list:

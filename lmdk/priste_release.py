@@ -8,20 +8,34 @@ equals the accepted leakage at t − 1 (or 0 at t = 0) and ε holds by induction
 the output is restricted to the δ-location set of the running posterior (Algorithm 3, Eq. 21),
 starting from a uniform prior as in §4.4. ``epsilon=np.inf`` releases the plain α-PLM and only
 records its leakage.
+
+Two checks (``check``): "any_prior" (default) is the paper's definition — the supremum over every
+initial distribution π (§4.2, Theorem 4.1), computed exactly; "fixed_prior" checks only the leakage at
+one known π (the §3 quantification, uniform unless ``prior`` is given), which is what a check that
+misses the worst-case priors yields. With ``audit=True`` the exact any-prior leakage of what was
+released is recorded as well (``worst_leakage``), so the two checks can be compared side by side.
+
+Speed: a candidate is first tested against a cheap certified lower bound (the leakage at the simplex
+vertices and on segments among the most extreme cells, :func:`lmdk.priste_worst.leakage_lower_bound`)
+for every event — a value above ε rejects it at once; only candidates that survive get the exact
+supremum, which is then the recorded leakage. The planar-Laplace matrices are cached per (grid, α).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
 from lmdk.errors import ParameterError
 from lmdk.priste_events import Event
-from lmdk.priste_grid import Grid, delta_location_set, planar_laplace_emission, posterior, restricted_emission
+from lmdk.priste_grid import Grid, delta_location_set, planar_laplace_emission, restricted_emission
 from lmdk.priste_quantify import EventTracker, check_transition
-from lmdk.priste_worst import worst_case_from_vectors
+from lmdk.priste_worst import leakage_lower_bound, worst_case_from_vectors
 from lmdk.rng import as_generator
+
+CHECKS = ("any_prior", "fixed_prior")
 
 REL_TOL = 1e-9
 """Relative slack on ε when comparing a computed leakage (guards against last-bit rounding only)."""
@@ -41,6 +55,8 @@ class ReleaseResult:
     alpha0: float
     delta: float | None = None
     emissions: list = field(default_factory=list, repr=False)  # E used at each t (only with keep_emissions)
+    check: str = "any_prior"
+    worst_leakage: np.ndarray | None = None  # (T, n_events) exact any-prior leakage (check any_prior or audit)
 
     @property
     def max_leakage(self) -> np.ndarray:
@@ -56,20 +72,42 @@ class ReleaseResult:
         })
         for k in range(self.leakage.shape[1]):
             df[f"leakage_event{k}"] = self.leakage[:, k]
+        if self.worst_leakage is not None and self.check != "any_prior":
+            df["worst_leakage"] = self.worst_leakage.max(axis=1) if self.worst_leakage.size else 0.0
         return df
 
 
-class _PLMCache:
-    """α·2^−h planar-Laplace matrices, built on first use."""
+@lru_cache(maxsize=48)
+def _plm(grid: Grid, alpha: float) -> np.ndarray:
+    """Read-only α-PLM emission matrix, shared by all releases on the same grid."""
+    E = planar_laplace_emission(grid, alpha)
+    E.setflags(write=False)
+    return E
 
-    def __init__(self, grid: Grid, alpha: float):
-        self.grid, self.alpha, self._m = grid, alpha, {}
 
-    def get(self, h: int | None) -> np.ndarray:
-        if h not in self._m:
-            a = 0.0 if h is None else self.alpha * 0.5**h
-            self._m[h] = planar_laplace_emission(self.grid, a)
-        return self._m[h]
+def _fixed_prior_leakage(pi: np.ndarray, a, a_not, b, d) -> float:
+    """|log Pr(o|EVENT)/Pr(o|¬EVENT)| at the one prior π (Definition 2.4); 0 where a conditional is undefined."""
+    x, v, y, u = pi @ a, pi @ a_not, pi @ b, pi @ d
+    if not (x > 0 and v > 0 and y + u > 0):
+        return 0.0
+    with np.errstate(divide="ignore"):
+        return float(abs(np.log(y) + np.log(v) - np.log(x) - np.log(u)))
+
+
+def _check_prior_arg(check: str, prior, m: int) -> np.ndarray | None:
+    """The fixed prior of check="fixed_prior" (uniform by default), None for "any_prior"; ParameterError otherwise."""
+    if check not in CHECKS:
+        raise ParameterError(f"check must be one of {CHECKS}, got {check!r}")
+    if check == "any_prior":
+        if prior is not None:
+            raise ParameterError("prior is only used with check='fixed_prior'; drop it or set check='fixed_prior'")
+        return None
+    if prior is None:
+        return np.full(m, 1.0 / m)
+    p = np.asarray(prior, dtype=float)
+    if p.shape != (m,) or np.any(p < 0) or not np.isclose(p.sum(), 1.0, atol=1e-9):
+        raise ParameterError(f"prior must be a probability vector over the {m} cells (non-negative, summing to 1)")
+    return p
 
 
 def _check_release_args(trajectory_cells, events, epsilon, alpha, M, grid, delta):
@@ -95,18 +133,26 @@ def _check_release_args(trajectory_cells, events, epsilon, alpha, M, grid, delta
 
 
 def release(trajectory_cells, events, epsilon: float, alpha: float, M, grid: Grid, *, delta: float | None = None,
-            rng=None, max_halvings: int = 30, method: str = "hull", keep_emissions: bool = False) -> ReleaseResult:
-    """Algorithms 1–3: release a perturbed cell per timestamp keeping every event ε-spatiotemporal-event private."""
+            rng=None, max_halvings: int = 30, method: str = "screen", keep_emissions: bool = False,
+            check: str = "any_prior", prior=None, audit: bool = False) -> ReleaseResult:
+    """Algorithms 1–3: release a perturbed cell per timestamp keeping every event ε-spatiotemporal-event private.
+
+    ``check="any_prior"`` (default) guarantees ε against every initial distribution (the paper's §4.2);
+    ``check="fixed_prior"`` only at ``prior`` (uniform if None). ``audit=True`` also records the exact
+    any-prior leakage of the released sequence in ``worst_leakage``.
+    """
     traj, evs, P = _check_release_args(trajectory_cells, events, epsilon, alpha, M, grid, delta)
+    pi_fixed = _check_prior_arg(check, prior, grid.m)
     g = as_generator(rng)
     T, m = traj.size, grid.m
     trackers = [EventTracker(ev, P) for ev in evs]
-    cache = _PLMCache(grid, float(alpha))
     out_cells = np.empty(T, dtype=np.int64)
     out_alpha, out_h = np.empty(T), np.empty(T, dtype=np.int64)
     out_leak = np.zeros((T, len(evs)))
+    out_worst = np.zeros((T, len(evs))) if (audit or pi_fixed is None) else None
     emissions = []
     p_minus = np.full(m, 1.0 / m)
+    limit = epsilon * (1 + REL_TOL)
     for t in range(T):
         for tr in trackers:
             tr.prepare()
@@ -114,34 +160,64 @@ def release(trajectory_cells, events, epsilon: float, alpha: float, M, grid: Gri
         h = 0
         while True:
             fallback = h > max_halvings
-            E = cache.get(None if fallback else h)
-            if allowed is not None:
-                E = restricted_emission(E, allowed)
-            row = np.cumsum(E[traj[t]])
-            o = min(int(np.searchsorted(row, g.random() * row[-1], side="right")), m - 1)
-            col = E[:, o]
-            leaks = np.zeros(len(evs))
-            limit = epsilon * (1 + REL_TOL)
-            for k, tr in enumerate(trackers):
-                b, d = tr.candidate(col)
-                leaks[k] = worst_case_from_vectors(tr.a, b, d, a_not=tr.a_not, method=method,
-                                                   stop_above=None if fallback else limit)[0]
-                if leaks[k] > limit and not fallback:
-                    break  # rejected: the other events need not be checked
-            if fallback or np.all(leaks <= limit):
+            E = _plm(grid, 0.0 if fallback else float(alpha) * 0.5**h)
+            o, col = _draw(E, traj[t], allowed, g)
+            vectors = [tr.candidate(col) for tr in trackers]
+            leaks = _check_candidate(trackers, vectors, pi_fixed, None if fallback else limit, method)
+            if leaks is not None:
                 break
             h += 1
         for tr in trackers:
             tr.commit(col)
         out_cells[t], out_h[t], out_leak[t] = o, h, leaks
         out_alpha[t] = 0.0 if fallback else alpha * 0.5**h
+        if out_worst is not None:
+            out_worst[t] = leaks if pi_fixed is None else [
+                worst_case_from_vectors(tr.a, b, d, a_not=tr.a_not, method=method)[0]
+                for tr, (b, d) in zip(trackers, vectors)]
         if keep_emissions:
-            emissions.append(E)
+            emissions.append(E if allowed is None else restricted_emission(E, allowed))
         if delta is not None:
-            p_minus = posterior(p_minus, E, o) @ P
+            w = p_minus * col
+            p_minus = (w / w.sum()) @ P  # Eq. (21), then one Markov step
     dist = np.linalg.norm(grid.cell_to_xy(out_cells) - grid.cell_to_xy(traj), axis=1)
     return ReleaseResult(traj, out_cells, out_alpha, out_h, out_leak, dist, float(epsilon), float(alpha),
-                         delta, emissions)
+                         delta, emissions, check, out_worst)
+
+
+def _draw(E: np.ndarray, true_cell: int, allowed: np.ndarray | None, g: np.random.Generator):
+    """One observation from row ``true_cell`` of E (restricted to ``allowed``, Algorithm 3) and its emission column."""
+    if allowed is None:
+        row = np.cumsum(E[true_cell])
+        o = min(int(np.searchsorted(row, g.random() * row[-1], side="right")), E.shape[0] - 1)
+        return o, E[:, o]
+    row = np.cumsum(np.where(allowed, E[true_cell], 0.0))
+    o = min(int(np.searchsorted(row, g.random() * row[-1], side="right")), E.shape[0] - 1)
+    rowsums = E @ allowed.astype(float)  # restricted_emission's normalisers, without building the m×m matrix
+    if np.any(rowsums <= 0):
+        raise ParameterError("the emission gives zero probability to every allowed cell for some true cell")
+    return o, E[:, o] / rowsums
+
+
+def _check_candidate(trackers, vectors, pi_fixed, limit: float | None, method: str) -> np.ndarray | None:
+    """Leakage per event if the candidate may be released (``limit`` None = always), else None.
+
+    any-prior: first every event's cheap lower bound (a feasible prior above the limit rejects), then the
+    exact supremum per event (the recorded value). fixed-prior: the leakage at that one prior.
+    """
+    if pi_fixed is not None:
+        leaks = np.array([_fixed_prior_leakage(pi_fixed, tr.a, tr.a_not, b, d) for tr, (b, d) in zip(trackers, vectors)])
+        return leaks if limit is None or np.all(leaks <= limit) else None
+    if limit is not None:
+        for tr, (b, d) in zip(trackers, vectors):
+            if leakage_lower_bound(tr.a, b, d, a_not=tr.a_not, stop_above=limit)[0] > limit:
+                return None
+    leaks = np.zeros(len(trackers))
+    for k, (tr, (b, d)) in enumerate(zip(trackers, vectors)):
+        leaks[k] = worst_case_from_vectors(tr.a, b, d, a_not=tr.a_not, method=method, stop_above=limit)[0]
+        if limit is not None and leaks[k] > limit:
+            return None
+    return leaks
 
 
 def release_repetitions(trajectory_cells, events, epsilon: float, alpha: float, M, grid: Grid, repetitions: int, *,

@@ -62,6 +62,9 @@ from lmdk.errors import ParameterError
 from lmdk.priste_events import Event
 from lmdk.priste_quantify import event_vectors4
 
+METHODS = ("screen", "hull", "pairs")
+QUICK_K = 8
+"""Cells taken from each tail of log(b/a) and log(d/ā) for the cheap candidate segments."""
 ETA = 1e-12
 """Inward offset from segment endpoints to evaluate limits where a conditional is undefined at the endpoint."""
 
@@ -116,34 +119,33 @@ def _stationary(x0, x1, v0, v1, y0, y1, u0, u1) -> tuple[np.ndarray, np.ndarray]
     return r1, r2
 
 
-def worst_case_from_vectors(a, b, d, *, a_not=None, method: str = "hull",
+def worst_case_from_vectors(a, b, d, *, a_not=None, method: str = "screen",
                             stop_above: float | None = None) -> tuple[float, np.ndarray, float]:
     """sup over π of |log Pr(o|E)/Pr(o|¬E)| from :func:`event_vectors4`'s vectors; returns (value, π*, log F(π*)).
 
-    ``method="pairs"`` skips the convex hull and searches every pair of distinct points (O(m²)).
-    ``stop_above``: if the hull search alone already finds a prior whose leakage exceeds it, return
-    that (a lower bound of the supremum, attained by the returned π) without certifying — enough to
-    reject a candidate release.
+    ``method``: "screen" (default) searches the vertices and the segments among the most extreme cells
+    (:func:`leakage_lower_bound`), then every simplex edge whose mediant bound (see _uncertified_pairs)
+    could still beat that value — exact by the edge theorem above, no hull needed; "hull" searches the
+    pairs of Qhull's hull vertices and then certifies with the same bound; "pairs" searches every pair of
+    distinct points (O(m²)). All three return the same supremum.
+    ``stop_above``: if a cheap search (:func:`leakage_lower_bound`'s candidates) or the hull search
+    already finds a prior whose leakage exceeds it, return that (a lower bound of the supremum, attained
+    by the returned π) without certifying — enough to reject a candidate release.
     The value is +inf when some prior makes the observations impossible under exactly one of
     EVENT/¬EVENT, and 0 when no prior gives both EVENT and ¬EVENT positive probability.
     """
-    a = np.asarray(a, dtype=float)
-    b, d = np.asarray(b, dtype=float), np.asarray(d, dtype=float)
-    an = 1.0 - a if a_not is None else np.asarray(a_not, dtype=float)
+    if method not in METHODS:
+        raise ParameterError(f"method must be one of {METHODS}, got {method!r}")
+    vecs = _prepare(a, b, d, a_not)
+    a, an, b, d = vecs
     m = a.size
-    if not (b.shape == d.shape == an.shape == (m,)) or m == 0:
-        raise ParameterError("a, b, d (and a_not) must be vectors of the same length m ≥ 1")
-    if method not in ("hull", "pairs"):
-        raise ParameterError(f"method must be 'hull' or 'pairs', got {method!r}")
-    scale = (b + d).max()
-    if scale > 0:
-        b, d = b / scale, d / scale
-    vecs = (a, an, b, d)
-    if stop_above is not None:  # cheap rejection: the m vertices of the simplex first
-        quick = _search((np.arange(m), np.arange(m)), vecs)
-        if quick[0] > stop_above:
+    if method == "screen" or stop_above is not None:  # the vertices and the segments among the most extreme cells
+        quick = _quick_search(vecs, QUICK_K, stop_above)
+        if stop_above is not None and quick[0] > stop_above:
             return _result(quick, m)
-    if method == "pairs":
+    if method == "screen":  # every other edge of the simplex that the mediant bound cannot exclude
+        best = max(quick, _search(_uncertified_pairs(vecs, quick[0]), vecs), key=lambda r: r[0])
+    elif method == "pairs":
         best = _search(_all_pairs(_distinct(np.stack((a, b, d), axis=1))), vecs)
     else:
         best = _search(_all_pairs(_candidate_vertices(np.stack((a, b, d), axis=1), method)), vecs)
@@ -216,8 +218,15 @@ def _uncertified_pairs(vecs, value: float, block: int = 512) -> tuple[np.ndarray
     C_ij = (b_iā_j + b_jā_i)/(a_id_j + a_jd_i). The caller has checked every vertex e_i, so only pairs
     with |log C_ij| > ``value`` (C = c/0 counts as +∞, 0/c as 0) can beat it; they are returned for exact search.
     """
-    a, an, b, d = vecs
     thr = value + 1e-12 * max(1.0, abs(value))
+    cells = _screen_cells(vecs, thr)
+    if cells.size < 2:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    if cells.size < vecs[0].size:  # only these cells can pair up into a flagged segment
+        ii, jj = _uncertified_pairs([v[cells] for v in vecs], value, block)
+        lo, hi = cells[ii], cells[jj]
+        return np.minimum(lo, hi), np.maximum(lo, hi)
+    a, an, b, d = vecs
     positive = np.concatenate([v[v > 0] for v in vecs])
     linear = thr < 700 and (positive.size == 0 or positive.min() > 1e-150)  # no product can underflow
     if not linear:
@@ -245,7 +254,108 @@ def _uncertified_pairs(vecs, value: float, block: int = 512) -> tuple[np.ndarray
     return np.concatenate(out_i), np.concatenate(out_j)
 
 
-def worst_case_leakage(event: Event, M, E, observations, *, method: str = "hull") -> tuple[float, np.ndarray]:
+def _log_likelihood_ratios(vecs) -> tuple[np.ndarray, np.ndarray]:
+    """P_i = log(b_i / a_i) ∝ log Pr(o | EVENT, l_0 = i) and R_i = log(ā_i / d_i) ∝ −log Pr(o | ¬EVENT, l_0 = i).
+
+    NaN marks 0/0 (the cell carries no mass in that world); c/0 gives +inf and 0/c gives −inf.
+    """
+    a, an, b, d = vecs
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(b) - np.log(a), np.log(an) - np.log(d)
+
+
+def _prepare(a, b, d, a_not) -> tuple:
+    """Validated float vectors (a, ā, b, d), b and d rescaled to max(b + d) = 1 (the ratio is homogeneous)."""
+    a = np.asarray(a, dtype=float)
+    b, d = np.asarray(b, dtype=float), np.asarray(d, dtype=float)
+    an = 1.0 - a if a_not is None else np.asarray(a_not, dtype=float)
+    m = a.size
+    if not (b.shape == d.shape == an.shape == (m,)) or m == 0:
+        raise ParameterError("a, b, d (and a_not) must be vectors of the same length m ≥ 1")
+    scale = (b + d).max()
+    if scale > 0:
+        b, d = b / scale, d / scale
+    return a, an, b, d
+
+
+def leakage_upper_bound(a, b, d, *, a_not=None) -> float:
+    """Certified O(m) upper bound on :func:`worst_case_from_vectors`'s value (never below the supremum).
+
+    Pr(o|EVENT) = π·b / π·a is a weighted mean of b_i/a_i and Pr(o|¬EVENT) = π·d / π·ā one of d_i/ā_i
+    (the mediant inequality), so for every prior
+    log F ≤ max_i log(b_i/a_i) + max_j log(ā_j/d_j) and −log F ≤ max_i log(a_i/b_i) + max_j log(d_j/ā_j).
+    Cells with 0/0 carry no mass in that world and are skipped. The bound is approached by priors that
+    put a vanishing weight on the cell maximising one ratio and the rest on the cell extremising the other.
+    """
+    P, R = _log_likelihood_ratios(_prepare(a, b, d, a_not))
+    if np.all(np.isnan(P)) or np.all(np.isnan(R)):
+        return 0.0  # one world is impossible under every prior: no prior gives both positive probability
+    hi = np.nanmax(P) + np.nanmax(R)
+    lo = np.nanmin(P) + np.nanmin(R)
+    value = max(hi, -lo, 0.0)
+    return float(value) if not np.isnan(value) else float("inf")
+
+
+def leakage_lower_bound(a, b, d, *, a_not=None, k: int = QUICK_K,
+                        stop_above: float | None = None) -> tuple[float, np.ndarray, float]:
+    """The leakage at the best of a few feasible priors — a lower bound on the supremum, with its π and log F.
+
+    Candidates: every vertex e_i and every segment among the 4k cells with the most extreme
+    log(b_i/a_i) or log(d_i/ā_i) on either side (the cells the upper bound's maximisers use), searched
+    exactly as in :func:`worst_case_from_vectors`. O(m + k²); a value above ε proves a release unsafe.
+    With ``stop_above`` the segments are skipped when a vertex already exceeds it.
+    """
+    vecs = _prepare(a, b, d, a_not)
+    return _result(_quick_search(vecs, k, stop_above), vecs[0].size)
+
+
+def _quick_search(vecs, k: int, stop_above: float | None = None) -> tuple[float, tuple[int, int, float], float]:
+    """Best of the m vertices and of :func:`_search` over the segments among the 4k most extreme cells.
+
+    With ``stop_above``, a vertex already above it is returned without searching the segments.
+    """
+    a, an, b, d = vecs
+    m = a.size
+    lv = _log_f(0.0, a, a, an, an, b, b, d, d)  # the vertices e_i
+    A = np.where(np.isnan(lv), -np.inf, np.abs(lv))
+    top = int(np.argmax(A))
+    best = (float(A[top]), (top, top, 0.0), float(lv[top])) if A[top] > -np.inf else (0.0, (0, 0, 0.0), float("nan"))
+    if stop_above is not None and best[0] > stop_above:
+        return best
+    P, R = _log_likelihood_ratios(vecs)
+    kk = min(k, m)
+    picks = []
+    for v in (P, -P, R, -R):
+        w = np.where(np.isnan(v), -np.inf, v)
+        picks.append(np.argpartition(-w, kk - 1)[:kk] if kk < m else np.arange(m))
+    K = np.unique(np.concatenate(picks))
+    if K.size > 1:
+        i, j = np.triu_indices(K.size, k=1)
+        seg = _search((K[i], K[j]), vecs)
+        if seg[0] > best[0] or np.isnan(best[2]):
+            best = seg
+    return best
+
+
+def _screen_cells(vecs, thr: float) -> np.ndarray:
+    """Cells that can belong to a pair flagged by :func:`_uncertified_pairs` at threshold ``thr`` (a superset).
+
+    C_ij's two terms are b_iā_j/(a_id_j) = exp(P_i + R_j) and exp(P_j + R_i) (see :func:`_log_likelihood_ratios`),
+    and C_ij lies between its smallest and largest present term (mediant inequality). So a pair with
+    log C_ij > thr has P_i + R_j > thr for one orientation, which needs P_i > thr − max R and
+    R_j > thr − max P; likewise below −thr with the minima. Only cells passing one of these four
+    separable tests can be in a flagged pair. A 1e-9 relative margin absorbs rounding.
+    """
+    P, R = _log_likelihood_ratios(vecs)
+    t = thr - 1e-9 * max(1.0, abs(thr))
+    Pn, Rn = np.where(np.isnan(P), -np.inf, P), np.where(np.isnan(R), -np.inf, R)
+    Px, Rx = np.where(np.isnan(P), np.inf, P), np.where(np.isnan(R), np.inf, R)
+    with np.errstate(invalid="ignore"):
+        keep = (Pn + Rn.max() > t) | (Pn.max() + Rn > t) | (Px + Rx.min() < -t) | (Px.min() + Rx < -t)
+    return np.flatnonzero(keep)
+
+
+def worst_case_leakage(event: Event, M, E, observations, *, method: str = "screen") -> tuple[float, np.ndarray]:
     """(W, π*): the exact supremum over initial distributions of the leakage at the last observation, a maximiser."""
     a, an, b, d = event_vectors4(event, M, E, observations)
     value, pi, _ = worst_case_from_vectors(a, b, d, a_not=an, method=method)
