@@ -290,8 +290,9 @@ def leakage_upper_bound(a, b, d, *, a_not=None) -> float:
     P, R = _log_likelihood_ratios(_prepare(a, b, d, a_not))
     if np.all(np.isnan(P)) or np.all(np.isnan(R)):
         return 0.0  # one world is impossible under every prior: no prior gives both positive probability
-    hi = np.nanmax(P) + np.nanmax(R)
-    lo = np.nanmin(P) + np.nanmin(R)
+    with np.errstate(invalid="ignore"):  # +inf + −inf: both worlds' extremes are 0/c and c/0 — NaN → +inf below
+        hi = np.nanmax(P) + np.nanmax(R)
+        lo = np.nanmin(P) + np.nanmin(R)
     value = max(hi, -lo, 0.0)
     return float(value) if not np.isnan(value) else float("inf")
 

@@ -140,3 +140,51 @@ def test_thousand_timestamp_release_stays_finite_and_private():
     res = release(traj, evs, 0.5, 3.0, M, g, rng=8)
     assert np.all(np.isfinite(res.leakage)) and np.all(res.max_leakage <= 0.5 * (1 + 1e-9))
     assert res.halvings.sum() > 0
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10**6), epsilon=st.floats(0.05, 2.0), alpha=st.floats(0.5, 8.0))
+def test_fixed_prior_check_holds_at_that_prior_and_audit_is_the_exact_worst_case(seed, epsilon, alpha):
+    g, M, traj = small_setup(seed, rows=2, cols=3, T=5)
+    rng = np.random.default_rng(seed)
+    ev = make_event("presence", rng.choice(g.m, size=2, replace=False), range(1, 3), g.m)
+    prior = rng.dirichlet(np.ones(g.m))
+    res = release(traj, ev, epsilon, alpha, M, g, rng=seed, check="fixed_prior", prior=prior, audit=True,
+                  keep_emissions=True)
+    E = np.stack(res.emissions)
+    for t in range(traj.size):
+        obs = res.released_cells[: t + 1]
+        fixed = leakage(ev, prior, M, E[: t + 1], obs)
+        assert fixed <= epsilon * (1 + 1e-9)
+        assert res.leakage[t, 0] == pytest.approx(fixed, rel=1e-8, abs=1e-10)
+        worst = worst_case_leakage(ev, M, E[: t + 1], obs, method="pairs")[0]
+        assert res.worst_leakage[t, 0] == pytest.approx(worst, rel=1e-8, abs=1e-10)
+        assert worst >= fixed - 1e-9
+
+
+def test_fixed_uniform_prior_check_misses_the_worst_case_on_the_grid():
+    # the §3 quantification at the uniform prior lets through releases whose any-prior leakage exceeds ε
+    from lmdk.priste_experiments import synthetic_setup
+
+    s = synthetic_setup(10, 10, length=12, rng=0)
+    ev = make_event("presence", range(5), range(3, 8), s.grid.m)
+    fixed = release(s.trajectory, ev, 1.0, 1.0, s.M, s.grid, rng=3, check="fixed_prior", audit=True)
+    exact = release(s.trajectory, ev, 1.0, 1.0, s.M, s.grid, rng=3, audit=True)
+    assert np.all(fixed.max_leakage <= 1.0 + 1e-9) and fixed.worst_leakage.max() > 1.0
+    assert np.all(exact.worst_leakage == exact.leakage) and exact.max_leakage.max() <= 1.0 + 1e-9
+    assert fixed.alpha.mean() > exact.alpha.mean()
+    assert "worst_leakage" in fixed.to_frame() and "worst_leakage" not in exact.to_frame()
+
+
+def test_check_arguments():
+    g, M, traj = small_setup(0, rows=2, cols=2, T=3)
+    ev = make_event("presence", [0], [1], g.m)
+    with pytest.raises(ParameterError, match="check"):
+        release(traj, ev, 1.0, 1.0, M, g, check="uniform")
+    with pytest.raises(ParameterError, match="prior"):
+        release(traj, ev, 1.0, 1.0, M, g, prior=np.full(4, 0.25))
+    with pytest.raises(ParameterError, match="prior"):
+        release(traj, ev, 1.0, 1.0, M, g, check="fixed_prior", prior=[0.5, 0.5])
+    a = release(traj, ev, 1.0, 1.0, M, g, check="fixed_prior", rng=2)
+    b = release(traj, ev, 1.0, 1.0, M, g, check="fixed_prior", prior=np.full(4, 0.25), rng=2)
+    assert np.array_equal(a.released_cells, b.released_cells) and a.worst_leakage is None

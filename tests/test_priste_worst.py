@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.optimize import differential_evolution, minimize
 
 from lmdk.errors import ParameterError
@@ -10,6 +12,7 @@ from lmdk.priste import (
     Event, Grid, event_vectors4, gaussian_transition, leakage, make_event, planar_laplace_emission,
     worst_case_from_vectors, worst_case_leakage,
 )
+from lmdk.priste_worst import leakage_lower_bound, leakage_upper_bound
 
 
 def instance(seed: int, m: int = 4, T: int = 4):
@@ -179,7 +182,7 @@ def test_certification_recovers_vertices_the_hull_missed(monkeypatch):
     best = set(np.flatnonzero(pi > 0).tolist())
     monkeypatch.setattr(pw, "_candidate_vertices", lambda P, method: np.array(
         [k for k in range(m) if k not in best][:6]))
-    assert worst_case_from_vectors(a, b, d)[0] == pytest.approx(want, rel=1e-12)
+    assert worst_case_from_vectors(a, b, d, method="hull")[0] == pytest.approx(want, rel=1e-12)
 
 
 @pytest.mark.parametrize("n", [5, 8])
@@ -207,3 +210,60 @@ def test_extreme_magnitudes_hull_matches_all_pairs(seed):
     hull = worst_case_from_vectors(a, b, d)
     pairs = worst_case_from_vectors(a, b, d, method="pairs")
     assert hull[0] == pytest.approx(pairs[0], rel=1e-12) and hull[0] > 700
+
+
+def random_vectors(seed: int, m: int, spread: float, zeros: bool):
+    """Random (a, b, d) with probabilities over ``spread`` orders of magnitude, optionally with exact zeros."""
+    rng = np.random.default_rng(seed)
+    a = 10.0 ** -rng.uniform(0, spread, m)
+    b = a * 10.0 ** -rng.uniform(0, spread, m)
+    d = (1 - a) * 10.0 ** -rng.uniform(0, spread, m)
+    if zeros:
+        for v in (a, b, d):
+            v[rng.random(m) < 0.1] = 0.0
+        b[a == 0] = 0.0  # Pr(EVENT, o | i) ≤ Pr(EVENT | i)
+    return a, b, d
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10**6), m=st.integers(1, 40), spread=st.sampled_from([0.5, 3.0, 30.0, 300.0]),
+       zeros=st.booleans())
+def test_bounds_bracket_the_exact_supremum_and_screen_is_exact(seed, m, spread, zeros):
+    a, b, d = random_vectors(seed, m, spread, zeros)
+    exact = worst_case_from_vectors(a, b, d, method="pairs")[0]
+    screen = worst_case_from_vectors(a, b, d, method="screen")[0]
+    upper, lower = leakage_upper_bound(a, b, d), leakage_lower_bound(a, b, d, k=2)[0]
+    tol = 1e-12 * max(1.0, exact) if np.isfinite(exact) else 0.0
+    assert screen == exact or screen == pytest.approx(exact, rel=1e-12)
+    assert upper >= exact or upper >= exact - tol  # never below the supremum
+    assert lower <= exact or lower <= exact + tol  # attained by a feasible prior
+
+
+def test_lower_bound_prior_attains_its_value_and_stop_above_short_cuts():
+    s_ev, M, E, obs = instance(3, m=5, T=5)
+    a, an, b, d = event_vectors4(s_ev, M, E, obs)
+    value, pi, _ = leakage_lower_bound(a, b, d, a_not=an)
+    assert leakage(s_ev, pi, M, E, obs) == pytest.approx(value, rel=1e-9)
+    assert value <= worst_case_from_vectors(a, b, d, a_not=an, method="pairs")[0] * (1 + 1e-12)
+    # a vertex above stop_above is returned without the segment search: still a feasible prior's leakage
+    quick, pi_q, _ = leakage_lower_bound(a, b, d, a_not=an, stop_above=-1.0)
+    assert np.count_nonzero(pi_q) == 1 and leakage(s_ev, pi_q, M, E, obs) == pytest.approx(quick, rel=1e-9)
+
+
+def test_upper_bound_is_nearly_tight_on_the_grid_where_tiny_priors_matter():
+    # 20×20 grid, PRESENCE over 10 cells: the supremum comes within a few % of the O(m) bound
+    from lmdk.priste_experiments import synthetic_setup
+
+    s = synthetic_setup(rng=0)
+    ev = make_event("presence", range(10), range(3, 8), s.grid.m)
+    E = planar_laplace_emission(s.grid, 0.1)
+    a, an, b, d = event_vectors4(ev, s.M, E, s.trajectory[:6])
+    exact = worst_case_from_vectors(a, b, d, a_not=an, method="pairs")[0]
+    assert worst_case_from_vectors(a, b, d, a_not=an)[0] == pytest.approx(exact, rel=1e-12)
+    assert exact <= leakage_upper_bound(a, b, d, a_not=an) <= 1.5 * exact
+
+
+def test_bounds_of_degenerate_vectors():
+    assert leakage_upper_bound(np.zeros(3), np.zeros(3), np.ones(3)) == 0.0  # the event is impossible
+    assert leakage_upper_bound(np.full(4, 0.5), np.full(4, 0.1), np.full(4, 0.2)) == pytest.approx(np.log(2))
+    assert leakage_lower_bound(np.full(4, 0.5), np.full(4, 0.1), np.full(4, 0.2))[0] == pytest.approx(np.log(2))
