@@ -215,25 +215,42 @@ def _adaptive(x, mask, eps, mechanism, sensitivity, noise, default):
     published = np.empty((n, reps), dtype=bool)
     wide = x.ndim == 2
     pub_wide = np.empty(last.shape, dtype=bool)
-    # np.copyto(..., where=) instead of np.where: ~2× faster on (reps,) arrays, this loop is the hot path
+    laplace = mechanism == "laplace"
+    any_landmark = mask_t.any(axis=1)
+    grown = np.empty(reps, dtype=np.int64)
+    # np.copyto(..., where=) instead of np.where: ~2× faster on (reps,) arrays, this loop is the hot path.
+    # At a timestamp that is no repetition's landmark, share, pool and level are untouched (their updates
+    # add 0), so that bookkeeping is skipped there: same numbers, about half the work.
     for t in range(n):
-        lm, frees = mask_t[t], frees_t[t]
         pub = next_pub == t
-        share = pool * inv_left[t]
-        budget = level.copy()
-        np.copyto(budget, share, where=lm)
-        noisy, scale = _perturb_step(mechanism, x[t], budget, noise_t[t], sensitivity)
-        evolving = _change(noisy, last) > ADAPTIVE_THRESHOLD * (scale + last_scale)
+        if any_landmark[t]:
+            lm, frees = mask_t[t], frees_t[t]
+            share = pool * inv_left[t]
+            budget = level.copy()
+            np.copyto(budget, share, where=lm)
+        else:
+            budget = level
+        if laplace:
+            scale = sensitivity / budget
+            noisy = x[t] + noise_t[t] * scale
+        else:
+            noisy, scale = _perturb_step(mechanism, x[t], budget, noise_t[t], sensitivity)
+        threshold = scale + last_scale
+        if ADAPTIVE_THRESHOLD != 1.0:
+            threshold *= ADAPTIVE_THRESHOLD
+        evolving = _change(noisy, last) > threshold
         if wide:
             pub_wide[:] = pub[:, None]
             np.copyto(last, noisy, where=pub_wide)
         else:
             np.copyto(last, noisy, where=pub)
         values[t], budgets[t], published[t] = last, budget, pub
-        pool -= share * (frees ^ ((lm ^ frees) & pub))  # published landmark spends; approximated one → R
-        level += share * (frees > pub)
+        if any_landmark[t]:
+            pool -= share * (frees ^ ((lm ^ frees) & pub))  # published landmark spends; approximated one → R
+            level += share * (frees > pub)
         np.copyto(last_scale, scale, where=pub)
-        grown = np.minimum(interval + 1, ADAPTIVE_MAX_INTERVAL)
+        np.add(interval, 1, out=grown)
+        np.minimum(grown, ADAPTIVE_MAX_INTERVAL, out=grown)
         np.copyto(grown, 1, where=evolving)
         np.copyto(interval, grown, where=pub)
         np.copyto(next_pub, interval + t, where=pub)

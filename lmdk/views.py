@@ -73,12 +73,25 @@ def clamp(values: np.ndarray, low: float, high: float) -> np.ndarray:
 
 
 def quantile_band(values: np.ndarray, level: float = 0.9) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Median and the central `level` band across repetitions (axis 0) of released values."""
+    """Median and the central `level` band across repetitions (axis 0) of released values.
+
+    The quantiles of np.quantile's default ("linear", Hyndman & Fan type 7: position q·(R−1) between order
+    statistics), read off one sort along axis 0 — several times faster than np.quantile's strided partitions."""
     if values.ndim < 2:
         raise ParameterError("values: need repetitions × n (× 2) releases")
     tail = (1.0 - level) / 2.0
-    lo, med, hi = np.quantile(values, [tail, 0.5, 1.0 - tail], axis=0)
-    return med, lo, hi
+    ordered = np.sort(values, axis=0)
+    last = ordered.shape[0] - 1
+
+    def at(q: float) -> np.ndarray:
+        pos = q * last
+        below = int(np.floor(pos))
+        above = min(below + 1, last)
+        frac = pos - below
+        a, b = ordered[below], ordered[above]
+        return a + (b - a) * frac if frac < 0.5 else b - (b - a) * (1.0 - frac)
+
+    return at(0.5), at(tail), at(1.0 - tail)
 
 
 @dataclass(frozen=True)

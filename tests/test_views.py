@@ -49,6 +49,18 @@ def test_quantile_band_orders_low_median_high():
     assert 0.85 < inside < 0.95
 
 
+def test_quantile_band_matches_numpy_quantile():
+    rng = np.random.default_rng(4)
+    for shape in [(100, 300), (1, 5), (2, 7), (9, 20, 2)]:
+        values = rng.normal(size=shape)
+        med, lo, hi = views.quantile_band(values, 0.9)
+        want_lo, want_med, want_hi = np.quantile(values, [0.05, 0.5, 0.95], axis=0)
+        assert med.shape == lo.shape == hi.shape == shape[1:]
+        np.testing.assert_allclose(med, want_med, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(lo, want_lo, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(hi, want_hi, rtol=0, atol=1e-12)
+
+
 def test_summary_checks_theorem_2_against_the_real_landmarks():
     x = np.random.default_rng(2).normal(5, 1, 100)
     landmarks = np.array([3, 10, 50])

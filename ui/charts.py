@@ -102,6 +102,15 @@ def data_revision(data: list[dict]) -> str:
     return h.hexdigest()
 
 
+class DrawOnceFigure(go.Figure):
+    """A figure built by ``_figure``: ``to_dict`` hands out its dicts with numpy arrays as they are (no deep copy,
+    no base64), so ``st.plotly_chart``'s ``to_dict`` + orjson writes them straight into plain JSON lists — a deep
+    copy of per-point Python lists cost more server time than building the chart."""
+
+    def to_dict(self):
+        return {"data": [dict(trace) for trace in self._data], "layout": dict(self._layout)}
+
+
 def _figure(data: list[dict], layout: dict) -> go.Figure:
     """A figure drawn ONCE per mount, from plain dicts built by this module (tests validate them against plotly's
     schema; skipping plotly.py's per-property validation saves ~10 ms per multi-panel chart and rerun).
@@ -110,12 +119,13 @@ def _figure(data: list[dict], layout: dict) -> go.Figure:
     plotly.js redraws everything when an object-valued setting is a new object: the data arrays (unless
     ``datarevision`` is set), base64 typed arrays (decoded, they are compared as objects whatever the
     datarevision), ``layout.template`` and ``layout.meta``. So here the template is inlined (``template`` is
-    ``False``), ``datarevision`` is a digest of the data, arrays travel as plain JSON lists, and ``meta`` is wrapped
-    in a one-element list (arrays are compared by ``datarevision``): read it with ``meta_of``. That halves the
+    ``False``), ``datarevision`` is a digest of the data, arrays travel as plain JSON lists (C-contiguous
+    numpy arrays that orjson writes as lists, see ``DrawOnceFigure``), and ``meta`` is wrapped in a
+    one-element list (arrays are compared by ``datarevision``): read it with ``meta_of``. That halves the
     browser's work per ε change.
     """
+    data = [_arrays(trace) for trace in data]
     revision = data_revision(data)
-    data = [_plain(trace) for trace in data]
     layout = {**layout, "template": False, "datarevision": revision,
               "meta": [layout.get("meta") or {}], "paper_bgcolor": "white", "plot_bgcolor": "white",
               "font": {**_TEMPLATE_FONT, **layout.get("font", {})},
@@ -124,7 +134,7 @@ def _figure(data: list[dict], layout: dict) -> go.Figure:
     for key, axis in layout.items():
         if key.startswith(("xaxis", "yaxis")):
             layout[key] = {**_AXIS, **axis, "title": {**_AXIS["title"], **axis.get("title", {})}}
-    return go.Figure(data=data, layout=layout, _validate=False)
+    return DrawOnceFigure(data=data, layout=layout, _validate=False)
 
 
 def _short(values, digits: int) -> np.ndarray:
@@ -142,8 +152,9 @@ def _short(values, digits: int) -> np.ndarray:
     return a
 
 
-def _plain(value):
-    """numpy arrays and base64 typed arrays (also nested in dicts) as JSON lists."""
+def _arrays(value):
+    """Every array (numpy, or a base64 typed array from ``to_plotly_json``; also nested in dicts) as a
+    C-contiguous numpy array, which orjson serialises as a plain JSON list (NaN → null: a gap in a line)."""
     if isinstance(value, dict):
         if set(value) <= {"dtype", "bdata", "shape"} and "bdata" in value:
             import base64
@@ -151,9 +162,14 @@ def _plain(value):
             array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]).newbyteorder("<"))
             if value.get("shape"):
                 array = array.reshape([int(d) for d in str(value["shape"]).split(",")])
-            return array.tolist()
-        return {k: _plain(v) for k, v in value.items()}
-    return value.tolist() if isinstance(value, np.ndarray) else value
+            value = array.astype(array.dtype.newbyteorder("="))
+        else:
+            return {k: _arrays(v) for k, v in value.items()}
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind in "US":  # strings: plain lists (orjson does not write numpy string arrays)
+            return value.tolist()
+        value = np.ascontiguousarray(value, dtype=np.float32 if value.dtype == np.float16 else None)
+    return value
 
 
 def single_draw(fig: go.Figure) -> go.Figure:
@@ -297,6 +313,29 @@ def _minmax_decimate(x: np.ndarray, y: np.ndarray, limit: int = DRAW_POINTS) -> 
     return x[idx], y[idx]
 
 
+def _bucketed(k: int, *arrays: np.ndarray) -> list[np.ndarray]:
+    """Each array cut into buckets of k values (the last bucket padded with its final value), as (buckets, k)."""
+    n = arrays[0].size
+    pad = -n % k
+    return [np.pad(a, (0, pad), mode="edge").reshape(-1, k) for a in arrays]
+
+
+def _grid_decimate(k: int, line: np.ndarray, lo: np.ndarray | None = None, hi: np.ndarray | None = None):
+    """For drawing an evenly spaced series: per bucket of k timestamps two points, at the bucket's start and middle
+    — the line's minimum and maximum in time order (no spike disappears), the band's lowest ``lo`` and highest
+    ``hi`` — so every trace shares one regular grid (x0, dx = k/2 steps) and needs no x array."""
+    (yb,) = _bucketed(k, line)
+    i_min, i_max = yb.argmin(axis=1), yb.argmax(axis=1)
+    rows = np.arange(yb.shape[0])
+    early = i_min <= i_max
+    pairs = np.column_stack([np.where(early, yb[rows, i_min], yb[rows, i_max]),
+                             np.where(early, yb[rows, i_max], yb[rows, i_min])]).ravel()
+    if lo is None:
+        return (pairs,)
+    lob, hib = _bucketed(k, lo, hi)
+    return pairs, np.repeat(lob.min(axis=1), 2), np.repeat(hib.max(axis=1), 2)
+
+
 def _band_envelope(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, limit: int = DRAW_POINTS):
     """For drawing only: per bucket, the lowest low and highest high (the band never shrinks)."""
     n = lo.size
@@ -402,30 +441,35 @@ def releases(
     lm, dm = _index_sets(landmarks, (), original.size)
     layout, axes, _ = _stacked(len(schemes), schemes, rug=False, gap_px=34, row_px=row_height)
     data: list[dict] = []  # landmarks are marked on the budget chart; here they would double the drawing cost
-    regular = _regular_step(xs) if xs.size <= DRAW_POINTS else None
-    original = _short(original, 4)
-    for k, ((xa, ya), scheme) in enumerate(zip(axes, schemes)):
-        med, lo, hi = (_short(a, 4) for a in summaries[scheme])  # hover shows 3 significant digits
+    step = _regular_step(xs)
+    k = int(np.ceil(xs.size / (DRAW_POINTS // 2))) if step is not None and xs.size > DRAW_POINTS else 1
+    orig = _short(_grid_decimate(k, original)[0] if k > 1 else original, 4)
+    for n_panel, ((xa, ya), scheme) in enumerate(zip(axes, schemes)):
+        med, lo, hi = (np.asarray(a, dtype=float) for a in summaries[scheme])
+        if k > 1:
+            med, lo, hi = _grid_decimate(k, med, lo, hi)
+        med, lo, hi = (_short(a, 4) for a in (med, lo, hi))  # hover shows 3 significant digits
         colour = SCHEME_COLOURS.get(scheme, "#555555")
         common = {"type": "scatter", "mode": "lines", "xaxis": xa, "yaxis": ya}
         band = {"line": {"width": 0}, "fillcolor": rgba(colour, 0.25), "name": band_label, "legendgroup": "band",
                 "hoverinfo": "skip"}
-        if regular is not None:  # evenly spaced: no x arrays at all (a third of the spec), band filled between lines
-            common.update(x0=float(xs[0]), dx=regular)
+        first = n_panel == 0
+        if step is not None:  # evenly spaced: no x arrays at all, band filled between its two edges
+            common.update(x0=float(xs[0]), dx=step * k / 2 if k > 1 else step)
             data += [{**common, **band, "y": lo, "showlegend": False},
-                     {**common, **band, "y": hi, "fill": "tonexty", "showlegend": k == 0},
-                     {**common, "y": original}]
+                     {**common, **band, "y": hi, "fill": "tonexty", "showlegend": first},
+                     {**common, "y": orig}]
             my = med
         else:
             bx, blo, bhi = _band_envelope(xs, lo, hi)
-            ox, oy = _minmax_decimate(xs, original)
+            ox, oy = _minmax_decimate(xs, orig)
             mx, my = _minmax_decimate(xs, med)
             data += [{**common, **band, "x": np.concatenate([bx, bx[::-1]]), "y": np.concatenate([bhi, blo[::-1]]),
-                      "fill": "toself", "showlegend": k == 0},
+                      "fill": "toself", "showlegend": first},
                      {**common, "x": ox, "y": oy}]
             common = {**common, "x": mx}
         data[-1].update(line={"color": ORIGINAL, "width": 1.2}, name="original", legendgroup="original",
-                        showlegend=k == 0, hovertemplate="original %{y:.3g}<extra></extra>")
+                        showlegend=first, hovertemplate="original %{y:.3g}<extra></extra>")
         data.append({**common, "y": my, "line": {"color": colour, "width": 1.6}, "name": f"{scheme} median",
                      "hovertemplate": "median %{y:.3g}<extra>" + scheme + "</extra>"})
         layout["yaxis" + ya[1:]].update(title={"text": y_title})
