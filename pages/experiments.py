@@ -40,7 +40,7 @@ def _verdicts(text: str) -> dict[str, str]:
 figures = ex.figures()
 names = list(figures)
 ss = st.session_state
-if ss[state.EX_FIGURE] not in figures:
+if ss.get(state.EX_FIGURE) not in figures:
     ss[state.EX_FIGURE] = names[0]
 st.title("Experiments — reproducing the papers")
 st.caption(

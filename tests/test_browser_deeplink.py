@@ -14,6 +14,7 @@ import pytest
 from browser_support import chromium, exceptions, require_browser, screenshot, streamlit_server, wait_idle
 
 pytestmark = pytest.mark.browser
+NAV = "[data-testid='stSidebarNav']"
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +32,7 @@ def deep_link(context, path_and_query: str, shot: str):
         try:
             page.goto(f"{url}/{path_and_query}")
             wait_idle(page, timeout=120_000)
-            state = {"exceptions": exceptions(page), "url": page.url, "nav": text(page, "[data-testid='stSidebarNav']"),
+            state = {"exceptions": exceptions(page), "url": page.url, "nav": text(page, NAV),
                      "status": text(page, ".st-key-landmark_status"), "h1": text(page, "h1")}
             screenshot(page, shot)
             yield state, page
@@ -78,3 +79,23 @@ def test_priste_deep_link_on_a_fresh_server(browser_context):
         checked = page.locator(".st-key-w_st_kind label:has(input:checked)").inner_text()
         assert "pattern" in checked, checked
         assert "st_eps=0.5" in state["url"] and "/spatiotemporal_events" in state["url"], state["url"]
+
+
+def test_simultaneous_first_requests_all_render_through_app(browser_context):
+    """Several deep links arriving together on a fresh server (some start while ``ui`` is already imported)."""
+    small = "n=200&reps=5"  # keep the first runs cheap on a shared machine
+    links = {f"schemes_utility?eps=0.5&{small}": ("w_eps", "0.5"), f"temporal_loss?eps=2&{small}": ("w_eps", "2"),
+             "experiments?ex_fig=fig8&ex_reps=2": ("w_ex_reps", "2")}
+    with streamlit_server() as url:
+        pages = [browser_context.new_page() for _ in links]
+        try:
+            for page, link in zip(pages, links):
+                page.goto(f"{url}/{link}", wait_until="commit")  # do not wait: let the sessions overlap
+            for page, (link, (key, shown)) in zip(pages, links.items()):
+                wait_idle(page, timeout=180_000)
+                assert_rendered_through_app({"exceptions": exceptions(page), "nav": text(page, NAV),
+                                             "status": text(page, ".st-key-landmark_status")})
+                assert thumb(page, key) == shown, link
+        finally:
+            for page in pages:
+                page.close()

@@ -33,6 +33,11 @@ Conventions
 """
 
 
+# Import pandas completely before any ui module builds a plotly figure: plotly looks pandas up in
+# sys.modules without the import lock, so on a cold server whose first requests arrive together one
+# session could otherwise see another session's half-imported pandas (AttributeError: pd.Series).
+import pandas  # noqa: E402,F401
+
 SESSION_STARTED = "_qp_loaded"  # set by ui.state.init() (app.py) on a session's first run; = state.QP_LOADED
 ENTRY_RERUN = "_entry_rerun"  # set once per session when a page ran without app.py and we reran
 
@@ -48,7 +53,9 @@ def ensure_entrypoint() -> None:
     internals: a page that runs in a session app.py never initialised must have been started that way.
     Then we clear the legacy flag (a Streamlit internal, guarded) and rerun once per session; the rerun
     keeps the URL's page and query, so app.py routes to the same page. Called on import of ``ui`` and by
-    ``widgets.bind``; tests/test_browser_deeplink.py opens deep links on a fresh server.
+    ``state.current`` (every page starts with it) and ``widgets.bind``, because on a fresh server several
+    first requests can arrive while ``ui`` is already imported; tests/test_browser_deeplink.py opens deep
+    links on a fresh server.
     """
     try:
         import streamlit as st

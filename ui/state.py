@@ -12,7 +12,7 @@ from typing import Any, Callable
 import streamlit as st
 
 from lmdk.views import decode_landmarks, encode_landmarks
-from ui import SESSION_STARTED
+from ui import SESSION_STARTED, ensure_entrypoint
 
 # ---------------------------------------------------------------- bounds (documented maxima)
 N_MAX = 10_000  # longest series the app processes (samples/uploads are cut to their first N_MAX events)
@@ -111,6 +111,7 @@ def register_pages(pages: list[tuple[str, str, str]]) -> None:
 
 def current():
     """The ui.cache.Current resolved by app.py for this run (None when no series is loaded)."""
+    ensure_entrypoint()  # a page started without app.py (legacy pages/ mode) reruns through it
     return st.session_state.get(CURRENT)
 
 
