@@ -32,7 +32,7 @@ from lmdk.errors import ParameterError
 from lmdk.priste_events import Event
 from lmdk.priste_grid import Grid, delta_location_set, planar_laplace_emission, restricted_emission
 from lmdk.priste_quantify import EventTracker, check_transition
-from lmdk.priste_worst import leakage_lower_bound, worst_case_from_vectors
+from lmdk.priste_worst import QUICK_K, _prepare, _quick_search, _screen_from, worst_case_from_vectors
 from lmdk.rng import as_generator
 
 CHECKS = ("any_prior", "fixed_prior")
@@ -208,16 +208,23 @@ def _check_candidate(trackers, vectors, pi_fixed, limit: float | None, method: s
     if pi_fixed is not None:
         leaks = np.array([_fixed_prior_leakage(pi_fixed, tr.a, tr.a_not, b, d) for tr, (b, d) in zip(trackers, vectors)])
         return leaks if limit is None or np.all(leaks <= limit) else None
-    if limit is not None:
-        for tr, (b, d) in zip(trackers, vectors):
-            if leakage_lower_bound(tr.a, b, d, a_not=tr.a_not, stop_above=limit)[0] > limit:
+    if method != "screen":
+        leaks = np.zeros(len(trackers))
+        for k, (tr, (b, d)) in enumerate(zip(trackers, vectors)):
+            leaks[k] = worst_case_from_vectors(tr.a, b, d, a_not=tr.a_not, method=method, stop_above=limit)[0]
+            if limit is not None and leaks[k] > limit:
                 return None
-    leaks = np.zeros(len(trackers))
-    for k, (tr, (b, d)) in enumerate(zip(trackers, vectors)):
-        leaks[k] = worst_case_from_vectors(tr.a, b, d, a_not=tr.a_not, method=method, stop_above=limit)[0]
-        if limit is not None and leaks[k] > limit:
-            return None
-    return leaks
+        return leaks
+    vecs, quick = [], []
+    for tr, (b, d) in zip(trackers, vectors):
+        v = _prepare(tr.a, b, d, tr.a_not)
+        q = _quick_search(v, QUICK_K, limit)
+        if limit is not None and q[0] > limit:
+            return None  # a feasible prior leaks more than ε: rejected before any exact search
+        vecs.append(v)
+        quick.append(q)
+    leaks = np.array([_screen_from(v, q)[0] for v, q in zip(vecs, quick)])
+    return leaks if limit is None or np.all(leaks <= limit) else None
 
 
 def release_repetitions(trajectory_cells, events, epsilon: float, alpha: float, M, grid: Grid, repetitions: int, *,

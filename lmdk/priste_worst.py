@@ -143,8 +143,8 @@ def worst_case_from_vectors(a, b, d, *, a_not=None, method: str = "screen",
         quick = _quick_search(vecs, QUICK_K, stop_above)
         if stop_above is not None and quick[0] > stop_above:
             return _result(quick, m)
-    if method == "screen":  # every other edge of the simplex that the mediant bound cannot exclude
-        best = max(quick, _search(_uncertified_pairs(vecs, quick[0]), vecs), key=lambda r: r[0])
+    if method == "screen":
+        best = _screen_from(vecs, quick)
     elif method == "pairs":
         best = _search(_all_pairs(_distinct(np.stack((a, b, d), axis=1))), vecs)
     else:
@@ -154,6 +154,13 @@ def worst_case_from_vectors(a, b, d, *, a_not=None, method: str = "screen",
             best = max(best, _search((np.arange(m), np.arange(m)), vecs), key=value)
             best = max(best, _search(_uncertified_pairs(vecs, best[0]), vecs), key=value)
     return _result(best, m)
+
+
+def _screen_from(vecs, quick) -> tuple[float, tuple[int, int, float], float]:
+    """The exact supremum given :func:`_quick_search`'s result (which covers every vertex): search the
+    simplex edges whose mediant bound could still beat it (the edge theorem above makes this exact)."""
+    seg = _search(_uncertified_pairs(vecs, quick[0]), vecs, ends=False)
+    return seg if seg[0] > quick[0] or (np.isnan(quick[2]) and not np.isnan(seg[2])) else quick
 
 
 def _result(best, m: int) -> tuple[float, np.ndarray, float]:
@@ -174,17 +181,19 @@ def _all_pairs(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return idx[i], idx[j]
 
 
-def _search(pairs: tuple[np.ndarray, np.ndarray], vecs) -> tuple[float, tuple[int, int, float], float]:
+def _search(pairs: tuple[np.ndarray, np.ndarray], vecs, *, ends: bool = True) -> tuple[float, tuple[int, int, float], float]:
     """max |log F| over the segments ``pairs``: (value, (i, j, s) of the maximiser, log F there).
 
-    Candidates: every endpoint, the stationary points (both orientations, so every evaluated s ≤ 1/2
+    Candidates: every endpoint (unless ``ends`` is False), the stationary points (both orientations, so every evaluated s ≤ 1/2
     and the small weight is represented exactly) and, only where x, v or y + u vanish at an
     endpoint, the limit point η inside the segment.
     """
     a, an, b, d = vecs
     pi_, pj_ = pairs
-    ends = np.unique(np.concatenate((pi_, pj_)))
-    cand_i, cand_j, cand_s = [ends], [ends], [np.zeros(ends.size)]
+    cand_i, cand_j, cand_s = [], [], []
+    if ends:  # callers that have already evaluated every vertex pass ends=False
+        e = np.unique(np.concatenate((pi_, pj_)))
+        cand_i, cand_j, cand_s = [e], [e], [np.zeros(e.size)]
     i, j = np.concatenate((pi_, pj_)), np.concatenate((pj_, pi_))
     coef = (a[i], a[j], an[i], an[j], b[i], b[j], d[i], d[j])
     for r in _stationary(*coef):
@@ -332,7 +341,7 @@ def _quick_search(vecs, k: int, stop_above: float | None = None) -> tuple[float,
     K = np.unique(np.concatenate(picks))
     if K.size > 1:
         i, j = np.triu_indices(K.size, k=1)
-        seg = _search((K[i], K[j]), vecs)
+        seg = _search((K[i], K[j]), vecs, ends=False)
         if seg[0] > best[0] or np.isnan(best[2]):
             best = seg
     return best
