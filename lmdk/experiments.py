@@ -150,15 +150,23 @@ def as_is(raw: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
 
 
 class Progress:
-    """A tiny progress printer on stderr (no dependency); silent when ``stream`` is None."""
+    """Progress of a run: a bar on a text stream (stderr in the CLI) or calls ``callback(done, total)``.
 
-    def __init__(self, label: str, total: int, stream: TextIO | None = sys.stderr, every: float = 0.5):
-        self.label, self.total, self.stream, self.every = label, max(total, 1), stream, every
+    ``stream`` may be a file-like object (redrawn in place on a terminal, else one line per 10 %),
+    a callable (e.g. a page's progress widget; called after every finished task) or None (silent).
+    """
+
+    def __init__(self, label: str, total: int, stream=sys.stderr, every: float = 0.5):
+        self.label, self.total, self.every = label, max(total, 1), every
+        self.callback = stream if callable(stream) and not hasattr(stream, "write") else None
+        self.stream = None if self.callback else stream
         self.done, self.start, self._last = 0, time.perf_counter(), -math.inf
 
     def update(self, n: int = 1) -> None:
-        """Count ``n`` finished tasks; redraw in place on a terminal, else one line per 10 %."""
+        """Count ``n`` finished tasks and report them."""
         self.done += n
+        if self.callback is not None:
+            self.callback(self.done, self.total)
         if self.stream is None:
             return
         now, finished = time.perf_counter(), self.done >= self.total
@@ -253,9 +261,13 @@ def run_figure(
     seed: int = 0,
     jobs: int = 1,
     configs: Iterable[dict] | None = None,
-    progress: TextIO | None = None,
+    progress: TextIO | Callable[[int, int], None] | None = None,
 ) -> pd.DataFrame:
-    """Run every configuration of figure ``name`` and return its tidy summary DataFrame."""
+    """Run every configuration of figure ``name`` and return its tidy summary DataFrame.
+
+    ``progress``: None (silent), a text stream for a progress bar, or ``callback(done, total)`` called
+    after each (configuration, repetition block) task — the Experiments page can feed ``st.progress``.
+    """
     _ensure_registered()
     if name not in FIGURES:
         raise ParameterError(f"unknown figure {name!r}; choose one of: {', '.join(_ordered_names())}")

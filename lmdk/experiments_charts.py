@@ -54,44 +54,64 @@ def faceted(
     dash: str | None = None,
     log_y: bool = False,
     shared_y: bool = False,
+    palette: dict | None = None,
+    nonnegative: bool = True,
+    legend_title: str | None = None,
 ):
-    """Lines (with a CI band) or grouped bars (with CI error bars) per colour; panels per facet (× facet_row)."""
+    """Lines (with a CI band) or grouped bars (with CI error bars) per colour; panels per facet (× facet_row).
+
+    Bars use a categorical x (every bar sits on a measured value); log axes are labelled per decade only;
+    CI bands of a ``nonnegative`` measure are clipped at 0 (on log axes a band reaching 0 is left out).
+    """
     from plotly.subplots import make_subplots
 
     facets = _ordered(df[facet]) if facet else [None]
     rows = _ordered(df[facet_row]) if facet_row else [None]
     colors = _ordered(df[color]) if color else [None]
-    cmap = _color_map(colors)
+    cmap = dict(palette) if palette else _color_map(colors)
     titles = [" · ".join(str(v) for v in (r, f) if v is not None) for r in rows for f in facets]
+    per_panel_y = callable(y_title) and not shared_y
     fig = make_subplots(
         rows=len(rows), cols=len(facets), subplot_titles=titles, shared_yaxes=shared_y,
-        horizontal_spacing=0.08 if len(facets) > 1 else 0.0, vertical_spacing=0.12 if len(rows) > 1 else 0.0,
+        horizontal_spacing=(0.1 if per_panel_y else 0.06) if len(facets) > 1 else 0.0,
+        vertical_spacing=min(0.12, 0.3 / len(rows)) if len(rows) > 1 else 0.0,
     )
+    if kind == "bar":
+        df = df.assign(**{x: _category_labels(df[x], x)})
     lo, hi = f"{y}_ci_low", f"{y}_ci_high"
     has_ci = lo in df and hi in df
     dashes = {}
     if dash:
         dashes = {v: d for v, d in zip(_ordered(df[dash]), ["solid", "dash", "dot", "dashdot"] * 4)}
+    shown: set[str] = set()
     for row, rval in enumerate(rows, start=1):
         for col, fval in enumerate(facets, start=1):
             sub = df if facet is None else df[df[facet] == fval]
             sub = sub if facet_row is None else sub[sub[facet_row] == rval]
-            first = row == 1 and col == 1
             _panel(fig, sub, row, col, x=x, y=y, color=color, colors=colors, cmap=cmap, dash=dash,
-                   dashes=dashes, kind=kind, band=band and has_ci, lo=lo, hi=hi, has_ci=has_ci, first=first)
+                   dashes=dashes, kind=kind, band=band and has_ci, lo=lo, hi=hi, has_ci=has_ci, shown=shown,
+                   log_y=log_y, nonnegative=nonnegative)
             if row == len(rows):
                 fig.update_xaxes(title_text=x_title or x, row=row, col=col)
+            if kind == "bar":
+                fig.update_xaxes(type="category", row=row, col=col)
             ytext = y_title(fval) if callable(y_title) else (y_title or y)
-            fig.update_yaxes(title_text=ytext if col == 1 or callable(y_title) else None,
-                             type="log" if log_y else None, row=row, col=col)
+            fig.update_yaxes(title_text=ytext if col == 1 or per_panel_y else None, title_standoff=6,
+                             rangemode="tozero" if nonnegative and not log_y else None, row=row, col=col)
+            if log_y:
+                values = sub[y] if not has_ci else pd.concat([sub[y], sub[hi]])
+                _log_axis(fig, df[y] if shared_y else values, row=row, col=col, floor=kind == "bar")
     fig.update_layout(
-        title=title, template="plotly_white", barmode="group", legend_title_text=color or "",
-        margin=dict(l=60, r=20, t=70, b=50), font=dict(size=13), height=max(420, 300 * len(rows) + 80),
+        title=title, template="plotly_white", barmode="group", bargap=0.2, bargroupgap=0.05,
+        legend=dict(title_text=legend_title if legend_title is not None else (color or ""), tracegroupgap=2),
+        margin=dict(l=70, r=20, t=80, b=60), font=dict(size=13), height=max(440, 290 * len(rows) + 110),
     )
+    fig.update_annotations(font_size=13 if len(facets) < 4 else 12)  # subplot titles
     return fig
 
 
-def _panel(fig, sub, row, col, *, x, y, color, colors, cmap, dash, dashes, kind, band, lo, hi, has_ci, first):
+def _panel(fig, sub, row, col, *, x, y, color, colors, cmap, dash, dashes, kind, band, lo, hi, has_ci, shown,
+           log_y, nonnegative):
     """Draw one panel's traces: a bar or a line (+ CI band) per colour (and dash) value."""
     import plotly.graph_objects as go
 
@@ -104,22 +124,37 @@ def _panel(fig, sub, row, col, *, x, y, color, colors, cmap, dash, dashes, kind,
             grp = grp.sort_values(x) if kind == "line" else grp
             name = " · ".join(str(v) for v in (cval, dval) if v is not None) or y
             c = cmap.get(cval, OKABE_ITO[3])
+            first = name not in shown
+            shown.add(name)
             if kind == "bar":
-                err = None
-                if has_ci:
-                    err = dict(type="data", array=grp[hi] - grp[y], arrayminus=grp[y] - grp[lo], thickness=1)
-                fig.add_trace(go.Bar(x=grp[x], y=grp[y], name=name, marker_color=c, error_y=err,
+                fig.add_trace(go.Bar(x=grp[x], y=grp[y], name=name, marker_color=c, offsetgroup=name,
+                                     error_y=_error_bars(grp, y) if has_ci else None,
                                      legendgroup=name, showlegend=first), row=row, col=col)
                 continue
-            if band:
+            low = (grp[lo].clip(lower=0) if nonnegative else grp[lo]) if band else None
+            if band and not (log_y and (low <= 0).any()):
                 fig.add_trace(go.Scatter(
-                    x=list(grp[x]) + list(grp[x])[::-1], y=list(grp[hi]) + list(grp[lo])[::-1],
-                    fill="toself", fillcolor=c, opacity=0.18, line=dict(width=0), hoverinfo="skip",
+                    x=list(grp[x]) + list(grp[x])[::-1], y=list(grp[hi]) + list(low)[::-1], mode="lines",
+                    fill="toself", fillcolor=_rgba(c, 0.16), line=dict(width=0), hoverinfo="skip",
                     legendgroup=name, showlegend=False), row=row, col=col)
             fig.add_trace(go.Scatter(
                 x=grp[x], y=grp[y], name=name, mode="lines+markers",
-                line=dict(color=c, dash=dashes.get(dval, "solid")), marker=dict(size=5),
+                line=dict(color=c, dash=dashes.get(dval, "solid"), width=2), marker=dict(size=5),
                 legendgroup=name, showlegend=first), row=row, col=col)
+
+
+def _rgba(hex_colour: str, alpha: float) -> str:
+    """'#RRGGBB' → 'rgba(r,g,b,alpha)' (a translucent fill that keeps the line colour)."""
+    h = hex_colour.lstrip("#")
+    r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def _category_labels(values: pd.Series, column: str) -> pd.Series:
+    """Bar positions as category labels; percentages get a ' %' suffix."""
+    if column.endswith("_pct"):
+        return _pct_labels(values)
+    return values.astype(str)
 
 
 # --------------------------------------------------------------------------- per figure
@@ -206,37 +241,53 @@ def _error_bars(grp: pd.DataFrame, y: str):
     lo, hi = f"{y}_ci_low", f"{y}_ci_high"
     if lo not in grp or hi not in grp:
         return None
-    return dict(type="data", array=(grp[hi] - grp[y]).clip(lower=0), arrayminus=(grp[y] - grp[lo]).clip(lower=0),
+    low = grp[lo].clip(lower=0)  # every measure drawn as bars is non-negative
+    return dict(type="data", array=(grp[hi] - grp[y]).clip(lower=0), arrayminus=(grp[y] - low).clip(lower=0),
                 thickness=1, width=3, color="#444444")
 
 
-def _log_axis(fig, values: pd.Series, *, row: int, col: int) -> None:
-    """A log y axis with one labelled tick per decade (1, 10, 100, 1 000 …) and no minor labels."""
+def _log_axis(fig, values: pd.Series, *, row: int, col: int, floor: bool = True) -> None:
+    """A log y axis with one labelled tick per decade (1, 10, 100, 1 000 …) and no minor labels.
+
+    With ``floor`` the axis starts at a whole decade (bars need a base); otherwise just below the data.
+    """
     v = pd.to_numeric(values, errors="coerce")
     v = v[(v > 0) & v.notna()]
     if v.empty:
         fig.update_yaxes(type="log", row=row, col=col)
         return
-    lo, top = math.floor(math.log10(v.min())), math.log10(v.max()) + 0.1  # bars need a decade floor
-    ticks = [10.0 ** k for k in range(lo, math.floor(top) + 1)]
+    bottom, top = math.log10(v.min()) - 0.1, math.log10(v.max()) + 0.15
+    if floor:
+        bottom = math.floor(bottom + 0.1) - 0.02
+    if top - bottom < 1:  # always show at least one labelled decade
+        bottom = math.floor(bottom)
+        top = max(top, bottom + 1.02)
+    ticks = [10.0 ** k for k in range(math.ceil(bottom), math.floor(top) + 1)]
     fig.update_yaxes(type="log", tickvals=ticks, ticktext=[_decade_label(t) for t in ticks],
-                     range=[lo - 0.02, max(top, lo + 1)], minor=dict(showgrid=False, ticks=""), row=row, col=col)
+                     range=[bottom, top], minor=dict(showgrid=False, ticks=""), row=row, col=col)
 
 
 def _decade_label(value: float) -> str:
-    """'0.01', '1', '1 000', '1e+06': plain numbers with a thin thousands space, powers beyond a million."""
+    """'0.01', '1', '1 000', '10⁶': plain numbers with a thin thousands space, powers of ten beyond."""
     if value >= 1e6 or value < 1e-3:
-        return f"{value:.0e}"
+        return "10" + str(round(math.log10(value))).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
     return f"{value:,.10g}".replace(",", " ")
+
+
+SHARE_BLUES = ["#9ECAE1", "#4292C6", "#08519C", "#08306B"]  # shades of Uniform's blue, light = small share
 
 
 @chart("fig11")
 def _fig11(df: pd.DataFrame):
-    """MAE of Uniform per dummy-selection share, one panel per data set."""
-    d = df.assign(share=(df["dummy_share"] * 100).round(0).astype(int).astype(str) + " %")
+    """MAE of Uniform per dummy-selection share (light → dark blue = growing share), one panel per data set."""
+    d = df.assign(share=(df["dummy_share"] * 100).round(0).astype(int).astype(str) + " %",
+                  dataset=df["dataset"].map(lambda ds: f"{DATASET_LABELS.get(ds, ds)} ({_unit(df, ds)})"))
+    shares = _ordered(d["share"])
     return faceted(d, x="landmark_pct", y="mae", color="share", facet="dataset", kind="bar",
-                   title="Fig. 11 — MAE of Uniform by share of ε spent on dummy selection",
-                   x_title="landmarks (%)", y_title=lambda ds: f"MAE ({_unit(df, ds)})")
+                   palette={s: SHARE_BLUES[min(i, len(SHARE_BLUES) - 1)] for i, s in enumerate(shares)},
+                   title="Fig. 11 — MAE of Uniform by share of ε spent on dummy-landmark selection (ε = 1)",
+                   x_title="share of landmarks", legend_title="share of ε for dummies",
+                   y_title=lambda ds: f"MAE ({ds.rsplit('(', 1)[-1].rstrip(')')})")
 
 
 @chart("fig8")
@@ -274,7 +325,8 @@ def _fig9(df: pd.DataFrame):
 @chart("fig10")
 def _fig10(df: pd.DataFrame):
     """Normalised distance of the dummy sets, Euclidean vs Wasserstein panels."""
-    return faceted(df, x="landmark_pct", y="distance", color="distribution", facet="metric", shared_y=True,
+    d = df.assign(metric=df["metric"].str.capitalize())
+    return faceted(d, x="landmark_pct", y="distance", color="distribution", facet="metric", shared_y=True,
                    title="Fig. 10 — normalised distance of the partitioned dummy-landmark sets from L (n = 100)",
                    x_title="landmarks (%)", y_title="normalised distance")
 
@@ -326,43 +378,139 @@ def write_pngs(items, width: int = PNG_SIZE[0]) -> list[Path]:
     return paths
 
 
+def _short_panel(panel: str) -> str:
+    """'fig11 δ-location set, T=[4:8]' → 'Fig. 11: δ-set, T=[4:8]' (fits a quarter-width subplot title)."""
+    head, _, rest = str(panel).partition(" ")
+    rest = rest.replace("δ-location set", "δ-set").replace("both events", "both")
+    return f"Fig. {head[3:]}: {rest}" if head.startswith("fig") else str(panel)
+
+
+PRISTE_WINDOWS = {"fig8": [(4, 8)], "fig9": [(16, 20)], "fig10": [(4, 8), (16, 20)], "fig11": [(4, 8)]}  # 1-based
+
+
 @chart("priste-budget")
 def _priste_budget(df: pd.DataFrame):
-    """Mean α per timestamp with a CI band, colour = ε, dash = initial α, one panel per figure."""
-    d = df.assign(eps="ε = " + df["epsilon"].astype(str), a0=df["alpha0"].astype(str) + "-PLM")
-    return faceted(d, x="t", y="alpha", color="eps", dash="a0", facet="panel",
-                   title="PriSTE Figs. 8–11 — α used per timestamp (PRESENCE, S = cells 1–10, 20×20 grid)",
-                   x_title="timestamp (0-based)", y_title="α used (1/m)")
+    """Mean α per timestamp (log), colour = ε; rows = the PLM's α₀ (dashed line), columns = Figs. 8–11; event windows shaded."""
+    import plotly.graph_objects as go
+
+    reps = int(df["repetitions"].max()) if "repetitions" in df and len(df) else 0
+    d = df.assign(eps="ε = " + df["epsilon"].map(lambda e: f"{e:g}"), plm=df["alpha0"].map(lambda a: f"{a:g}-PLM"),
+                  panel=df["panel"].map(_short_panel))
+    fig = faceted(d, x="t", y="alpha", color="eps", facet="panel", facet_row="plm", log_y=True, band=False,
+                  title=f"PriSTE Figs. 8–11 — mean α used per timestamp ({reps} repetitions); grey = event window, "
+                        "dashed = the PLM's α₀", x_title="timestamp (1-based)", y_title="α used (per km, log)",
+                  legend_title="event privacy")
+    fig.for_each_trace(lambda tr: tr.update(x=[t + 1 for t in tr.x]))  # the paper counts timestamps from 1
+    for r, plm in enumerate(_ordered(d["plm"]), start=1):
+        a0 = float(d.loc[d["plm"] == plm, "alpha0"].iloc[0])
+        for c, panel in enumerate(_ordered(d["panel"]), start=1):
+            key = "fig" + panel.split()[1].rstrip(":")
+            for a, b in PRISTE_WINDOWS.get(key, []):
+                fig.add_vrect(x0=a - 0.5, x1=b + 0.5, fillcolor="#BBBBBB", opacity=0.35, line_width=0, layer="below",
+                              row=r, col=c)
+            fig.add_trace(go.Scatter(x=[d["t"].min() + 1, d["t"].max() + 1], y=[a0, a0], mode="lines",
+                                     name="α₀ (no calibration)", line=dict(color="#000000", dash="dash", width=1),
+                                     legendgroup="a0", showlegend=r == 1 and c == 1, hoverinfo="skip"), row=r, col=c)
+        sub = d[d["plm"] == plm]
+        for c in range(1, len(_ordered(d["panel"])) + 1):
+            _log_axis(fig, pd.concat([sub["alpha"], pd.Series([a0])]), row=r, col=c, floor=False)
+    return fig
+
+
+UTILITY_MEASURES = (("mean_alpha", "average α (per km)", 1.0), ("mean_distance_m", "average distance (km)", 1e-3))
+MIN_REPETITIONS_FOR_BANDS = 5  # a t-interval from 2–4 repetitions is wider than the data: leave it to the CSV
+
+
+def _utility_series(r) -> str:
+    """The varied parameter of a Figs. 12–14 row as a legend label."""
+    if str(r["panel"]).startswith("fig13"):
+        return f"δ = {r['delta']:g}"
+    if str(r["panel"]).startswith("fig14"):
+        return f"σ = {r['sigma']:g}"
+    return f"{r['alpha0']:g}-PLM"
 
 
 @chart("priste-utility")
 def _priste_utility(df: pd.DataFrame):
-    """Mean α and mean distance vs ε (rows), one panel per figure, colour = the varied α₀, δ or σ."""
-    def series(r) -> str:
-        if r["panel"].startswith("fig13"):
-            return f"δ = {r['delta']:g}"
-        if r["panel"].startswith("fig14"):
-            return f"σ = {r['sigma']:g}"
-        return f"{r['alpha0']:g}-PLM"
+    """Average α (top) and distance (bottom) vs ε; one column per figure, each with its own legend below it."""
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
 
-    base = df.assign(series=df.apply(series, axis=1))
-    parts = []
-    for col, label in (("mean_alpha", "average α (1/m)"), ("mean_distance_m", "average distance (m)")):
-        part = base[["panel", "epsilon", "series"]].assign(
-            quantity=label, value=base[col], value_ci_low=base[f"{col}_ci_low"], value_ci_high=base[f"{col}_ci_high"])
-        parts.append(part)
-    d = pd.concat(parts, ignore_index=True)
-    return faceted(d, x="epsilon", y="value", color="series", facet="panel", facet_row="quantity",
-                   title="PriSTE Figs. 12–14 — utility averaged over timestamps (PRESENCE, S = cells 1–10, "
-                         "T = 4–8, synthetic 20×20)", x_title="ε", y_title="mean over timestamps")
+    d = df.assign(series=df.apply(_utility_series, axis=1))
+    panels = _ordered(d["panel"])
+    reps = int(d["repetitions"].min()) if "repetitions" in d and len(d) else 0
+    bands = reps >= MIN_REPETITIONS_FOR_BANDS
+    fig = make_subplots(rows=2, cols=len(panels), horizontal_spacing=0.08, vertical_spacing=0.1,
+                        subplot_titles=[_short_panel(p) for p in panels] + [""] * len(panels))
+    for c, panel in enumerate(panels, start=1):
+        sub = d[d["panel"] == panel]
+        legend = "legend" if c == 1 else f"legend{c}"
+        for k, series in enumerate(_ordered(sub["series"])):
+            grp = sub[sub["series"] == series].sort_values("epsilon")
+            colour = OKABE_ITO[k % len(OKABE_ITO)]
+            for r, (col, label, scale) in enumerate(UTILITY_MEASURES, start=1):
+                if bands:
+                    fig.add_trace(go.Scatter(
+                        x=list(grp["epsilon"]) + list(grp["epsilon"])[::-1], mode="lines", fill="toself",
+                        y=list(grp[f"{col}_ci_high"] * scale) + list(grp[f"{col}_ci_low"].clip(lower=0) * scale)[::-1],
+                        fillcolor=_rgba(colour, 0.16), line=dict(width=0), hoverinfo="skip", showlegend=False,
+                        legend=legend, legendgroup=f"{c}:{series}"), row=r, col=c)
+                fig.add_trace(go.Scatter(
+                    x=grp["epsilon"], y=grp[col] * scale, name=series, mode="lines+markers",
+                    line=dict(color=colour, width=2), marker=dict(size=6), legend=legend,
+                    legendgroup=f"{c}:{series}", showlegend=r == 1), row=r, col=c)
+                fig.update_yaxes(title_text=label if c == 1 else None, rangemode="tozero", title_standoff=6,
+                                 row=r, col=c)
+            fig.update_xaxes(title_text="ε (spatiotemporal event privacy)", row=2, col=c)
+        dom = fig.layout[f"xaxis{c if c > 1 else ''}"].domain
+        fig.update_layout({legend: dict(orientation="h", x=dom[0], xanchor="left", y=-0.13, yanchor="top",
+                                        font=dict(size=12), bgcolor="rgba(255,255,255,0)")})
+    note = "" if bands else f"; CI bands omitted below {MIN_REPETITIONS_FOR_BANDS} repetitions (in the CSV)"
+    fig.update_layout(
+        title=f"PriSTE Figs. 12–14 — utility averaged over timestamps, PRESENCE(S = cells 1–10, T = 4–8), "
+              f"synthetic 20×20, {reps} repetitions{note}",
+        template="plotly_white", margin=dict(l=70, r=20, t=80, b=130), font=dict(size=13), height=720,
+    )
+    fig.update_layout(title_font_size=14)
+    fig.update_annotations(font_size=13)
+    return fig
+
+
+RUNTIME_METHODS = {  # method → (legend label, colour, dash)
+    "priste_joint": ("PriSTE, joint probability check", OKABE_ITO[2], "solid"),
+    "priste_worst_case": ("PriSTE, exact worst case over priors", OKABE_ITO[3], "solid"),
+    "brute_force_joint": ("brute force (open ○ = extrapolated)", OKABE_ITO[7], "dot"),
+}
 
 
 @chart("priste-runtime")
 def _priste_runtime(df: pd.DataFrame):
-    """Seconds per event vs event size (log scale), colour = method, one panel for length and one for width."""
-    extrap = df["method"].str.startswith("brute") & (df["extrapolated"] > 0)
-    d = df.assign(series=df["method"] + extrap.map({True: " (extrapolated)", False: ""}),
-                  panel="event " + df["vary"] + " (other side = 5)")
-    return faceted(d, x="size", y="seconds", color="series", facet="panel", log_y=True,
-                   title="PriSTE Fig. 15 — runtime per random PATTERN event vs the brute-force baseline",
-                   x_title="event size (timestamps or cells)", y_title="seconds per event (log)")
+    """Seconds per event vs event length and width (log); brute-force points open where extrapolated."""
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    varies = _ordered(df["vary"])
+    fig = make_subplots(rows=1, cols=len(varies), horizontal_spacing=0.1,
+                        subplot_titles=[f"event {v} (the other side fixed at 5)" for v in varies])
+    for c, vary in enumerate(varies, start=1):
+        sub = df[df["vary"] == vary]
+        for method in _ordered(sub["method"]):
+            grp = sub[sub["method"] == method].sort_values("size")
+            label, colour, dash = RUNTIME_METHODS.get(method, (method, OKABE_ITO[5], "solid"))
+            extrapolated = grp["extrapolated"].to_numpy() > 0 if "extrapolated" in grp else [False] * len(grp)
+            fig.add_trace(go.Scatter(
+                x=grp["size"], y=grp["seconds"], name=label, mode="lines+markers", legendgroup=method,
+                line=dict(color=colour, dash=dash, width=2), showlegend=c == 1,
+                marker=dict(size=8, color=[("#FFFFFF" if e else colour) for e in extrapolated],
+                            line=dict(color=colour, width=2))), row=1, col=c)
+        _log_axis(fig, sub["seconds"], row=1, col=c, floor=False)
+        unit = "timestamps" if vary == "length" else "cells"
+        fig.update_xaxes(title_text=f"event {vary} ({unit})", dtick=2, row=1, col=c)
+        fig.update_yaxes(title_text="seconds per event (log)" if c == 1 else None, title_standoff=6, row=1, col=c)
+    reps = int(df["repetitions"].min()) if "repetitions" in df and len(df) else 0
+    fig.update_layout(
+        title=f"PriSTE Fig. 15 — runtime per random PATTERN event ({reps} events per size) vs brute force",
+        template="plotly_white", margin=dict(l=70, r=20, t=80, b=60), font=dict(size=13), height=480,
+        legend=dict(orientation="h", x=0, y=-0.2, yanchor="top"),
+    )
+    return fig

@@ -74,6 +74,18 @@ def test_progress_printer_writes_to_stream():
     assert "toy-test" in buf.getvalue() and "15/15" in buf.getvalue()  # 5 configs × 3 blocks
 
 
+def test_progress_callback_gets_every_task():
+    calls: list[tuple[int, int]] = []
+    ex.run_figure("toy-test", progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(i, 15) for i in range(1, 16)]
+
+
+def test_progress_callback_with_jobs_counts_to_total():
+    calls: list[tuple[int, int]] = []
+    ex.run_figure("toy-test", jobs=2, progress=lambda done, total: calls.append((done, total)))
+    assert [d for d, _ in calls] == list(range(1, 16)) and {t for _, t in calls} == {15}
+
+
 def test_mean_ci_edge_cases():
     assert ex.mean_ci(np.array([2.0])) == (2.0, 0.0, 2.0, 2.0)
     assert all(np.isnan(v) for v in ex.mean_ci(np.array([np.nan])))
@@ -118,6 +130,17 @@ def test_cli_writes_csv_and_json(tmp_path, capsys):
 def test_module_entry_point_reports_unknown_figure():
     proc = subprocess.run([sys.executable, "-m", "lmdk.experiments", "nope"], capture_output=True, text=True)
     assert proc.returncode == 2 and "unknown figure 'nope'" in proc.stderr
+
+
+def test_every_registered_figure_has_a_chart_and_a_tiny_test():
+    assert set(ex.figure_names("all")) <= set(TINY_TESTED) | {"toy-test"}
+    from lmdk import experiments_charts
+
+    assert set(ex.figure_names("all")) - {"toy-test"} <= set(experiments_charts.CHARTS)
+
+
+TINY_TESTED = ["fig7", "fig8", "fig9", "fig10", "fig11", "priste-budget", "priste-utility", "priste-runtime",
+               "priste-table2"]
 
 
 @pytest.mark.parametrize("name", ["fig7", "fig8", "fig9", "fig10", "fig11", "priste-budget"])
@@ -174,3 +197,122 @@ def test_priste_runtime_tiny_has_positive_times_and_brute_force_measured_only_wh
     from lmdk import experiments_charts
 
     assert len(experiments_charts.figure_chart("priste-runtime", df).data) > 0
+
+
+# --------------------------------------------------------------------------- chart builders (no runs: hand-made summaries)
+
+
+def _fig7_summary() -> pd.DataFrame:
+    """A fig7-shaped summary: every configuration of two data sets at 0/20/40 %, MAE growing with the scheme."""
+    from lmdk import experiments_landmark as el
+
+    rows = [c for c in el.fig7_configs() if c["dataset"] in ("hue", "contacts") and c["landmark_pct"] <= 40]
+    df = pd.DataFrame(rows)
+    df["mae"] = np.where(df["unit"] == "kWh", 10.0 ** (np.arange(len(df)) % 4), 40.0) + df["dummies"] * 5
+    return df.assign(mae_ci_low=df["mae"] * 0.9, mae_ci_high=df["mae"] * 1.1, repetitions=3)
+
+
+def test_fig7_chart_groups_bars_per_scheme_with_dummy_diamonds_on_the_same_offset():
+    from lmdk import experiments_charts as ech
+
+    fig = ech.figure_chart("fig7", _fig7_summary())
+    bars = [t for t in fig.data if t.type == "bar"]
+    diamonds = [t for t in fig.data if t.type == "scatter" and t.mode == "markers"]
+    lines = [t for t in fig.data if t.type == "scatter" and t.mode == "lines+markers"]
+    assert {t.name for t in bars} == {"skip", "uniform", "adaptive"} and len(bars) == 6  # 3 schemes × 2 panels
+    assert {t.name for t in diamonds} == {"skip + dummies", "uniform + dummies", "adaptive + dummies"}
+    assert all(t.marker.symbol == "diamond" for t in diamonds)
+    assert {t.offsetgroup for t in diamonds} == {t.offsetgroup for t in bars} == {"skip", "uniform", "adaptive"}
+    assert {t.name for t in lines} == {"event-level", "user-level"}
+    assert fig.layout.barmode == "group" and fig.layout.scattermode == "group"
+    assert list(bars[0].x) == ["0 %", "20 %", "40 %"]  # categorical: bars sit on the measured percentages
+    for t in bars + diamonds + lines:  # one colour per scheme, the dashboard's
+        scheme = t.name.split(" ")[0].removesuffix("-level")
+        colour = t.marker.color if t.type == "bar" else (t.line.color if t in lines else t.marker.color)
+        assert colour == ech.SCHEME_COLORS[scheme]
+    legend = [t.name for t in fig.data if t.showlegend is not False]
+    assert len(legend) == len(set(legend)) == 8  # each entry once, not once per panel
+
+
+def test_fig7_chart_log_axis_shows_decades_only_with_units():
+    from lmdk import experiments_charts as ech
+
+    fig = ech.figure_chart("fig7", _fig7_summary())
+    hue, contacts = fig.layout.yaxis, fig.layout.yaxis2
+    assert hue.type == "log" and "kWh" in hue.title.text and "%" in contacts.title.text
+    assert contacts.type != "log"
+    assert all(np.log10(v) == round(np.log10(v)) for v in hue.tickvals)
+    assert list(hue.ticktext) == ["1", "10", "100", "1\u2009000"]
+
+
+def test_bands_are_fills_without_markers_and_clipped_at_zero():
+    from lmdk import experiments_charts as ech
+
+    df = pd.DataFrame({"landmark_pct": [0, 20, 40], "distribution": "uniform", "metric": "euclidean",
+                       "distance": [0.01, 0.02, 0.0], "distance_ci_low": [-0.01, 0.01, -0.02],
+                       "distance_ci_high": [0.03, 0.03, 0.02]})
+    fig = ech.figure_chart("fig10", df)
+    band = next(t for t in fig.data if t.fill == "toself")
+    assert band.mode == "lines" and min(band.y) == 0.0
+    assert "rgba" in band.fillcolor  # translucent fill, opaque line
+
+
+def test_fig11_chart_bars_per_share_in_shades_of_uniform_blue():
+    from lmdk import experiments_charts as ech
+
+    rows = [{"dataset": "hue", "unit": "kWh", "landmark_pct": p, "dummy_share": sh, "mae": 100 * sh + p}
+            for p in (0, 20) for sh in (0.01, 0.1, 0.25, 0.5)]
+    fig = ech.figure_chart("fig11", pd.DataFrame(rows))
+    assert [t.name for t in fig.data] == ["1 %", "10 %", "25 %", "50 %"]
+    assert [t.marker.color for t in fig.data] == ech.SHARE_BLUES
+    assert fig.layout.yaxis.title.text == "MAE (kWh)"
+
+
+def test_priste_budget_chart_rows_per_plm_with_reference_and_event_windows():
+    from lmdk import experiments_charts as ech
+    from lmdk import experiments_priste as ep
+
+    rows = [{"panel": p, "epsilon": e, "alpha0": a, "t": t, "repetitions": 2, "alpha": a / (2 + t) * e}
+            for p in ep.PANELS for e in (0.1, 1.0) for a in ep.ALPHAS for t in range(30)]
+    fig = ech.figure_chart("priste-budget", pd.DataFrame(rows))
+    refs = [t for t in fig.data if t.name == "α₀ (no calibration)"]
+    assert len(refs) == len(ep.PANELS) * len(ep.ALPHAS)
+    assert sorted({t.y[0] for t in refs}) == sorted(ep.ALPHAS)
+    windows = [s for s in fig.layout.shapes if s.type == "rect"]
+    assert len(windows) == len(ep.ALPHAS) * 5  # one window per panel, two in Fig. 10
+    curves = [t for t in fig.data if t.name and t.name.startswith("ε =")]
+    assert min(min(t.x) for t in curves) == 1  # timestamps drawn 1-based like the paper
+    assert all(fig.layout[f"yaxis{i or ''}"].type == "log" for i in range(0, 9) if i != 1)
+
+
+def test_priste_utility_chart_one_legend_per_panel_and_km_units():
+    from lmdk import experiments_charts as ech
+    from lmdk import experiments_priste as ep
+
+    rows = [dict(c, repetitions=2, mean_alpha=0.01 * c["epsilon"], mean_distance_m=5000.0, halvings=1.0,
+                 mean_alpha_ci_low=0.0, mean_alpha_ci_high=0.1, mean_distance_m_ci_low=0.0,
+                 mean_distance_m_ci_high=9000.0) for c in ep.utility_configs()]
+    fig = ech.figure_chart("priste-utility", pd.DataFrame(rows))
+    assert not any(t.fill == "toself" for t in fig.data)  # 2 repetitions: no bands
+    legends = {t.legend for t in fig.data if t.showlegend}
+    assert legends == {"legend", "legend2", "legend3"}
+    names = {t.legend: set() for t in fig.data}
+    for t in fig.data:
+        names[t.legend].add(t.name)
+    assert names["legend"] == {"0.5-PLM", "1-PLM", "3-PLM", "5-PLM"} and names["legend2"] == {"δ = 0.01", "δ = 0.1", "δ = 0.3"}
+    assert fig.layout.yaxis4.title.text == "average distance (km)"
+    assert max(max(t.y) for t in fig.data if t.yaxis == "y4") == 5.0  # metres shown as km
+
+
+def test_priste_runtime_chart_marks_extrapolated_brute_force_points_open():
+    from lmdk import experiments_charts as ech
+
+    rows = [{"vary": v, "size": n, "method": m, "repetitions": 2, "seconds": s * n,
+             "extrapolated": float(m.startswith("brute") and n > 5)}
+            for v in ("length", "width") for n in (5, 7) for m, s in
+            (("priste_joint", 0.001), ("priste_worst_case", 0.1), ("brute_force_joint", 1.0))]
+    fig = ech.figure_chart("priste-runtime", pd.DataFrame(rows))
+    assert len(fig.data) == 6
+    brute = [t for t in fig.data if t.legendgroup == "brute_force_joint"]
+    assert all(list(t.marker.color) == [ech.OKABE_ITO[7], "#FFFFFF"] for t in brute)
+    assert fig.layout.yaxis.type == "log" and fig.layout.xaxis2.title.text == "event width (cells)"
