@@ -227,6 +227,22 @@ def _check_candidate(trackers, vectors, pi_fixed, limit: float | None, method: s
     return leaks if limit is None or np.all(leaks <= limit) else None
 
 
+def audit_worst_case(result: ReleaseResult, events, M, *, method: str = "screen") -> np.ndarray:
+    """Exact any-prior leakage (T, n_events) of an already released sequence (needs ``keep_emissions=True``)."""
+    evs = [events] if isinstance(events, Event) else list(events)
+    if len(result.emissions) != result.released_cells.size:
+        raise ParameterError("the result has no emission matrices; release it with keep_emissions=True")
+    out = np.zeros((result.released_cells.size, len(evs)))
+    for k, ev in enumerate(evs):
+        tr = EventTracker(ev, M)
+        for t, (E, o) in enumerate(zip(result.emissions, result.released_cells)):
+            col = E[:, o]
+            b, d = tr.candidate(col)
+            out[t, k] = worst_case_from_vectors(tr.a, b, d, a_not=tr.a_not, method=method)[0]
+            tr.commit(col)
+    return out
+
+
 def release_repetitions(trajectory_cells, events, epsilon: float, alpha: float, M, grid: Grid, repetitions: int, *,
                         delta: float | None = None, rng=None, **kwargs) -> pd.DataFrame:
     """Run :func:`release` ``repetitions`` times on independent streams of ``rng``; tidy frame with a ``rep`` column."""

@@ -62,3 +62,17 @@ def test_views_snap_walk_and_compare():
     assert res.repetitions == 3 and res.priste_alpha["median"].shape == (5,)
     assert np.all(res.priste_leakage["high"] <= 0.5 * (1 + 1e-9))
     assert res.priste_mean_alpha <= 3.0 and res.plain_leakage["median"].max() > 0.5
+
+
+def test_table2_tiny_compares_the_two_checks():
+    from lmdk import experiments as ex
+    from lmdk import experiments_charts
+
+    df = ex.run_figure("priste-table2", repetitions=2, seed=1, configs=[{"alpha0": 1.0}])
+    assert set(df["check"]) == {"any_prior", "fixed_prior"} and (df["repetitions"] == 2).all()
+    exact, fixed = (df.set_index("check").loc[c] for c in ("any_prior", "fixed_prior"))
+    assert exact["max_worst_leakage"] <= 1.0 + 1e-9 and exact["violations"] == 0
+    assert fixed["max_checked_leakage"] <= 1.0 + 1e-9  # ε holds at the uniform prior…
+    assert fixed["max_worst_leakage"] > 1.0 and fixed["violations"] > 0  # …but not for every prior
+    assert fixed["mean_alpha"] > exact["mean_alpha"] > 0 and (df["runtime_s"] > 0).all()
+    assert len(experiments_charts.figure_chart("priste-table2", df).data) > 0
