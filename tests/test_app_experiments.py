@@ -108,3 +108,12 @@ def test_bad_url_values_fall_back_to_defaults():
     assert at.slider(key=W(state.EX_REPETITIONS)).value == 3
     assert at.number_input(key=W(state.EX_SEED)).value == 0
     assert chart(at)["layout"]["meta"]["source"].startswith("cached default run")
+
+
+def test_url_parsers_accept_figure_names_only():
+    for key in (state.EX_FIGURE, state.EX_RUN):
+        parse = state.PARAMS[key].parse
+        assert [parse(name) for name in ex.figures()] == list(ex.figures())
+        assert parse("fig") is None and parse("x" * 100) is None and parse("") is None
+    assert state.PARAMS[state.EX_REPETITIONS].parse(str(state.REPETITIONS_MAX + 1)) is None
+    assert state.PARAMS[state.EX_SEED].parse("inf") is None

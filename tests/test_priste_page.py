@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 
 import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from app_support import APP, array, navigation_mode  # noqa: F401 (autouse fixture)
@@ -115,3 +117,28 @@ def test_bad_url_values_fall_back_to_defaults():
     assert at.slider(key=W(state.ST_SIGMA)).value == 1.0
     lo, hi = at.slider(key=W(state.ST_WINDOW)).value
     assert 0 <= lo <= hi <= 14 and at.multiselect(key=W(state.ST_REGION)).value
+
+
+ST_PARAMS = [key for key in state.PARAMS if key.startswith("st_")]
+
+
+@given(key=st.sampled_from(ST_PARAMS),
+       text=st.text(max_size=30) | st.from_regex(r"-?\d{1,4}(\.\d{1,3})?([-,]\d{1,3})*", fullmatch=True)
+       | st.sampled_from(["nan", "inf", "-inf", "1e308", "true", "walk", "pattern", ""]))
+def test_url_parsers_never_raise_on_arbitrary_text(key, text):
+    value = state.PARAMS[key].parse(text)
+    if value is not None:  # what a parser accepts, it writes back unchanged
+        assert state.PARAMS[key].parse(state.PARAMS[key].dump(value)) == value
+
+
+def test_url_parsers_round_trip_defaults_and_options():
+    for key in ST_PARAMS:
+        param = state.PARAMS[key]
+        if param.default is not None:
+            assert param.parse(param.dump(param.default)) == param.default, key
+    for cell in state.PRISTE_CELL_SIZES:
+        assert state.PARAMS[state.ST_CELL].parse(str(cell)) == cell
+    for alpha in state.PRISTE_ALPHAS:
+        assert state.PARAMS[state.ST_ALPHA].parse(f"{alpha:g}") == alpha
+    assert state.PARAMS[state.ST_WINDOW].parse(f"0-{state.PRISTE_T_MAX}") is None  # beyond the longest trace
+    assert state.PARAMS[state.ST_REGION].parse(",".join(["1"] * (state.PRISTE_REGION_MAX + 1))) is None

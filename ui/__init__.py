@@ -5,8 +5,9 @@ How to add a page
 1. Write ``pages/<name>.py`` as a short script: read the shared state, call the core through a
    cached wrapper, draw. No privacy maths in a page — put missing computations in ``lmdk/``.
 2. Append ``("pages/<name>.py", "Title", ":material/icon:")`` to ``PAGES`` in ``app.py``.
-3. Start with ``cur = state.current()`` (series, token, landmarks; ``None`` when nothing is loaded)
-   and end with ``explain.explain(text, [latex, …], "§x.y")`` — the "What am I looking at?" box.
+3. Start with ``cur = state.current()`` (series, token, landmarks; ``None`` when nothing is loaded;
+   it also reroutes a run that Streamlit started without app.py, see ``ensure_entrypoint``) and end
+   with ``explain.explain(text, [latex, …], "§x.y")`` — the "What am I looking at?" box.
 
 Conventions
 -----------

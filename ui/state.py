@@ -12,7 +12,7 @@ from typing import Any, Callable
 import streamlit as st
 
 from lmdk.views import decode_landmarks, encode_landmarks
-from ui import SESSION_STARTED, ensure_entrypoint
+from ui import ENTRY_RERUN, SESSION_STARTED, ensure_entrypoint  # noqa: F401 (ENTRY_RERUN: a session key)
 
 # ---------------------------------------------------------------- bounds (documented maxima)
 N_MAX = 10_000  # longest series the app processes (samples/uploads are cut to their first N_MAX events)
