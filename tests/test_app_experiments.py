@@ -117,3 +117,19 @@ def test_url_parsers_accept_figure_names_only():
         assert parse("fig") is None and parse("x" * 100) is None and parse("") is None
     assert state.PARAMS[state.EX_REPETITIONS].parse(str(state.REPETITIONS_MAX + 1)) is None
     assert state.PARAMS[state.EX_SEED].parse("inf") is None
+
+
+def test_query_keys_are_distinct_and_short():
+    """Every configuration constant in PARAMS names its own query key (a clash would merge two entries)."""
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(state.__file__).read_text())
+    (params,) = [node.value for node in ast.walk(tree) if isinstance(node, ast.AnnAssign)
+                 and getattr(node.target, "id", None) == "PARAMS"]
+    names = [key.id for key in params.keys]
+    keys = [getattr(state, name) for name in names]
+    assert len(set(keys)) == len(keys) == len(state.PARAMS)
+    assert all(len(k) <= 14 and not k.startswith((state.WIDGET_PREFIX, "_")) for k in keys)
+    assert {k for k in keys if k.startswith("st_")} == {getattr(state, n) for n in names if n.startswith("ST_")}
+    assert {k for k in keys if k.startswith("ex_")} == {getattr(state, n) for n in names if n.startswith("EX_")}
