@@ -47,12 +47,12 @@ class ReleaseResult:
 
     true_cells: np.ndarray
     released_cells: np.ndarray
-    alpha: np.ndarray
+    alpha: np.ndarray  # α used per timestamp, per km (0 = uniform fallback)
     halvings: np.ndarray
-    leakage: np.ndarray  # (T, n_events) exact worst-case leakage at release
+    leakage: np.ndarray  # (T, n_events) leakage the check used: exact any-prior value, or at the fixed prior
     distance_m: np.ndarray
     epsilon: float
-    alpha0: float
+    alpha0: float  # the PLM's initial α, per km
     delta: float | None = None
     emissions: list = field(default_factory=list, repr=False)  # E used at each t (only with keep_emissions)
     check: str = "any_prior"

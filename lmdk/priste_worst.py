@@ -33,7 +33,16 @@ every edge of Q is the image of such a pair with i, j vertices of Q. ∎
 −(a wᵀ + w aᵀ) has at most one negative eigenvalue, so no 2-D face is negative-definite and a
 quadratic-program solver as in the paper is unnecessary.)
 
-Algorithm. Candidate vertices are the vertices of the 3-D convex hull of the m points (Qhull via
+Algorithm (default, method="screen"). (1) Evaluate every vertex e_i of the simplex and the
+segments among the few cells with the most extreme log(b_i/a_i) and log(d_i/ā_i) — the cells the
+O(m) upper bound of :func:`leakage_upper_bound` combines, where the tiny-weight maximisers live.
+(2) The mediant bound of :func:`_uncertified_pairs` lists every simplex edge {e_i, e_j} whose
+maximum could still exceed that value (cells are pre-screened by a separable version of the same
+bound, :func:`_screen_cells`); those edges are searched exactly. By the claim above (applied to the
+simplex's own edges) the result is the supremum — no hull is needed. In the release, step (1) alone
+rejects most candidates (a feasible prior above ε), so step (2) runs mainly for accepted ones.
+
+Algorithm (method="hull", kept for cross-checks). Candidate vertices are the vertices of the 3-D convex hull of the m points (Qhull via
 scipy.spatial.ConvexHull on per-coordinate min–max scaled points); when Qhull cannot build a
 3-D hull (fewer than 5 points, coplanar or collinear sets) every distinct point is a candidate.
 Every pair of candidates is a segment inside Q, and the pairs include every edge, so the search
@@ -65,6 +74,8 @@ from lmdk.priste_quantify import event_vectors4
 METHODS = ("screen", "hull", "pairs")
 QUICK_K = 8
 """Cells taken from each tail of log(b/a) and log(d/ā) for the cheap candidate segments."""
+HULL_SWITCH = 3000
+"""More flagged simplex edges than this after the quick search: first search the hull's edges for a better value."""
 ETA = 1e-12
 """Inward offset from segment endpoints to evaluate limits where a conditional is undefined at the endpoint."""
 
@@ -159,8 +170,20 @@ def worst_case_from_vectors(a, b, d, *, a_not=None, method: str = "screen",
 def _screen_from(vecs, quick) -> tuple[float, tuple[int, int, float], float]:
     """The exact supremum given :func:`_quick_search`'s result (which covers every vertex): search the
     simplex edges whose mediant bound could still beat it (the edge theorem above makes this exact)."""
-    seg = _search(_uncertified_pairs(vecs, quick[0]), vecs, ends=False)
-    return seg if seg[0] > quick[0] or (np.isnan(quick[2]) and not np.isnan(seg[2])) else quick
+    pairs = _uncertified_pairs(vecs, quick[0])
+    if pairs[0].size > HULL_SWITCH:  # the quick value is far below the supremum: raise it on the hull's edges first
+        a, an, b, d = vecs
+        hull = _search(_all_pairs(_candidate_vertices(np.stack((a, b, d), axis=1), "hull")), vecs, ends=False)
+        quick = _better(quick, hull)
+        pairs = _uncertified_pairs(vecs, quick[0])
+    return _better(quick, _search(pairs, vecs, ends=False))
+
+
+def _better(r1, r2):
+    """The larger of two :func:`_search` results (a defined value beats the NaN placeholder)."""
+    if np.isnan(r1[2]):
+        return r2 if not np.isnan(r2[2]) else r1
+    return r2 if not np.isnan(r2[2]) and r2[0] > r1[0] else r1
 
 
 def _result(best, m: int) -> tuple[float, np.ndarray, float]:

@@ -267,3 +267,15 @@ def test_bounds_of_degenerate_vectors():
     assert leakage_upper_bound(np.zeros(3), np.zeros(3), np.ones(3)) == 0.0  # the event is impossible
     assert leakage_upper_bound(np.full(4, 0.5), np.full(4, 0.1), np.full(4, 0.2)) == pytest.approx(np.log(2))
     assert leakage_lower_bound(np.full(4, 0.5), np.full(4, 0.1), np.full(4, 0.2))[0] == pytest.approx(np.log(2))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_screen_with_the_hull_step_forced_is_still_exact(seed, monkeypatch):
+    # the hull step (taken when the quick value leaves many edges flagged) only raises the bound
+    import lmdk.priste_worst as pw
+
+    monkeypatch.setattr(pw, "HULL_SWITCH", 0)
+    a, b, d = random_vectors(seed, 80, (3.0, 30.0, 300.0)[seed % 3], seed % 2 == 0)
+    want = worst_case_from_vectors(a, b, d, method="pairs")[0]
+    got = worst_case_from_vectors(a, b, d)[0]
+    assert got == want or got == pytest.approx(want, rel=1e-12)
