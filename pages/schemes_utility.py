@@ -5,109 +5,142 @@ import streamlit as st
 from lmdk import views
 from ui import cache, charts, explain, maps, state, widgets
 
+RESULTS = "schemes_results"  # key of the st.fragment below
+
 st.title("Schemes & utility")
-setup = widgets.scheme_page_setup()
-if setup is None:
-    st.stop()
-cur, chosen = setup
-
 ss = st.session_state
-x, mechanism, origin = views.release_input(cur.series, cur.landmarks)
-eps = float(ss[state.EPSILON])
-reps, seed, w = int(ss[state.REPETITIONS]), int(ss[state.SEED]), int(ss[state.W])
-unit = views.MAE_UNIT[mechanism] or (cur.series.units or "value units")
 
-clamp_range = None
-if mechanism == "laplace":
+
+def clamp_defaults(cur) -> None:
+    """A starting range for clamping the first time it is switched on (before the results use it)."""
+    if ss[state.CLAMP] and (ss[state.CLAMP_LOW] is None or ss[state.CLAMP_HIGH] is None) and cur.series.kind == "values":
+        x = cur.series.values
+        ss[state.CLAMP_LOW] = float(min(0.0, np.floor(x.min())))
+        ss[state.CLAMP_HIGH] = float(np.ceil(x.max()))
+
+
+def post_processing(cur) -> None:
+    """Sidebar, below the scheme settings: the clamping toggle and its public range (Laplace only)."""
+    if cur.series.kind != "values":
+        return
+    unit = cur.series.units or "value units"
     with st.sidebar:
         st.subheader("Post-processing")
         st.toggle("Clamp releases to a public range", **widgets.bind(state.CLAMP),
                   help="Clipping released values to a range known in advance is post-processing: it costs "
                        "no privacy (Theorem 1) and can only reduce the error.")
         if ss[state.CLAMP]:
-            if ss[state.CLAMP_LOW] is None or ss[state.CLAMP_HIGH] is None:
-                ss[state.CLAMP_LOW] = float(min(0.0, np.floor(x.min())))
-                ss[state.CLAMP_HIGH] = float(np.ceil(x.max()))
             st.number_input(f"lower bound ({unit})", **widgets.bind(state.CLAMP_LOW))
             st.number_input(f"upper bound ({unit})", **widgets.bind(state.CLAMP_HIGH))
             st.caption("The range must be public knowledge (e.g. the meter's physical limits), never read "
                        "off the private data; the default here is only a starting point.")
-            if ss[state.CLAMP_LOW] < ss[state.CLAMP_HIGH]:
-                clamp_range = (float(ss[state.CLAMP_LOW]), float(ss[state.CLAMP_HIGH]))
-            else:
+            if ss[state.CLAMP_LOW] >= ss[state.CLAMP_HIGH]:
                 st.error("The lower bound must be below the upper bound.")
 
-summaries = {s: cache.scheme_summary(cur.token, x, cur.landmarks, s, eps, mechanism, reps, seed, w, clamp_range)
-             for s in chosen}
 
-# ------------------------------------------------------------------ Theorem 2 badges
-st.markdown(f"**(ε, L)-landmark privacy (Theorem 2)** with ε = {eps:g} and |L| = {cur.landmarks.size} "
-            f"— worst Σ over L ∪ {{t}} of the budgets, across all repetitions:")
-cols = st.columns(len(chosen))
-for col, s in zip(cols, chosen):
-    summ = summaries[s]
-    col.markdown(f"<span style='color:{charts.SCHEME_COLOURS[s]}'>■</span> **{s}**", unsafe_allow_html=True)
-    col.badge(("satisfies" if summ.satisfies else "violates"), color="green" if summ.satisfies else "red",
-              icon=":material/check_circle:" if summ.satisfies else ":material/cancel:")
-    col.caption(f"worst Σ = {summ.worst_sigma:.3g}")
+def clamp_range(mechanism: str) -> tuple[float, float] | None:
+    """The public clamping range when the toggle is on and the bounds are valid (Laplace only)."""
+    if mechanism != "laplace" or not ss[state.CLAMP] or ss[state.CLAMP_LOW] is None or ss[state.CLAMP_HIGH] is None:
+        return None
+    low, high = float(ss[state.CLAMP_LOW]), float(ss[state.CLAMP_HIGH])
+    return (low, high) if low < high else None
 
-# ------------------------------------------------------------------ budgets
-st.subheader("Budget per timestamp")
-budget_fig = charts.budgets({s: summaries[s].budgets for s in chosen}, cur.landmarks, epsilon=eps)
-st.plotly_chart(budget_fig, key="budget_chart", **charts.PLOTLY_KW)
-st.caption("Bars: εₜ of one run (repetition 1) per scheme; the darker parts are the budgets spent on landmarks, "
-           "whose positions are the black ticks in the strip L on top. Adaptive's budgets depend on the data and "
-           "differ between repetitions.")
 
-# ------------------------------------------------------------------ original vs released
-st.subheader("Original vs released")
-if mechanism == "planar_laplace":
-    from lmdk import mechanisms
+def badges(cur, chosen: list[str], summaries: dict, eps: float) -> None:
+    """One row: per scheme its colour, name, the Theorem 2 verdict and the worst Σ (one element, cheap to redraw)."""
+    cells = []
+    for s in chosen:
+        summ = summaries[s]
+        verdict = (":green-badge[:material/check_circle: satisfies]" if summ.satisfies
+                   else ":red-badge[:material/cancel: violates]")
+        cells.append(f"<span style='color:{charts.SCHEME_COLOURS[s]}'>■</span> **{s}** {verdict} "
+                     f"<span style='color:#6b6b6b;font-size:0.85em'>worst Σ = {summ.worst_sigma:.3g}</span>")
+    st.markdown(f"**(ε, L)-landmark privacy (Theorem 2)** with ε = {eps:g} and |L| = {cur.landmarks.size} "
+                f"— worst Σ over L ∪ {{t}} of the budgets, across all repetitions:\n\n"
+                + " &emsp; ".join(cells), unsafe_allow_html=True)
 
-    map_scheme = st.selectbox("Scheme on the map", chosen, key="map_scheme_pick")
-    lat, lon = mechanisms.metres_to_latlon(summaries[map_scheme].first, origin)
-    latlon = cur.series.latlon()
-    deck = maps.trajectory_deck(latlon[:, 0], latlon[:, 1], cur.landmarks, released={map_scheme: (lat, lon)},
-                                times=cur.series.timestamps)
-    st.pydeck_chart(deck, key="released_map", height=480)
-    st.caption(f"Black/grey: the original path and events (black: landmarks); coloured line: one release "
-               f"(repetition 1) of {map_scheme} — what an analyst would receive. The MAE below averages "
-               f"{reps} repetitions.")
+
+@st.fragment(key=RESULTS)
+def results() -> None:
+    """The scheme settings (sidebar) and everything they change: badges, charts, MAE and downloads. As a fragment,
+    a change of ε (or any scheme setting) reruns only this, not the app, the navigation or the explanations."""
+    setup = widgets.scheme_page_setup()
+    if setup is None:
+        return
+    cur, chosen = setup
+    x, mechanism, origin = views.release_input(cur.series, cur.landmarks)
+    unit = views.MAE_UNIT[mechanism] or (cur.series.units or "value units")
+    eps = float(ss[state.EPSILON])
+    reps, seed, w = int(ss[state.REPETITIONS]), int(ss[state.SEED]), int(ss[state.W])
+    clamp = clamp_range(mechanism)
+    summaries = {s: cache.scheme_summary(cur.token, x, cur.landmarks, s, eps, mechanism, reps, seed, w, clamp)
+                 for s in chosen}
+    badges(cur, chosen, summaries, eps)
+
+    st.subheader("Budget per timestamp")
+    budget_fig = charts.budgets({s: summaries[s].budgets for s in chosen}, cur.landmarks, epsilon=eps)
+    st.plotly_chart(budget_fig, key="budget_chart", **charts.PLOTLY_KW)
+    st.caption("Bars: εₜ of one run (repetition 1) per scheme; the darker parts are the budgets spent on landmarks, "
+               "whose positions are the black ticks in the strip L on top. Adaptive's budgets depend on the data "
+               "and differ between repetitions.")
+
+    st.subheader("Original vs released")
     release_fig = None
-else:
-    y_title = "share reported as 1" if mechanism == "randomized_response" else f"value ({unit})"
-    release_fig = charts.releases(cur.series.timestamps, x, {s: (summaries[s].median, summaries[s].low,
-                                                                 summaries[s].high) for s in chosen},
-                                  cur.landmarks, y_title=y_title, epsilon=eps)
-    st.plotly_chart(release_fig, key="release_chart", **charts.PLOTLY_KW)
-    st.caption(f"Black: original; coloured line: median of {reps} repetitions; band: the central 90 % of them.")
+    if mechanism == "planar_laplace":
+        from lmdk import mechanisms
 
-# ------------------------------------------------------------------ MAE
-st.subheader("Utility: mean absolute error")
-rows = []
-for s in chosen:
-    summ = summaries[s]
-    row = {"scheme": s, "mae": summ.mae, "low": summ.mae_ci[0], "high": summ.mae_ci[1]}
-    if summ.mae_clamped is not None:
-        row.update(clamped=summ.mae_clamped, clamped_low=summ.mae_clamped_ci[0], clamped_high=summ.mae_clamped_ci[1])
-    rows.append(row)
-mae_fig = charts.mae(rows, unit=unit, epsilon=eps)
-st.plotly_chart(mae_fig, key="mae_chart", **charts.PLOTLY_KW)
-st.caption(f"Bars: mean over {reps} repetitions; whiskers: 95 % confidence interval.")
-if clamp_range is not None:
-    saved = ", ".join(f"{r['scheme']} {r['mae'] - r['clamped']:.3g}" for r in rows)
-    st.success(f"Clamping to [{clamp_range[0]:g}, {clamp_range[1]:g}] saves MAE ({unit}): {saved}.")
+        map_scheme = st.selectbox("Scheme on the map", chosen, key="map_scheme_pick")
+        lat, lon = mechanisms.metres_to_latlon(summaries[map_scheme].first, origin)
+        latlon = cur.series.latlon()
+        deck = maps.trajectory_deck(latlon[:, 0], latlon[:, 1], cur.landmarks, released={map_scheme: (lat, lon)},
+                                    times=cur.series.timestamps)
+        st.pydeck_chart(deck, key="released_map", height=480)
+        st.caption(f"Black/grey: the original path and events (black: landmarks); coloured line: one release "
+                   f"(repetition 1) of {map_scheme} — what an analyst would receive. The MAE below averages "
+                   f"{reps} repetitions.")
+    else:
+        y_title = "share reported as 1" if mechanism == "randomized_response" else f"value ({unit})"
+        release_fig = charts.releases(cur.series.timestamps, x, {s: (summaries[s].median, summaries[s].low,
+                                                                     summaries[s].high) for s in chosen},
+                                      cur.landmarks, y_title=y_title, epsilon=eps)
+        st.plotly_chart(release_fig, key="release_chart", **charts.PLOTLY_KW)
+        st.caption(f"Black: original; coloured line: median of {reps} repetitions; band: the central 90 % of them.")
 
-# ------------------------------------------------------------------ downloads
-st.subheader("Downloads")
-d = st.columns(3)
-widgets.download_figure(budget_fig, "budgets", key="dl_budgets", container=d[0], label="Budget chart (HTML)")
-if release_fig is not None:
-    widgets.download_figure(release_fig, "releases", key="dl_releases", container=d[1],
-                            label="Release chart (HTML)")
-widgets.download_figure(mae_fig, "mae", key="dl_mae", container=d[2], label="MAE chart (HTML)")
-widgets.release_downloads(cur, mechanism, origin, summaries, chosen)
-st.caption(widgets.PNG_NOTE)
+    st.subheader("Utility: mean absolute error")
+    rows = []
+    for s in chosen:
+        summ = summaries[s]
+        row = {"scheme": s, "mae": summ.mae, "low": summ.mae_ci[0], "high": summ.mae_ci[1]}
+        if summ.mae_clamped is not None:
+            row.update(clamped=summ.mae_clamped, clamped_low=summ.mae_clamped_ci[0],
+                       clamped_high=summ.mae_clamped_ci[1])
+        rows.append(row)
+    mae_fig = charts.mae(rows, unit=unit, epsilon=eps)
+    st.plotly_chart(mae_fig, key="mae_chart", **charts.PLOTLY_KW)
+    st.caption(f"Bars: mean over {reps} repetitions; whiskers: 95 % confidence interval.")
+    if clamp is not None:
+        saved = ", ".join(f"{r['scheme']} {r['mae'] - r['clamped']:.3g}" for r in rows)
+        st.success(f"Clamping to [{clamp[0]:g}, {clamp[1]:g}] saves MAE ({unit}): {saved}.")
+
+    st.subheader("Downloads")
+    d = st.columns(3)
+    widgets.download_figure(budget_fig, "budgets", key="dl_budgets", container=d[0], label="Budget chart (HTML)")
+    if release_fig is not None:
+        widgets.download_figure(release_fig, "releases", key="dl_releases", container=d[1],
+                                label="Release chart (HTML)")
+    widgets.download_figure(mae_fig, "mae", key="dl_mae", container=d[2], label="MAE chart (HTML)")
+    widgets.release_downloads(cur, mechanism, origin, summaries, chosen)
+    st.caption(widgets.PNG_NOTE)
+    state.sync_query_params()  # app.py does this after a full run; a fragment rerun must keep the URL current too
+
+
+current = state.current()
+if current is not None:
+    clamp_defaults(current)
+results()
+if current is None:
+    st.stop()
+post_processing(current)
 
 explain.explain(
     "**Budgets.** Each scheme decides how much of ε to spend on the release at every timestamp: *event* spends "

@@ -48,6 +48,11 @@ def commit_form(*keys: str) -> None:
         st.session_state[key] = st.session_state[state.widget_key(key)]
 
 
+def _load_run_config() -> None:
+    state.load_run_config()
+    st.rerun()  # the whole app: a RunConfig changes the series, landmarks and every setting (even from a fragment)
+
+
 def landmark_status(cur) -> None:
     """Landmark count and share, shown in the sidebar of every page."""
     box = st.sidebar.container(border=True, key="landmark_status")
@@ -158,6 +163,6 @@ def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list
     json_download("RunConfig (JSON)", lambda: state.run_config(cur).to_json(), "runconfig.json",
                   key="dl_runconfig", container=c4)
     st.file_uploader("Load a RunConfig (JSON) — restores schemes, ε, w, repetitions, seed and landmarks",
-                     type=["json"], key=state.CONFIG_UPLOAD, on_change=state.load_run_config)
+                     type=["json"], key=state.CONFIG_UPLOAD, on_change=_load_run_config)
     if st.session_state.get(state.CONFIG_ERROR):
         st.error(st.session_state[state.CONFIG_ERROR])
