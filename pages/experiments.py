@@ -81,7 +81,7 @@ if ss[state.EX_RUN] == name:  # a recomputation is the view (after Recompute, or
         with st.spinner(f"Running {name} with {reps} repetitions…"):
             try:
                 df = _recompute(name, reps, seed)
-                source = f"recomputed here: {reps} repetitions, seed {seed}"
+                source = f"recomputed here: {reps} repetition{'s' if reps != 1 else ''}, seed {seed}"
             except ValueError as exc:  # lmdk.errors are ValueErrors with a message naming the fix
                 st.error(str(exc))
 if df is None and cached:

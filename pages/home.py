@@ -3,8 +3,9 @@ import numpy as np
 import streamlit as st
 
 from lmdk import privacy, schemes
-from ui import charts, explain, state
+from ui import charts, ensure_entrypoint, explain, state
 
+ensure_entrypoint()  # this page needs no series, so it does not start with state.current()
 st.title("Landmark privacy lab")
 st.markdown(
     """

@@ -63,8 +63,19 @@ def band_figure(t, bands: dict, *, y_title: str, reference: float, reference_lab
                       legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0),
                       meta={"eps": eps}, xaxis_title="timestamp t", yaxis_title=y_title)
     if log_y:
-        fig.update_yaxes(type="log")
+        values = np.concatenate([np.asarray(b[k], float) for b, _ in bands.values() for k in ("low", "high")]
+                                + [[reference]])
+        ticks = _ticks_125(values[values > 0])
+        fig.update_yaxes(type="log", tickvals=ticks, ticktext=[f"{v:g}" for v in ticks])
     return fig
+
+
+def _ticks_125(values: np.ndarray) -> list[float]:
+    """1-2-5 tick values per decade spanning ``values`` (Plotly's default log ticks label bare digits)."""
+    lo, hi = np.floor(np.log10(values.min())), np.ceil(np.log10(values.max()))
+    ticks = [m * 10.0**d for d in np.arange(lo, hi + 1) for m in (1, 2, 5)]
+    inside = [v for v in ticks if values.min() / 1.5 <= v <= values.max() * 1.5]
+    return inside if len(inside) >= 2 else ticks
 
 
 def grid_deck(grid, region, true_cells, paths: dict) -> pdk.Deck:

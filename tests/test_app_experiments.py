@@ -56,19 +56,19 @@ def test_every_cached_figure_renders_its_traces():
 
 def test_recompute_replaces_the_cached_run_and_lives_in_the_url():
     at = recompute(open_page(**{state.EX_FIGURE: "fig8"}), reps=1, seed=7)
-    assert chart(at)["layout"]["meta"]["source"] == "recomputed here: 1 repetitions, seed 7"
+    assert chart(at)["layout"]["meta"]["source"] == "recomputed here: 1 repetition, seed 7"
     assert {k: at.query_params.get(k) for k in (state.EX_FIGURE, state.EX_RUN, state.EX_REPETITIONS,
                                                 state.EX_SEED)} == {"ex_fig": "fig8", "ex_run": "fig8",
                                                                     "ex_reps": "1", "ex_seed": "7"}
     again = open_page(**at.query_params)  # the link reproduces the recomputed view
-    assert chart(again)["layout"]["meta"]["source"] == "recomputed here: 1 repetitions, seed 7"
+    assert chart(again)["layout"]["meta"]["source"] == "recomputed here: 1 repetition, seed 7"
     assert again.slider(key=W(state.EX_REPETITIONS)).value == 1
     assert again.number_input(key=W(state.EX_SEED)).value == 7
     # another figure shows its cached run; coming back shows the recomputation again
     at.selectbox(key=W(state.EX_FIGURE)).set_value("fig9").run()
     assert chart(at)["layout"]["meta"]["source"].startswith("cached default run")
     at.selectbox(key=W(state.EX_FIGURE)).set_value("fig8").run()
-    assert chart(at)["layout"]["meta"]["source"] == "recomputed here: 1 repetitions, seed 7"
+    assert chart(at)["layout"]["meta"]["source"] == "recomputed here: 1 repetition, seed 7"
 
 
 def test_unsubmitted_form_edits_stay_out_of_the_url():
