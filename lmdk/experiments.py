@@ -436,8 +436,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     stream = None if args.quiet else sys.stderr
     total = 0.0
     pngs: list = []
-    for name in names:
+    for i, name in enumerate(names, start=1):
         spec = FIGURES[name]
+        if stream is not None and len(names) > 1:
+            stream.write(f"[{i}/{len(names)}] {name}: {spec.title}\n")
         reps = spec.default_repetitions if args.repetitions is None else args.repetitions
         t0 = time.perf_counter()
         try:
@@ -458,6 +460,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if pngs:
         from lmdk import experiments_charts
 
+        if stream is not None:
+            stream.write(f"writing {len(pngs)} PNG chart(s) with headless Chromium…\n")
         t0 = time.perf_counter()
         experiments_charts.write_pngs(pngs)
         print(f"{len(pngs)} PNG chart(s) written in {time.perf_counter() - t0:.1f}s")
