@@ -65,7 +65,8 @@ class FigureSpec:
 
 
 FIGURES: dict[str, FigureSpec] = {}
-ORDER = ("fig7", "fig8", "fig9", "fig10", "fig11", "priste-budget", "priste-utility", "priste-runtime")
+ORDER = ("fig7", "fig8", "fig9", "fig10", "fig11", "priste-budget", "priste-utility", "priste-runtime",
+         "priste-table2")
 GROUPS = {"all": None, "landmark": "landmark", "priste": "priste"}
 
 

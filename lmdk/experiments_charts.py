@@ -100,7 +100,7 @@ def faceted(
                              rangemode="tozero" if nonnegative and not log_y else None, row=row, col=col)
             if log_y:
                 values = sub[y] if not has_ci else pd.concat([sub[y], sub[hi]])
-                _log_axis(fig, df[y] if shared_y else values, row=row, col=col, floor=kind == "bar")
+                decade_log_axis(fig, df[y] if shared_y else values, row=row, col=col, floor=kind == "bar")
     fig.update_layout(
         title=title, template="plotly_white", barmode="group", bargap=0.2, bargroupgap=0.05,
         legend=dict(title_text=legend_title if legend_title is not None else (color or ""), tracegroupgap=2),
@@ -128,7 +128,7 @@ def _panel(fig, sub, row, col, *, x, y, color, colors, cmap, dash, dashes, kind,
             shown.add(name)
             if kind == "bar":
                 fig.add_trace(go.Bar(x=grp[x], y=grp[y], name=name, marker_color=c, offsetgroup=name,
-                                     error_y=_error_bars(grp, y) if has_ci else None,
+                                     error_y=ci_error_bars(grp, y) if has_ci else None,
                                      legendgroup=name, showlegend=first), row=row, col=col)
                 continue
             low = (grp[lo].clip(lower=0) if nonnegative else grp[lo]) if band else None
@@ -174,6 +174,10 @@ def chart(name: str):
 
 def figure_chart(name: str, df: pd.DataFrame):
     """The plotly Figure of experiment ``name`` built from its tidy summary."""
+    if name not in CHARTS:  # figure modules may register their own builder when they load
+        from lmdk import experiments
+
+        experiments._ensure_registered()
     if name not in CHARTS:
         raise KeyError(f"no chart builder for figure {name!r}")
     return CHARTS[name](df)
@@ -207,7 +211,7 @@ def _fig7(df: pd.DataFrame):
                 continue
             fig.add_trace(go.Bar(
                 x=plain["pct"], y=plain["mae"], name=s, marker_color=c, offsetgroup=s, legendgroup=s,
-                error_y=_error_bars(plain, "mae"), showlegend=col == 1, legendrank=20 + bars.index(s)),
+                error_y=ci_error_bars(plain, "mae"), showlegend=col == 1, legendrank=20 + bars.index(s)),
                 row=1, col=col)
             if len(dummy):
                 fig.add_trace(go.Scatter(
@@ -215,7 +219,7 @@ def _fig7(df: pd.DataFrame):
                     marker=dict(symbol="diamond", size=10, color=c, line=dict(width=1.5, color="#000000")),
                     legendgroup=f"{s}+d", showlegend=col == 1, legendrank=40 + bars.index(s)), row=1, col=col)
         if _unit(df, ds) in ("kWh", "m"):  # MAE spans 1 … 10 000 within kWh and metres: decades only
-            _log_axis(fig, pd.concat([sub["mae"], sub.get("mae_ci_high", sub["mae"])]), row=1, col=col)
+            decade_log_axis(fig, pd.concat([sub["mae"], sub.get("mae_ci_high", sub["mae"])]), row=1, col=col)
         else:
             fig.update_yaxes(range=[0, 105], row=1, col=col)
         unit = _unit(df, ds)
@@ -236,7 +240,7 @@ def _pct_labels(values: pd.Series) -> pd.Series:
     return values.astype(int).astype(str) + " %"
 
 
-def _error_bars(grp: pd.DataFrame, y: str):
+def ci_error_bars(grp: pd.DataFrame, y: str):
     """Asymmetric 95 % CI error bars of measure ``y``, or None when the summary has no CI columns."""
     lo, hi = f"{y}_ci_low", f"{y}_ci_high"
     if lo not in grp or hi not in grp:
@@ -246,7 +250,7 @@ def _error_bars(grp: pd.DataFrame, y: str):
                 thickness=1, width=3, color="#444444")
 
 
-def _log_axis(fig, values: pd.Series, *, row: int, col: int, floor: bool = True) -> None:
+def decade_log_axis(fig, values: pd.Series, *, row: int, col: int, floor: bool = True) -> None:
     """A log y axis with one labelled tick per decade (1, 10, 100, 1 000 …) and no minor labels.
 
     With ``floor`` the axis starts at a whole decade (bars need a base); otherwise just below the data.
@@ -413,7 +417,7 @@ def _priste_budget(df: pd.DataFrame):
                                      legendgroup="a0", showlegend=r == 1 and c == 1, hoverinfo="skip"), row=r, col=c)
         sub = d[d["plm"] == plm]
         for c in range(1, len(_ordered(d["panel"])) + 1):
-            _log_axis(fig, pd.concat([sub["alpha"], pd.Series([a0])]), row=r, col=c, floor=False)
+            decade_log_axis(fig, pd.concat([sub["alpha"], pd.Series([a0])]), row=r, col=c, floor=False)
     return fig
 
 
@@ -503,7 +507,7 @@ def _priste_runtime(df: pd.DataFrame):
                 line=dict(color=colour, dash=dash, width=2), showlegend=c == 1,
                 marker=dict(size=8, color=[("#FFFFFF" if e else colour) for e in extrapolated],
                             line=dict(color=colour, width=2))), row=1, col=c)
-        _log_axis(fig, sub["seconds"], row=1, col=c, floor=False)
+        decade_log_axis(fig, sub["seconds"], row=1, col=c, floor=False)
         unit = "timestamps" if vary == "length" else "cells"
         fig.update_xaxes(title_text=f"event {vary} ({unit})", dtick=2, row=1, col=c)
         fig.update_yaxes(title_text="seconds per event (log)" if c == 1 else None, title_standoff=6, row=1, col=c)
