@@ -43,6 +43,11 @@ def per_timestamp(trace: dict, n: int) -> np.ndarray:
     return y[np.searchsorted(x, np.arange(n), side="right") - 1]
 
 
+def panel_schemes(fig: dict) -> list[str]:
+    """The scheme of each panel, from the panel headings ("uniform — budget εₜ")."""
+    return [a["text"].split(" — ")[0] for a in fig["layout"]["annotations"]]
+
+
 def meta(fig: dict) -> dict:
     from ui.charts import meta_of
 
@@ -63,7 +68,9 @@ def test_default_render_has_budget_release_and_mae_charts_for_six_schemes():
     for fig in (budget, release, mae):  # built without plotly.py's validation: the specs must still be valid
         assert fig["layout"]["template"] is False  # inlined styling, see ui.charts._figure
         go.Figure({**fig, "layout": {k: v for k, v in fig["layout"].items() if k != "template"}})
-    titles = [a["text"] for a in budget["layout"]["annotations"]]
+    titles = panel_schemes(budget)
+    assert all(a["text"].endswith("budget εₜ") for a in budget["layout"]["annotations"])  # the unit in each heading
+    assert all(a["text"].endswith("value (kWh)") for a in release["layout"]["annotations"])
     assert titles == list(state.SCHEME_NAMES)
     names = {t.get("name") for t in release["data"]}
     assert {"original", "uniform median", "90 % of repetitions"} <= names
@@ -92,7 +99,7 @@ def test_scheme_subset_and_w_and_repetitions_and_seed_change_the_view():
     at = open_page()
     at.multiselect(key=state.widget_key(state.SCHEMES)).set_value(["w-event", "skip"]).run()
     budget = charts(at)[0]
-    assert [a["text"] for a in budget["layout"]["annotations"]] == ["w-event", "skip"]
+    assert panel_schemes(budget) == ["w-event", "skip"]
     at.number_input(key=state.widget_key(state.W)).set_value(50).run()
     assert np.allclose(per_timestamp(scheme_trace(charts(at)[0], "w-event"), 1000), 1.0 / 50, rtol=5e-5, atol=0)
     mae_before = charts(at)[2]["data"][0]["x"]
@@ -128,7 +135,7 @@ def test_runconfig_upload_applies_settings_and_bad_config_errors():
     assert not at.exception
     assert at.session_state[state.EPSILON] == 0.2
     assert list(at.session_state[state.LANDMARKS]) == [1, 2, 3]
-    assert [a["text"] for a in charts(at)[0]["layout"]["annotations"]] == ["uniform"]
+    assert panel_schemes(charts(at)[0]) == ["uniform"]
     at.file_uploader(key=state.CONFIG_UPLOAD).set_value(("bad.json", b'{"epsilon": -1}', "application/json")).run()
     assert not at.exception
     assert any("not valid" in e.value for e in at.error)

@@ -133,7 +133,10 @@ def _figure(data: list[dict], layout: dict) -> go.Figure:
               "margin": {**layout.get("margin", {}), "l": max(84, layout.get("margin", {}).get("l", 0))}}
     for key, axis in layout.items():
         if key.startswith(("xaxis", "yaxis")):
-            layout[key] = {**_AXIS, **axis, "title": {**_AXIS["title"], **axis.get("title", {})}}
+            title = {**_AXIS["title"], **axis.get("title", {})}
+            if not title.get("text"):  # plotly measures every tick label of an axis whose title has a standoff
+                title.pop("standoff")
+            layout[key] = {**_AXIS, **axis, "title": title}
     return DrawOnceFigure(data=data, layout=layout, _validate=False)
 
 
@@ -383,7 +386,10 @@ def budgets(
     schemes = list(budgets_by_scheme)
     n = max((len(b) for b in budgets_by_scheme.values()), default=0)
     lm, dm = _index_sets(landmarks, dummies, n)
-    layout, axes, rug_axes = _stacked(len(schemes), schemes, rug=True, gap_px=30, row_px=row_height)
+    # the unit sits in each panel's heading, not in a y-axis title: a titled axis measures all its tick labels on
+    # every redraw (plotly's title standoff), and these labels change with ε
+    layout, axes, rug_axes = _stacked(len(schemes), [f"{s} — budget εₜ" for s in schemes], rug=True, gap_px=30,
+                                      row_px=row_height)
     t = np.arange(n)
     data: list[dict] = _rug(rug_axes, lm, dm, t)
     mask = np.zeros(n, dtype=bool)
@@ -411,7 +417,7 @@ def budgets(
                              "fill": "tozeroy", "fillcolor": "rgba(0,0,0,0.55)", "line": {"width": 0, "shape": "hv"},
                              "hoverinfo": "skip"})
         top = float(b.max()) if b.size else 1.0
-        layout["yaxis" + ya[1:]].update(title={"text": "εₜ"}, range=[0, 1.15 * top if top > 0 else 1.0])
+        layout["yaxis" + ya[1:]].update(range=[0, 1.15 * top if top > 0 else 1.0])
     ry = "yaxis" + rug_axes[1][1:]
     layout[ry].update(range=[-1.1, 1.1], showticklabels=False, showgrid=False, zeroline=False, ticks="",
                       title={"text": "L", "font": {"size": 12}})
@@ -439,7 +445,8 @@ def releases(
     original = np.asarray(original, dtype=float)
     xs = time_values(x)
     lm, dm = _index_sets(landmarks, (), original.size)
-    layout, axes, _ = _stacked(len(schemes), schemes, rug=False, gap_px=34, row_px=row_height)
+    layout, axes, _ = _stacked(len(schemes), [f"{s} — {y_title}" for s in schemes], rug=False, gap_px=34,
+                               row_px=row_height)  # the unit in the heading: see budgets
     data: list[dict] = []  # landmarks are marked on the budget chart; here they would double the drawing cost
     step = _regular_step(xs)
     k = int(np.ceil(xs.size / (DRAW_POINTS // 2))) if step is not None and xs.size > DRAW_POINTS else 1
@@ -472,7 +479,6 @@ def releases(
                         showlegend=first, hovertemplate="original %{y:.3g}<extra></extra>")
         data.append({**common, "y": my, "line": {"color": colour, "width": 1.6}, "name": f"{scheme} median",
                      "hovertemplate": "median %{y:.3g}<extra>" + scheme + "</extra>"})
-        layout["yaxis" + ya[1:]].update(title={"text": y_title})
     for key in [k for k in layout if k.startswith("xaxis")]:
         layout[key]["type"] = "date"
     if axes:
