@@ -33,18 +33,23 @@ def scheme_trace(fig: dict, scheme: str) -> dict:
 
 
 def per_timestamp(trace: dict, n: int) -> np.ndarray:
-    """εₜ for every t from a budget trace: bars (one y per t) or an "hv" step line through change points."""
-    y = array(trace["y"]).astype(float)
+    """εₜ for every t from a budget trace: bars (one y per t) or a closed "hv" step outline of one row through the
+    change points, whose unscaled εₜ travel in customdata (the row's y is scaled to the row's height)."""
     if trace.get("type") == "bar":
-        return y
-    assert trace["line"]["shape"] == "hv"
-    x = array(trace["x"]).astype(int)
+        return array(trace["y"]).astype(float)
+    assert trace["line"]["shape"] == "hv" and trace["fill"] == "toself"
+    x, y = array(trace["x"]).astype(int), array(trace["y"]).astype(float)
+    assert y[0] == y[-1] and x[0] == x[1] and x[-1] == x[-2]  # the outline stands on the row's base
+    x, eps_t = x[1:-1], array(trace["customdata"]).astype(float)[1:-1]
     assert x[0] == 0 and x[-1] == n - 1 and np.all(np.diff(x) > 0)
-    return y[np.searchsorted(x, np.arange(n), side="right") - 1]
+    return eps_t[np.searchsorted(x, np.arange(n), side="right") - 1]
 
 
 def panel_schemes(fig: dict) -> list[str]:
-    """The scheme of each panel, from the panel headings ("uniform — budget εₜ")."""
+    """The scheme of each panel (headings "uniform — budget εₜ") or row (y tick labels "<b>uniform</b>…"), top first."""
+    if "ticktext" in fig["layout"].get("yaxis", {}):
+        names = [t.split("<b>")[1].split("</b>")[0] for t in fig["layout"]["yaxis"]["ticktext"]]
+        return [name for name in names if name != "L"]
     return [a["text"].split(" — ")[0] for a in fig["layout"]["annotations"]]
 
 
@@ -69,7 +74,7 @@ def test_default_render_has_budget_release_and_mae_charts_for_six_schemes():
         assert fig["layout"]["template"] is False  # inlined styling, see ui.charts._figure
         go.Figure({**fig, "layout": {k: v for k, v in fig["layout"].items() if k != "template"}})
     titles = panel_schemes(budget)
-    assert all(a["text"].endswith("budget εₜ") for a in budget["layout"]["annotations"])  # the unit in each heading
+    assert "εₜ" in budget["layout"]["annotations"][0]["text"]  # the unit
     assert all(a["text"].endswith("value (kWh)") for a in release["layout"]["annotations"])
     assert titles == list(state.SCHEME_NAMES)
     names = {t.get("name") for t in release["data"]}
