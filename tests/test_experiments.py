@@ -316,3 +316,18 @@ def test_priste_runtime_chart_marks_extrapolated_brute_force_points_open():
     brute = [t for t in fig.data if t.legendgroup == "brute_force_joint"]
     assert all(list(t.marker.color) == [ech.OKABE_ITO[7], "#FFFFFF"] for t in brute)
     assert fig.layout.yaxis.type == "log" and fig.layout.xaxis2.title.text == "event width (cells)"
+
+
+def test_fig9_chart_has_a_dashed_no_correlation_line_in_every_panel():
+    from lmdk import experiments_charts as ech
+
+    rows = [{"distribution": d, "landmark_pct": p, "correlation": c, "quantity": q, "statistic": "max",
+             "value": 1.0 + p / 100 + (c != "none")}
+            for d in ("skewed", "uniform") for p in (0, 50, 100) for c in ("none", "moderate", "strong")
+            for q in ("overall", "own", "bound")]
+    fig = ech.figure_chart("fig9", pd.DataFrame(rows))
+    refs = [t for t in fig.data if t.name == "no correlation"]
+    assert len(refs) == 6 and all(t.line.dash == "dash" for t in refs)  # 3 quantities × 2 correlations
+    assert sum(t.showlegend is not False for t in refs) == 1
+    curves = [t for t in fig.data if t.name in ("skewed", "uniform")]
+    assert len(curves) == 12 and {t.line.color for t in curves if t.name == "skewed"} == {ech.OKABE_ITO[0]}
