@@ -70,15 +70,25 @@ def temporal_loss(
                         name="FPL (forward)", hovertemplate="t=%{x}<br>FPL=%{y:.4g}<extra></extra>"))
     fig.add_trace(trace(x=t, y=tpl, mode="lines", line=dict(color=colour, width=2.5),
                         name=f"TPL ({scheme})", hovertemplate="t=%{x}<br>TPL=%{y:.4g}<extra></extra>"))
-    lm = _sorted(landmarks)
-    if lm.size:
-        fig.add_trace(trace(x=lm, y=np.asarray(tpl)[lm], mode="markers", marker={**LANDMARK_MARKER, "size": 5},
-                            name="landmark", hovertemplate="landmark t=%{x}<br>TPL=%{y:.4g}<extra></extra>"))
+    _landmark_marks(fig, trace, landmarks, tpl, "TPL")
     if asymptotes is not None and np.isfinite(asymptotes.bpl):
         word = "limit" if asymptotes.constant else "bound"
         _flat(fig, f"BPL/FPL {word} (supremum)", asymptotes.bpl, n, ASYMPTOTE, "supremum")
         _flat(fig, f"TPL {word}", asymptotes.tpl, n, {**ASYMPTOTE, "color": colour}, "TPL " + word)
-    _base_layout(fig, height=height, meta={"eps": epsilon, "scheme": scheme, **(meta or {})})
+    return _loss_layout(fig, height=height, meta={"eps": epsilon, "scheme": scheme, **(meta or {})})
+
+
+def _landmark_marks(fig: go.Figure, trace, landmarks: Iterable[int], y, label: str) -> None:
+    """Landmarks as filled black diamonds on the curve ``y`` (hover names the curve ``label``)."""
+    lm = _sorted(landmarks)
+    if lm.size:
+        fig.add_trace(trace(x=lm, y=np.asarray(y)[lm], mode="markers", marker={**LANDMARK_MARKER, "size": 5},
+                            name="landmark", hovertemplate="landmark t=%{x}<br>" + label + "=%{y:.4g}<extra></extra>"))
+
+
+def _loss_layout(fig: go.Figure, *, height: int, meta: dict) -> go.Figure:
+    """The layout of a privacy-loss-per-timestamp chart: legend room on top, t and ε axes from zero."""
+    _base_layout(fig, height=height, meta=meta)
     fig.update_layout(margin=dict(l=70, r=20, t=LEGEND_MARGIN_TOP, b=50))
     fig.update_xaxes(title_text="timestamp t")
     fig.update_yaxes(title_text="privacy loss (ε)", rangemode="tozero")
@@ -104,15 +114,8 @@ def landmark_loss(
     fig.add_trace(trace(x=t, y=reference, mode="lines", line=REFERENCE, name="no correlation (Theorem 2)",
                         hovertemplate="t=%{x}<br>Σ_{L∪{t}} ε_i=%{y:.4g}<extra></extra>"))
     _flat(fig, "goal ε", float(epsilon), n, GOAL, "ε")
-    lm = _sorted(landmarks)
-    if lm.size:
-        fig.add_trace(trace(x=lm, y=np.asarray(overall)[lm], mode="markers", marker={**LANDMARK_MARKER, "size": 5},
-                            name="landmark", hovertemplate="landmark t=%{x}<br>overall=%{y:.4g}<extra></extra>"))
-    _base_layout(fig, height=height, meta={"eps": epsilon, "scheme": scheme, **(meta or {})})
-    fig.update_layout(margin=dict(l=70, r=20, t=LEGEND_MARGIN_TOP, b=50))
-    fig.update_xaxes(title_text="timestamp t")
-    fig.update_yaxes(title_text="privacy loss (ε)", rangemode="tozero")
-    return fig
+    _landmark_marks(fig, trace, landmarks, overall, "overall")
+    return _loss_layout(fig, height=height, meta={"eps": epsilon, "scheme": scheme, **(meta or {})})
 
 
 def distribution_comparison(
