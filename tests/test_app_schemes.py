@@ -154,3 +154,19 @@ def test_trajectory_shows_released_path_on_a_map_and_contacts_use_randomized_res
     at2 = open_page(source="sample", sample="contacts", n="300", schemes="uniform")
     assert at2.session_state[state.MECHANISM] == "randomized_response"
     assert "wrong" in charts(at2)[-1]["layout"]["xaxis"]["title"]["text"]
+
+
+def test_chart_html_downloads_build_for_draw_once_figures():
+    """The HTML download (ui.charts.to_html) of every chart on the page, which inlines its styling."""
+    from ui import charts as ui_charts
+
+    n = 500
+    b = {"uniform": np.full(n, 0.01), "skip": np.where(np.arange(n) % 5 == 0, 0.0, 1.0)}
+    landmarks = np.arange(0, n, 5)
+    band = (np.zeros(n), -np.ones(n), np.ones(n))
+    figs = [ui_charts.budgets(b, landmarks, epsilon=1.0), ui_charts.budgets({"user": np.full(8, 0.1)}, [1], epsilon=1.0),
+            ui_charts.releases(np.arange(n), np.zeros(n), {"uniform": band}, landmarks, y_title="v", epsilon=1.0),
+            ui_charts.mae([{"scheme": "uniform", "mae": 1.0, "low": 0.9, "high": 1.1}], unit="kWh", epsilon=1.0)]
+    for fig in figs:
+        html = ui_charts.to_html(fig)
+        assert "Plotly.newPlot" in html and '"eps":1.0' in html.replace(" ", "")

@@ -591,7 +591,12 @@ def number(v: float) -> str:
 
 def to_html(fig: go.Figure) -> str:
     """A standalone HTML file of the figure (plotly.js from the CDN keeps the file small)."""
-    return fig.to_html(include_plotlyjs="cdn", full_html=True, config=MODEBAR)
+    import plotly.io as pio
+
+    spec = fig.to_dict()
+    if spec["layout"].get("template") is False:  # draw-once figures inline their styling (see _figure)
+        spec["layout"] = {k: v for k, v in spec["layout"].items() if k != "template"}
+    return pio.to_html(spec, include_plotlyjs="cdn", full_html=True, config=MODEBAR, validate=False)
 
 
 def _freeze_long_lived() -> None:
