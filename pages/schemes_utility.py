@@ -20,7 +20,7 @@ def clamp_defaults(cur) -> None:
 
 
 def post_processing(cur) -> None:
-    """Sidebar, below the scheme settings: the clamping toggle and its public range (Laplace only)."""
+    """Sidebar, below the scheme settings: the clamping toggle and its public range (Laplace only; a full rerun)."""
     if cur.series.kind != "values":
         return
     unit = cur.series.units or "value units"
@@ -62,12 +62,9 @@ def badges(cur, chosen: list[str], summaries: dict, eps: float) -> None:
 
 @st.fragment(key=RESULTS)
 def results() -> None:
-    """The scheme settings (sidebar) and everything they change: badges, charts, MAE and downloads. As a fragment,
-    a change of ε (or any scheme setting) reruns only this, not the app, the navigation or the explanations."""
-    setup = widgets.scheme_page_setup()
-    if setup is None:
-        return
-    cur, chosen = setup
+    """Everything ε, w, repetitions and seed change: badges, charts, MAE and downloads. Their sidebar widgets rerun
+    only this fragment (widgets.rerun_fragment_on): not the app, the sidebar, the navigation or the explanations.
+    ``cur`` and ``chosen`` come from the last full run (a new series, landmarks or schemes rerun the app)."""
     x, mechanism, origin = views.release_input(cur.series, cur.landmarks)
     unit = views.MAE_UNIT[mechanism] or (cur.series.units or "value units")
     eps = float(ss[state.EPSILON])
@@ -134,13 +131,14 @@ def results() -> None:
     state.sync_query_params()  # app.py does this after a full run; a fragment rerun must keep the URL current too
 
 
-current = state.current()
-if current is not None:
-    clamp_defaults(current)
-results()
-if current is None:
+setup = widgets.scheme_page_setup()
+if setup is None:
     st.stop()
-post_processing(current)
+cur, chosen = setup
+clamp_defaults(cur)
+post_processing(cur)
+widgets.rerun_fragment_on((state.EPSILON, state.W, state.REPETITIONS, state.SEED), RESULTS)
+results()
 
 explain.explain(
     "**Budgets.** Each scheme decides how much of ε to spend on the release at every timestamp: *event* spends "

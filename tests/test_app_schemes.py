@@ -105,13 +105,18 @@ def test_scheme_subset_and_w_and_repetitions_and_seed_change_the_view():
     at.multiselect(key=state.widget_key(state.SCHEMES)).set_value(["w-event", "skip"]).run()
     budget = charts(at)[0]
     assert panel_schemes(budget) == ["w-event", "skip"]
-    at.number_input(key=state.widget_key(state.W)).set_value(50).run()
+    at.number_input(key=state.widget_key(state.W)).set_value(50).run()  # reruns only the results fragment
     assert np.allclose(per_timestamp(scheme_trace(charts(at)[0], "w-event"), 1000), 1.0 / 50, rtol=5e-5, atol=0)
     mae_before = charts(at)[2]["data"][0]["x"]
+    at.run()  # AppTest's tree after a fragment-only run holds just the fragment: rerun the app to reach the sidebar
     at.number_input(key=state.widget_key(state.SEED)).set_value(7).run()
+    at.run()
     at.number_input(key=state.widget_key(state.REPETITIONS)).set_value(30).run()
     assert not at.exception
     assert charts(at)[2]["data"][0]["x"] != mae_before
+    at.run()
+    assert at.session_state[state.W] == 50 and at.session_state[state.SEED] == 7  # kept by the full rerun
+    assert at.session_state[state.REPETITIONS] == 30 and charts(at)[2]["data"][0]["x"] != mae_before
 
 
 def test_no_landmarks_makes_event_level_pass():

@@ -16,8 +16,27 @@ from ui import charts, ensure_entrypoint, state
 
 
 
+RERUN_FRAGMENT = "_rerun_fragment"  # {configuration key: (page script hash, st.fragment key)}, see rerun_fragment_on
+
+
+def _page_hash() -> str | None:
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return ctx.page_script_hash if ctx else None
+
+
 def _copy_back(widget: str, key: str) -> None:
     st.session_state[key] = st.session_state[widget]
+    target = st.session_state.get(RERUN_FRAGMENT, {}).get(key)
+    if target is not None and target[0] == _page_hash():
+        st.rerun(target[1])  # only the fragment of this page that depends on the setting
+
+
+def rerun_fragment_on(keys, fragment: str) -> None:
+    """On the current page, a change of these configuration keys' widgets reruns only the ``st.fragment`` keyed
+    ``fragment`` (not the app, the sidebar or the rest of the page). Call it on every full run of the page."""
+    st.session_state[RERUN_FRAGMENT] = {key: (_page_hash(), fragment) for key in keys}
 
 
 def bind(key: str) -> dict:
