@@ -77,9 +77,10 @@ def results() -> None:
     st.subheader("Budget per timestamp")
     budget_fig = charts.budgets({s: summaries[s].budgets for s in chosen}, cur.landmarks, epsilon=eps)
     st.plotly_chart(budget_fig, key="budget_chart", **charts.PLOTLY_KW)
-    st.caption("Bars: εₜ of one run (repetition 1) per scheme; the darker parts are the budgets spent on landmarks, "
-               "whose positions are the black ticks in the strip L on top. Adaptive's budgets depend on the data "
-               "and differ between repetitions.")
+    st.caption("εₜ of one run (repetition 1) per scheme; the darker parts are the budgets spent on landmarks, whose "
+               "positions are the black ticks in the strip L on top. Beyond a few hundred timestamps each scheme is a "
+               "row scaled to its own largest εₜ (hover for values). Adaptive's budgets depend on the data and differ "
+               "between repetitions.")
 
     st.subheader("Original vs released")
     release_fig = None
