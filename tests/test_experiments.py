@@ -331,3 +331,16 @@ def test_fig9_chart_has_a_dashed_no_correlation_line_in_every_panel():
     assert sum(t.showlegend is not False for t in refs) == 1
     curves = [t for t in fig.data if t.name in ("skewed", "uniform")]
     assert len(curves) == 12 and {t.line.color for t in curves if t.name == "skewed"} == {ech.OKABE_ITO[0]}
+
+
+@pytest.mark.parametrize("name", [n for n in ex.figure_names("all") if n != "toy-test"])
+def test_every_figure_has_a_small_cached_run_that_charts(name):
+    cached = ex.load_cached(name)
+    assert cached is not None, f"run: python -m lmdk.experiments {name} --out assets/experiments_default --formats csv"
+    df, meta = cached
+    spec = ex.figures()[name]
+    assert meta["figure"] == name and meta["repetitions"] <= max(spec.page_repetitions, 10)
+    assert set(spec.config_keys()) <= set(df.columns) and len(df) > 0
+    from lmdk import experiments_charts
+
+    assert len(experiments_charts.figure_chart(name, df).data) > 0
