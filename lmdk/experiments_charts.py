@@ -267,14 +267,20 @@ def decade_log_axis(fig, values: pd.Series, *, row: int, col: int, floor: bool =
         bottom = math.floor(bottom)
         top = max(top, bottom + 1.02)
     ticks = [10.0 ** k for k in range(math.ceil(bottom), math.floor(top) + 1)]
+    if len(ticks) < 3:  # under ~2 decades one label per decade is too sparse: 1-2-5 steps instead
+        ticks = [m * 10.0 ** k for k in range(math.floor(bottom), math.ceil(top) + 1) for m in (1, 2, 5)
+                 if bottom <= math.log10(m * 10.0 ** k) <= top]
     fig.update_yaxes(type="log", tickvals=ticks, ticktext=[_decade_label(t) for t in ticks],
                      range=[bottom, top], minor=dict(showgrid=False, ticks=""), row=row, col=col)
 
 
 def _decade_label(value: float) -> str:
-    """'0.01', '1', '1 000', '10⁶': plain numbers with a thin thousands space, powers of ten beyond."""
+    """'0.01', '1', '1 000', '10⁶', '2×10⁻⁴': plain numbers with a thin thousands space, powers of ten beyond."""
     if value >= 1e6 or value < 1e-3:
-        return "10" + str(round(math.log10(value))).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+        k = math.floor(math.log10(value) + 1e-9)
+        mantissa = round(value / 10.0 ** k)
+        power = "10" + str(k).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+        return power if mantissa == 1 else f"{mantissa}×{power}"
     return f"{value:,.10g}".replace(",", " ")
 
 
@@ -421,7 +427,7 @@ def _priste_budget(df: pd.DataFrame):
     return fig
 
 
-UTILITY_MEASURES = (("mean_alpha", "average α (per km)", 1.0), ("mean_distance_m", "average distance (km)", 1e-3))
+UTILITY_MEASURES = (("mean_alpha", "average α (per km, log)", 1.0), ("mean_distance_m", "average distance (km)", 1e-3))
 MIN_REPETITIONS_FOR_BANDS = 5  # a t-interval from 2–4 repetitions is wider than the data: leave it to the CSV
 
 
@@ -463,9 +469,10 @@ def _priste_utility(df: pd.DataFrame):
                     x=grp["epsilon"], y=grp[col] * scale, name=series, mode="lines+markers",
                     line=dict(color=colour, width=2), marker=dict(size=6), legend=legend,
                     legendgroup=f"{c}:{series}", showlegend=r == 1), row=r, col=c)
-                fig.update_yaxes(title_text=label if c == 1 else None, rangemode="tozero", title_standoff=6,
-                                 row=r, col=c)
+                fig.update_yaxes(title_text=label if c == 1 else None, title_standoff=6, row=r, col=c,
+                                 rangemode="tozero" if r > 1 else None)
             fig.update_xaxes(title_text="ε (spatiotemporal event privacy)", row=2, col=c)
+        decade_log_axis(fig, sub["mean_alpha"], row=1, col=c, floor=False)  # α spans 10–100× over ε
         dom = fig.layout[f"xaxis{c if c > 1 else ''}"].domain
         fig.update_layout({legend: dict(orientation="h", x=dom[0], xanchor="left", y=-0.13, yanchor="top",
                                         font=dict(size=12), bgcolor="rgba(255,255,255,0)")})
