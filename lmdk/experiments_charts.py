@@ -525,3 +525,45 @@ def _priste_runtime(df: pd.DataFrame):
         legend=dict(orientation="h", x=0, y=-0.2, yanchor="top"),
     )
     return fig
+
+
+TABLE2_CHECKS = {"any_prior": ("exact check, any prior (paper's definition)", "#0072B2"),
+                 "fixed_prior": ("check at the uniform prior only (§3)", "#D55E00")}
+TABLE2_PANELS = (("cpu_s", "CPU per release (s)"), ("mean_alpha", "average α (per km)"),
+                 ("mean_distance_km", "average distance (km)"), ("max_worst_leakage", "max any-prior leakage (dashed: ε)"))
+
+
+@chart("priste-table2")
+def _priste_table2(df: pd.DataFrame):
+    """Grouped bars per α₀-PLM, one colour per check; panels CPU time, α, distance, audited leakage (ε dashed)."""
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    from lmdk.experiments_priste import TABLE2_EPSILON
+
+    panels = [(c, label) for c, label in TABLE2_PANELS if c in df]
+    fig = make_subplots(rows=1, cols=len(panels), horizontal_spacing=0.08, subplot_titles=[lb for _, lb in panels])
+    for c, (col, _) in enumerate(panels, start=1):
+        for check, (label, colour) in TABLE2_CHECKS.items():
+            sub = df[df["check"] == check].sort_values("alpha0")
+            if sub.empty:
+                continue
+            fig.add_trace(go.Bar(x=[f"{a:g}-PLM" for a in sub["alpha0"]], y=sub[col], name=label, legendgroup=check,
+                                 marker_color=colour, error_y=ci_error_bars(sub, col), showlegend=c == 1),
+                          row=1, col=c)
+        if col in ("mean_alpha", "max_worst_leakage"):
+            values = df[col] if col == "mean_alpha" else pd.concat([df[col], pd.Series([TABLE2_EPSILON])])
+            decade_log_axis(fig, values, row=1, col=c)
+        if col == "max_worst_leakage":
+            fig.add_hline(y=TABLE2_EPSILON, line=dict(color="#000000", dash="dash", width=1), row=1, col=c)
+    reps = int(df["repetitions"].min()) if "repetitions" in df and len(df) else 0
+    fallback = float(df["uniform_releases"].max()) if "uniform_releases" in df and len(df) else 0.0
+    fallback_text = ("no run needed the uniform fallback" if fallback == 0
+                     else f"up to {fallback:g} uniform-fallback releases per run")
+    fig.update_layout(
+        title=f"PriSTE Table 2 counterpart — PRESENCE(S=[1:10], T=[4:8]), ε = {TABLE2_EPSILON:g}, {reps} runs, "
+              f"{fallback_text}",
+        barmode="group", template="plotly_white", margin=dict(l=70, r=20, t=90, b=60), font=dict(size=13),
+        height=480, legend=dict(orientation="h", x=0, y=-0.15, yanchor="top"),
+    )
+    return fig

@@ -19,10 +19,22 @@ def _cached(name: str):
     return ex.load_cached(name)
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def _recompute(name: str, repetitions: int, seed: int):
-    """Run one figure at a small size (single process; the server is shared)."""
-    return ex.run_figure(name, repetitions=repetitions, seed=seed, jobs=1)
+RECOMPUTED_KEY = "_exp_recomputed"  # this session's recent recomputations, newest last
+RECOMPUTED_MAX = 8
+
+
+def _recompute(name: str, repetitions: int, seed: int, progress):
+    """Run one figure at a small size (single process; the server is shared), remembered per session.
+
+    Not st.cache_data: the progress bar is updated from inside the run, which a cached function may not do.
+    """
+    done = st.session_state.setdefault(RECOMPUTED_KEY, {})
+    key = (name, repetitions, seed)
+    if key not in done:
+        done[key] = ex.run_figure(name, repetitions=repetitions, seed=seed, jobs=1, progress=progress)
+        while len(done) > RECOMPUTED_MAX:
+            done.pop(next(iter(done)))
+    return done[key]
 
 
 @st.cache_data(max_entries=1, show_spinner=False)
@@ -78,12 +90,15 @@ if ss[state.EX_RUN] == name:  # a recomputation is the view (after Recompute, or
             f"Use fewer repetitions or the command line: `python -m lmdk.experiments {name} --repetitions {reps}`."
         )
     else:
-        with st.spinner(f"Running {name} with {reps} repetitions…"):
+        bar = st.empty()
+        with st.spinner(f"Running {name} with {reps} repetition{'s' if reps != 1 else ''}…"):
             try:
-                df = _recompute(name, reps, seed)
+                df = _recompute(name, reps, seed,
+                                lambda done, total: bar.progress(done / total, f"{done} of {total} tasks"))
                 source = f"recomputed here: {reps} repetition{'s' if reps != 1 else ''}, seed {seed}"
             except ValueError as exc:  # lmdk.errors are ValueErrors with a message naming the fix
                 st.error(str(exc))
+        bar.empty()
 if df is None and cached:
     df = cached[0]
     source = (f"cached default run: {meta.get('repetitions', '?')} repetitions, seed {meta.get('seed', '?')}, "
