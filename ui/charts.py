@@ -494,7 +494,6 @@ def releases(
     schemes = list(summaries)
     original = np.asarray(original, dtype=float)
     xs = time_values(x)
-    lm, dm = _index_sets(landmarks, (), original.size)
     layout, axes, _ = _stacked(len(schemes), [f"{s} — {y_title}" for s in schemes], rug=False, gap_px=34,
                                row_px=row_height)  # the unit in the heading: see budgets
     data: list[dict] = []  # landmarks are marked on the budget chart; here they would double the drawing cost

@@ -166,6 +166,14 @@ def _flag(text: str) -> Any:
     return {"1": True, "0": False, "true": True, "false": False}.get(text.lower())
 
 
+def _dump_flag(value: bool) -> str:
+    return "1" if value else "0"
+
+
+def _dump_number(value: float) -> str:
+    return f"{value:g}"
+
+
 def _option(options: tuple[float, ...]) -> Callable[[str], Any]:
     def parse(text: str) -> Any:
         try:
@@ -228,36 +236,36 @@ PARAMS: dict[str, Param] = {
     LANDMARKS: Param(None, _landmarks, lambda v: encode_landmarks(v)),
     SCHEMES: Param(list(SCHEME_NAMES), _subset(SCHEME_NAMES), lambda v: ",".join(v)),
     MECHANISM: Param(None, _choice(("laplace", "randomized_response", "planar_laplace")), lambda v: v or ""),
-    EPSILON: Param(1.0, _epsilon, lambda v: f"{v:g}"),
+    EPSILON: Param(1.0, _epsilon, _dump_number),
     W: Param(10, _number(int, 1, W_MAX)),
     REPETITIONS: Param(100, _number(int, 1, REPETITIONS_MAX)),
     SEED: Param(0, _number(int, 0, SEED_MAX)),
-    CLAMP: Param(False, _flag, lambda v: "1" if v else "0"),
+    CLAMP: Param(False, _flag, _dump_flag),
     CLAMP_LOW: Param(None, _number(float, -1e12, 1e12), lambda v: "" if v is None else f"{v:g}"),
     CLAMP_HIGH: Param(None, _number(float, -1e12, 1e12), lambda v: "" if v is None else f"{v:g}"),
     CORRELATION: Param("moderate", _choice(("weak", "moderate", "strong", "custom"))),
-    CORRELATION_S: Param(0.1, _number(float, 1e-6, 100.0), lambda v: f"{v:g}"),
+    CORRELATION_S: Param(0.1, _number(float, 1e-6, 100.0), _dump_number),
     DUMMY_METHOD: Param("partitioned", _choice(("optimal", "heuristic", "partitioned", "random"))),
     DUMMY_UTILITY: Param("position", _choice(("position", "count"))),
-    DUMMY_SHARE: Param(0.01, _number(float, 0.001, 0.9), lambda v: f"{v:g}"),
+    DUMMY_SHARE: Param(0.01, _number(float, 0.001, 0.9), _dump_number),
     MAP_SCHEME: Param("uniform", _choice(SCHEME_NAMES)),
     ST_SOURCE: Param("taxi", _choice(PRISTE_SOURCES)),
     ST_T: Param(40, _number(int, 10, PRISTE_T_MAX)),
     ST_CELL: Param(500, lambda t: int(v) if (v := _option(PRISTE_CELL_SIZES)(t)) is not None else None),
     ST_SIDE: Param(12, _number(int, 4, PRISTE_SIDE_MAX)),
     ST_TRACE_SEED: Param(0, _number(int, 0, SEED_MAX)),
-    ST_ESTIMATE: Param(False, _flag, lambda v: "1" if v else "0"),
-    ST_SIGMA: Param(1.0, _stepped(0.3, 5.0, 0.1), lambda v: f"{v:g}"),
-    ST_EPSILON: Param(1.0, _epsilon, lambda v: f"{v:g}"),
-    ST_ALPHA: Param(1.0, _option(PRISTE_ALPHAS), lambda v: f"{v:g}"),
-    ST_USE_DELTA: Param(False, _flag, lambda v: "1" if v else "0"),
-    ST_DELTA: Param(0.1, _stepped(0.0, 0.5, 0.01), lambda v: f"{v:g}"),
+    ST_ESTIMATE: Param(False, _flag, _dump_flag),
+    ST_SIGMA: Param(1.0, _stepped(0.3, 5.0, 0.1), _dump_number),
+    ST_EPSILON: Param(1.0, _epsilon, _dump_number),
+    ST_ALPHA: Param(1.0, _option(PRISTE_ALPHAS), _dump_number),
+    ST_USE_DELTA: Param(False, _flag, _dump_flag),
+    ST_DELTA: Param(0.1, _stepped(0.0, 0.5, 0.01), _dump_number),
     ST_REPETITIONS: Param(5, _number(int, 1, PRISTE_REPETITIONS_MAX)),
     ST_SEED: Param(0, _number(int, 0, SEED_MAX)),
     ST_KIND: Param("presence", _choice(("presence", "pattern"))),
     ST_WINDOW: Param(None, _window, lambda v: f"{v[0]}-{v[1]}"),
     ST_REGION: Param(None, _cells, lambda v: ",".join(str(int(c)) for c in v)),
-    ST_SHOW_PLAIN: Param(False, _flag, lambda v: "1" if v else "0"),
+    ST_SHOW_PLAIN: Param(False, _flag, _dump_flag),
     EX_FIGURE: Param("fig7", _experiment),
     EX_REPETITIONS: Param(3, _number(int, 1, REPETITIONS_MAX)),
     EX_SEED: Param(0, _number(int, 0, SEED_MAX)),
