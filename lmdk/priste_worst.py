@@ -364,9 +364,7 @@ def _quick_search(vecs, k: int, stop_above: float | None = None) -> tuple[float,
     K = np.unique(np.concatenate(picks))
     if K.size > 1:
         i, j = np.triu_indices(K.size, k=1)
-        seg = _search((K[i], K[j]), vecs, ends=False)
-        if seg[0] > best[0] or np.isnan(best[2]):
-            best = seg
+        best = _better(best, _search((K[i], K[j]), vecs, ends=False))
     return best
 
 
