@@ -174,10 +174,6 @@ def chart(name: str):
 
 def figure_chart(name: str, df: pd.DataFrame):
     """The plotly Figure of experiment ``name`` built from its tidy summary."""
-    if name not in CHARTS:  # figure modules may register their own builder when they load
-        from lmdk import experiments
-
-        experiments._ensure_registered()
     if name not in CHARTS:
         raise KeyError(f"no chart builder for figure {name!r}")
     return CHARTS[name](df)
