@@ -455,7 +455,8 @@ def _priste_utility(df: pd.DataFrame):
             grp = sub[sub["series"] == series].sort_values("epsilon")
             colour = OKABE_ITO[k % len(OKABE_ITO)]
             for r, (col, label, scale) in enumerate(UTILITY_MEASURES, start=1):
-                if bands:
+                log_row = r == 1  # α: decade_log_axis below; a band reaching 0 has no place on a log axis
+                if bands and not (log_row and (grp[f"{col}_ci_low"] <= 0).any()):
                     fig.add_trace(go.Scatter(
                         x=list(grp["epsilon"]) + list(grp["epsilon"])[::-1], mode="lines", fill="toself",
                         y=list(grp[f"{col}_ci_high"] * scale) + list(grp[f"{col}_ci_low"].clip(lower=0) * scale)[::-1],
