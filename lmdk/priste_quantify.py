@@ -22,6 +22,7 @@ import numpy as np
 
 from lmdk.errors import ParameterError
 from lmdk.priste_events import Event
+from lmdk.priste_transition import TransitionOp, transition_operator
 
 
 def check_transition(M) -> np.ndarray:
@@ -193,12 +194,18 @@ class EventTracker:
     world before a PATTERN starts — is stored as None and skipped). After the end the worlds no
     longer exchange mass, so Φ_t = Φ_end·B_t with B_t = Π_{k=end+1..t} M·diag(p̃_{o_k}) (the paper's
     matrix B, Algorithm 2 line 24) and only B is advanced. Every block is rescaled to max 1 each
-    step (the conditions are homogeneous in b and d). :meth:`candidate` costs O(m²);
-    :meth:`prepare` one or two m×m products.
+    step (the conditions are homogeneous in b and d).
+
+    Candidates never form Φ_{t−1}·M: by associativity b = Σ_f Φ_{t−1}[f]·(M·h_f), with h the gated
+    (adjoint, :func:`_gate_backward`) emission-times-future vectors, so :meth:`candidates` costs m×m
+    times the number of candidates (one matrix product for a whole batch) and only :meth:`commit` pays
+    the m×m·M product — with a Kronecker-factored M (:mod:`lmdk.priste_transition`) a cheap one.
     """
 
-    def __init__(self, event: Event, M):
-        self.M = check_transition(M)
+    def __init__(self, event: Event, M, *, grid_shape: tuple[int, int] | None = None):
+        op = M if isinstance(M, TransitionOp) else transition_operator(check_transition(M), *(grid_shape or (None, None)))
+        self.op = op
+        self.M = op.dense
         self.event = event
         event.validate_for(self.M.shape[0])
         self.a = prior_vector(event, self.M)
@@ -208,64 +215,61 @@ class EventTracker:
         self.t = -1
         self._phi: list | None = None  # [X0 | None, X1 | None] at the last committed t ≤ end
         self._B: np.ndarray | None = None  # after the end
-        self._pre = None
 
-    def prepare(self) -> None:
-        """Advance to the next timestamp: Φ⁻ = gate(Φ M) (or B M after the end) before its observation is known."""
+    def _in_tail(self, t: int) -> bool:
+        return self._phi is not None and t > self.event.end
+
+    def candidates(self, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(b, d), each k×m, for k candidate observations at the next timestamp with emission columns C (m×k).
+
+        Row q: b[q, i] ∝ Pr(EVENT, o_0..o_t | l_0 = i) and d[q, i] ∝ Pr(¬EVENT, o_0..o_t | l_0 = i) if o_t is
+        candidate q (Eqs. 17–20; the paper's c = b + d); one common factor for all rows.
+        """
+        C = np.asarray(C, dtype=float)
+        m, k = self.M.shape[0], C.shape[1]
         t = self.t + 1
-        M = self.M
-        if self._phi is not None and t > self.event.end:
-            self._pre = ("tail", M if self._B is None else self._B @ M)
-            return
-        if self._phi is None:
-            eye = np.eye(M.shape[0])
-            X = [eye, None] if _initial_world(self.event) == 0 else [None, eye]
-        else:
-            X = [None if Y is None else Y @ M for Y in self._phi]
+        if self._in_tail(t):
+            V = self.op.left(C)
+            if self._B is not None:
+                V = self._B @ V
+            X0, X1 = self._phi
+            return (np.zeros((k, m)) if X1 is None else (X1 @ V).T), (np.zeros((k, m)) if X0 is None else (X0 @ V).T)
+        g, gn = self._g[min(t, len(self._g) - 1)], self._gn[min(t, len(self._gn) - 1)]
+        H = [np.concatenate((C * g[w][:, None], C * gn[w][:, None]), axis=1) for w in (0, 1)]
         r = self.event.region_at(t)
         if r is not None:
-            X = _gate_forward_sparse(self.event.kind, X, r)
-        self._pre = ("head", X)
+            H = list(_gate_backward(self.event.kind, H[0], H[1], r[:, None]))
+        if self._phi is None:  # t = 0: Φ⁻ is the identity in the initial world
+            out = H[_initial_world(self.event)]
+        else:
+            out = sum(X @ self.op.left(h) for X, h in zip(self._phi, H) if X is not None)
+        return out[:, :k].T, out[:, k:].T
 
     def candidate(self, col: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(b, d) up to one common factor if the next observation has emission column ``col`` (Eqs. 17–20).
-
-        b[i] ∝ Pr(EVENT, o_0..o_t | l_0 = i) and d[i] ∝ Pr(¬EVENT, o_0..o_t | l_0 = i), so the paper's c = b + d.
-        """
-        if self._pre is None:
-            self.prepare()
-        mode, X = self._pre
-        m = self.M.shape[0]
-        b, d = np.zeros(m), np.zeros(m)
-        if mode == "tail":
-            v = X @ col
-            if self._phi[1] is not None:
-                b = self._phi[1] @ v
-            if self._phi[0] is not None:
-                d = self._phi[0] @ v
-            return b, d
-        k = min(self.t + 1, len(self._g) - 1)
-        for w in (0, 1):
-            if X[w] is not None:
-                b = b + X[w] @ (col * self._g[k][w])
-                d = d + X[w] @ (col * self._gn[k][w])
-        return b, d
+        """(b, d) of :meth:`candidates` for one emission column."""
+        b, d = self.candidates(np.asarray(col, dtype=float)[:, None])
+        return b[0], d[0]
 
     def commit(self, col: np.ndarray) -> None:
         """Accept the observation with emission column ``col`` at the next timestamp."""
-        if self._pre is None:
-            self.prepare()
-        mode, X = self._pre
-        if mode == "tail":
-            B = X * col
+        t = self.t + 1
+        if self._in_tail(t):
+            B = (self.M if self._B is None else self.op.right(self._B)) * col
             s = B.max()
             self._B = _flush_subnormal(B / s if s > 0 else B)
         else:
+            if self._phi is None:
+                eye = np.eye(self.M.shape[0])
+                X = [eye, None] if _initial_world(self.event) == 0 else [None, eye]
+            else:
+                X = [None if Y is None else self.op.right(Y) for Y in self._phi]
+            r = self.event.region_at(t)
+            if r is not None:
+                X = _gate_forward_sparse(self.event.kind, X, r)
             X = [None if Y is None else Y * col for Y in X]
             s = max(Y.max() for Y in X if Y is not None)
             X = [None if Y is None or s <= 0 else Y / s for Y in X] if s > 0 else X
             self._phi = [None if Y is None else _flush_subnormal(Y) for Y in X]
-        self._pre = None
         self.t += 1
 
 

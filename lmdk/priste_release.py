@@ -32,13 +32,16 @@ from lmdk.errors import ParameterError
 from lmdk.priste_events import Event
 from lmdk.priste_grid import Grid, delta_location_set, planar_laplace_emission, restricted_emission
 from lmdk.priste_quantify import EventTracker, check_transition
-from lmdk.priste_worst import QUICK_K, _prepare, _quick_search, _screen_from, worst_case_from_vectors
+from lmdk.priste_transition import transition_operator
+from lmdk.priste_worst import QUICK_K, _prepare, _quick_search, _screen_from, lower_bound_rows, worst_case_from_vectors
 from lmdk.rng import as_generator
 
 CHECKS = ("any_prior", "fixed_prior")
 
 REL_TOL = 1e-9
 """Relative slack on ε when comparing a computed leakage (guards against last-bit rounding only)."""
+BATCH = 8
+"""Halvings of α drawn and checked together at a timestamp: one matrix product for all of them."""
 
 
 @dataclass
@@ -85,13 +88,16 @@ def _plm(grid: Grid, alpha: float) -> np.ndarray:
     return E
 
 
-def _fixed_prior_leakage(pi: np.ndarray, a, a_not, b, d) -> float:
-    """|log Pr(o|EVENT)/Pr(o|¬EVENT)| at the one prior π (Definition 2.4); 0 where a conditional is undefined."""
+def _fixed_prior_leakage(pi: np.ndarray, a, a_not, b, d):
+    """|log Pr(o|EVENT)/Pr(o|¬EVENT)| at the one prior π (Definition 2.4); 0 where a conditional is undefined.
+
+    b and d may be m×k (one column per candidate); the result is then a length-k array.
+    """
     x, v, y, u = pi @ a, pi @ a_not, pi @ b, pi @ d
-    if not (x > 0 and v > 0 and y + u > 0):
-        return 0.0
-    with np.errstate(divide="ignore"):
-        return float(abs(np.log(y) + np.log(v) - np.log(x) - np.log(u)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        val = np.abs(np.log(y) + np.log(v) - np.log(x) - np.log(u))
+    val = np.where((x > 0) & (v > 0) & (y + u > 0), val, 0.0)
+    return float(val) if np.ndim(val) == 0 else val
 
 
 def _check_prior_arg(check: str, prior, m: int) -> np.ndarray | None:
@@ -145,7 +151,8 @@ def release(trajectory_cells, events, epsilon: float, alpha: float, M, grid: Gri
     pi_fixed = _check_prior_arg(check, prior, grid.m)
     g = as_generator(rng)
     T, m = traj.size, grid.m
-    trackers = [EventTracker(ev, P) for ev in evs]
+    op = transition_operator(P, grid.rows, grid.cols)
+    trackers = [EventTracker(ev, op) for ev in evs]
     out_cells = np.empty(T, dtype=np.int64)
     out_alpha, out_h = np.empty(T), np.empty(T, dtype=np.int64)
     out_leak = np.zeros((T, len(evs)))
@@ -153,30 +160,33 @@ def release(trajectory_cells, events, epsilon: float, alpha: float, M, grid: Gri
     emissions = []
     p_minus = np.full(m, 1.0 / m)
     limit = epsilon * (1 + REL_TOL)
+    alphas = [float(alpha) * 0.5**h for h in range(max_halvings + 1)] + [0.0]  # the last: uniform fallback
     for t in range(T):
-        for tr in trackers:
-            tr.prepare()
         allowed = delta_location_set(p_minus, delta) if delta is not None else None
-        h = 0
-        while True:
-            fallback = h > max_halvings
-            E = _plm(grid, 0.0 if fallback else float(alpha) * 0.5**h)
-            o, col = _draw(E, traj[t], allowed, g)
-            vectors = [tr.candidate(col) for tr in trackers]
-            leaks = _check_candidate(trackers, vectors, pi_fixed, None if fallback else limit, method)
-            if leaks is not None:
+        state = g.bit_generator.state
+        u = g.random(len(alphas))
+        for lo in range(0, len(alphas), BATCH):
+            hs = range(lo, min(lo + BATCH, len(alphas)))
+            Es = [_plm(grid, alphas[h]) for h in hs]
+            obs, C = _draw_batch(Es, traj[t], allowed, u[lo:lo + len(hs)])
+            vectors = [tr.candidates(C) for tr in trackers]
+            found = _first_safe(trackers, vectors, pi_fixed, [None if h > max_halvings else limit for h in hs], method)
+            if found is not None:
+                q, leaks = found
                 break
-            h += 1
+        h = lo + q
+        g.bit_generator.state = state
+        g.random(h + 1)  # consume exactly the candidates' draws, as drawing them one at a time would
+        col = C[:, q]
         for tr in trackers:
             tr.commit(col)
-        out_cells[t], out_h[t], out_leak[t] = o, h, leaks
-        out_alpha[t] = 0.0 if fallback else alpha * 0.5**h
+        out_cells[t], out_h[t], out_leak[t], out_alpha[t] = obs[q], h, leaks, alphas[h]
         if out_worst is not None:
             out_worst[t] = leaks if pi_fixed is None else [
-                worst_case_from_vectors(tr.a, b, d, a_not=tr.a_not, method=method)[0]
+                worst_case_from_vectors(tr.a, b[q], d[q], a_not=tr.a_not, method=method)[0]
                 for tr, (b, d) in zip(trackers, vectors)]
         if keep_emissions:
-            emissions.append(E if allowed is None else restricted_emission(E, allowed))
+            emissions.append(Es[q] if allowed is None else restricted_emission(Es[q], allowed))
         if delta is not None:
             w = p_minus * col
             p_minus = (w / w.sum()) @ P  # Eq. (21), then one Markov step
@@ -185,29 +195,52 @@ def release(trajectory_cells, events, epsilon: float, alpha: float, M, grid: Gri
                          delta, emissions, check, out_worst)
 
 
-def _draw(E: np.ndarray, true_cell: int, allowed: np.ndarray | None, g: np.random.Generator):
-    """One observation from row ``true_cell`` of E (restricted to ``allowed``, Algorithm 3) and its emission column."""
+def _draw_batch(Es: list, true_cell: int, allowed: np.ndarray | None, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One observation per emission matrix from row ``true_cell`` (restricted to ``allowed``, Algorithm 3) by inverse
+    CDF with the uniforms ``u``, and their emission columns as an m×k matrix."""
+    rows = np.stack([E[true_cell] for E in Es])
+    if allowed is not None:
+        rows = np.where(allowed, rows, 0.0)
+    cum = np.cumsum(rows, axis=1)
+    obs = np.minimum(np.sum(cum <= (u * cum[:, -1])[:, None], axis=1), rows.shape[1] - 1)
+    C = np.stack([E[:, o] for E, o in zip(Es, obs)], axis=1)
     if allowed is None:
-        row = np.cumsum(E[true_cell])
-        o = min(int(np.searchsorted(row, g.random() * row[-1], side="right")), E.shape[0] - 1)
-        return o, E[:, o]
-    row = np.cumsum(np.where(allowed, E[true_cell], 0.0))
-    o = min(int(np.searchsorted(row, g.random() * row[-1], side="right")), E.shape[0] - 1)
-    rowsums = E @ allowed.astype(float)  # restricted_emission's normalisers, without building the m×m matrix
+        return obs, C
+    rowsums = np.stack([E @ allowed.astype(float) for E in Es], axis=1)  # restricted_emission's normalisers
     if np.any(rowsums <= 0):
         raise ParameterError("the emission gives zero probability to every allowed cell for some true cell")
-    return o, E[:, o] / rowsums
+    return obs, C / rowsums
 
 
-def _check_candidate(trackers, vectors, pi_fixed, limit: float | None, method: str) -> np.ndarray | None:
-    """Leakage per event if the candidate may be released (``limit`` None = always), else None.
+def _first_safe(trackers, vectors, pi_fixed, limits: list, method: str) -> tuple[int, np.ndarray] | None:
+    """(q, leakage per event) of the first candidate q that may be released (its limit None = always), else None.
 
-    any-prior: first every event's cheap lower bound (a feasible prior above the limit rejects), then the
-    exact supremum per event (the recorded value). fixed-prior: the leakage at that one prior.
+    any-prior: a cheap lower bound, vectorised over all candidates, rejects most of them at once
+    (:func:`lmdk.priste_worst.lower_bound_rows`); the rest go through :func:`_check_candidate` in order.
     """
+    lim = np.array([np.inf if x is None else x for x in limits])
     if pi_fixed is not None:
-        leaks = np.array([_fixed_prior_leakage(pi_fixed, tr.a, tr.a_not, b, d) for tr, (b, d) in zip(trackers, vectors)])
-        return leaks if limit is None or np.all(leaks <= limit) else None
+        leaks = np.stack([_fixed_prior_leakage(pi_fixed, tr.a, tr.a_not, b.T, d.T)
+                          for tr, (b, d) in zip(trackers, vectors)], axis=1)
+        ok = np.flatnonzero(np.all(leaks <= lim[:, None], axis=1))
+        return (int(ok[0]), leaks[ok[0]]) if ok.size else None
+    maybe = np.ones(lim.size, dtype=bool)
+    if method == "screen":
+        for tr, (b, d) in zip(trackers, vectors):
+            maybe &= lower_bound_rows(tr.a, tr.a_not, b, d) <= lim
+    for q in np.flatnonzero(maybe):
+        leaks = _check_candidate(trackers, [(b[q], d[q]) for b, d in vectors], limits[q], method)
+        if leaks is not None:
+            return int(q), leaks
+    return None
+
+
+def _check_candidate(trackers, vectors, limit: float | None, method: str) -> np.ndarray | None:
+    """Exact any-prior leakage per event if the candidate may be released (``limit`` None = always), else None.
+
+    First every event's quick lower bound (a feasible prior above the limit rejects), then the exact
+    supremum per event (the recorded value).
+    """
     if method != "screen":
         leaks = np.zeros(len(trackers))
         for k, (tr, (b, d)) in enumerate(zip(trackers, vectors)):

@@ -64,6 +64,8 @@ all pairs: O(k²) for k hull vertices (k ≤ m; ≈ 80,000 pairs in the fully de
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from scipy.spatial import ConvexHull, QhullError
 
@@ -200,8 +202,17 @@ def _result(best, m: int) -> tuple[float, np.ndarray, float]:
 
 def _all_pairs(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every unordered pair of the given indices (the single index paired with itself when there is one)."""
-    i, j = np.triu_indices(idx.size, k=0 if idx.size == 1 else 1)
+    i, j = _upper_pairs(idx.size) if idx.size > 1 else (np.zeros(1, dtype=np.int64),) * 2
     return idx[i], idx[j]
+
+
+@lru_cache(maxsize=64)
+def _upper_pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """np.triu_indices(n, k=1), read-only and cached (it is called for every candidate release)."""
+    i, j = np.triu_indices(n, k=1)
+    i.setflags(write=False)
+    j.setflags(write=False)
+    return i, j
 
 
 def _search(pairs: tuple[np.ndarray, np.ndarray], vecs, *, ends: bool = True) -> tuple[float, tuple[int, int, float], float]:
@@ -213,24 +224,15 @@ def _search(pairs: tuple[np.ndarray, np.ndarray], vecs, *, ends: bool = True) ->
     """
     a, an, b, d = vecs
     pi_, pj_ = pairs
-    cand_i, cand_j, cand_s = [], [], []
+    cand_i, cand_j, cand_s, cand_l = [], [], [], []
     if ends:  # callers that have already evaluated every vertex pass ends=False
         e = np.unique(np.concatenate((pi_, pj_)))
         cand_i, cand_j, cand_s = [e], [e], [np.zeros(e.size)]
+        cand_l = [_log_f(0.0, a[e], a[e], an[e], an[e], b[e], b[e], d[e], d[e])]
     i, j = np.concatenate((pi_, pj_)), np.concatenate((pj_, pi_))
-    coef = (a[i], a[j], an[i], an[j], b[i], b[j], d[i], d[j])
-    for r in _stationary(*coef):
-        ok = (r > 0) & (r <= 0.5)
-        cand_i.append(i[ok])
-        cand_j.append(j[ok])
-        cand_s.append(r[ok])
-    degenerate = (a[i] <= 0) | (an[i] <= 0) | (b[i] + d[i] <= 0)
-    cand_i.append(i[degenerate])
-    cand_j.append(j[degenerate])
-    cand_s.append(np.full(int(degenerate.sum()), ETA))
-    ci, cj = np.concatenate(cand_i), np.concatenate(cand_j)
-    S = np.concatenate(cand_s)
-    L = _log_f(S, a[ci], a[cj], an[ci], an[cj], b[ci], b[cj], d[ci], d[cj])
+    p, S, L = _segment_points((a[i], an[i], b[i], d[i]), (a[j], an[j], b[j], d[j]))
+    ci, cj = np.concatenate(cand_i + [i[p]]), np.concatenate(cand_j + [j[p]])
+    S, L = np.concatenate(cand_s + [S]), np.concatenate(cand_l + [L])
     if not np.any(~np.isnan(L)):
         return 0.0, (0, 0, 0.0), float("nan")
     A = np.where(np.isnan(L), -np.inf, np.abs(L))
@@ -238,7 +240,52 @@ def _search(pairs: tuple[np.ndarray, np.ndarray], vecs, *, ends: bool = True) ->
     return float(A[k]), (int(ci[k]), int(cj[k]), float(S[k])), float(L[k])
 
 
-def _uncertified_pairs(vecs, value: float, block: int = 512) -> tuple[np.ndarray, np.ndarray]:
+def _segment_points(ei, ej) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Interior evaluation points of the segments from e_i to e_j: (segment index, s, log F) per point.
+
+    ``ei``, ``ej`` = (a, ā, b, d) at the segments' two endpoints (one entry per segment). Points: the
+    stationary points with 0 < s ≤ 1/2 and, where x, v or y + u vanish at e_i, the limit point η.
+    """
+    (a0, an0, b0, d0), (a1, an1, b1, d1) = ei, ej
+    idx, pts = [], []
+    for r in _stationary(a0, a1, an0, an1, b0, b1, d0, d1):
+        ok = (r > 0) & (r <= 0.5)
+        idx.append(np.flatnonzero(ok))
+        pts.append(r[ok])
+    degenerate = (a0 <= 0) | (an0 <= 0) | (b0 + d0 <= 0)
+    idx.append(np.flatnonzero(degenerate))
+    pts.append(np.full(int(degenerate.sum()), ETA))
+    p, S = np.concatenate(idx), np.concatenate(pts)
+    return p, S, _log_f(S, a0[p], a1[p], an0[p], an1[p], b0[p], b1[p], d0[p], d1[p])
+
+
+def lower_bound_rows(a, a_not, B, D) -> np.ndarray:
+    """Per row q of (B, D): a lower bound on the worst case for (a, ā, B[q], D[q]) — cheaper than :func:`_quick_search`.
+
+    The best of the m vertices and of the segments among the four cells extremising log(b_i/a_i) and
+    log(d_i/ā_i) (the cells :func:`leakage_upper_bound` combines); every value is attained by a prior,
+    so a row above ε is unsafe. Vectorised over the rows (candidate releases of one timestamp).
+    """
+    k, m = B.shape
+    scale = (B + D).max(axis=1, keepdims=True)
+    scale[scale <= 0] = 1.0
+    B, D = B / scale, D / scale
+    lv = _log_f(0.0, a, a, a_not, a_not, B, B, D, D)
+    best = np.where(np.isnan(lv), -np.inf, np.abs(lv)).max(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        P, R = np.log(B) - np.log(a), np.log(a_not) - np.log(D)
+    ends = [np.argmax(np.where(np.isnan(v), -np.inf, v), axis=1) for v in (P, -P, R, -R)]
+    first, second = _upper_pairs(4)
+    cells = np.stack(ends, axis=1)  # k×4
+    i = np.concatenate((cells[:, first], cells[:, second]), axis=1).ravel()
+    j = np.concatenate((cells[:, second], cells[:, first]), axis=1).ravel()
+    row = np.repeat(np.arange(k), 2 * first.size)
+    p, _, L = _segment_points((a[i], a_not[i], B[row, i], D[row, i]), (a[j], a_not[j], B[row, j], D[row, j]))
+    np.maximum.at(best, row[p], np.where(np.isnan(L), -np.inf, np.abs(L)))
+    return np.where(np.isinf(best) & (best < 0), 0.0, best)
+
+
+def _uncertified_pairs(vecs, value: float, block: int = 512, *, screened: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Pairs whose segment could exceed ``value``: a bound that makes the hull search immune to Qhull's precision.
 
     On the segment π(s) = (1 − s)e_i + s e_j, F = N/D with N = y·v and D = x·u, and both expand in the
@@ -251,11 +298,11 @@ def _uncertified_pairs(vecs, value: float, block: int = 512) -> tuple[np.ndarray
     with |log C_ij| > ``value`` (C = c/0 counts as +∞, 0/c as 0) can beat it; they are returned for exact search.
     """
     thr = value + 1e-12 * max(1.0, abs(value))
-    cells = _screen_cells(vecs, thr)
+    cells = np.arange(vecs[0].size) if screened else _screen_cells(vecs, thr)
     if cells.size < 2:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     if cells.size < vecs[0].size:  # only these cells can pair up into a flagged segment
-        ii, jj = _uncertified_pairs([v[cells] for v in vecs], value, block)
+        ii, jj = _uncertified_pairs([v[cells] for v in vecs], value, block, screened=True)
         lo, hi = cells[ii], cells[jj]
         return np.minimum(lo, hi), np.maximum(lo, hi)
     a, an, b, d = vecs
@@ -363,7 +410,7 @@ def _quick_search(vecs, k: int, stop_above: float | None = None) -> tuple[float,
         picks.append(np.argpartition(-w, kk - 1)[:kk] if kk < m else np.arange(m))
     K = np.unique(np.concatenate(picks))
     if K.size > 1:
-        i, j = np.triu_indices(K.size, k=1)
+        i, j = _upper_pairs(K.size)
         best = _better(best, _search((K[i], K[j]), vecs, ends=False))
     return best
 

@@ -145,3 +145,27 @@ def test_bad_inputs_raise():
         Event("pattern", np.array([True, False]), np.array([2, 1]))
     with pytest.raises(ParameterError, match="kind"):
         Event("visit", np.array([True, False]), np.array([1]))
+
+
+@pytest.mark.parametrize("kind", ["presence", "pattern"])
+def test_batched_candidates_on_a_factored_grid_equal_one_at_a_time_dense_ones(kind):
+    """EventTracker.candidates (k columns at once, Kronecker-factored M) = candidate per column with the dense M."""
+    from lmdk.priste import Grid, gaussian_transition, planar_laplace_emission
+    from lmdk.priste_quantify import EventTracker
+
+    g = Grid(3, 4)
+    M, E = gaussian_transition(g, 0.8), planar_laplace_emission(g, 1.5)
+    ev = Event(kind, np.stack([np.arange(g.m) < 5, np.arange(g.m) % 3 == 0]), np.array([2, 4]))
+    fast, dense = EventTracker(ev, M, grid_shape=(3, 4)), EventTracker(ev, M)
+    assert fast.op.factored and not dense.op.factored
+    rng = np.random.default_rng(5)
+    for t in range(8):  # before, during and after the event
+        C = E[:, rng.integers(0, g.m, 4)]
+        b, d = fast.candidates(C)
+        assert b.shape == d.shape == (4, g.m)
+        for q in range(4):
+            b1, d1 = dense.candidate(C[:, q])
+            np.testing.assert_allclose(b[q], b1, rtol=1e-11, atol=1e-300)
+            np.testing.assert_allclose(d[q], d1, rtol=1e-11, atol=1e-300)
+        fast.commit(C[:, 0])
+        dense.commit(C[:, 0])

@@ -57,6 +57,31 @@ def test_same_seed_same_release_and_inf_epsilon_is_plain_plm():
     assert plain.max_leakage.max() > 0.3  # …and leaks more than ε
 
 
+@pytest.mark.parametrize("check", ["any_prior", "fixed_prior"])
+def test_checking_halvings_in_batches_gives_the_release_of_one_at_a_time(check, monkeypatch):
+    """Candidates are drawn BATCH at a time, then the stream is rewound: same output as drawing them one by one."""
+    import lmdk.priste_release as pr
+
+    g, M, traj = small_setup(4, rows=3, cols=3, T=10)
+    events = [make_event("presence", [0, 1, 4], range(2, 5), g.m), make_event("pattern", [4, 5], [6, 7], g.m)]
+    runs = []
+    for batch in (1, 3, 8):
+        monkeypatch.setattr(pr, "BATCH", batch)
+        gen = np.random.default_rng(9)
+        res = release(traj, events, 0.2, 4.0, M, g, rng=gen, delta=0.05, max_halvings=3, check=check)
+        runs.append((res, gen.random()))  # the stream is left where one draw per candidate leaves it
+    assert runs[0][0].halvings.max() >= 3  # batches of 1 and 3 are split
+    assert check == "fixed_prior" or (runs[0][0].alpha == 0).any()  # the uniform fallback is reached
+    for res, after in runs[1:]:
+        np.testing.assert_array_equal(res.released_cells, runs[0][0].released_cells)
+        np.testing.assert_array_equal(res.halvings, runs[0][0].halvings)
+        np.testing.assert_allclose(res.leakage, runs[0][0].leakage, rtol=1e-12)
+        assert after == runs[0][1]
+    fresh = np.random.default_rng(9)
+    fresh.random(int(np.sum(runs[0][0].halvings + 1)))  # one uniform per candidate tried
+    assert runs[0][1] == fresh.random()
+
+
 def test_tighter_epsilon_never_needs_fewer_halvings_on_average():
     g, M, traj = small_setup(3, rows=3, cols=3, T=6)
     ev = make_event("presence", [4], range(1, 4), g.m)

@@ -12,7 +12,7 @@ from lmdk.priste import (
     Event, Grid, event_vectors4, gaussian_transition, leakage, make_event, planar_laplace_emission,
     worst_case_from_vectors, worst_case_leakage,
 )
-from lmdk.priste_worst import leakage_lower_bound, leakage_upper_bound
+from lmdk.priste_worst import leakage_lower_bound, leakage_upper_bound, lower_bound_rows
 
 
 def instance(seed: int, m: int = 4, T: int = 4):
@@ -237,6 +237,26 @@ def test_bounds_bracket_the_exact_supremum_and_screen_is_exact(seed, m, spread, 
     assert screen == exact or screen == pytest.approx(exact, rel=1e-12)
     assert upper >= exact or upper >= exact - tol  # never below the supremum
     assert lower <= exact or lower <= exact + tol  # attained by a feasible prior
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), m=st.integers(1, 40), spread=st.sampled_from([0.5, 3.0, 30.0, 300.0]),
+       zeros=st.booleans())
+def test_batched_lower_bound_is_the_top_one_quick_search_per_row(seed, m, spread, zeros):
+    rows = [random_vectors(seed + k, m, spread, zeros) for k in range(5)]
+    a = rows[0][0]
+    B = np.stack([b * 10.0 ** (3 * k) for k, (_, b, _) in enumerate(rows)])  # rows on different scales
+    D = np.stack([d * 10.0 ** (3 * k) for k, (_, _, d) in enumerate(rows)])
+    D[:, a == 0] = 0.0
+    an = 1.0 - a
+    got = lower_bound_rows(a, an, B, D)
+    for q in range(len(rows)):
+        exact = worst_case_from_vectors(a, B[q], D[q], a_not=an, method="pairs")[0]
+        vertices = leakage_lower_bound(a, B[q], D[q], a_not=an, stop_above=-1.0)[0]
+        assert got[q] >= vertices or got[q] == pytest.approx(vertices, rel=1e-12)
+        assert got[q] <= exact or got[q] == pytest.approx(exact, rel=1e-12)
+        if not zeros:  # no ties among the extreme cells: the same four cells as the k = 1 quick search
+            assert got[q] == pytest.approx(leakage_lower_bound(a, B[q], D[q], a_not=an, k=1)[0], rel=1e-12)
 
 
 def test_lower_bound_prior_attains_its_value_and_stop_above_short_cuts():
