@@ -254,9 +254,12 @@ class EventTracker:
         """Accept the observation with emission column ``col`` at the next timestamp."""
         t = self.t + 1
         if self._in_tail(t):
-            B = (self.M if self._B is None else self.op.right(self._B)) * col
-            s = B.max()
-            self._B = _flush_subnormal(B / s if s > 0 else B)
+            if self._B is None:
+                B = self.M * col
+            else:
+                B = self.op.right(self._B)
+                B *= col  # in place: each m×m pass over memory costs about as much as the product's arithmetic
+            self._B = _flush_subnormal(_rescale([B])[0])
         else:
             if self._phi is None:
                 eye = np.eye(self.M.shape[0])
@@ -266,11 +269,19 @@ class EventTracker:
             r = self.event.region_at(t)
             if r is not None:
                 X = _gate_forward_sparse(self.event.kind, X, r)
-            X = [None if Y is None else Y * col for Y in X]
-            s = max(Y.max() for Y in X if Y is not None)
-            X = [None if Y is None or s <= 0 else Y / s for Y in X] if s > 0 else X
+            X = _rescale([None if Y is None else Y * col for Y in X])
             self._phi = [None if Y is None else _flush_subnormal(Y) for Y in X]
         self.t += 1
+
+
+def _rescale(X: list) -> list:
+    """Divide the blocks of X (fresh arrays; None = all-zero) by their common maximum, in place, if it is positive."""
+    s = max(Y.max() for Y in X if Y is not None)
+    if s > 0:
+        for Y in X:
+            if Y is not None:
+                Y /= s
+    return X
 
 
 TINY = np.finfo(float).tiny

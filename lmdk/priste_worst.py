@@ -38,8 +38,9 @@ segments among the few cells with the most extreme log(b_i/a_i) and log(d_i/ā_i
 O(m) upper bound of :func:`leakage_upper_bound` combines, where the tiny-weight maximisers live.
 (2) The mediant bound of :func:`_uncertified_pairs` lists every simplex edge {e_i, e_j} whose
 maximum could still exceed that value (cells are pre-screened by a separable version of the same
-bound, :func:`_screen_cells`); those edges are searched exactly. By the claim above (applied to the
-simplex's own edges) the result is the supremum — no hull is needed. In the release, step (1) alone
+bound, :func:`_screen_cells`); those edges are searched exactly, in decreasing order of their bound,
+until the bound of every edge left is at most the best value found. By the claim above (applied to
+the simplex's own edges) the result is the supremum — no hull is needed. In the release, step (1) alone
 rejects most candidates (a feasible prior above ε), so step (2) runs mainly for accepted ones.
 
 Algorithm (method="hull", kept for cross-checks). Candidate vertices are the vertices of the 3-D convex hull of the m points (Qhull via
@@ -76,8 +77,8 @@ from lmdk.priste_quantify import event_vectors4
 METHODS = ("screen", "hull", "pairs")
 QUICK_K = 8
 """Cells taken from each tail of log(b/a) and log(d/ā) for the cheap candidate segments."""
-HULL_SWITCH = 3000
-"""More flagged simplex edges than this after the quick search: first search the hull's edges for a better value."""
+CHUNK = 256
+"""Flagged simplex edges searched at a time (largest bound first) before pruning the rest against the best value."""
 ETA = 1e-12
 """Inward offset from segment endpoints to evaluate limits where a conditional is undefined at the endpoint."""
 
@@ -171,14 +172,18 @@ def worst_case_from_vectors(a, b, d, *, a_not=None, method: str = "screen",
 
 def _screen_from(vecs, quick) -> tuple[float, tuple[int, int, float], float]:
     """The exact supremum given :func:`_quick_search`'s result (which covers every vertex): search the
-    simplex edges whose mediant bound could still beat it (the edge theorem above makes this exact)."""
-    pairs = _uncertified_pairs(vecs, quick[0])
-    if pairs[0].size > HULL_SWITCH:  # the quick value is far below the supremum: raise it on the hull's edges first
-        a, an, b, d = vecs
-        hull = _search(_all_pairs(_candidate_vertices(np.stack((a, b, d), axis=1), "hull")), vecs, ends=False)
-        quick = _better(quick, hull)
-        pairs = _uncertified_pairs(vecs, quick[0])
-    return _better(quick, _search(pairs, vecs, ends=False))
+    simplex edges whose mediant bound could still beat it, largest bound first, pruning as the best value
+    rises (the edge theorem above makes this exact)."""
+    i, j, bound = _uncertified_pairs(vecs, quick[0], with_bounds=True)
+    order = np.argsort(-bound, kind="stable")
+    best = quick
+    for lo in range(0, order.size, CHUNK):
+        chunk = order[lo:lo + CHUNK]
+        chunk = chunk[bound[chunk] > best[0] + 1e-12 * max(1.0, abs(best[0]))]
+        if chunk.size == 0:  # bounds are sorted: no edge left can beat the best value
+            break
+        best = _better(best, _search((i[chunk], j[chunk]), vecs, ends=False))
+    return best
 
 
 def _better(r1, r2):
@@ -267,14 +272,14 @@ def lower_bound_rows(a, a_not, B, D) -> np.ndarray:
     so a row above ε is unsafe. Vectorised over the rows (candidate releases of one timestamp).
     """
     k, m = B.shape
-    scale = (B + D).max(axis=1, keepdims=True)
-    scale[scale <= 0] = 1.0
-    B, D = B / scale, D / scale
-    lv = _log_f(0.0, a, a, a_not, a_not, B, B, D, D)
-    best = np.where(np.isnan(lv), -np.inf, np.abs(lv)).max(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        P, R = np.log(B) - np.log(a), np.log(a_not) - np.log(D)
-    ends = [np.argmax(np.where(np.isnan(v), -np.inf, v), axis=1) for v in (P, -P, R, -R)]
+    with np.errstate(divide="ignore", invalid="ignore"):  # log F is homogeneous in (b, d): no rescaling needed
+        P, R = np.log(B) - np.log(a), np.log(a_not) - np.log(D)  # vertex e_i: log F = P_i + R_i
+        lv = P + R
+    valid = (a > 0) & (a_not > 0) & (B + D > 0)
+    best = np.where(valid & ~np.isnan(lv), np.abs(lv), -np.inf).max(axis=1)
+    P_lo, P_hi = np.where(np.isnan(P), np.inf, P), np.where(np.isnan(P), -np.inf, P)
+    R_lo, R_hi = np.where(np.isnan(R), np.inf, R), np.where(np.isnan(R), -np.inf, R)
+    ends = [np.argmax(P_hi, axis=1), np.argmin(P_lo, axis=1), np.argmax(R_hi, axis=1), np.argmin(R_lo, axis=1)]
     first, second = _upper_pairs(4)
     cells = np.stack(ends, axis=1)  # k×4
     i = np.concatenate((cells[:, first], cells[:, second]), axis=1).ravel()
@@ -285,7 +290,7 @@ def lower_bound_rows(a, a_not, B, D) -> np.ndarray:
     return np.where(np.isinf(best) & (best < 0), 0.0, best)
 
 
-def _uncertified_pairs(vecs, value: float, block: int = 512, *, screened: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def _uncertified_pairs(vecs, value: float, block: int = 512, *, screened: bool = False, with_bounds: bool = False):
     """Pairs whose segment could exceed ``value``: a bound that makes the hull search immune to Qhull's precision.
 
     On the segment π(s) = (1 − s)e_i + s e_j, F = N/D with N = y·v and D = x·u, and both expand in the
@@ -295,23 +300,26 @@ def _uncertified_pairs(vecs, value: float, block: int = 512, *, screened: bool =
     A ratio of such sums never exceeds the largest ratio of its terms (the mediant inequality), so
     max(F, 1/F) on the segment is at most max over {F(e_i), F(e_j), C_ij} and their inverses, with
     C_ij = (b_iā_j + b_jā_i)/(a_id_j + a_jd_i). The caller has checked every vertex e_i, so only pairs
-    with |log C_ij| > ``value`` (C = c/0 counts as +∞, 0/c as 0) can beat it; they are returned for exact search.
+    with |log C_ij| > ``value`` (C = c/0 counts as +∞, 0/c as 0) can beat it; they are returned for exact search
+    as (i, j), or (i, j, |log C_ij|) ``with_bounds``. ``screened``: the cells were already screened.
     """
     thr = value + 1e-12 * max(1.0, abs(value))
     cells = np.arange(vecs[0].size) if screened else _screen_cells(vecs, thr)
     if cells.size < 2:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        none = np.zeros(0, dtype=np.int64)
+        return (none, none, np.zeros(0)) if with_bounds else (none, none)
     if cells.size < vecs[0].size:  # only these cells can pair up into a flagged segment
-        ii, jj = _uncertified_pairs([v[cells] for v in vecs], value, block, screened=True)
+        ii, jj, *rest = _uncertified_pairs([v[cells] for v in vecs], value, block, screened=True,
+                                           with_bounds=with_bounds)
         lo, hi = cells[ii], cells[jj]
-        return np.minimum(lo, hi), np.maximum(lo, hi)
+        return (np.minimum(lo, hi), np.maximum(lo, hi), *rest)
     a, an, b, d = vecs
     positive = np.concatenate([v[v > 0] for v in vecs])
     linear = thr < 700 and (positive.size == 0 or positive.min() > 1e-150)  # no product can underflow
     if not linear:
         with np.errstate(divide="ignore"):
             a, an, b, d = np.log(a), np.log(an), np.log(b), np.log(d)
-    out_i, out_j = [], []
+    out_i, out_j, out_b = [], [], []
     m = a.size
     for lo in range(0, m, block):
         rows = slice(lo, min(lo + block, m))
@@ -326,11 +334,14 @@ def _uncertified_pairs(vecs, value: float, block: int = 512, *, screened: bool =
                       - np.logaddexp(a[rows, None] + d[None, :], d[rows, None] + a[None, :]))
                 flag = np.abs(lc) > thr
         ii, jj = np.nonzero(flag)
-        ii += lo
-        keep = jj > ii
-        out_i.append(ii[keep])
+        keep = jj > ii + lo
+        if with_bounds:
+            with np.errstate(divide="ignore"):
+                out_b.append(np.abs(np.log(c[ii[keep], jj[keep]]) if linear else lc[ii[keep], jj[keep]]))
+        out_i.append(ii[keep] + lo)
         out_j.append(jj[keep])
-    return np.concatenate(out_i), np.concatenate(out_j)
+    pairs = np.concatenate(out_i), np.concatenate(out_j)
+    return (*pairs, np.concatenate(out_b)) if with_bounds else pairs
 
 
 def _log_likelihood_ratios(vecs) -> tuple[np.ndarray, np.ndarray]:

@@ -290,11 +290,11 @@ def test_bounds_of_degenerate_vectors():
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_screen_with_the_hull_step_forced_is_still_exact(seed, monkeypatch):
-    # the hull step (taken when the quick value leaves many edges flagged) only raises the bound
+def test_screen_pruning_one_edge_at_a_time_is_still_exact(seed, monkeypatch):
+    # flagged edges are searched largest bound first and the rest pruned against the best value so far
     import lmdk.priste_worst as pw
 
-    monkeypatch.setattr(pw, "HULL_SWITCH", 0)
+    monkeypatch.setattr(pw, "CHUNK", 1)
     a, b, d = random_vectors(seed, 80, (3.0, 30.0, 300.0)[seed % 3], seed % 2 == 0)
     want = worst_case_from_vectors(a, b, d, method="pairs")[0]
     got = worst_case_from_vectors(a, b, d)[0]
