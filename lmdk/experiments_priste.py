@@ -102,7 +102,7 @@ register(FigureSpec(
 # --------------------------------------------------------------------------- Fig. 15: runtime vs event size
 
 RUNTIME_SIZES = (5, 7, 9, 11, 13, 15)  # §5.4: length (width 5) and width (length 5) from 5 to 15
-BASELINE_S_PER_EVENT = 0.1  # brute force timed ≤ this per event (≥ ~100 cylinders), extrapolated beyond
+BASELINE_S_PER_EVENT = 0.03  # brute force timed ≤ this per event (≥ ~50 cylinders of ≤ 0.6 ms), extrapolated beyond
 
 
 def runtime_configs() -> list[dict]:

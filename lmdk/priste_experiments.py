@@ -96,7 +96,7 @@ def check_comparison(setup: Setup, events, epsilon: float, alpha: float, repetit
             res = release(setup.trajectory, events, epsilon, alpha, setup.M, setup.grid, rng=seed,
                           keep_emissions=True, **kw)
             wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-            worst = res.leakage if check == "any_prior" else audit_worst_case(res, events, setup.M)
+            worst = res.leakage if check == "any_prior" else audit_worst_case(res, events, setup.M, grid=setup.grid)
             rows.append({
                 "rep": rep, "check": check, "runtime_s": wall, "cpu_s": cpu,
                 "uniform_releases": int(np.sum(res.alpha == 0.0)), "halvings": int(res.halvings.sum()),

@@ -260,14 +260,17 @@ def _check_candidate(trackers, vectors, limit: float | None, method: str) -> np.
     return leaks if limit is None or np.all(leaks <= limit) else None
 
 
-def audit_worst_case(result: ReleaseResult, events, M, *, method: str = "screen") -> np.ndarray:
-    """Exact any-prior leakage (T, n_events) of an already released sequence (needs ``keep_emissions=True``)."""
+def audit_worst_case(result: ReleaseResult, events, M, *, method: str = "screen", grid: Grid | None = None) -> np.ndarray:
+    """Exact any-prior leakage (T, n_events) of an already released sequence (needs ``keep_emissions=True``).
+
+    ``grid``: the release's grid, so that a Kronecker-factored M (:mod:`lmdk.priste_transition`) is used.
+    """
     evs = [events] if isinstance(events, Event) else list(events)
     if len(result.emissions) != result.released_cells.size:
         raise ParameterError("the result has no emission matrices; release it with keep_emissions=True")
     out = np.zeros((result.released_cells.size, len(evs)))
     for k, ev in enumerate(evs):
-        tr = EventTracker(ev, M)
+        tr = EventTracker(ev, M, grid_shape=None if grid is None else (grid.rows, grid.cols))
         for t, (E, o) in enumerate(zip(result.emissions, result.released_cells)):
             col = E[:, o]
             b, d = tr.candidate(col)
