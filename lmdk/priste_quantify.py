@@ -317,9 +317,12 @@ def event_vectors(event: Event, M, E, observations) -> tuple[np.ndarray, np.ndar
     return a, b, b + d
 
 
-def event_vectors4(event: Event, M, E, observations):
-    """(a, ā, b, d): Pr(EVENT | l_0), Pr(¬EVENT | l_0), ∝ Pr(EVENT, o | l_0), ∝ Pr(¬EVENT, o | l_0); max(b+d) = 1."""
-    tr = EventTracker(event, M)
+def event_vectors4(event: Event, M, E, observations, *, grid_shape: tuple[int, int] | None = None):
+    """(a, ā, b, d): Pr(EVENT | l_0), Pr(¬EVENT | l_0), ∝ Pr(EVENT, o | l_0), ∝ Pr(¬EVENT, o | l_0); max(b+d) = 1.
+
+    ``grid_shape`` = (rows, cols) lets a Kronecker-factored M (:mod:`lmdk.priste_transition`) be used.
+    """
+    tr = EventTracker(event, M, grid_shape=grid_shape)
     obs = check_observations(observations, tr.M.shape[0])
     for t, o in enumerate(obs[:-1]):
         tr.commit(emission_at(E, t)[:, o])

@@ -52,7 +52,8 @@ class ReleaseResult:
     released_cells: np.ndarray
     alpha: np.ndarray  # α used per timestamp, per km (0 = uniform fallback)
     halvings: np.ndarray
-    leakage: np.ndarray  # (T, n_events) leakage the check used: exact any-prior value, or at the fixed prior
+    leakage: np.ndarray  # (T, n_events) the check's leakage: exact any-prior value (a lower bound ≤ ε with
+    # exact_leakage=False), or the leakage at the fixed prior
     distance_m: np.ndarray
     epsilon: float
     alpha0: float  # the PLM's initial α, per km
@@ -140,15 +141,19 @@ def _check_release_args(trajectory_cells, events, epsilon, alpha, M, grid, delta
 
 def release(trajectory_cells, events, epsilon: float, alpha: float, M, grid: Grid, *, delta: float | None = None,
             rng=None, max_halvings: int = 30, method: str = "screen", keep_emissions: bool = False,
-            check: str = "any_prior", prior=None, audit: bool = False) -> ReleaseResult:
+            check: str = "any_prior", prior=None, audit: bool = False, exact_leakage: bool = True) -> ReleaseResult:
     """Algorithms 1–3: release a perturbed cell per timestamp keeping every event ε-spatiotemporal-event private.
 
     ``check="any_prior"`` (default) guarantees ε against every initial distribution (the paper's §4.2);
     ``check="fixed_prior"`` only at ``prior`` (uniform if None). ``audit=True`` also records the exact
-    any-prior leakage of the released sequence in ``worst_leakage``.
+    any-prior leakage of the released sequence in ``worst_leakage``. ``exact_leakage=False`` (any-prior
+    check) releases exactly the same cells but records only a certified lower bound of each accepted
+    leakage (the search stops once no prior can exceed ε) — for runs that need the releases, not the leakage.
     """
     traj, evs, P = _check_release_args(trajectory_cells, events, epsilon, alpha, M, grid, delta)
     pi_fixed = _check_prior_arg(check, prior, grid.m)
+    if audit and not exact_leakage:
+        raise ParameterError("audit=True records exact leakage; drop audit or keep exact_leakage=True")
     g = as_generator(rng)
     T, m = traj.size, grid.m
     op = transition_operator(P, grid.rows, grid.cols)
@@ -156,7 +161,7 @@ def release(trajectory_cells, events, epsilon: float, alpha: float, M, grid: Gri
     out_cells = np.empty(T, dtype=np.int64)
     out_alpha, out_h = np.empty(T), np.empty(T, dtype=np.int64)
     out_leak = np.zeros((T, len(evs)))
-    out_worst = np.zeros((T, len(evs))) if (audit or pi_fixed is None) else None
+    out_worst = np.zeros((T, len(evs))) if audit or (pi_fixed is None and exact_leakage) else None
     emissions = []
     p_minus = np.full(m, 1.0 / m)
     limit = epsilon * (1 + REL_TOL)
@@ -170,7 +175,8 @@ def release(trajectory_cells, events, epsilon: float, alpha: float, M, grid: Gri
             Es = [_plm(grid, alphas[h]) for h in hs]
             obs, C = _draw_batch(Es, traj[t], allowed, u[lo:lo + len(hs)])
             vectors = [tr.candidates(C) for tr in trackers]
-            found = _first_safe(trackers, vectors, pi_fixed, [None if h > max_halvings else limit for h in hs], method)
+            found = _first_safe(trackers, vectors, pi_fixed, [None if h > max_halvings else limit for h in hs], method,
+                                exact_leakage)
             if found is not None:
                 q, leaks = found
                 break
@@ -212,7 +218,8 @@ def _draw_batch(Es: list, true_cell: int, allowed: np.ndarray | None, u: np.ndar
     return obs, C / rowsums
 
 
-def _first_safe(trackers, vectors, pi_fixed, limits: list, method: str) -> tuple[int, np.ndarray] | None:
+def _first_safe(trackers, vectors, pi_fixed, limits: list, method: str,
+                exact: bool = True) -> tuple[int, np.ndarray] | None:
     """(q, leakage per event) of the first candidate q that may be released (its limit None = always), else None.
 
     any-prior: a cheap lower bound, vectorised over all candidates, rejects most of them at once
@@ -229,17 +236,18 @@ def _first_safe(trackers, vectors, pi_fixed, limits: list, method: str) -> tuple
         for tr, (b, d) in zip(trackers, vectors):
             maybe &= lower_bound_rows(tr.a, tr.a_not, b, d) <= lim
     for q in np.flatnonzero(maybe):
-        leaks = _check_candidate(trackers, [(b[q], d[q]) for b, d in vectors], limits[q], method)
+        leaks = _check_candidate(trackers, [(b[q], d[q]) for b, d in vectors], limits[q], method, exact)
         if leaks is not None:
             return int(q), leaks
     return None
 
 
-def _check_candidate(trackers, vectors, limit: float | None, method: str) -> np.ndarray | None:
+def _check_candidate(trackers, vectors, limit: float | None, method: str, exact: bool = True) -> np.ndarray | None:
     """Exact any-prior leakage per event if the candidate may be released (``limit`` None = always), else None.
 
     First every event's quick lower bound (a feasible prior above the limit rejects), then the exact
-    supremum per event (the recorded value).
+    supremum per event (the recorded value), stopping at the first value above the limit. ``exact=False``
+    only certifies that no prior exceeds the limit and returns lower bounds (same decision, less search).
     """
     if method != "screen":
         leaks = np.zeros(len(trackers))
@@ -256,8 +264,12 @@ def _check_candidate(trackers, vectors, limit: float | None, method: str) -> np.
             return None  # a feasible prior leaks more than ε: rejected before any exact search
         vecs.append(v)
         quick.append(q)
-    leaks = np.array([_screen_from(v, q)[0] for v, q in zip(vecs, quick)])
-    return leaks if limit is None or np.all(leaks <= limit) else None
+    leaks = np.zeros(len(trackers))
+    for k, (v, q) in enumerate(zip(vecs, quick)):
+        leaks[k] = _screen_from(v, q, stop_above=limit, floor=None if exact or limit is None else limit)[0]
+        if limit is not None and leaks[k] > limit:
+            return None
+    return leaks
 
 
 def audit_worst_case(result: ReleaseResult, events, M, *, method: str = "screen", grid: Grid | None = None) -> np.ndarray:

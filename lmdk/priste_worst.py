@@ -170,19 +170,29 @@ def worst_case_from_vectors(a, b, d, *, a_not=None, method: str = "screen",
     return _result(best, m)
 
 
-def _screen_from(vecs, quick) -> tuple[float, tuple[int, int, float], float]:
+def _screen_from(vecs, quick, *, stop_above: float | None = None,
+                 floor: float | None = None) -> tuple[float, tuple[int, int, float], float]:
     """The exact supremum given :func:`_quick_search`'s result (which covers every vertex): search the
     simplex edges whose mediant bound could still beat it, largest bound first, pruning as the best value
-    rises (the edge theorem above makes this exact)."""
-    i, j, bound = _uncertified_pairs(vecs, quick[0], with_bounds=True)
+    rises (the edge theorem above makes this exact).
+
+    ``stop_above``: return as soon as a value above it is found (enough to reject a candidate release).
+    ``floor``: also skip edges whose bound is ≤ ``floor`` — this only decides whether the supremum exceeds
+    ``floor`` (if the result is ≤ ``floor``, so is the supremum), and the value returned is a lower bound.
+    """
+    level = lambda v: v if floor is None else max(v, floor)  # noqa: E731
+    i, j, bound = _uncertified_pairs(vecs, level(quick[0]), with_bounds=True)
     order = np.argsort(-bound, kind="stable")
     best = quick
     for lo in range(0, order.size, CHUNK):
+        thr = level(best[0])
         chunk = order[lo:lo + CHUNK]
-        chunk = chunk[bound[chunk] > best[0] + 1e-12 * max(1.0, abs(best[0]))]
+        chunk = chunk[bound[chunk] > thr + 1e-12 * max(1.0, abs(thr))]
         if chunk.size == 0:  # bounds are sorted: no edge left can beat the best value
             break
         best = _better(best, _search((i[chunk], j[chunk]), vecs, ends=False))
+        if stop_above is not None and best[0] > stop_above:
+            break
     return best
 
 
@@ -444,8 +454,12 @@ def _screen_cells(vecs, thr: float) -> np.ndarray:
     return np.flatnonzero(keep)
 
 
-def worst_case_leakage(event: Event, M, E, observations, *, method: str = "screen") -> tuple[float, np.ndarray]:
-    """(W, π*): the exact supremum over initial distributions of the leakage at the last observation, a maximiser."""
-    a, an, b, d = event_vectors4(event, M, E, observations)
+def worst_case_leakage(event: Event, M, E, observations, *, method: str = "screen",
+                       grid_shape: tuple[int, int] | None = None) -> tuple[float, np.ndarray]:
+    """(W, π*): the exact supremum over initial distributions of the leakage at the last observation, a maximiser.
+
+    ``grid_shape`` = (rows, cols) lets a Kronecker-factored M (:mod:`lmdk.priste_transition`) be used.
+    """
+    a, an, b, d = event_vectors4(event, M, E, observations, grid_shape=grid_shape)
     value, pi, _ = worst_case_from_vectors(a, b, d, a_not=an, method=method)
     return value, pi

@@ -82,6 +82,20 @@ def test_checking_halvings_in_batches_gives_the_release_of_one_at_a_time(check, 
     assert runs[0][1] == fresh.random()
 
 
+def test_certify_only_check_releases_the_same_cells_with_lower_bounds_of_the_leakage():
+    g, M, traj = small_setup(8, rows=20, cols=20, T=12)  # the paper's grid: the exact search has work to skip
+    events = [make_event("presence", range(10), range(3, 8), g.m), make_event("pattern", [5, 6], [6, 7], g.m)]
+    exact = release(traj, events, 0.3, 3.0, M, g, rng=4)
+    quick = release(traj, events, 0.3, 3.0, M, g, rng=4, exact_leakage=False)
+    np.testing.assert_array_equal(quick.released_cells, exact.released_cells)
+    np.testing.assert_array_equal(quick.halvings, exact.halvings)
+    assert np.all(quick.leakage <= exact.leakage * (1 + 1e-12)) and quick.worst_leakage is None
+    assert np.all(quick.leakage <= 0.3 * (1 + 1e-9))
+    assert np.any(quick.leakage < exact.leakage * (1 - 1e-6))  # it does skip part of the search
+    with pytest.raises(ParameterError, match="audit"):
+        release(traj, events, 0.3, 3.0, M, g, rng=4, exact_leakage=False, audit=True)
+
+
 def test_tighter_epsilon_never_needs_fewer_halvings_on_average():
     g, M, traj = small_setup(3, rows=3, cols=3, T=6)
     ev = make_event("presence", [4], range(1, 4), g.m)

@@ -259,6 +259,32 @@ def test_batched_lower_bound_is_the_top_one_quick_search_per_row(seed, m, spread
             assert got[q] == pytest.approx(leakage_lower_bound(a, B[q], D[q], a_not=an, k=1)[0], rel=1e-12)
 
 
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), m=st.integers(2, 40), spread=st.sampled_from([0.5, 3.0, 30.0]),
+       zeros=st.booleans(), cut=st.floats(0.0, 1.5))
+def test_screen_with_a_floor_or_a_stop_decides_exactly_what_the_supremum_would(seed, m, spread, zeros, cut):
+    import lmdk.priste_worst as pw
+
+    a, b, d = random_vectors(seed, m, spread, zeros)
+    vecs = pw._prepare(a, b, d, None)
+    quick = pw._quick_search(vecs, 1)
+    exact = pw._screen_from(vecs, quick)[0]
+    level = cut * exact if np.isfinite(exact) else 10.0 * cut
+    for kw in ({"floor": level}, {"stop_above": level}, {"floor": level, "stop_above": level}):
+        got = pw._screen_from(vecs, quick, **kw)[0]
+        assert got <= exact or got == pytest.approx(exact, rel=1e-12)  # always a feasible prior's leakage
+        assert (got > level * (1 + 1e-9)) == (exact > level * (1 + 1e-9))  # the decision is the exact one
+
+
+def test_worst_case_with_factored_transitions_equals_the_dense_computation():
+    g = Grid(4, 5)
+    M, E = gaussian_transition(g, 0.9), planar_laplace_emission(g, 1.0)
+    ev = make_event("presence", [0, 1, 6], [2, 3], g.m)
+    obs = np.random.default_rng(3).integers(0, g.m, 7)
+    dense = worst_case_leakage(ev, M, E, obs)[0]
+    assert worst_case_leakage(ev, M, E, obs, grid_shape=(4, 5))[0] == pytest.approx(dense, rel=1e-10)
+
+
 def test_lower_bound_prior_attains_its_value_and_stop_above_short_cuts():
     s_ev, M, E, obs = instance(3, m=5, T=5)
     a, an, b, d = event_vectors4(s_ev, M, E, obs)
