@@ -55,6 +55,7 @@ class FigureSpec:
     page_repetitions: int = 10  # the small default run cached for the Experiments page
     notes: str = ""
     extra: dict = field(default_factory=dict)
+    run_key: Callable[[dict], object] | None = None  # equal keys = one experiment shown in several configurations
 
     def config_keys(self) -> list[str]:
         """Names of the configuration fields (the CSV's leading columns)."""
@@ -278,8 +279,11 @@ def run_figure(
     grid = list(spec.configs() if configs is None else configs)
     keys = spec.config_keys() if configs is None else list(dict.fromkeys(k for c in grid for k in c))
     children = np.random.SeedSequence(seed).spawn(len(grid))
+    source = _first_with_same_run(spec, grid)
     tasks = []
-    for cfg, child in zip(grid, children):
+    for idx, (cfg, child) in enumerate(zip(grid, children)):
+        if source[idx] != idx:
+            continue  # run once, under the first configuration with the same run key (and its seed)
         blocks = _blocks(repetitions, spec.block)
         for (start, size), block_seed in zip(blocks, child.spawn(len(blocks))):
             tasks.append((name, cfg, start, size, block_seed))
@@ -296,7 +300,28 @@ def run_figure(
                 results[futures[fut]] = fut.result()
                 bar.update()
     raw = pd.concat(results, ignore_index=True)
-    return spec.summarise(raw, keys).reset_index(drop=True)
+    summary = spec.summarise(raw, keys).reset_index(drop=True)
+    return summary if all(s == i for i, s in enumerate(source)) else _repeat_shared_rows(summary, grid, source)
+
+
+def _first_with_same_run(spec: FigureSpec, grid: list[dict]) -> list[int]:
+    """For each configuration, the index of the first configuration with the same ``spec.run_key`` (itself if none)."""
+    if spec.run_key is None:
+        return list(range(len(grid)))
+    first: dict = {}
+    return [first.setdefault(spec.run_key(cfg), i) for i, cfg in enumerate(grid)]
+
+
+def _repeat_shared_rows(summary: pd.DataFrame, grid: list[dict], source: list[int]) -> pd.DataFrame:
+    """Summary rows in configuration order, a configuration that was not run getting its source's rows."""
+    parts = []
+    for cfg, src in zip(grid, source):
+        match = np.ones(len(summary), dtype=bool)
+        for k, v in grid[src].items():
+            col = summary[k]
+            match &= (col.isna().to_numpy() if pd.isna(v) else (col == v).to_numpy())
+        parts.append(summary[match].assign(**cfg))
+    return pd.concat(parts, ignore_index=True)
 
 
 # --------------------------------------------------------------------------- output

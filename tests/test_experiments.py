@@ -285,6 +285,27 @@ def test_priste_budget_chart_rows_per_plm_with_reference_and_event_windows():
     assert all(fig.layout[f"yaxis{i or ''}"].type == "log" for i in range(0, 9) if i != 1)
 
 
+def test_configurations_with_the_same_run_key_run_once_and_keep_the_others_seeds(monkeypatch):
+    import dataclasses
+
+    spec = ex.figures()["priste-utility"]
+    grid = spec.configs()
+    pick = [next(c for c in grid if c["panel"].startswith(p) and c["sigma"] == s and c["alpha0"] == 1.0
+                 and c["epsilon"] == 2.0) for p, s in (("fig12", 1.0), ("fig14", 1.0), ("fig14", 2.0))]
+    calls = []
+    real_task = ex._run_task
+    monkeypatch.setattr(ex, "_run_task", lambda *a: calls.append(a[1]["panel"]) or real_task(*a))
+    shared = ex.run_figure("priste-utility", repetitions=2, seed=3, configs=pick)
+    assert len(calls) == 2 and list(shared["panel"]) == [c["panel"] for c in pick]  # fig14 σ = 1 was not run
+    measures = ["mean_alpha", "mean_distance_m", "halvings", "mean_alpha_ci_low"]
+    assert shared.loc[1, measures].tolist() == shared.loc[0, measures].tolist()
+    monkeypatch.setitem(ex.FIGURES, "priste-utility", dataclasses.replace(spec, run_key=None))
+    separate = ex.run_figure("priste-utility", repetitions=2, seed=3, configs=pick)
+    assert len(calls) == 5
+    pd.testing.assert_frame_equal(separate.loc[[0, 2]], shared.loc[[0, 2]])  # the others keep their seeds
+    assert separate.loc[1, "mean_alpha"] != shared.loc[1, "mean_alpha"]  # run on its own, it gets its own seed
+
+
 def test_priste_utility_chart_one_legend_per_panel_and_km_units():
     from lmdk import experiments_charts as ech
     from lmdk import experiments_priste as ep
