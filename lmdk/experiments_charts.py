@@ -133,21 +133,25 @@ def _panel(fig, sub, row, col, *, x, y, color, colors, cmap, dash, dashes, kind,
                 continue
             low = (grp[lo].clip(lower=0) if nonnegative else grp[lo]) if band else None
             if band and not (log_y and (low <= 0).any()):
-                fig.add_trace(go.Scatter(
-                    x=list(grp[x]) + list(grp[x])[::-1], y=list(grp[hi]) + list(low)[::-1], mode="lines",
-                    fill="toself", fillcolor=_rgba(c, 0.16), line=dict(width=0), hoverinfo="skip",
-                    legendgroup=name, showlegend=False), row=row, col=col)
+                fig.add_trace(ci_band(go, grp[x], low, grp[hi], c, legendgroup=name), row=row, col=col)
             fig.add_trace(go.Scatter(
                 x=grp[x], y=grp[y], name=name, mode="lines+markers",
                 line=dict(color=c, dash=dashes.get(dval, "solid"), width=2), marker=dict(size=5),
                 legendgroup=name, showlegend=first), row=row, col=col)
 
 
-def _rgba(hex_colour: str, alpha: float) -> str:
+def rgba(hex_colour: str, alpha: float) -> str:
     """'#RRGGBB' → 'rgba(r,g,b,alpha)' (a translucent fill that keeps the line colour)."""
     h = hex_colour.lstrip("#")
     r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
     return f"rgba({r},{g},{b},{alpha})"
+
+
+def ci_band(go, x, low, high, colour: str, **kw):
+    """A translucent closed band between ``low`` and ``high`` over ``x`` (a confidence interval): no hover, no legend."""
+    x = list(x)
+    return go.Scatter(x=x + x[::-1], y=list(high) + list(low)[::-1], mode="lines", fill="toself",
+                      fillcolor=rgba(colour, 0.16), line=dict(width=0), hoverinfo="skip", showlegend=False, **kw)
 
 
 def _category_labels(values: pd.Series, column: str) -> pd.Series:
@@ -457,11 +461,9 @@ def _priste_utility(df: pd.DataFrame):
             for r, (col, label, scale) in enumerate(UTILITY_MEASURES, start=1):
                 log_row = r == 1  # α: decade_log_axis below; a band reaching 0 has no place on a log axis
                 if bands and not (log_row and (grp[f"{col}_ci_low"] <= 0).any()):
-                    fig.add_trace(go.Scatter(
-                        x=list(grp["epsilon"]) + list(grp["epsilon"])[::-1], mode="lines", fill="toself",
-                        y=list(grp[f"{col}_ci_high"] * scale) + list(grp[f"{col}_ci_low"].clip(lower=0) * scale)[::-1],
-                        fillcolor=_rgba(colour, 0.16), line=dict(width=0), hoverinfo="skip", showlegend=False,
-                        legend=legend, legendgroup=f"{c}:{series}"), row=r, col=c)
+                    fig.add_trace(ci_band(go, grp["epsilon"], grp[f"{col}_ci_low"].clip(lower=0) * scale,
+                                          grp[f"{col}_ci_high"] * scale, colour, legend=legend,
+                                          legendgroup=f"{c}:{series}"), row=r, col=c)
                 fig.add_trace(go.Scatter(
                     x=grp["epsilon"], y=grp[col] * scale, name=series, mode="lines+markers",
                     line=dict(color=colour, width=2), marker=dict(size=6), legend=legend,

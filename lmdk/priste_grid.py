@@ -14,6 +14,7 @@ import numpy as np
 
 from lmdk.errors import DataError, ParameterError
 from lmdk.mechanisms import latlon_to_metres, metres_to_latlon
+from lmdk.priste_transition import flush_subnormal
 from lmdk.rng import as_generator
 
 MAX_CELLS = 2500
@@ -191,9 +192,7 @@ def gaussian_transition(grid: Grid, sigma: float) -> np.ndarray:
         raise ParameterError(f"sigma must be a positive number of cell sides, got {sigma!r}")
     d = grid.distances_m() / grid.cell_size_m
     w = np.exp(-(d**2 - d.min(axis=1, keepdims=True) ** 2) / (2.0 * float(sigma) ** 2))
-    P = w / w.sum(axis=1, keepdims=True)
-    P[P < np.finfo(float).tiny] = 0.0  # no subnormal entries (σ ≲ 0.6): they slow every m×m product 5–10×
-    return P
+    return flush_subnormal(w / w.sum(axis=1, keepdims=True))  # σ ≲ 0.6 has subnormal entries
 
 
 def estimate_transition(cells, smoothing: float = 1.0, *, m: int | None = None) -> np.ndarray:

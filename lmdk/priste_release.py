@@ -15,10 +15,17 @@ one known π (the §3 quantification, uniform unless ``prior`` is given), which 
 misses the worst-case priors yields. With ``audit=True`` the exact any-prior leakage of what was
 released is recorded as well (``worst_leakage``), so the two checks can be compared side by side.
 
-Speed: a candidate is first tested against a cheap certified lower bound (the leakage at the simplex
-vertices and on segments among the most extreme cells, :func:`lmdk.priste_worst.leakage_lower_bound`)
-for every event — a value above ε rejects it at once; only candidates that survive get the exact
-supremum, which is then the recorded leakage. The planar-Laplace matrices are cached per (grid, α).
+Speed: the halvings of one timestamp are drawn and checked in batches of ``BATCH`` (their emission
+columns go through one matrix product, :meth:`EventTracker.candidates`), then the random stream is
+rewound so that exactly one uniform per candidate tried is consumed — the release is the one that
+drawing candidates one at a time gives. Each batch is first tested against a cheap certified lower
+bound (the leakage at the simplex vertices and on the segments among the four most extreme cells,
+:func:`lmdk.priste_worst.lower_bound_rows`), vectorised over the batch: a value above ε rejects at
+once. Survivors, in order, get the quick search of :func:`lmdk.priste_worst.leakage_lower_bound` and
+then the exact supremum, which stops at the first value above ε and is the recorded leakage of the
+accepted candidate (``exact_leakage=False``: only certified ≤ ε). The §5.1 Gaussian transition matrix
+is used as a Kronecker product (:mod:`lmdk.priste_transition`); the planar-Laplace matrices are cached
+per (grid, α).
 """
 from __future__ import annotations
 

@@ -42,7 +42,7 @@ class TransitionOp:
             return X @ self.dense
         A, B = self.row_factor, self.col_factor
         R, C = A.shape[0], B.shape[0]
-        Y = _flush((X.reshape(-1, C) @ B).reshape(-1, R, C))  # Σ_c X[i, (r, c)]·B[c, c']
+        Y = flush_subnormal((X.reshape(-1, C) @ B).reshape(-1, R, C))  # Σ_c X[i, (r, c)]·B[c, c']
         return np.matmul(A.T, Y).reshape(X.shape)  # Σ_r A[r, r']·Y[i, r, c']
 
     def left(self, V: np.ndarray) -> np.ndarray:
@@ -55,8 +55,12 @@ class TransitionOp:
         return np.matmul(B, W).reshape(V.shape)  # Σ_c' B[c, c']·W[r, c', ·]
 
 
-def _flush(X: np.ndarray) -> np.ndarray:
-    """Entries below the smallest normal double set to 0, in place (see priste_quantify._flush_subnormal)."""
+def flush_subnormal(X: np.ndarray) -> np.ndarray:
+    """Set entries below the smallest normal double (of non-negative X, e.g. a block rescaled to max 1) to 0, in place.
+
+    Subnormal operands make every later m×m product 5–10× slower on x86 (σ = 0.5 on the 20×20 grid),
+    and they carry fewer than 52 significant bits anyway; they change a row's sum by < m·2.2e-308.
+    """
     small = X < TINY
     if small.any():
         X[small] = 0.0

@@ -17,6 +17,8 @@ from typing import Iterable, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from lmdk.experiments_charts import rgba  # noqa: F401  (one colour helper for the pages and the runner's charts)
+
 SCHEME_COLOURS = {  # Okabe & Ito (2008); yellow is left out (too pale on white)
     "event": "#E69F00",  # orange
     "user": "#56B4E9",  # sky blue
@@ -63,13 +65,6 @@ def time_values(x) -> np.ndarray:
     if x.tz is not None:
         x = x.tz_localize(None)
     return x.asi8.astype(np.float64) / 1e6
-
-
-def rgba(hex_colour: str, alpha: float) -> str:
-    """'#RRGGBB' → 'rgba(r,g,b,alpha)'."""
-    h = hex_colour.lstrip("#")
-    r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
-    return f"rgba({r},{g},{b},{alpha})"
 
 
 def _common_layout(*, height: int, meta: dict | None = None, legend: bool = True) -> dict:
