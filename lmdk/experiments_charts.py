@@ -473,13 +473,13 @@ def _priste_utility(df: pd.DataFrame):
             fig.update_xaxes(title_text="ε (spatiotemporal event privacy)", row=2, col=c)
         decade_log_axis(fig, sub["mean_alpha"], row=1, col=c, floor=False)  # α spans 10–100× over ε
         dom = fig.layout[f"xaxis{c if c > 1 else ''}"].domain
-        fig.update_layout({legend: dict(orientation="h", x=dom[0], xanchor="left", y=-0.13, yanchor="top",
+        fig.update_layout({legend: dict(orientation="v", x=dom[0], xanchor="left", y=-0.12, yanchor="top",
                                         font=dict(size=12), bgcolor="rgba(255,255,255,0)")})
-    note = "" if bands else f"; CI bands omitted below {MIN_REPETITIONS_FOR_BANDS} repetitions (in the CSV)"
+    note = "" if bands else f"<br><span style='font-size:12px'>CI bands omitted below {MIN_REPETITIONS_FOR_BANDS} repetitions (see the CSV)</span>"
     fig.update_layout(
         title=f"PriSTE Figs. 12–14 — utility averaged over timestamps, PRESENCE(S = cells 1–10, T = 4–8), "
               f"synthetic 20×20, {reps} repetitions{note}",
-        template="plotly_white", margin=dict(l=70, r=20, t=80, b=130), font=dict(size=13), height=720,
+        template="plotly_white", margin=dict(l=70, r=20, t=95, b=170), font=dict(size=13), height=770,
     )
     fig.update_layout(title_font_size=14)
     fig.update_annotations(font_size=13)
