@@ -203,9 +203,9 @@ class EventTracker:
     """
 
     def __init__(self, event: Event, M, *, grid_shape: tuple[int, int] | None = None):
-        op = M if isinstance(M, TransitionOp) else transition_operator(check_transition(M), *(grid_shape or (None, None)))
-        self.op = op
-        self.M = op.dense
+        rows, cols = grid_shape or (None, None)
+        self.op = M if isinstance(M, TransitionOp) else transition_operator(check_transition(M), rows, cols)
+        self.M = self.op.dense
         self.event = event
         event.validate_for(self.M.shape[0])
         self.a = prior_vector(event, self.M)
@@ -217,6 +217,7 @@ class EventTracker:
         self._B: np.ndarray | None = None  # after the end
 
     def _in_tail(self, t: int) -> bool:
+        """Whether timestamp t comes after the event's end (only B advances then)."""
         return self._phi is not None and t > self.event.end
 
     def candidates(self, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
