@@ -27,11 +27,6 @@ class TransitionOp:
     col_factor: np.ndarray | None = None  # B, cols×cols
 
     @property
-    def m(self) -> int:
-        """Number of states."""
-        return self.dense.shape[0]
-
-    @property
     def factored(self) -> bool:
         """Whether products use the Kronecker factors."""
         return self.row_factor is not None
@@ -80,7 +75,7 @@ def kronecker_factors(M: np.ndarray, rows: int, cols: int) -> tuple[np.ndarray, 
     """Row-stochastic (A, B) with M = A ⊗ B to KRON_RTOL in every entry (zeros of M may be < TINY in A ⊗ B), else None.
 
     Rearranged as N[(r, r'), (c, c')] = M[(r, c), (r', c')], a Kronecker product is the rank-1 matrix
-    vec(A)·vec(B)ᵀ, so A is read off N's largest column and B off the row through its largest entry.
+    vec(A)·vec(B)ᵀ, so A is read off the column and B off the row through N's largest entry.
     """
     N = M.reshape(rows, cols, rows, cols).transpose(0, 2, 1, 3).reshape(rows * rows, cols * cols)
     i, j = np.unravel_index(int(np.argmax(N)), N.shape)

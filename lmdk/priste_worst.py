@@ -282,9 +282,9 @@ def lower_bound_rows(a, a_not, B, D) -> np.ndarray:
     so a row above ε is unsafe. Vectorised over the rows (candidate releases of one timestamp).
     """
     k, m = B.shape
-    with np.errstate(divide="ignore", invalid="ignore"):  # log F is homogeneous in (b, d): no rescaling needed
-        P, R = np.log(B) - np.log(a), np.log(a_not) - np.log(D)  # vertex e_i: log F = P_i + R_i
-        lv = P + R
+    P, R = _log_likelihood_ratios((a, a_not, B, D))  # log F is homogeneous in (b, d): no rescaling needed
+    with np.errstate(invalid="ignore"):
+        lv = P + R  # vertex e_i: log F = P_i + R_i
     valid = (a > 0) & (a_not > 0) & (B + D > 0)
     best = np.where(valid & ~np.isnan(lv), np.abs(lv), -np.inf).max(axis=1)
     P_lo, P_hi = np.where(np.isnan(P), np.inf, P), np.where(np.isnan(P), -np.inf, P)
