@@ -431,6 +431,11 @@ UTILITY_MEASURES = (("mean_alpha", "average α (per km, log)", 1.0), ("mean_dist
 MIN_REPETITIONS_FOR_BANDS = 5  # a t-interval from 2–4 repetitions is wider than the data: leave it to the CSV
 
 
+def _repetitions(df: pd.DataFrame) -> int:
+    """The fewest repetitions behind any row of a summary (0 if it has none), for titles and band decisions."""
+    return int(df["repetitions"].min()) if "repetitions" in df and len(df) else 0
+
+
 def _utility_series(r) -> str:
     """The varied parameter of a Figs. 12–14 row as a legend label."""
     if str(r["panel"]).startswith("fig13"):
@@ -448,7 +453,7 @@ def _priste_utility(df: pd.DataFrame):
 
     d = df.assign(series=df.apply(_utility_series, axis=1))
     panels = _ordered(d["panel"])
-    reps = int(d["repetitions"].min()) if "repetitions" in d and len(d) else 0
+    reps = _repetitions(d)
     bands = reps >= MIN_REPETITIONS_FOR_BANDS
     fig = make_subplots(rows=2, cols=len(panels), horizontal_spacing=0.08, vertical_spacing=0.1,
                         subplot_titles=[_short_panel(p) for p in panels] + [""] * len(panels))
@@ -475,7 +480,8 @@ def _priste_utility(df: pd.DataFrame):
         dom = fig.layout[f"xaxis{c if c > 1 else ''}"].domain
         fig.update_layout({legend: dict(orientation="v", x=dom[0], xanchor="left", y=-0.12, yanchor="top",
                                         font=dict(size=12), bgcolor="rgba(255,255,255,0)")})
-    note = "" if bands else f"<br><span style='font-size:12px'>CI bands omitted below {MIN_REPETITIONS_FOR_BANDS} repetitions (see the CSV)</span>"
+    note = "" if bands else (f"<br><span style='font-size:12px'>CI bands omitted below {MIN_REPETITIONS_FOR_BANDS} "
+                             "repetitions (see the CSV)</span>")
     fig.update_layout(
         title=f"PriSTE Figs. 12–14 — utility averaged over timestamps, PRESENCE(S = cells 1–10, T = 4–8), "
               f"synthetic 20×20, {reps} repetitions{note}",
@@ -517,7 +523,7 @@ def _priste_runtime(df: pd.DataFrame):
         unit = "timestamps" if vary == "length" else "cells"
         fig.update_xaxes(title_text=f"event {vary} ({unit})", dtick=2, row=1, col=c)
         fig.update_yaxes(title_text="seconds per event (log)" if c == 1 else None, title_standoff=6, row=1, col=c)
-    reps = int(df["repetitions"].min()) if "repetitions" in df and len(df) else 0
+    reps = _repetitions(df)
     fig.update_layout(
         title=f"PriSTE Fig. 15 — runtime per random PATTERN event ({reps} events per size) vs brute force",
         template="plotly_white", margin=dict(l=70, r=20, t=80, b=60), font=dict(size=13), height=480,
@@ -555,7 +561,7 @@ def _priste_table2(df: pd.DataFrame):
             decade_log_axis(fig, values, row=1, col=c)
         if col == "max_worst_leakage":
             fig.add_hline(y=TABLE2_EPSILON, line=dict(color="#000000", dash="dash", width=1), row=1, col=c)
-    reps = int(df["repetitions"].min()) if "repetitions" in df and len(df) else 0
+    reps = _repetitions(df)
     fallback = float(df["uniform_releases"].max()) if "uniform_releases" in df and len(df) else 0.0
     fallback_text = ("no run needed the uniform fallback" if fallback == 0
                      else f"up to {fallback:g} uniform-fallback releases per run")
