@@ -1,4 +1,4 @@
-"""Timings of lmdk.dummies against issue #4's targets; run ``python benchmarks/bench_dummies.py``."""
+"""Timings of lmdk.dummies.selection against issue #4's targets; run ``python benchmarks/bench_dummies.py``."""
 from __future__ import annotations
 
 import sys

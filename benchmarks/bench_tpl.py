@@ -1,4 +1,4 @@
-"""Speed of lmdk.tpl against the issue-3 targets, with exactness checks against the definition.
+"""Speed of lmdk.tpl.temporal against the issue-3 targets, with exactness checks against the definition.
 
 Run: python benchmarks/bench_tpl.py
 Targets: landmark_temporal_privacy_loss for every t, Uniform budgets, 2-state matrix, 10 % landmarks

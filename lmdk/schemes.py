@@ -269,7 +269,7 @@ def _dummy_landmarks(n, mask, eps, dummies, reps, gen):
     """Run the dummy-landmark hook (§3.4) and check what it returns: (L′ mask, ε_publish, ε_select)."""
     if mask.ndim != 1:
         raise ParameterError("dummies need one landmark set L (indices or an (n,) mask), not a per-repetition mask")
-    from lmdk.dummies import DummySpec, landmark_sets_for_release  # lazy: optional module
+    from lmdk.dummies.selection import DummySpec, landmark_sets_for_release  # lazy: optional module
 
     if isinstance(dummies, dict):
         dummies = DummySpec(**dummies)
@@ -300,9 +300,9 @@ def release(
 
     ``series``: (n,) values (laplace), (n,) 0/1 (randomized_response) or (n, 2) metres with ε per
     metre (planar_laplace; ``sensitivity`` must stay 1 for the last two). ``landmarks``: indices,
-    an (n,) mask, or a (repetitions, n) mask. ``dummies``: a ``lmdk.dummies.DummySpec`` (or a dict of
+    an (n,) mask, or a (repetitions, n) mask. ``dummies``: a ``lmdk.dummies.selection.DummySpec`` (or a dict of
 its fields); then L′ per
-    repetition and the remaining ε come from ``lmdk.dummies.landmark_sets_for_release``.
+    repetition and the remaining ε come from ``lmdk.dummies.selection.landmark_sets_for_release``.
     ``default``: the public value released before any noisy release (see the module docstring).
     """
     scheme = _check_scheme(scheme)

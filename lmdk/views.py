@@ -123,7 +123,8 @@ SYNTHETIC_FIX_SECONDS = 177  # T-drive's average sampling interval (§4.1.1)
 
 def synthetic_series(kind: str, n: int, correlation: float, rng=None):
     """A synthetic values series (AR(1), unitless) or trajectory (correlated walk in Beijing, a fix every 177 s)."""
-    from lmdk import data_series, mechanisms, synthetic
+    from lmdk import mechanisms, synthetic
+    from lmdk.data import series as data_series
     from lmdk.rng import as_generator
 
     gen = as_generator(rng)

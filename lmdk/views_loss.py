@@ -17,7 +17,7 @@ from lmdk import synthetic
 from lmdk.errors import DataError, ParameterError, TooLargeError
 from lmdk.privacy import landmark_loss
 from lmdk.rng import as_generator
-from lmdk.tpl import landmark_temporal_privacy_loss, privacy_loss_supremum, validate_transition_matrix
+from lmdk.tpl.temporal import landmark_temporal_privacy_loss, privacy_loss_supremum, validate_transition_matrix
 
 MATRIX_MAX_STATES = 200
 """Largest uploaded matrix: L(α)'s precomputation is O(m³ log m), so bigger ones would stall a shared server."""

@@ -1,4 +1,4 @@
-"""Experiments — the papers' figures reproduced by ``lmdk.experiments``: cached default run, smaller recompute."""
+"""Experiments — the papers' figures reproduced by ``lmdk.experiments.runner``: cached default run, smaller recompute."""
 from __future__ import annotations
 
 import re
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from lmdk import experiments as ex
-from lmdk import experiments_charts as ech
+from lmdk.experiments import runner as ex
+from lmdk.experiments import charts as ech
 from ui import charts, state, widgets
 
 REPRODUCTION = Path(__file__).resolve().parents[1] / "docs" / "REPRODUCTION.md"

@@ -4,7 +4,8 @@ import plotly.graph_objects as go
 import pydeck as pdk
 import streamlit as st
 
-from lmdk import priste, priste_views
+from lmdk import priste
+from lmdk.priste import views as priste_views
 from lmdk.errors import LmdkError
 from ui import charts, explain, maps, state, widgets
 
@@ -25,7 +26,7 @@ def taxi_latlon(n: int, seed: int) -> np.ndarray:
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def run_comparison(cells, kind, region, window, eps, alpha, M, grid, reps, delta, seed):
-    """Cached lmdk.priste_views.compare for one event."""
+    """Cached lmdk.priste.views.compare for one event."""
     mask = np.zeros(grid.m, dtype=bool)
     mask[list(region)] = True
     event = priste.Event(kind, mask, np.arange(window[0], window[1] + 1))

@@ -8,7 +8,7 @@ import streamlit as st
 
 import app_support
 from app_support import navigation_mode  # noqa: F401 (autouse fixture)
-from lmdk import experiments as ex
+from lmdk.experiments import runner as ex
 from ui import state
 
 PAGE = "pages/experiments.py"

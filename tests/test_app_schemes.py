@@ -136,7 +136,7 @@ def test_clamping_adds_the_clamped_bars_and_reports_the_saving():
 
 def test_runconfig_upload_applies_settings_and_bad_config_errors():
     at = open_page()
-    from lmdk.runconfig import RunConfig
+    from lmdk.data.runconfig import RunConfig
 
     cfg = RunConfig(data="sample:hue", events=1000, landmarks=(1, 2, 3), schemes=("uniform",),
                     mechanism="laplace", epsilon=0.2, repetitions=20)

@@ -266,10 +266,10 @@ def _install_fake_dummies(monkeypatch, calls):
         mask[np.arange(repetitions), extra] = True
         return mask, (1 - spec.share) * epsilon, spec.share * epsilon
 
-    fake = types.ModuleType("lmdk.dummies")
+    fake = types.ModuleType("lmdk.dummies.selection")
     fake.DummySpec = FakeSpec
     fake.landmark_sets_for_release = landmark_sets_for_release
-    monkeypatch.setitem(sys.modules, "lmdk.dummies", fake)
+    monkeypatch.setitem(sys.modules, "lmdk.dummies.selection", fake)
 
 
 def test_dummies_hook_runs_the_scheme_on_l_prime(monkeypatch):
@@ -292,10 +292,10 @@ def test_dummies_hook_output_is_checked(monkeypatch):
     def bad(n, landmarks, epsilon, spec, repetitions, rng):
         return np.zeros((repetitions, n), dtype=bool), epsilon, 0.0  # drops the real landmarks
 
-    fake = types.ModuleType("lmdk.dummies")
+    fake = types.ModuleType("lmdk.dummies.selection")
     fake.DummySpec = FakeSpec
     fake.landmark_sets_for_release = bad
-    monkeypatch.setitem(sys.modules, "lmdk.dummies", fake)
+    monkeypatch.setitem(sys.modules, "lmdk.dummies.selection", fake)
     with pytest.raises(RuntimeError, match="containing L"):
         schemes.release(np.zeros(5), [1], "uniform", 1.0, dummies=FakeSpec())
     with pytest.raises(ParameterError, match="dummies"):

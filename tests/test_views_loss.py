@@ -7,7 +7,7 @@ import pytest
 from lmdk import views_loss as vl
 from lmdk.errors import DataError, ParameterError, TooLargeError
 from lmdk.privacy import landmark_loss
-from lmdk.tpl import landmark_temporal_privacy_loss, temporal_privacy_loss, transition_matrix
+from lmdk.tpl.temporal import landmark_temporal_privacy_loss, temporal_privacy_loss, transition_matrix
 
 
 @pytest.mark.parametrize("text", ["0.9,0.1\n0.2,0.8\n", "from_a,from_b\n0.9,0.1\n0.2,0.8", "0.9;0.1\n0.2;0.8",

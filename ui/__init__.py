@@ -3,7 +3,9 @@
 How to add a page
 -----------------
 1. Write ``pages/<name>.py`` as a short script: read the shared state, call the core through a
-   cached wrapper, draw. No privacy maths in a page — put missing computations in ``lmdk/``.
+   cached wrapper, draw. No privacy maths in a page — put missing computations in ``lmdk/``: the top-level
+   modules (mechanisms, schemes, privacy, metrics, landmarks, synthetic, views) or the subpackage of their
+   concept (``lmdk.data``, ``lmdk.tpl``, ``lmdk.dummies``, ``lmdk.priste``, ``lmdk.experiments``).
 2. Append ``("pages/<name>.py", "Title", ":material/icon:")`` to ``PAGES`` in ``app.py``.
 3. Start with ``cur = state.current()`` (series, token, landmarks; ``None`` when nothing is loaded;
    it also reroutes a run that Streamlit started without app.py, see ``ensure_entrypoint``) and end

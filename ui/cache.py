@@ -144,7 +144,7 @@ def scheme_summary(
     """Run one scheme ``repetitions`` times (lmdk.schemes.release) and summarise it for drawing."""
     from lmdk import schemes
 
-    from lmdk.runconfig import scheme_rng
+    from lmdk.data.runconfig import scheme_rng
 
     release = schemes.release(x, landmarks, scheme, epsilon, mechanism=mechanism, repetitions=repetitions,
                               rng=scheme_rng(seed, scheme), w=w)

@@ -33,7 +33,7 @@ class Losses:
 
 @st.cache_data(max_entries=MAX_ENTRIES, show_spinner=False)
 def temporal_losses(budgets: np.ndarray, landmarks: np.ndarray, P: np.ndarray) -> Losses:
-    """BPL/FPL/TPL (lmdk.tpl), the landmark temporal privacy loss, its no-correlation line and the asymptotes."""
+    """BPL/FPL/TPL (lmdk.tpl.temporal), the landmark temporal privacy loss, its no-correlation line and the asymptotes."""
     from lmdk import privacy, tpl, views_loss
 
     bpl, fpl, tp = tpl.temporal_privacy_loss(budgets, P)
@@ -53,7 +53,7 @@ def distribution_comparison(n: int, epsilon: float, P: np.ndarray, seed: int):
 
 @st.cache_data(max_entries=MAX_ENTRIES, show_spinner=False)
 def selection(token: str, n: int, landmarks: np.ndarray, epsilon: float, method: str, utility: str, seed: int):
-    """One private dummy-landmark selection (lmdk.dummies.select) at the selection budget ``epsilon``."""
+    """One private dummy-landmark selection (lmdk.dummies.selection.select) at the selection budget ``epsilon``."""
     from lmdk import dummies
 
     return dummies.select(n, landmarks, epsilon, method=method, utility=utility, rng=np.random.default_rng([seed, 7]))
@@ -73,7 +73,7 @@ def budgets_for(token: str, x: np.ndarray, landmarks: np.ndarray, scheme: str, e
 @st.cache_data(max_entries=8, show_spinner=False)
 def dummy_masks(token: str, n: int, landmarks: np.ndarray, epsilon: float, repetitions: int, seed: int,
                 method: str, share: float, utility: str) -> tuple[np.ndarray, float]:
-    """One private L′ per repetition and the ε left for publishing (lmdk.dummies.landmark_sets_for_release,
+    """One private L′ per repetition and the ε left for publishing (lmdk.dummies.selection.landmark_sets_for_release,
     what schemes.release(dummies=…) runs); generated once and shared by every scheme on the page."""
     from lmdk import dummies
 

@@ -17,7 +17,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from lmdk.experiments_charts import rgba  # noqa: F401  (one colour helper for the pages and the runner's charts)
+from lmdk.experiments.charts import rgba  # noqa: F401  (one colour helper for the pages and the runner's charts)
 
 SCHEME_COLOURS = {  # Okabe & Ito (2008); yellow is left out (too pale on white)
     "event": "#E69F00",  # orange

@@ -218,7 +218,7 @@ def _cells(text: str) -> Any:
 def _experiment(text: str) -> Any:
     if len(text) > 40:
         return None
-    from lmdk.experiments import figures
+    from lmdk.experiments.runner import figures
 
     return text if text in figures() else None
 
@@ -329,7 +329,7 @@ def bump(key: str) -> None:
 
 def run_config(cur):
     """The lmdk.data.RunConfig of the current view (data reference, landmarks, scheme settings)."""
-    from lmdk.runconfig import RunConfig, sample_reference
+    from lmdk.data.runconfig import RunConfig, sample_reference
 
     ss = st.session_state
     if ss[SOURCE] == "sample":
@@ -344,7 +344,7 @@ def run_config(cur):
 
 def load_run_config() -> None:
     """Callback of the RunConfig upload: validate it and apply it to the session (errors go to CONFIG_ERROR)."""
-    from lmdk.runconfig import RunConfig
+    from lmdk.data.runconfig import RunConfig
 
     ss = st.session_state
     ss[CONFIG_ERROR] = None

@@ -1,0 +1,200 @@
+"""``RunConfig``: everything needed to reproduce a run, serialised to JSON and validated on load.
+
+Reproducibility contract: scheme ``s`` of a config is released with the generator
+``numpy.random.default_rng([seed, SCHEMES.index(s)])`` (see ``scheme_rng``), so a config loaded
+from JSON and re-run with ``RunConfig.release`` gives bit-identical output to the original run.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import MISSING, asdict, dataclass, field, fields
+
+import numpy as np
+
+from lmdk import __version__
+from lmdk.errors import ParameterError
+
+SCHEME_NAMES = ("event", "user", "w-event", "uniform", "skip", "adaptive")  # = lmdk.schemes.SCHEMES
+MECHANISM_NAMES = ("laplace", "randomized_response", "planar_laplace")  # = lmdk.mechanisms.MECHANISMS
+DUMMY_FIELDS = ("method", "share", "utility")  # = lmdk.dummies.selection.DummySpec fields
+MAX_REPETITIONS = 100_000
+MAX_EVENTS = 10_000_000
+_DATA = re.compile(r"^(sample:(hue|taxi|contacts)(:seed=\d{1,9})?|sha256:[0-9a-f]{64})$")
+
+
+def scheme_rng(seed: int, scheme: str) -> np.random.Generator:
+    """The generator a run uses for ``scheme`` (independent streams per scheme, same seed)."""
+    return np.random.default_rng([int(seed), SCHEME_NAMES.index(scheme)])
+
+
+def _is_int(value) -> bool:
+    """A real integer (not a bool, not a float)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _is_number(value) -> bool:
+    """A real finite number (not a bool)."""
+    return (isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+            and math.isfinite(float(value)))
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """One reproducible run: data reference, landmarks, scheme(s), mechanism and privacy parameters.
+
+    ``data``: "sample:<name>" (optionally ":seed=<k>" for the synthetic samples) or
+    "sha256:<hex>" (``Series.source_hash`` of an upload); ``events``: n; ``s``: Laplacian-smoothing
+    strength of the correlation (None: not used); ``dummies``: ``lmdk.dummies.selection.DummySpec`` fields.
+    """
+
+    data: str
+    events: int
+    landmarks: tuple[int, ...]
+    schemes: tuple[str, ...]
+    mechanism: str
+    epsilon: float
+    w: int | None = None
+    s: float | None = None
+    dummies: dict | None = None
+    repetitions: int = 1
+    seed: int = 0
+    sensitivity: float = 1.0
+    version: str = field(default=__version__)
+
+    def __post_init__(self) -> None:
+        """Validate every field; each message names the field and the allowed range."""
+        if not isinstance(self.data, str) or not _DATA.match(self.data):
+            raise ParameterError(f"data must be 'sample:hue|taxi|contacts' or 'sha256:<64 hex digits>', "
+                                 f"not {self.data!r}")
+        if not _is_int(self.events) or not 1 <= self.events <= MAX_EVENTS:
+            raise ParameterError(f"events (n) must be an integer in 1..{MAX_EVENTS:,}, not {self.events!r}")
+        object.__setattr__(self, "landmarks", self._landmarks(self.landmarks))
+        schemes = (self.schemes,) if isinstance(self.schemes, str) else tuple(self.schemes)
+        if not schemes or any(s not in SCHEME_NAMES for s in schemes) or len(set(schemes)) != len(schemes):
+            raise ParameterError(f"schemes must be distinct names from {SCHEME_NAMES}, not {self.schemes!r}")
+        object.__setattr__(self, "schemes", schemes)
+        if self.mechanism not in MECHANISM_NAMES:
+            raise ParameterError(f"mechanism must be one of {MECHANISM_NAMES}, not {self.mechanism!r}")
+        if not _is_number(self.epsilon) or self.epsilon <= 0:
+            raise ParameterError(f"epsilon must be a finite number > 0, not {self.epsilon!r}")
+        if self.w is not None and (not _is_int(self.w) or not 1 <= self.w <= self.events):
+            raise ParameterError(f"w (window) must be an integer in 1..events={self.events} or null, not {self.w!r}")
+        if self.s is not None and (not _is_number(self.s) or self.s <= 0):
+            raise ParameterError(f"s (correlation smoothing strength) must be a number > 0 or null, not {self.s!r}")
+        object.__setattr__(self, "dummies", self._dummies(self.dummies))
+        if not _is_int(self.repetitions) or not 1 <= self.repetitions <= MAX_REPETITIONS:
+            raise ParameterError(f"repetitions must be an integer in 1..{MAX_REPETITIONS:,}, not {self.repetitions!r}")
+        if not _is_int(self.seed) or not 0 <= self.seed < 2**63:
+            raise ParameterError(f"seed must be an integer in 0..2^63−1, not {self.seed!r}")
+        if not _is_number(self.sensitivity) or self.sensitivity <= 0:
+            raise ParameterError(f"sensitivity must be a finite number > 0, not {self.sensitivity!r}")
+        if not isinstance(self.version, str) or not self.version:
+            raise ParameterError(f"version must be the lmdk version string, not {self.version!r}")
+
+    def _landmarks(self, value) -> tuple[int, ...]:
+        """Sorted unique landmark positions in 0..events−1."""
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+            raise ParameterError(f"landmarks must be a list of event positions, not {value!r}")
+        items = list(value)
+        bad = next((v for v in items if not _is_int(v)), None)
+        if bad is not None:
+            raise ParameterError(f"landmarks must hold whole-number positions; found {bad!r}")
+        out = sorted(set(int(v) for v in items))
+        if out and (out[0] < 0 or out[-1] >= self.events):
+            raise ParameterError(f"landmarks must lie in 0..events−1 = 0..{self.events - 1}; "
+                                 f"found {out[0] if out[0] < 0 else out[-1]}")
+        return tuple(out)
+
+    @staticmethod
+    def _dummies(value) -> dict | None:
+        """Dummy-landmark options: a dict of DummySpec fields, validated by DummySpec itself."""
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            raise ParameterError(f"dummies must be an object with fields {DUMMY_FIELDS} or null, not {value!r}")
+        unknown = sorted(set(value) - set(DUMMY_FIELDS))
+        if unknown:
+            raise ParameterError(f"dummies: unknown field(s) {unknown}; allowed: {DUMMY_FIELDS}")
+        from lmdk.dummies.selection import DummySpec  # lazy: the dummies module is optional for plain runs
+
+        spec = DummySpec(**value)
+        return {name: getattr(spec, name) for name in DUMMY_FIELDS}
+
+    # -- JSON ---------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        """Plain JSON-ready dict."""
+        out = asdict(self)
+        out["landmarks"] = list(self.landmarks)
+        out["schemes"] = list(self.schemes)
+        return out
+
+    def to_json(self) -> str:
+        """JSON text (stable key order)."""
+        return json.dumps(self.to_dict(), indent=2, allow_nan=False)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "RunConfig":
+        """Build from a dict; unknown and missing fields are rejected by name."""
+        if not isinstance(data, dict):
+            raise ParameterError("a run configuration must be a JSON object {…}")
+        names = [f.name for f in fields(cls)]
+        unknown = sorted(set(data) - set(names))
+        if unknown:
+            raise ParameterError(f"unknown field(s) {unknown} in the run configuration; allowed: {names}")
+        required = [f.name for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING]
+        missing = [name for name in required if name not in data]
+        if missing:
+            raise ParameterError(f"missing field(s) {missing} in the run configuration")
+        return cls(**data)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> "RunConfig":
+        """Parse and validate JSON text (never evaluates anything)."""
+        try:
+            data = json.loads(text)
+        except (json.JSONDecodeError, UnicodeDecodeError, TypeError) as exc:
+            raise ParameterError(f"the run configuration is not valid JSON: {exc}") from None
+        return cls.from_dict(data)
+
+    # -- running ------------------------------------------------------------------------
+    def check_series(self, series) -> None:
+        """Raise unless ``series`` is the data this config refers to (content hash and length)."""
+        if len(series) != self.events:
+            raise ParameterError(f"the series has {len(series)} events but the config says events={self.events}")
+        if self.data.startswith("sha256:") and series.source_hash != self.data[len("sha256:"):]:
+            raise ParameterError("the series' content hash differs from the config's data hash; "
+                                 "load the same file the config was made with")
+
+    def sample_series(self):
+        """The bundled sample a "sample:…" config refers to (uploads must be loaded by the caller)."""
+        if not self.data.startswith("sample:"):
+            raise ParameterError("this config refers to an uploaded file (data='sha256:…'); load that file "
+                                 "with lmdk.data.load_series and check it with check_series")
+        from lmdk.data.samples import sample  # lazy: samples reads the bundled assets
+
+        _, name, *rest = self.data.split(":")
+        seed = int(rest[0].split("=")[1]) if rest else 0
+        return sample(name, n=self.events, seed=seed)
+
+    def release(self, x) -> dict:
+        """Re-run every scheme on the mechanism input ``x``: {scheme: lmdk.schemes.Release}."""
+        from lmdk import schemes
+
+        x = np.asarray(x)
+        if x.shape[0] != self.events:
+            raise ParameterError(f"x has {x.shape[0]} events but the config says events={self.events}")
+        return {
+            scheme: schemes.release(
+                x, np.asarray(self.landmarks, dtype=np.int64), scheme, self.epsilon,
+                mechanism=self.mechanism, repetitions=self.repetitions, rng=scheme_rng(self.seed, scheme),
+                w=self.w, sensitivity=self.sensitivity, dummies=self.dummies)
+            for scheme in self.schemes
+        }
+
+
+def sample_reference(name: str, seed: int = 0) -> str:
+    """The ``data`` string of a bundled sample (the seed matters for the synthetic ones only)."""
+    return f"sample:{name}" if name == "hue" or seed == 0 else f"sample:{name}:seed={int(seed)}"
+

@@ -1,0 +1,386 @@
+"""Experiment runner reproducing the figures of both papers; ``python -m lmdk.experiments FIGURE``.
+
+Each figure is a :class:`FigureSpec`: a grid of configurations, a function that runs one
+configuration for a block of repetitions (repetitions are a numpy axis inside it) and a
+summary that turns the raw rows into the tidy CSV (one row per configuration with the
+mean and a 95 % confidence interval over repetitions). Every (configuration, block) task
+gets its own seed spawned from ``--seed`` with :class:`numpy.random.SeedSequence`, so the
+CSV is identical for identical seeds whatever ``--jobs`` is. The core stays free of
+plotting: charts are drawn by :mod:`lmdk.experiments.charts`, which imports plotly lazily.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Sequence, TextIO
+
+import numpy as np
+import pandas as pd
+
+from lmdk.errors import ParameterError
+from lmdk.experiments.registry import FIGURES, GROUPS, ORDER, figure_names, figures, ordered_names
+from lmdk.experiments.spec import PAPERS, FigureSpec, as_is, by_measures, mean_ci, summarise_mean_ci  # noqa: F401 (re-exported)
+
+MAX_REPETITIONS = 100_000
+MAX_JOBS = 64
+DEFAULT_CACHE = Path(__file__).resolve().parents[2] / "assets" / "experiments_default"
+FORMATS = ("csv", "html", "png")
+
+# --------------------------------------------------------------------------- progress
+
+
+class Progress:
+    """Progress of a run: a bar on a text stream (stderr in the CLI) or calls ``callback(done, total)``.
+
+    ``stream`` may be a file-like object (redrawn in place on a terminal, else one line per 10 %),
+    a callable (e.g. a page's progress widget; called after every finished task) or None (silent).
+    """
+
+    def __init__(self, label: str, total: int, stream=sys.stderr, every: float = 0.5):
+        self.label, self.total, self.every = label, max(total, 1), every
+        self.callback = stream if callable(stream) and not hasattr(stream, "write") else None
+        self.stream = None if self.callback else stream
+        self.done, self.start, self._last = 0, time.perf_counter(), -math.inf
+
+    def update(self, n: int = 1) -> None:
+        """Count ``n`` finished tasks and report them."""
+        self.done += n
+        if self.callback is not None:
+            self.callback(self.done, self.total)
+        if self.stream is None:
+            return
+        now, finished = time.perf_counter(), self.done >= self.total
+        tty = getattr(self.stream, "isatty", lambda: False)()
+        if tty:
+            due = now - self._last >= self.every
+        else:
+            due = self.done * 10 // self.total > (self.done - n) * 10 // self.total
+        if not (due or finished):
+            return
+        self._last = now
+        frac = self.done / self.total
+        elapsed = now - self.start
+        eta = elapsed / frac - elapsed
+        line = (f"{self.label:<15} [{'#' * int(24 * frac):<24}] {self.done}/{self.total} "
+                f"{elapsed:6.1f}s elapsed, ~{eta:5.1f}s left")
+        self.stream.write(("\r" + line + ("\n" if finished else "")) if tty else line + "\n")
+        self.stream.flush()
+
+
+# --------------------------------------------------------------------------- running
+
+
+def _blocks(repetitions: int, block: int | None) -> list[tuple[int, int]]:
+    """Split ``repetitions`` into (start, size) blocks of at most ``block``."""
+    size = repetitions if block is None else max(1, min(block, repetitions))
+    return [(s, min(size, repetitions - s)) for s in range(0, repetitions, size)]
+
+
+def _run_task(name: str, config: dict, start: int, size: int, seed: np.random.SeedSequence) -> pd.DataFrame:
+    """Run one (configuration, block) task in this or a worker process."""
+    spec = FIGURES[name]
+    raw = spec.run(dict(config), size, np.random.default_rng(seed))
+    raw = raw.copy()
+    if "repetition" in raw:
+        raw["repetition"] = raw["repetition"].to_numpy() + start
+    for key, value in reversed(list(config.items())):
+        if key not in raw:
+            raw.insert(0, key, [value] * len(raw))
+    return raw
+
+
+BLAS_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+_BLAS_SETTERS = ("openblas_set_num_threads", "openblas_set_num_threads64_",
+                 "scipy_openblas_set_num_threads", "scipy_openblas_set_num_threads64_")
+
+
+def single_threaded_blas() -> None:
+    """Worker initialiser: one BLAS thread per worker, so ``--jobs`` workers do not oversubscribe the cores.
+
+    Workers are forked after numpy has loaded OpenBLAS, so the environment variables alone come too
+    late; the already-loaded OpenBLAS libraries (found in /proc/self/maps) are told directly. Best effort:
+    on other platforms only the environment is set.
+    """
+    import ctypes
+
+    for var in BLAS_THREAD_VARS:
+        os.environ[var] = "1"
+    try:
+        with open("/proc/self/maps") as maps:
+            libs = {line.split()[-1] for line in maps if "openblas" in line.split()[-1].lower()}
+    except OSError:
+        return
+    for path in sorted(libs):
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for name in _BLAS_SETTERS:
+            setter = getattr(lib, name, None)
+            if setter is not None:
+                setter(1)
+
+
+def validate_run_args(repetitions: int, seed: int, jobs: int) -> None:
+    """Raise ParameterError naming the argument when repetitions/seed/jobs are out of range."""
+    if isinstance(repetitions, bool) or not isinstance(repetitions, (int, np.integer)):
+        raise ParameterError(f"repetitions must be an integer, not {repetitions!r}")
+    if not 1 <= repetitions <= MAX_REPETITIONS:
+        raise ParameterError(f"repetitions must be between 1 and {MAX_REPETITIONS}, got {repetitions}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ParameterError(f"seed must be a non-negative integer, got {seed!r}")
+    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or not 1 <= jobs <= MAX_JOBS:
+        raise ParameterError(f"jobs must be an integer between 1 and {MAX_JOBS}, got {jobs!r}")
+
+
+def run_figure(
+    name: str,
+    *,
+    repetitions: int | None = None,
+    seed: int = 0,
+    jobs: int = 1,
+    configs: Iterable[dict] | None = None,
+    progress: TextIO | Callable[[int, int], None] | None = None,
+) -> pd.DataFrame:
+    """Run every configuration of figure ``name`` and return its tidy summary DataFrame.
+
+    ``progress``: None (silent), a text stream for a progress bar, or ``callback(done, total)`` called
+    after each (configuration, repetition block) task — the Experiments page can feed ``st.progress``.
+    """
+    if name not in FIGURES:
+        raise ParameterError(f"unknown figure {name!r}; choose one of: {', '.join(ordered_names())}")
+    spec = FIGURES[name]
+    repetitions = spec.default_repetitions if repetitions is None else repetitions
+    validate_run_args(repetitions, seed, jobs)
+    grid = list(spec.configs() if configs is None else configs)
+    keys = spec.config_keys() if configs is None else list(dict.fromkeys(k for c in grid for k in c))
+    children = np.random.SeedSequence(seed).spawn(len(grid))
+    source = _first_with_same_run(spec, grid)
+    tasks = []
+    for idx, (cfg, child) in enumerate(zip(grid, children)):
+        if source[idx] != idx:
+            continue  # run once, under the first configuration with the same run key (and its seed)
+        blocks = _blocks(repetitions, spec.block)
+        for (start, size), block_seed in zip(blocks, child.spawn(len(blocks))):
+            tasks.append((name, cfg, start, size, block_seed))
+    bar = Progress(name, len(tasks), progress)
+    results: list[pd.DataFrame | None] = [None] * len(tasks)
+    if jobs == 1 or len(tasks) == 1:
+        for i, task in enumerate(tasks):
+            results[i] = _run_task(*task)
+            bar.update()
+    else:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), initializer=single_threaded_blas) as pool:
+            futures = {pool.submit(_run_task, *task): i for i, task in enumerate(tasks)}
+            for fut in as_completed(futures):
+                results[futures[fut]] = fut.result()
+                bar.update()
+    raw = pd.concat(results, ignore_index=True)
+    summary = spec.summarise(raw, keys).reset_index(drop=True)
+    return summary if all(s == i for i, s in enumerate(source)) else _repeat_shared_rows(summary, grid, source)
+
+
+def _first_with_same_run(spec: FigureSpec, grid: list[dict]) -> list[int]:
+    """For each configuration, the index of the first configuration with the same ``spec.run_key`` (itself if none)."""
+    if spec.run_key is None:
+        return list(range(len(grid)))
+    first: dict = {}
+    return [first.setdefault(spec.run_key(cfg), i) for i, cfg in enumerate(grid)]
+
+
+def _repeat_shared_rows(summary: pd.DataFrame, grid: list[dict], source: list[int]) -> pd.DataFrame:
+    """Summary rows in configuration order, a configuration that was not run getting its source's rows."""
+    parts = []
+    for cfg, src in zip(grid, source):
+        match = np.ones(len(summary), dtype=bool)
+        for k, v in grid[src].items():
+            col = summary[k]
+            match &= (col.isna().to_numpy() if pd.isna(v) else (col == v).to_numpy())
+        parts.append(summary[match].assign(**cfg))
+    return pd.concat(parts, ignore_index=True)
+
+
+# --------------------------------------------------------------------------- output
+
+
+def write_csv(df: pd.DataFrame, path: Path) -> Path:
+    """Write a tidy CSV with a fixed float format so identical runs give identical bytes."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    df.to_csv(path, index=False, float_format="%.10g", lineterminator="\n")
+    return path
+
+
+def write_outputs(
+    name: str, df: pd.DataFrame, out: Path, formats: Sequence[str] = FORMATS, meta: dict | None = None,
+    png_batch: list | None = None,
+) -> dict[str, Path]:
+    """Write ``name``.csv / .html / .png (+ a .json of run metadata) into ``out``.
+
+    With ``png_batch`` the PNG is queued as (figure, path) instead, for one batched kaleido call.
+    """
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written: dict[str, Path] = {}
+    if "csv" in formats:
+        written["csv"] = write_csv(df, out / f"{name}.csv")
+    if meta is not None:
+        written["json"] = out / f"{name}.json"
+        written["json"].write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    if "html" in formats or "png" in formats:
+        from lmdk.experiments import charts as charts
+
+        fig = charts.figure_chart(name, df)
+        if "html" in formats:
+            written["html"] = charts.write_html(fig, out / f"{name}.html")
+        if "png" in formats:
+            written["png"] = out / f"{name}.png"
+            if png_batch is None:
+                charts.write_png(fig, written["png"])
+            else:
+                png_batch.append((fig, written["png"]))
+    return written
+
+
+def load_cached(name: str, cache: Path = DEFAULT_CACHE) -> tuple[pd.DataFrame, dict] | None:
+    """The cached small default run of figure ``name`` (CSV + metadata), or None if absent."""
+    csv, meta = Path(cache) / f"{name}.csv", Path(cache) / f"{name}.json"
+    if not csv.exists():
+        return None
+    info = json.loads(meta.read_text()) if meta.exists() else {}
+    return pd.read_csv(csv), info
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def _positive_int(label: str, upper: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{label} must be a whole number, got {text!r}") from None
+        if not 1 <= value <= upper:
+            raise argparse.ArgumentTypeError(f"{label} must be between 1 and {upper}, got {value}")
+        return value
+
+    return parse
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seed must be a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"seed must be non-negative, got {value}")
+    return value
+
+
+def _formats(text: str) -> tuple[str, ...]:
+    parts = tuple(p.strip().lower() for p in text.split(",") if p.strip())
+    bad = [p for p in parts if p not in FORMATS]
+    if bad or not parts:
+        raise argparse.ArgumentTypeError(
+            f"formats must be a comma-separated subset of {','.join(FORMATS)}, got {text!r}"
+        )
+    return parts
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line interface of ``python -m lmdk.experiments``."""
+    names = ordered_names() + list(GROUPS)
+    parser = argparse.ArgumentParser(
+        prog="python -m lmdk.experiments",
+        description="Reproduce a figure of the landmark-privacy or PriSTE paper: "
+        "writes FIGURE.csv (tidy), FIGURE.html and FIGURE.png into --out.",
+        epilog="figures: " + ", ".join(f"{n} ({FIGURES[n].title})" for n in ordered_names())
+        + "; groups: all, landmark, priste.",
+    )
+    parser.add_argument("figure", metavar="FIGURE", help="one of: " + ", ".join(names))
+    parser.add_argument(
+        "--repetitions", type=_positive_int("--repetitions", MAX_REPETITIONS), default=None,
+        help="repetitions per configuration (default: the paper's, 100)",
+    )
+    parser.add_argument("--seed", type=_seed, default=0, help="master seed (default 0)")
+    parser.add_argument("--out", type=Path, default=Path("out"), help="output directory (default ./out)")
+    parser.add_argument(
+        "--jobs", type=_positive_int("--jobs", MAX_JOBS), default=1,
+        help="worker processes running configurations in parallel (default 1)",
+    )
+    parser.add_argument(
+        "--formats", type=_formats, default=FORMATS, help="comma-separated subset of csv,html,png (default all)"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: parse arguments, run the figure(s), write outputs, print a summary."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.figure in GROUPS:
+        names = figure_names(args.figure)
+    elif args.figure in FIGURES:
+        names = [args.figure]
+    else:
+        parser.error(
+            f"unknown figure {args.figure!r}; choose one of: {', '.join(ordered_names() + list(GROUPS))}"
+        )
+    if args.out.exists() and not args.out.is_dir():
+        parser.error(f"--out {str(args.out)!r} exists and is not a directory; choose a directory")
+    if "png" in args.formats:
+        from lmdk.experiments import charts as charts
+
+        problem = charts.png_unavailable()
+        if problem:
+            parser.error(f"PNG output is unavailable: {problem} (or pass --formats csv,html)")
+    stream = None if args.quiet else sys.stderr
+    total = 0.0
+    pngs: list = []
+    for i, name in enumerate(names, start=1):
+        spec = FIGURES[name]
+        if stream is not None and len(names) > 1:
+            stream.write(f"[{i}/{len(names)}] {name}: {spec.title}\n")
+        reps = spec.default_repetitions if args.repetitions is None else args.repetitions
+        t0 = time.perf_counter()
+        try:
+            df = run_figure(name, repetitions=reps, seed=args.seed, jobs=args.jobs, progress=stream)
+        except ParameterError as exc:
+            parser.error(str(exc))
+        seconds = time.perf_counter() - t0
+        total += seconds
+        meta = {
+            "figure": name, "title": spec.title, "paper": PAPERS[spec.paper], "repetitions": reps,
+            "seed": args.seed, "jobs": args.jobs, "seconds": round(seconds, 2), "rows": len(df),
+            "lmdk_version": _version(),
+        }
+        written = write_outputs(name, df, args.out, args.formats, meta, png_batch=pngs)
+        print(f"{name}: {len(df)} rows in {seconds:.1f}s -> " + ", ".join(str(p) for p in written.values()))
+    if len(names) > 1:
+        print(f"total computing time: {total:.1f}s")
+    if pngs:
+        from lmdk.experiments import charts as charts
+
+        if stream is not None:
+            stream.write(f"writing {len(pngs)} PNG chart(s) with headless Chromium…\n")
+        t0 = time.perf_counter()
+        charts.write_pngs(pngs)
+        print(f"{len(pngs)} PNG chart(s) written in {time.perf_counter() - t0:.1f}s")
+    return 0
+
+
+def _version() -> str:
+    from lmdk import __version__
+
+    return __version__
+
+
+if __name__ == "__main__":
+    sys.exit(main())

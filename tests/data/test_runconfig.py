@@ -1,0 +1,141 @@
+"""RunConfig: JSON round trip, validation by field name, bit-identical re-runs."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from lmdk import __version__, schemes
+from lmdk.data import RunConfig, sample
+from lmdk.errors import ParameterError
+from lmdk.landmarks import by_fraction
+from lmdk.data.runconfig import MECHANISM_NAMES, SCHEME_NAMES, sample_reference, scheme_rng
+
+
+def hue_config(**overrides) -> RunConfig:
+    """A valid config over the HUE sample with 20 % landmarks."""
+    hue = sample("hue")
+    fields = dict(data="sample:hue", events=len(hue), landmarks=tuple(by_fraction(hue, 0.2).tolist()),
+                  schemes=("uniform", "adaptive", "skip"), mechanism="laplace", epsilon=1.0, w=None, s=0.1,
+                  dummies=None, repetitions=5, seed=42)
+    fields.update(overrides)
+    return RunConfig(**fields)
+
+
+def test_names_agree_with_the_core_modules():
+    from lmdk.mechanisms import MECHANISMS
+
+    assert SCHEME_NAMES == schemes.SCHEMES and MECHANISM_NAMES == MECHANISMS
+
+
+def test_json_round_trip_is_lossless():
+    config = hue_config(dummies={"method": "partitioned", "share": 0.01, "utility": "position"}, w=24)
+    text = config.to_json()
+    again = RunConfig.from_json(text)
+    assert again == config and again.to_json() == text
+    assert json.loads(text)["version"] == __version__
+
+
+def test_reloaded_config_reruns_bit_identically():
+    hue = sample("hue")
+    config = hue_config(dummies={"method": "partitioned", "share": 0.01, "utility": "position"})
+    first = config.release(hue.values)
+    reloaded = RunConfig.from_json(config.to_json())
+    reloaded.check_series(sample("hue"))
+    second = reloaded.release(sample("hue").values)
+    assert list(first) == list(second) == ["uniform", "adaptive", "skip"]
+    for scheme in first:
+        for field in ("values", "budgets", "published", "landmarks"):
+            a, b = getattr(first[scheme], field), getattr(second[scheme], field)
+            assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+def test_rerun_matches_a_direct_call_with_the_documented_generator():
+    taxi = sample("taxi")
+    xy, _ = taxi.xy()
+    config = RunConfig(data=sample_reference("taxi"), events=len(taxi), landmarks=(1, 5, 9), schemes=("w-event",),
+                       mechanism="planar_laplace", epsilon=0.5, w=10, repetitions=3, seed=7)
+    direct = schemes.release(xy, [1, 5, 9], "w-event", 0.5, mechanism="planar_laplace", repetitions=3,
+                             rng=np.random.default_rng([7, SCHEME_NAMES.index("w-event")]), w=10)
+    rerun = RunConfig.from_json(config.to_json()).release(xy)["w-event"]
+    assert rerun.values.tobytes() == direct.values.tobytes()
+    assert scheme_rng(7, "w-event").random() == np.random.default_rng([7, 2]).random()
+
+
+def test_a_different_seed_changes_the_output():
+    hue = sample("hue")
+    a = hue_config(seed=1).release(hue.values)["uniform"].values
+    b = hue_config(seed=2).release(hue.values)["uniform"].values
+    assert not np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("field,value,word", [
+    ("data", "file.csv", "data"),
+    ("data", "sha256:xyz", "data"),
+    ("events", 0, "events"),
+    ("events", True, "events"),
+    ("landmarks", [1000], "landmarks"),
+    ("landmarks", [-1], "landmarks"),
+    ("landmarks", [1.5], "landmarks"),
+    ("landmarks", "1,2", "landmarks"),
+    ("schemes", ("uniform", "magic"), "schemes"),
+    ("schemes", (), "schemes"),
+    ("schemes", ("skip", "skip"), "schemes"),
+    ("mechanism", "gaussian", "mechanism"),
+    ("epsilon", 0, "epsilon"),
+    ("epsilon", float("inf"), "epsilon"),
+    ("epsilon", "1", "epsilon"),
+    ("w", 0, "w"),
+    ("w", 1001, "w"),
+    ("s", -0.1, "s"),
+    ("dummies", {"share": 2.0}, "share"),
+    ("dummies", {"colour": "red"}, "dummies"),
+    ("dummies", [0.01], "dummies"),
+    ("repetitions", 0, "repetitions"),
+    ("repetitions", 10**9, "repetitions"),
+    ("seed", -1, "seed"),
+    ("seed", 1.5, "seed"),
+    ("sensitivity", 0, "sensitivity"),
+    ("version", "", "version"),
+])
+def test_out_of_range_values_are_rejected_by_field(field, value, word):
+    with pytest.raises(ParameterError, match=word):
+        hue_config(**{field: value})
+    payload = json.loads(hue_config().to_json())
+    payload[field] = value if not isinstance(value, tuple) else list(value)
+    if value != float("inf"):
+        with pytest.raises(ParameterError, match=word):
+            RunConfig.from_json(json.dumps(payload))
+
+
+def test_unknown_and_missing_fields_and_bad_json():
+    payload = json.loads(hue_config().to_json())
+    with pytest.raises(ParameterError, match="unknown field.*'colour'"):
+        RunConfig.from_dict({**payload, "colour": "red"})
+    del payload["epsilon"]
+    with pytest.raises(ParameterError, match="missing field.*'epsilon'"):
+        RunConfig.from_dict(payload)
+    with pytest.raises(ParameterError, match="not valid JSON"):
+        RunConfig.from_json("{not json")
+    with pytest.raises(ParameterError, match="JSON object"):
+        RunConfig.from_json("[1, 2]")
+    with pytest.raises(ParameterError, match="not valid JSON"):
+        RunConfig.from_json('{"epsilon": NaN}'.replace("NaN", "nan"))
+
+
+def test_check_series_catches_other_data():
+    config = hue_config()
+    with pytest.raises(ParameterError, match="events"):
+        config.check_series(sample("hue", n=999))
+    upload = sample("hue", n=1000)
+    hashed = hue_config(data="sha256:" + "0" * 64)
+    with pytest.raises(ParameterError, match="hash"):
+        hashed.check_series(upload)
+    hue_config(data="sha256:" + upload.source_hash).check_series(upload)
+    assert sample_reference("taxi", 3) == "sample:taxi:seed=3"
+    taxi = hue_config(data=sample_reference("taxi", 3)).sample_series()
+    assert taxi.frame.equals(sample("taxi", seed=3).frame)
+    assert hue_config().sample_series().frame.equals(sample("hue").frame)
+    with pytest.raises(ParameterError, match="load_series"):
+        hashed.sample_series()

@@ -1,0 +1,78 @@
+"""PriSTE experiment drivers (lmdk.experiments.priste_drivers) and page helpers (lmdk.priste.views)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lmdk.errors import ParameterError, TooLargeError
+from lmdk.priste import Event, joint_probability, make_event
+from lmdk.experiments.priste_drivers import (
+    alpha_per_timestamp, brute_force_joint, paper_event, runtime_vs_event_size, synthetic_setup, utility_vs_epsilon,
+)
+from lmdk.priste.views import compare, snap_trace, synthetic_walk
+
+
+@pytest.mark.parametrize("kind", ["presence", "pattern"])
+def test_brute_force_baseline_equals_two_world_method(kind):
+    rng = np.random.default_rng(1)
+    m = 5
+    M = rng.dirichlet(np.ones(m), size=m)
+    E = rng.dirichlet(np.ones(m), size=m)
+    pi = rng.dirichlet(np.ones(m))
+    regions = rng.random((3, m)) < 0.5
+    regions[:, 0] = True
+    ev = Event(kind, regions, np.array([1, 2, 4]))
+    for n_obs in (1, 3, 6):
+        obs = rng.integers(0, m, n_obs)
+        assert brute_force_joint(ev, pi, M, E, obs) == pytest.approx(joint_probability(ev, pi, M, E, obs), abs=1e-14)
+    with pytest.raises(TooLargeError, match="max_combos"):
+        brute_force_joint(ev, pi, M, E, obs, max_combos=1)
+
+
+def test_paper_event_is_zero_based():
+    ev = paper_event("presence", 1, 10, 4, 8, 400)
+    assert ev.times.tolist() == [3, 4, 5, 6, 7] and np.flatnonzero(ev.regions[0]).tolist() == list(range(10))
+
+
+def test_drivers_return_tidy_frames():
+    s = synthetic_setup(3, 3, length=6, rng=0)
+    ev = make_event("presence", [0, 1], [1, 2], s.grid.m)
+    df = alpha_per_timestamp(s, [ev], [0.5, 1.0], [2.0], 2, rng=0)
+    assert len(df) == 2 * 1 * 2 * 6 and {"epsilon", "alpha0", "rep", "t", "alpha", "distance_m"} <= set(df.columns)
+    assert np.all(df["leakage"] <= df["epsilon"] * (1 + 1e-9))
+    again = alpha_per_timestamp(s, [ev], [0.5, 1.0], [2.0], 2, rng=0)
+    assert df.equals(again)
+    u = utility_vs_epsilon(s, [ev], [0.5, 1.0], [2.0], 2, deltas=(None, 0.2), rng=0)
+    assert len(u) == 2 * 2 * 2 and set(u["delta"].dropna()) == {0.2}
+    rt = runtime_vs_event_size(s, vary="width", sizes=[2, 3], fixed=2, n_events=1, baseline_budget_s=0.05, rng=0)
+    assert set(rt["method"]) == {"priste_joint", "priste_worst_case", "brute_force_joint"} and np.all(rt["seconds"] > 0)
+    with pytest.raises(ParameterError, match="vary"):
+        runtime_vs_event_size(s, vary="depth")
+
+
+def test_views_snap_walk_and_compare():
+    lat = np.array([39.90, 39.905, 39.91])
+    lon = np.array([116.40, 116.41, 116.405])
+    grid, cells = snap_trace(lat, lon, 500.0)
+    assert grid.anchored and cells.size == 3 and np.all(cells < grid.m)
+    g, M, traj = synthetic_walk(3, 3, 1000.0, 1.0, 5, seed=2)
+    assert g.anchored and M.shape == (9, 9) and traj.size == 5
+    ev = make_event("presence", [4], [1, 2], g.m)
+    res = compare(traj, ev, 0.5, 3.0, M, g, 3, seed=1)
+    assert res.repetitions == 3 and res.priste_alpha["median"].shape == (5,)
+    assert np.all(res.priste_leakage["high"] <= 0.5 * (1 + 1e-9))
+    assert res.priste_mean_alpha <= 3.0 and res.plain_leakage["median"].max() > 0.5
+
+
+def test_table2_tiny_compares_the_two_checks():
+    from lmdk.experiments import runner as ex
+    from lmdk.experiments import charts as experiments_charts
+
+    df = ex.run_figure("priste-table2", repetitions=2, seed=1, configs=[{"alpha0": 1.0}])
+    assert set(df["check"]) == {"any_prior", "fixed_prior"} and (df["repetitions"] == 2).all()
+    exact, fixed = (df.set_index("check").loc[c] for c in ("any_prior", "fixed_prior"))
+    assert exact["max_worst_leakage"] <= 1.0 + 1e-9 and exact["violations"] == 0
+    assert fixed["max_checked_leakage"] <= 1.0 + 1e-9  # ε holds at the uniform prior…
+    assert fixed["max_worst_leakage"] > 1.0 and fixed["violations"] > 0  # …but not for every prior
+    assert fixed["mean_alpha"] > exact["mean_alpha"] > 0 and (df["runtime_s"] > 0).all()
+    assert len(experiments_charts.figure_chart("priste-table2", df).data) > 0
