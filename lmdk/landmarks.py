@@ -373,3 +373,143 @@ def _fit_stays(t, lat, lon, target: float, duration_s: float) -> FractionFit:
     indices = evaluated[best]
     return FractionFit(indices, target, indices.size / max(n, 1), "stay_points",
                        {"distance_m": float(best), "duration_s": float(duration_s)})
+
+
+# -- landmark rules as text (command line, population policies) ----------------------------------
+RULE_KINDS = ("none", "below", "above", "percentile", "share", "stay", "contacts", "file")
+RULE_HELP = ("below:0.54 | above:1.1 | percentile:20 (lowest 20 %) | percentile:20:above | share:20 "
+             "(closest to 20 % of events, any kind of series) | stay:30min[:200m] | contacts:watchlist.txt | "
+             "file:landmarks.json|csv (indices) | none")
+DEFAULT_STAY_DISTANCE_M = 200.0
+"""Stay-point distance of a ``stay:`` rule that names none (a common choice for GeoLife-like traces)."""
+_DURATION_UNITS = {"s": 1, "sec": 1, "min": 60, "m": 60, "h": 3600, "hour": 3600, "d": 86400}
+
+
+@dataclass(frozen=True)
+class LandmarkRule:
+    """A policy's landmark rule (parsed from text such as ``percentile:20``); ``indices`` applies it to a series."""
+
+    kind: str
+    number: float | None = None
+    side: str = "below"
+    distance_m: float | None = None
+    path: str | None = None
+
+    def indices(self, series) -> np.ndarray:
+        """Landmark positions of ``series`` (an ``lmdk.data.Series``) under this rule."""
+        n = len(series)
+        if self.kind == "none":
+            return _EMPTY.copy()
+        if self.kind in ("below", "above"):
+            _require_kind(series, "values", self.kind)
+            return by_threshold(series.values, **{self.kind: self.number})
+        if self.kind == "percentile":
+            _require_kind(series, "values", self.kind)
+            return by_percentile(series.values, self.number / 100.0, self.side)
+        if self.kind == "share":
+            return by_fraction(series, self.number / 100.0)
+        if self.kind == "stay":
+            _require_kind(series, "trajectory", self.kind)
+            latlon = series.latlon()
+            distance = self.distance_m if self.distance_m is not None else DEFAULT_STAY_DISTANCE_M
+            return stay_points(series.seconds, latlon[:, 0], latlon[:, 1], distance, self.number)
+        if self.kind == "contacts":
+            _require_kind(series, "contacts", self.kind)
+            return by_contacts(series.contacts, _read_watchlist(self.path))
+        return as_indices(_read_indices(self.path), n, name=f"landmark file {self.path}")
+
+
+def _require_kind(series, kind: str, rule: str) -> None:
+    """Refuse a rule that does not apply to the series' kind, naming both."""
+    if getattr(series, "kind", "values") != kind:
+        raise ParameterError(f"landmark rule '{rule}' needs a {kind} series; this one holds {series.kind} "
+                             f"(use share:P for any kind)")
+
+
+def _number(text: str, rule: str, low: float | None = None, high: float | None = None) -> float:
+    """A finite number for ``rule``, within [low, high] when given."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise ParameterError(f"landmark rule '{rule}': {text!r} is not a number") from None
+    if not np.isfinite(value) or (low is not None and value < low) or (high is not None and value > high):
+        bounds = f" in {low:g}..{high:g}" if low is not None and high is not None else ""
+        raise ParameterError(f"landmark rule '{rule}': {text!r} must be a finite number{bounds}")
+    return value
+
+
+def _duration_s(text: str, rule: str) -> float:
+    """Seconds from '30min', '2h', '90s' or a bare number of seconds."""
+    digits = text.rstrip("abcdefghijklmnopqrstuvwxyz")
+    unit = text[len(digits):] or "s"
+    if unit not in _DURATION_UNITS:
+        raise ParameterError(f"landmark rule '{rule}': unknown duration unit {unit!r}; use s, min, h or d")
+    return _number(digits, rule, 0.0, None) * _DURATION_UNITS[unit]
+
+
+def parse_rule(text: str) -> LandmarkRule:
+    """Parse a landmark rule (``RULE_HELP`` lists the forms); errors name the rule and the fix."""
+    raw = str(text).strip()
+    kind, _, rest = raw.partition(":")
+    kind = kind.lower()
+    if kind not in RULE_KINDS:
+        raise ParameterError(f"unknown landmark rule {raw!r}; use one of: {RULE_HELP}")
+    parts = rest.split(":") if rest else []
+    if kind == "none":
+        return LandmarkRule("none")
+    if kind in ("contacts", "file"):
+        if not rest:
+            raise ParameterError(f"landmark rule '{kind}' needs a file: {kind}:PATH")
+        return LandmarkRule(kind, path=rest)
+    if not parts:
+        raise ParameterError(f"landmark rule '{kind}' needs a value, e.g. {RULE_HELP}")
+    if kind in ("below", "above"):
+        return LandmarkRule(kind, number=_number(parts[0], raw))
+    if kind in ("percentile", "share"):
+        side = parts[1].lower() if len(parts) > 1 else "below"
+        if side not in ("below", "above"):
+            raise ParameterError(f"landmark rule {raw!r}: the side must be 'below' or 'above', not {side!r}")
+        return LandmarkRule(kind, number=_number(parts[0], raw, 0.0, 100.0), side=side)
+    distance = None
+    if len(parts) > 1:
+        distance = _number(parts[1].lower().removesuffix("m"), raw, 0.0, None)
+    return LandmarkRule("stay", number=_duration_s(parts[0].lower(), raw), distance_m=distance)
+
+
+def _read_text(path: str, what: str) -> str:
+    """A small text file's content, with a clear error when it cannot be read."""
+    try:
+        with open(path, encoding="utf-8-sig") as handle:
+            return handle.read(10_000_000)
+    except OSError as exc:
+        raise ParameterError(f"cannot read the {what} {path!r}: {exc.strerror or exc}") from None
+
+
+def _read_watchlist(path: str) -> list:
+    """Contact ids, one per line or separated by commas/whitespace; integers where they all are."""
+    tokens = [t for t in _read_text(path, "watchlist").replace(",", " ").split() if t]
+    try:
+        return [int(t) for t in tokens]
+    except ValueError:
+        return tokens
+
+
+def _read_indices(path: str) -> list[int]:
+    """Landmark positions from the app's landmark JSON ({"landmarks": [...]}) or a list of integers."""
+    import json
+
+    text = _read_text(path, "landmark file")
+    if text.lstrip().startswith(("{", "[")):
+        try:
+            data = json.loads(text)
+        except (json.JSONDecodeError, RecursionError):
+            raise ParameterError(f"the landmark file {path!r} is not valid JSON") from None
+        items = data.get("landmarks") if isinstance(data, dict) else data
+    else:
+        items = [t for t in text.replace(",", " ").split() if t]
+        if items and not items[0].lstrip("-").isdigit():
+            items = items[1:]  # a header line such as "index"
+    try:
+        return [int(v) for v in (items or [])]
+    except (TypeError, ValueError):
+        raise ParameterError(f"the landmark file {path!r} must hold whole-number event positions") from None
