@@ -77,3 +77,21 @@ def export_release(timestamps, released, budgets, published, landmarks, *, origi
     frame = release_frame(timestamps, released, budgets, published, landmarks, original=original,
                           dummies=dummies, names=names)
     return frame.to_csv(index=False, lineterminator="\n")  # shortest round-trip floats
+
+
+def released_frame(series, release, landmarks, mechanism: str, origin=None, *, repetition: int = 0) -> pd.DataFrame:
+    """One repetition of a ``lmdk.schemes.Release`` of ``series`` as the released-series table (app, CLI, API).
+
+    Planar-Laplace releases (local metres around ``origin``) are converted back to lat/lon columns.
+    """
+    from lmdk.mechanisms import metres_to_latlon
+
+    values = np.asarray(release.values)[repetition]
+    names = None
+    if mechanism == "planar_laplace":
+        lat, lon = metres_to_latlon(values, origin)
+        values, names = np.column_stack([lat, lon]), ("lat", "lon")
+    budgets = np.atleast_2d(np.asarray(release.budgets))
+    published = np.atleast_2d(np.asarray(release.published))
+    return release_frame(series.timestamps, values, budgets[min(repetition, len(budgets) - 1)],
+                         published[min(repetition, len(published) - 1)], landmarks, names=names)

@@ -7,18 +7,17 @@ the taxi and contact traces are synthetic imitations with the statistics the pap
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from lmdk.data.load import load_series
 from lmdk.data.series import NON_PARTICIPANT, NOTHING_FOUND, Series, from_contacts, from_trajectory
+from lmdk.assets import ASSETS
 from lmdk.errors import ParameterError
 from lmdk.mechanisms import metres_to_latlon
 from lmdk.rng import as_generator
 
-ASSETS = Path(__file__).resolve().parents[2] / "assets"
 HUE_FILE = ASSETS / "hue_residential_1.csv"
 
 TAXI_INTERVAL_S = 177.0

@@ -5,19 +5,19 @@
 """
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from lmdk.dummies.selection import METRICS, DummySpec, landmark_set_distance, options
+from lmdk.assets import ASSETS
 from lmdk.errors import ParameterError
 from lmdk.rng import as_generator
 
 PERCENTAGES = (0, 20, 40, 60, 80, 100)
 SHARES = (0.01, 0.10, 0.25, 0.50)
 SYNTHETIC_N = 100
-HUE_CSV = Path(__file__).resolve().parents[2] / "assets" / "hue_residential_1.csv"
+HUE_CSV = ASSETS / "hue_residential_1.csv"
 HUE_ROWS = 1000
 
 

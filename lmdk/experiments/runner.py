@@ -12,66 +12,58 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence, TextIO
 
 import numpy as np
 import pandas as pd
 
+from lmdk.assets import ASSETS
 from lmdk.errors import ParameterError
-from lmdk.experiments.registry import FIGURES, GROUPS, ORDER, figure_names, figures, ordered_names
-from lmdk.experiments.spec import PAPERS, FigureSpec, as_is, by_measures, mean_ci, summarise_mean_ci  # noqa: F401 (re-exported)
+from lmdk.experiments.registry import FIGURES, GROUPS, figure_names, figures, ordered_names  # noqa: F401 (re-exported)
+from lmdk.experiments.spec import (  # noqa: F401 (re-exported: figure code and tests use them via the runner)
+    PAPERS, FigureSpec, as_is, by_measures, mean_ci, summarise_mean_ci,
+)
 
 MAX_REPETITIONS = 100_000
 MAX_JOBS = 64
-DEFAULT_CACHE = Path(__file__).resolve().parents[2] / "assets" / "experiments_default"
+DEFAULT_CACHE = ASSETS / "experiments_default"
 FORMATS = ("csv", "html", "png")
 
 # --------------------------------------------------------------------------- progress
 
 
 class Progress:
-    """Progress of a run: a bar on a text stream (stderr in the CLI) or calls ``callback(done, total)``.
+    """Progress of a run: a tqdm bar on a text stream (stderr in the CLI) or calls ``callback(done, total)``.
 
-    ``stream`` may be a file-like object (redrawn in place on a terminal, else one line per 10 %),
-    a callable (e.g. a page's progress widget; called after every finished task) or None (silent).
+    ``stream`` may be a file-like object, a callable (e.g. a page's progress widget; called after every
+    finished task) or None (silent).
     """
 
-    def __init__(self, label: str, total: int, stream=sys.stderr, every: float = 0.5):
-        self.label, self.total, self.every = label, max(total, 1), every
+    def __init__(self, label: str, total: int, stream=sys.stderr):
+        self.total = max(total, 1)
         self.callback = stream if callable(stream) and not hasattr(stream, "write") else None
-        self.stream = None if self.callback else stream
-        self.done, self.start, self._last = 0, time.perf_counter(), -math.inf
+        self.done = 0
+        self.bar = None
+        if self.callback is None and stream is not None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=self.total, desc=label, file=stream, unit="task", mininterval=0.5,
+                            dynamic_ncols=True)
 
     def update(self, n: int = 1) -> None:
         """Count ``n`` finished tasks and report them."""
         self.done += n
         if self.callback is not None:
             self.callback(self.done, self.total)
-        if self.stream is None:
-            return
-        now, finished = time.perf_counter(), self.done >= self.total
-        tty = getattr(self.stream, "isatty", lambda: False)()
-        if tty:
-            due = now - self._last >= self.every
-        else:
-            due = self.done * 10 // self.total > (self.done - n) * 10 // self.total
-        if not (due or finished):
-            return
-        self._last = now
-        frac = self.done / self.total
-        elapsed = now - self.start
-        eta = elapsed / frac - elapsed
-        line = (f"{self.label:<15} [{'#' * int(24 * frac):<24}] {self.done}/{self.total} "
-                f"{elapsed:6.1f}s elapsed, ~{eta:5.1f}s left")
-        self.stream.write(("\r" + line + ("\n" if finished else "")) if tty else line + "\n")
-        self.stream.flush()
+        if self.bar is not None:
+            self.bar.update(n)
+            if self.done >= self.total:
+                self.bar.close()
 
 
 # --------------------------------------------------------------------------- running
@@ -293,11 +285,11 @@ def _formats(text: str) -> tuple[str, ...]:
     return parts
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The command-line interface of ``python -m lmdk.experiments``."""
+def build_parser(prog: str = "python -m lmdk.experiments") -> argparse.ArgumentParser:
+    """The command-line interface of ``python -m lmdk.experiments`` (also ``lmdk experiments``)."""
     names = ordered_names() + list(GROUPS)
     parser = argparse.ArgumentParser(
-        prog="python -m lmdk.experiments",
+        prog=prog,
         description="Reproduce a figure of the landmark-privacy or PriSTE paper: "
         "writes FIGURE.csv (tidy), FIGURE.html and FIGURE.png into --out.",
         epilog="figures: " + ", ".join(f"{n} ({FIGURES[n].title})" for n in ordered_names())
@@ -321,9 +313,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, prog: str = "python -m lmdk.experiments") -> int:
     """Entry point: parse arguments, run the figure(s), write outputs, print a summary."""
-    parser = build_parser()
+    parser = build_parser(prog)
     args = parser.parse_args(argv)
     if args.figure in GROUPS:
         names = figure_names(args.figure)
