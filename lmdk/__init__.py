@@ -1,6 +1,6 @@
 """lmdk — landmark privacy for time series: mechanisms, budget schemes, accounting, analysis.
 
-The names a notebook needs, importable from the top (loaded on first use, so ``import lmdk`` stays light)::
+The names a notebook needs, importable from the top::
 
     import lmdk
     series = lmdk.sample("hue")                      # or lmdk.load_series("meter.csv")
@@ -13,33 +13,25 @@ Subpackages, one per concept of the papers: :mod:`lmdk.data`, :mod:`lmdk.tpl`, :
 """
 from __future__ import annotations
 
-import importlib
-
 __version__ = "0.2.0"
 
-_EXPORTS = {
-    "load_series": "lmdk.data", "sample": "lmdk.data", "Series": "lmdk.data", "RunConfig": "lmdk.data",
-    "release": "lmdk.schemes", "allocate": "lmdk.schemes", "SCHEMES": "lmdk.schemes", "Release": "lmdk.schemes",
-    "landmark_loss": "lmdk.privacy", "satisfies_landmark_privacy": "lmdk.privacy",
-    "mae": "lmdk.metrics",
-    "landmark_temporal_privacy_loss": "lmdk.tpl", "temporal_privacy_loss": "lmdk.tpl",
-    "select": "lmdk.dummies", "DummySpec": "lmdk.dummies",
-    "worst_case_leakage": "lmdk.priste",
-}
-__all__ = sorted(_EXPORTS) + ["__version__"]
+# The names a notebook needs (after __version__: lmdk.data.runconfig reads it while these imports run).
+from lmdk import data, dummies, experiments, landmarks, mechanisms, metrics, privacy, priste, schemes, synthetic, tpl  # noqa: E402
+from lmdk.data import RunConfig, Series, load_series, sample  # noqa: E402
+from lmdk.dummies import DummySpec, select  # noqa: E402
+from lmdk.metrics import mae  # noqa: E402
+from lmdk.priste import worst_case_leakage  # noqa: E402
+from lmdk.privacy import landmark_loss, satisfies_landmark_privacy  # noqa: E402
+from lmdk.schemes import SCHEMES, Release, allocate, release  # noqa: E402
+from lmdk.tpl import landmark_temporal_privacy_loss, temporal_privacy_loss  # noqa: E402
 
+__all__ = [
+    "DummySpec", "Release", "RunConfig", "SCHEMES", "Series", "allocate", "landmark_loss",
+    "landmark_temporal_privacy_loss", "load_series", "mae", "release", "sample", "satisfies_landmark_privacy",
+    "select", "temporal_privacy_loss", "worst_case_leakage",
+    # subpackages and modules, one per concept of the papers
+    "data", "dummies", "experiments", "landmarks", "mechanisms", "metrics", "privacy", "priste", "schemes",
+    "synthetic", "tpl", "cli", "errors", "views", "views_loss",
+]
 
-def __getattr__(name: str):
-    """Load a re-exported name (or a submodule such as ``lmdk.landmarks``) on first access."""
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(_EXPORTS[name]), name)
-    try:
-        return importlib.import_module(f"lmdk.{name}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"lmdk.{name}":
-            raise
-        raise AttributeError(f"module 'lmdk' has no attribute {name!r}") from None
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+from lmdk import cli, errors, views, views_loss  # noqa: E402

@@ -42,10 +42,10 @@ class Policy:
     mechanism: str
     epsilon: float
     w: int | None
-    repetitions: int
+    repetitions: int  # releases written
     seed: int | None
     dummies: dict | None = None
-
+    draws: int = 1  # releases drawn: a RunConfig's repetitions, so a seeded stream matches the app's
 
 # --------------------------------------------------------------------------- input
 def load_input(text: str, events: int | None = None):
@@ -106,8 +106,9 @@ def policy_from_args(args, series, cfg) -> Policy:
     mechanism = args.mechanism or (cfg.mechanism if cfg is not None else _default_mechanism(series))
     w = args.w if args.w is not None else (cfg.w if cfg is not None else None)
     repetitions = args.repetitions if args.repetitions is not None else 1
+    draws = max(repetitions, cfg.repetitions if cfg is not None else 1)
     return Policy(L, scheme, mechanism, float(epsilon), w, repetitions, args.seed,
-                  cfg.dummies if cfg is not None else None)
+                  cfg.dummies if cfg is not None else None, draws)
 
 
 def _default_mechanism(series) -> str:
@@ -127,7 +128,7 @@ def run_release(series, policy: Policy):
                              f"use {mechanism!r} (or leave --mechanism out)")
     rng = scheme_rng(policy.seed, policy.scheme) if policy.seed is not None else np.random.default_rng()
     rel = schemes.release(x, policy.landmarks, policy.scheme, policy.epsilon, mechanism=policy.mechanism,
-                          repetitions=policy.repetitions, rng=rng, w=policy.w, dummies=policy.dummies)
+                          repetitions=policy.draws, rng=rng, w=policy.w, dummies=policy.dummies)
     return x, rel, origin
 
 
@@ -308,7 +309,7 @@ def _policy_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scheme", choices=SCHEMES, help="budget scheme (default: the config's, adaptive first)")
     p.add_argument("--epsilon", type=_positive_float("--epsilon"), help="total privacy budget ε > 0")
     p.add_argument("--mechanism", choices=MECHANISMS, help="default: the config's, else by the kind of series")
-    p.add_argument("--landmarks", metavar="RULE", help=f"landmark rule: {RULE_HELP}")
+    p.add_argument("--landmarks", metavar="RULE", help="landmark rule: " + RULE_HELP.replace("%", "%%"))
     p.add_argument("--w", type=_positive_int("--w", 10_000_000), help="window of the w-event scheme")
     p.add_argument("--out", metavar="FILE", help="output .csv or .parquet (default: CSV on standard output)")
     p.add_argument("--quiet", action="store_true", help="print nothing but errors")
@@ -329,7 +330,9 @@ def build_parser() -> argparse.ArgumentParser:
                                      "write the released series; prints n, |L|, budgets and the Theorem 2 verdict.",
                          epilog=RELEASE_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     _policy_flags(rel)
-    rel.add_argument("--repetitions", type=_positive_int("--repetitions", 10_000), help="independent releases (default 1)")
+    rel.add_argument("--repetitions", type=_positive_int("--repetitions", 10_000),
+                     help="independent releases to write (default 1). With --config the config's repetitions are "
+                          "drawn, as in the app, and the first N written: repetition 1 is the app's download")
     rel.add_argument("--seed", type=_seed, help="demonstration seed (reproducible, NOT safe to hand out)")
     rel.add_argument("--allow-violation", action="store_true", help="write a release that violates the policy")
     rel.add_argument("--summary", metavar="FILE", help="also write the summary as JSON")

@@ -1,0 +1,27 @@
+"""Quickstart: the lmdk core from Python — run it with ``python docs/quickstart.py`` (CI runs it too).
+
+Loads the bundled HUE smart-meter sample, marks the 20 % lowest readings as landmarks, releases the
+series with every budget scheme at ε = 1, checks (ε, L)-landmark privacy (Theorem 2) and prints the
+MAE table, then the temporal privacy loss of Uniform under strong correlation.
+"""
+import numpy as np
+
+import lmdk
+
+series = lmdk.sample("hue")  # or lmdk.load_series("my_meter.csv")
+landmarks = lmdk.landmarks.parse_rule("percentile:20").indices(series)
+print(f"{series.name}: {len(series):,} hourly readings ({series.units}), {landmarks.size} landmarks")
+
+rng = np.random.default_rng(0)  # a demonstration seed: exported releases use fresh entropy instead
+print(f"\n{'scheme':<10}{'MAE (kWh)':>12}{'95 % CI':>22}   Theorem 2")
+for scheme in lmdk.SCHEMES:
+    release = lmdk.release(series.values, landmarks, scheme, 1.0, mechanism="laplace", repetitions=100, rng=rng,
+                           w=24)
+    error = lmdk.mae(series.values, release.values)
+    verdict = "holds" if lmdk.satisfies_landmark_privacy(release.budgets, landmarks, 1.0) else "violated"
+    print(f"{scheme:<10}{error.mean:>12.3f}{f'[{error.ci[0]:.3f}, {error.ci[1]:.3f}]':>22}   {verdict}")
+
+budgets = lmdk.allocate("uniform", len(series), landmarks, 1.0)
+loss = lmdk.landmark_temporal_privacy_loss(budgets, landmarks, lmdk.tpl.transition_matrix("strong"))
+print(f"\nUniform, strong correlation: worst landmark temporal privacy loss {loss.bound.max():.3f} "
+      f"(ε = 1 without correlation)")

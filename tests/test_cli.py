@@ -1,0 +1,178 @@
+"""The ``lmdk`` command line: release, loss, experiments; exit codes; same release as the app and the API."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import lmdk
+from lmdk import cli, privacy, views
+from lmdk.data.export import export_release
+from lmdk.data.runconfig import RunConfig, scheme_rng
+
+HUE_RULE = "percentile:20"
+
+
+def run(capsys, *argv):
+    """(exit code, stdout, stderr) of one in-process ``lmdk`` call."""
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def app_released_csv(cfg: RunConfig, scheme: str) -> str:
+    """The released-series CSV exactly as the Schemes page builds it (views.summarize → export_release)."""
+    series = cfg.sample_series()
+    L = np.asarray(cfg.landmarks, dtype=np.int64)
+    x, mechanism, _ = views.release_input(series, L)
+    rel = lmdk.release(x, L, scheme, cfg.epsilon, mechanism=mechanism, repetitions=cfg.repetitions,
+                       rng=scheme_rng(cfg.seed, scheme), w=cfg.w)
+    summ = views.summarize(scheme, x, rel, L, cfg.epsilon, mechanism)
+    return export_release(series.timestamps, summ.first, summ.budgets, summ.first_published, L)
+
+
+@pytest.fixture
+def hue_config(tmp_path):
+    """A RunConfig as the app saves it for the HUE sample (20 % lowest readings as landmarks)."""
+    series = lmdk.sample("hue")
+    L = lmdk.landmarks.by_percentile(series.values, 0.2)
+    cfg = RunConfig(data="sample:hue", events=len(series), landmarks=tuple(int(i) for i in L),
+                    schemes=("uniform", "adaptive"), mechanism="laplace", epsilon=1.0, w=10, repetitions=3, seed=7)
+    path = tmp_path / "runconfig.json"
+    path.write_text(cfg.to_json())
+    return cfg, path
+
+
+@pytest.mark.parametrize("scheme", ["uniform", "adaptive"])
+def test_release_with_an_app_runconfig_reproduces_the_app_csv_byte_for_byte(capsys, tmp_path, hue_config, scheme):
+    cfg, path = hue_config
+    out = tmp_path / "released.csv"
+    code, _, err = run(capsys, "release", "sample:hue", "--config", str(path), "--scheme", scheme,
+                       "--seed", str(cfg.seed), "--out", str(out))
+    assert code == cli.EXIT_OK, err
+    assert out.read_bytes() == app_released_csv(cfg, scheme).encode()
+    assert "demonstration seed 7" in err and "satisfies" in err
+
+
+def test_cli_app_and_python_api_agree(capsys, hue_config):
+    """Same policy and seed: the CLI's stdout equals the Python API's released_frame and the app's CSV."""
+    cfg, _ = hue_config
+    code, out, _ = run(capsys, "release", "sample:hue", "--scheme", "skip", "--epsilon", "1", "--landmarks",
+                       HUE_RULE, "--seed", "7", "--repetitions", "3", "--quiet")
+    assert code == 0
+    first_block = pd.read_csv(pd.io.common.StringIO(out), float_precision="round_trip")
+    first_block = first_block[first_block["repetition"] == 1].drop(columns="repetition").reset_index(drop=True)
+    series = lmdk.sample("hue")
+    L = lmdk.landmarks.by_percentile(series.values, 0.2)
+    rel = lmdk.release(series.values, L, "skip", 1.0, mechanism="laplace", repetitions=3, rng=scheme_rng(7, "skip"))
+    api = lmdk.data.export.released_frame(series, rel, L, "laplace")
+    assert api.to_csv(index=False, lineterminator="\n") == first_block.to_csv(index=False, lineterminator="\n")
+    assert api.to_csv(index=False, lineterminator="\n") == app_released_csv(
+        RunConfig(data="sample:hue", events=1000, landmarks=tuple(map(int, L)), schemes=("skip",),
+                  mechanism="laplace", epsilon=1.0, repetitions=3, seed=7), "skip")
+
+
+def test_without_a_seed_each_release_draws_fresh_noise(capsys, tmp_path):
+    outs = []
+    for i in range(2):
+        code, out, err = run(capsys, "release", "sample:hue", "--scheme", "uniform", "--epsilon", "1",
+                             "--landmarks", HUE_RULE)
+        assert code == 0 and "fresh OS entropy" in err
+        outs.append(out)
+    assert outs[0] != outs[1]
+
+
+def test_a_policy_that_violates_landmark_privacy_is_refused_unless_allowed(capsys, tmp_path):
+    out = tmp_path / "r.csv"
+    code, _, err = run(capsys, "release", "sample:hue", "--scheme", "event", "--epsilon", "1",
+                       "--landmarks", HUE_RULE, "--out", str(out))
+    assert code == cli.EXIT_VIOLATION and not out.exists()
+    assert "VIOLATES" in err and "--allow-violation" in err
+    code, _, err = run(capsys, "release", "sample:hue", "--scheme", "event", "--epsilon", "1",
+                       "--landmarks", HUE_RULE, "--out", str(out), "--allow-violation", "--summary",
+                       str(tmp_path / "s.json"))
+    assert code == 0 and out.exists()
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert summary["theorem2_holds"] is False and summary["landmarks"] == 200
+    assert summary["worst_sum_over_L_and_t"] == pytest.approx(201.0)
+
+
+def test_summary_matches_theorem_2_accounting(capsys, tmp_path):
+    code, _, _ = run(capsys, "release", "sample:hue", "--scheme", "adaptive", "--epsilon", "0.5", "--landmarks",
+                     "below:0.5", "--summary", str(tmp_path / "s.json"), "--out", str(tmp_path / "r.parquet"))
+    assert code == 0
+    summary = json.loads((tmp_path / "s.json").read_text())
+    frame = pd.read_parquet(tmp_path / "r.parquet")
+    series = lmdk.sample("hue")
+    L = np.flatnonzero(series.values <= 0.5)
+    assert summary["landmarks"] == L.size and len(frame) == 1000
+    assert summary["theorem2_holds"] and privacy.satisfies_landmark_privacy(frame["budget"].to_numpy(), L, 0.5)
+
+
+def test_trajectory_release_writes_lat_lon_columns(capsys, tmp_path):
+    code, out, _ = run(capsys, "release", "sample:taxi", "--scheme", "skip", "--epsilon", "1", "--landmarks",
+                       "stay:30min", "--quiet")
+    assert code == 0
+    frame = pd.read_csv(pd.io.common.StringIO(out))
+    assert {"released_lat", "released_lon"} <= set(frame.columns) and len(frame) == 1000
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["release", "no-such-file.csv", "--epsilon", "1"], "is not a file"),
+    (["release", "sample:hue", "--scheme", "uniform", "--epsilon", "1", "--landmarks", "median:3"], "unknown landmark rule"),
+    (["release", "sample:hue", "--scheme", "uniform", "--epsilon", "1", "--landmarks", "stay:30min"], "needs a trajectory"),
+    (["release", "sample:hue", "--scheme", "uniform", "--epsilon", "1"], "no landmarks"),
+    (["release", "sample:hue", "--landmarks", "none", "--epsilon", "1"], "no scheme"),
+    (["release", "sample:hue", "--scheme", "uniform", "--landmarks", "none", "--mechanism", "planar_laplace",
+      "--epsilon", "1"], "does not apply"),
+    (["loss", "sample:hue", "--scheme", "uniform", "--epsilon", "1", "--landmarks", "none", "--correlation", "tight"],
+     "--correlation"),
+])
+def test_bad_input_is_one_line_naming_the_fix(capsys, argv, needle):
+    code, out, err = run(capsys, *argv)
+    assert code == cli.EXIT_INPUT and out == ""
+    assert needle in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_bad_config_file_is_a_clean_error(capsys, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    code, _, err = run(capsys, "release", "sample:hue", "--config", str(bad))
+    assert code == cli.EXIT_INPUT and "not valid JSON" in err and "Traceback" not in err
+
+
+def test_bad_epsilon_is_refused_by_the_parser(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["release", "sample:hue", "--epsilon", "0"])
+    assert exc.value.code == 2 and "--epsilon must be a finite number > 0" in capsys.readouterr().err
+
+
+def test_loss_writes_bpl_fpl_tpl_and_landmark_quantities(capsys, tmp_path, hue_config):
+    _, path = hue_config
+    out = tmp_path / "loss.csv"
+    code, _, err = run(capsys, "loss", "sample:hue", "--config", str(path), "--scheme", "uniform",
+                       "--correlation", "strong", "--out", str(out))
+    assert code == 0 and "max TPL" in err
+    table = pd.read_csv(out)
+    assert list(table.columns) == ["timestamp", "budget", "landmark", "bpl", "fpl", "tpl", "landmark_overall",
+                                   "landmark_own", "landmark_bound"]
+    assert len(table) == 1000 and table["landmark"].sum() == 200
+    bpl, fpl, tpl = lmdk.tpl.temporal_privacy_loss(table["budget"].to_numpy(), lmdk.tpl.transition_matrix("strong"))
+    np.testing.assert_allclose(table["tpl"], tpl)
+    assert (table["landmark_bound"] <= table["budget"].sum() + 1e-9).all()
+
+
+def test_experiments_subcommand_is_the_runner(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["experiments", "--help"])
+    assert exc.value.code == 0 and "lmdk experiments" in capsys.readouterr().out
+
+
+def test_python_dash_m_lmdk_prints_help():
+    done = subprocess.run([sys.executable, "-m", "lmdk", "release", "--help"], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0 and "examples:" in done.stdout and "fresh OS entropy" in done.stdout

@@ -1,0 +1,58 @@
+"""`pip install .` gives a working core and `lmdk` command without Streamlit; every package is in the wheel."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_pyproject_lists_every_lmdk_package():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    listed = set(project["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "lmdk").rglob("__init__.py")
+             if "__pycache__" not in p.parts}
+    assert found <= listed, f"add {sorted(found - listed)} to [tool.setuptools] packages in pyproject.toml"
+    core = project["project"]["dependencies"]
+    assert not any(d.lower().startswith(("streamlit", "plotly", "pydeck")) for d in core)
+    assert "streamlit" in " ".join(project["project"]["optional-dependencies"]["app"])
+
+
+def _run(cmd, **kw):
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, **kw)
+    assert done.returncode == 0, f"{cmd}: {done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+    return done
+
+
+@pytest.mark.slow
+def test_wheel_installs_into_a_fresh_venv_and_runs_without_streamlit(tmp_path):
+    wheels = tmp_path / "wheels"
+    _run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(wheels)])
+    (wheel,) = wheels.glob("lmdk-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "lmdk/_assets/hue_residential_1.csv" in names and "lmdk/_assets/hue_NOTICE.md" in names
+    assert not any(n.startswith(("ui/", "pages/", "tests/")) for n in names)
+    venv = tmp_path / "venv"
+    _run([sys.executable, "-m", "venv", str(venv)])
+    py, bindir = venv / "bin" / "python", venv / "bin"
+    _run([str(py), "-m", "pip", "install", "-q", str(wheel)])
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    probe = ("import importlib.util, lmdk; "
+             "assert importlib.util.find_spec('streamlit') is None, 'streamlit must not come with the core'; "
+             "s = lmdk.sample('hue'); L = lmdk.landmarks.by_percentile(s.values, 0.2); "
+             "r = lmdk.release(s.values, L, 'adaptive', 1.0, rng=0); "
+             "assert lmdk.satisfies_landmark_privacy(r.budgets, L, 1.0); print(lmdk.__file__)")
+    done = _run([str(py), "-c", probe], cwd=outside, env=env)
+    assert str(venv) in done.stdout  # the installed copy, not the checkout
+    out = tmp_path / "released.csv"
+    done = _run([str(bindir / "lmdk"), "release", "sample:hue", "--scheme", "uniform", "--epsilon", "1",
+                 "--landmarks", "percentile:20", "--out", str(out)], cwd=outside, env=env)
+    assert "satisfies" in done.stderr and len(out.read_text().splitlines()) == 1001
