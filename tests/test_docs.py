@@ -33,5 +33,5 @@ def test_api_reference_builds_from_docstrings(tmp_path):
                  "lmdk/dummies.html", "lmdk/experiments.html", "lmdk/cli.html"):
         assert (tmp_path / page).is_file(), page
     schemes = (tmp_path / "lmdk" / "schemes.html").read_text(encoding="utf-8")
-    assert "def release" in schemes or "release(" in schemes
+    assert 'id="release"' in schemes and "Theorem 2" in (tmp_path / "lmdk" / "privacy.html").read_text(encoding="utf-8")
     assert "Warn:" not in done.stderr
