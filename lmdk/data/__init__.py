@@ -15,6 +15,7 @@ from __future__ import annotations
 from lmdk.data.columns import HUE_TIMEZONE
 from lmdk.data.export import export_release, release_frame
 from lmdk.data.load import load_series
+from lmdk.data.mapping import Detection, ImportSpec, detect
 from lmdk.data.read import MAX_BYTES, MAX_ROWS, DataTooLargeError
 from lmdk.data.series import (KINDS, NON_PARTICIPANT, NOTHING_FOUND, Series, from_contacts,
                               from_trajectory, from_values)
@@ -23,7 +24,7 @@ from lmdk.data.runconfig import RunConfig
 from lmdk.data.samples import SAMPLES, sample
 
 __all__ = [
-    "DataError", "DataTooLargeError", "HUE_TIMEZONE", "KINDS", "MAX_BYTES", "MAX_ROWS",
+    "DataError", "DataTooLargeError", "Detection", "ImportSpec", "detect", "HUE_TIMEZONE", "KINDS", "MAX_BYTES", "MAX_ROWS",
     "NON_PARTICIPANT", "NOTHING_FOUND", "RunConfig", "SAMPLES", "Series", "export_release",
     "from_contacts", "from_trajectory", "from_values", "load_series", "release_frame", "sample",
 ]

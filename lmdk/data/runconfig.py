@@ -62,6 +62,7 @@ class RunConfig:
     seed: int = 0
     sensitivity: float = 1.0
     version: str = field(default=__version__)
+    mapping: dict | None = None  # the import mapping of an uploaded file (lmdk.data.mapping.ImportSpec fields)
 
     def __post_init__(self) -> None:
         """Validate every field; each message names the field and the allowed range."""
@@ -92,6 +93,13 @@ class RunConfig:
             raise ParameterError(f"sensitivity must be a finite number > 0, not {self.sensitivity!r}")
         if not isinstance(self.version, str) or not self.version:
             raise ParameterError(f"version must be the lmdk version string, not {self.version!r}")
+        if self.mapping is not None:
+            from lmdk.data.mapping import ImportSpec
+
+            try:
+                object.__setattr__(self, "mapping", ImportSpec.from_dict(self.mapping).to_dict())
+            except (ValueError, TypeError) as exc:
+                raise ParameterError(f"mapping (the import mapping): {exc}") from None
 
     def _landmarks(self, value) -> tuple[int, ...]:
         """Sorted unique landmark positions in 0..events−1."""
