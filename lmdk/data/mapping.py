@@ -137,7 +137,7 @@ def detect_bytes(raw: bytes, filename: str = "", *, max_rows: int = MAX_ROWS) ->
     lines = [ln for ln in re.split(r"\r\n|\r|\n", text)]
     skip = next((i for i, ln in enumerate(lines) if ln.strip()), 0)
     first = lines[skip]
-    delimiter = _delimiter(first, filename)
+    delimiter = _delimiter(lines[skip:], filename)
     decimal = _decimal(lines[skip:skip + 50], delimiter)
     fields_ = _split(first, delimiter)
     header = not all(_looks_like_data(f, decimal) for f in fields_)
@@ -533,10 +533,17 @@ def _datetime_text(frame: pd.DataFrame, time_col: str, date_col: str | None) -> 
 
 
 # --------------------------------------------------------------------------- small helpers
-def _delimiter(first: str, filename: str) -> str:
-    """Tab for .tsv; else the most frequent of , ; tab |; else runs of spaces."""
+def _delimiter(lines: list[str], filename: str) -> str:
+    """Tab for .tsv; else the separator splitting the first lines into the same number (> 1) of fields —
+    ; tab | before a comma, which may be a decimal mark; else runs of spaces."""
     if filename.lower().endswith((".tsv", ".tab")):
         return "\t"
+    sample = [ln for ln in lines if ln.strip()][:20]
+    for sep in (";", "\t", "|", ","):
+        counts = {ln.count(sep) for ln in sample}
+        if len(counts) == 1 and counts.pop() > 0:
+            return sep
+    first = sample[0] if sample else ""
     counts = {sep: first.count(sep) for sep in (",", ";", "\t", "|")}
     best = max(counts, key=counts.get)
     if counts[best]:
