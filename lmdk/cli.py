@@ -48,17 +48,25 @@ class Policy:
     draws: int = 1  # releases drawn: a RunConfig's repetitions, so a seeded stream matches the app's
 
 # --------------------------------------------------------------------------- input
-def load_input(text: str, events: int | None = None):
-    """A series from a file path or ``sample:hue|taxi|contacts``; the first ``events`` events when given."""
+def load_input(text: str, cfg=None, mapping_file: str | None = None):
+    """A series from a file path (read with the import mapping: the config's, a file's, or detected) or
+    ``sample:hue|taxi|contacts``; a config's first ``events`` events, after checking the file's hash."""
     from lmdk import data
 
+    events = cfg.events if cfg is not None else None
     if text.startswith(SAMPLE_PREFIX):
         name, _, seed = text[len(SAMPLE_PREFIX):].partition(":seed=")
         return data.sample(name, n=events if events is not None else -1, seed=int(seed or 0))
     path = Path(text)
     if not path.is_file():
         raise ParameterError(f"INPUT {text!r} is not a file; give a path or sample:hue|taxi|contacts")
-    series = data.load_series(str(path))
+    if mapping_file is not None:
+        mapping = data.ImportSpec.from_dict(_read_json(mapping_file, "--mapping"))
+    else:
+        mapping = cfg.mapping if cfg is not None and cfg.mapping is not None else "detect"
+    series = data.load_series(str(path), mapping=mapping)
+    if cfg is not None and cfg.data.startswith("sha256:") and series.source_hash != cfg.data[len("sha256:"):]:
+        raise ParameterError("INPUT is not the file the configuration was made with (its content hash differs)")
     if events is not None:
         if len(series) < events:
             raise ParameterError(f"INPUT has {len(series):,} events but the configuration says events={events:,}")
@@ -66,15 +74,25 @@ def load_input(text: str, events: int | None = None):
     return series
 
 
+def _read_bytes(path: str, flag: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise ParameterError(f"{flag} {path!r} cannot be read: {exc.strerror or exc}") from None
+
+
+def _read_json(path: str, flag: str) -> dict:
+    try:
+        return json.loads(_read_bytes(path, flag))
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        raise ParameterError(f"{flag} {path!r} is not valid JSON") from None
+
+
 def _read_config(path: str):
     """A RunConfig saved by the app (or written by hand)."""
     from lmdk.data.runconfig import RunConfig
 
-    try:
-        text = Path(path).read_bytes()
-    except OSError as exc:
-        raise ParameterError(f"--config {path!r} cannot be read: {exc.strerror or exc}") from None
-    return RunConfig.from_json(text)
+    return RunConfig.from_json(_read_bytes(path, "--config"))
 
 
 def _config_input_matches(cfg, text: str) -> None:
@@ -187,9 +205,7 @@ def cmd_release(args) -> int:
     cfg = _read_config(args.config) if args.config else None
     if cfg is not None:
         _config_input_matches(cfg, args.input)
-    series = load_input(args.input, cfg.events if cfg is not None else None)
-    if cfg is not None and not args.input.startswith(SAMPLE_PREFIX):
-        cfg.check_series(series)
+    series = load_input(args.input, cfg, args.mapping)
     policy = policy_from_args(args, series, cfg)
     x, rel, origin = run_release(series, policy)
     summary = release_summary(series, policy, rel)
@@ -252,7 +268,7 @@ def cmd_loss(args) -> int:
     cfg = _read_config(args.config) if args.config else None
     if cfg is not None:
         _config_input_matches(cfg, args.input)
-    series = load_input(args.input, cfg.events if cfg is not None else None)
+    series = load_input(args.input, cfg, args.mapping)
     args.seed, args.repetitions = None, 1
     policy = policy_from_args(args, series, cfg)
     P, label = correlation_matrix(args.correlation)
@@ -306,6 +322,8 @@ def _policy_flags(p: argparse.ArgumentParser) -> None:
 
     p.add_argument("input", metavar="INPUT", help="a data file (CSV/TSV/Parquet/.plt/.dat …) or sample:hue|taxi|contacts")
     p.add_argument("--config", metavar="FILE", help="a RunConfig JSON saved by the app; flags below override it")
+    p.add_argument("--mapping", metavar="FILE", help="an import mapping JSON (how to read INPUT); default: the "
+                                                     "config's, else detected as in the app's import step")
     p.add_argument("--scheme", choices=SCHEMES, help="budget scheme (default: the config's, adaptive first)")
     p.add_argument("--epsilon", type=_positive_float("--epsilon"), help="total privacy budget ε > 0")
     p.add_argument("--mechanism", choices=MECHANISMS, help="default: the config's, else by the kind of series")

@@ -1,15 +1,11 @@
 """Data & landmarks: pick a series (sample, synthetic, upload) and mark its landmarks
 (detector, timeline selection, map clicks)."""
-import io
-
 import numpy as np
 import streamlit as st
 
 from lmdk import views
-from ui import cache, charts, explain, maps, state, widgets
+from ui import cache, charts, explain, import_step, maps, state, text, widgets
 
-UPLOAD_WIDGET = "upload_file"
-UPLOAD_KIND = "upload_kind"
 DETECTOR = "detector"
 TIMELINE_CHART = "timeline_chart"
 MAP_CHART = "map_chart"
@@ -19,32 +15,6 @@ st.title("Data & landmarks")
 
 
 # ------------------------------------------------------------------ callbacks (run before the script)
-def _parse_upload() -> None:
-    """Parse this session's upload into a Series (kept in session state only) or remember the error."""
-    from lmdk import data
-
-    ss = st.session_state
-    file = ss.get(UPLOAD_WIDGET)
-    ss[state.UPLOAD_ERROR] = None
-    if file is None:
-        return
-    kind = ss.get(UPLOAD_KIND, "auto")
-    try:
-        buffer = io.BytesIO(file.getvalue())
-        buffer.name = file.name
-        series = data.load_series(buffer, kind=kind)
-    except ValueError as exc:  # lmdk.errors.DataError and friends: the message says what to fix
-        ss[state.UPLOAD_ERROR] = str(exc)
-        return
-    except Exception:  # never show a traceback to a visitor
-        ss[state.UPLOAD_ERROR] = "This file could not be read. Upload a CSV, TSV or Parquet file with a " \
-                                 "timestamp column and a value, latitude/longitude or contact column."
-        return
-    ss[state.SERIES_UPLOAD] = series
-    ss[state.SOURCE] = "upload"
-    ss[state.LANDMARKS_TOKEN] = None
-
-
 def _edit_landmarks(action: str, indices: np.ndarray, note: str) -> None:
     cur = state.current()
     if cur is None:
@@ -135,14 +105,10 @@ elif source == "synthetic":
               help="Correlation between consecutive events (values: AR(1); trajectories: heading).")
     c3.number_input("Seed", min_value=0, max_value=state.SEED_MAX, **widgets.bind(state.SYN_SEED))
 else:
-    c1, c2 = st.columns([2, 1])
-    c1.file_uploader("CSV, TSV, Parquet or GeoLife .plt (max 50 MB; stays in this browser session only)",
-                     type=["csv", "tsv", "txt", "parquet", "plt"], key=UPLOAD_WIDGET, on_change=_parse_upload)
-    c2.selectbox("Kind", ["auto", "values", "trajectory", "contacts"], key=UPLOAD_KIND, on_change=_parse_upload)
-    c2.number_input(f"Use the first n events (max {state.N_MAX:,})", min_value=state.N_MIN, max_value=state.N_MAX,
-                    step=100, **widgets.bind(state.LENGTH))
-    if st.session_state.get(state.UPLOAD_ERROR):
-        st.error(st.session_state[state.UPLOAD_ERROR], icon=":material/error:")
+    import_step.import_step()
+    if st.session_state.get(state.SERIES_UPLOAD) is not None:
+        st.number_input(f"Use the first n events (max {state.N_MAX:,})", min_value=state.N_MIN,
+                        max_value=state.N_MAX, step=100, **widgets.bind(state.LENGTH))
 
 cur = state.current()
 if source == "upload" and st.session_state.get(state.SERIES_UPLOAD) is None:
@@ -152,8 +118,10 @@ if source == "upload" and st.session_state.get(state.SERIES_UPLOAD) is None:
 if cur is None:
     st.stop()
 for warning in cur.series.warnings:
-    st.warning(warning)
-st.caption(f"**{cur.series.name or 'series'}** · {cur.series.kind} · n = {cur.n:,} events · "
+    st.warning(text.escape_markdown(warning))
+if source == "upload" and import_step.length_note(cur.n):
+    st.info(import_step.length_note(cur.n), icon=":material/content_cut:")
+st.caption(f"**{text.escape_markdown(cur.series.name or 'series')}** · {cur.series.kind} · n = {cur.n:,} events · "
            f"{cur.series.timestamps[0]} → {cur.series.timestamps[-1]}")
 
 # ------------------------------------------------------------------ 2. detectors

@@ -106,27 +106,43 @@ def current() -> Current | None:
         if ss[state.SAMPLE] not in names:
             ss[state.SAMPLE] = names[0]
         series = sample_series(ss[state.SAMPLE], int(ss[state.LENGTH]))
-        token = f"sample:{ss[state.SAMPLE]}:{len(series)}"
+        identity = f"sample:{ss[state.SAMPLE]}"
     elif source == "synthetic":
         args = (ss[state.SYN_KIND], int(ss[state.SYN_N]), float(ss[state.SYN_FRACTION]),
                 ss[state.SYN_DISTRIBUTION], float(ss[state.SYN_CORRELATION]), int(ss[state.SYN_SEED]))
         series, synthetic_landmarks = synthetic(*args)
-        token = "synthetic:" + ":".join(map(str, args))
+        identity = "synthetic:" + ":".join(map(str, args))
     else:
-        series = ss.get(state.SERIES_UPLOAD)
-        if series is None:
+        full = ss.get(state.SERIES_UPLOAD)
+        if full is None:
             return None
-        series = series.head(min(len(series), int(ss[state.LENGTH])))
-        token = f"upload:{series.source_hash}"
+        series = full.head(min(len(full), int(ss[state.LENGTH])))
+        identity = f"upload:{full.source_hash}"  # the file's hash: the same file is the same data at any n
+    token = f"{identity}:{len(series)}"
     if ss.get(state.LANDMARKS_TOKEN) == "url" and ss.get(state.LANDMARKS) is not None:
         lm = np.asarray(ss[state.LANDMARKS], dtype=np.int64)
         ss[state.LANDMARKS] = tuple(lm[lm < len(series)].tolist())
         ss[state.LANDMARKS_TOKEN] = token
-    if ss.get(state.LANDMARKS_TOKEN) != token or ss.get(state.LANDMARKS) is None:
+    owner = ss.get(state.LANDMARKS_TOKEN)
+    if owner != token and ss.get(state.LANDMARKS) is not None and str(owner).rsplit(":", 1)[0] == identity:
+        keep_landmarks_in_range(len(series))  # the same data at another n: the user's landmarks stay
+        ss[state.LANDMARKS_TOKEN] = token
+    elif owner != token or ss.get(state.LANDMARKS) is None:
         lm = synthetic_landmarks if synthetic_landmarks is not None else default_landmarks(series, token)
         ss[state.LANDMARKS] = tuple(np.asarray(lm, dtype=np.int64).tolist())
         ss[state.LANDMARKS_TOKEN] = token
     return Current(series=series, token=token, landmarks=np.asarray(ss[state.LANDMARKS], dtype=np.int64))
+
+
+def keep_landmarks_in_range(n: int) -> None:
+    """After n changed: keep the landmarks that lie in 0..n−1 and say what changed."""
+    ss = st.session_state
+    before = np.asarray(ss[state.LANDMARKS], dtype=np.int64)
+    kept = before[before < n]
+    ss[state.LANDMARKS] = tuple(kept.tolist())
+    dropped = before.size - kept.size
+    ss[state.LAST_EDIT] = (f"n changed to {n:,}: kept your {kept.size:,} landmarks"
+                           + (f"; {dropped:,} beyond the new end were dropped." if dropped else "."))
 
 
 def set_landmarks(landmarks, note: str = "") -> None:

@@ -90,6 +90,8 @@ EX_RUN = "ex_run"  # the figure whose recomputation (EX_REPETITIONS, EX_SEED) is
 # ---------------------------------------------------------------- session-only keys (never in the URL)
 SERIES_UPLOAD = "_upload_series"  # the Series parsed from this session's upload
 UPLOAD_ERROR = "_upload_error"
+IMPORT_DETECTION = "_import_detection"  # lmdk.data.mapping.Detection of this session's upload (the proposal)
+IMPORT_SPEC = "_import_spec"  # the import mapping the current upload was read with (saved in RunConfigs)
 UPLOAD_FILE_ID = "_upload_file_id"
 LANDMARKS_TOKEN = "_lm_token"  # data token the landmark set belongs to
 TIMELINE_EPOCH = "_timeline_epoch"  # bumped after a timeline selection so the same point can be clicked again
@@ -332,14 +334,16 @@ def run_config(cur):
     from lmdk.data.runconfig import RunConfig, sample_reference
 
     ss = st.session_state
+    mapping = None
     if ss[SOURCE] == "sample":
         data_ref = sample_reference(ss[SAMPLE])
-    else:
-        data_ref = "sha256:" + cur.series.source_hash
+    else:  # the uploaded file's hash (not the first-n table's) and how it was read
+        data_ref = "sha256:" + ss[SERIES_UPLOAD].source_hash
+        mapping = ss[IMPORT_SPEC].to_dict() if ss.get(IMPORT_SPEC) is not None else None
     schemes = tuple(ss[SCHEMES]) or SCHEME_NAMES
     return RunConfig(data=data_ref, events=cur.n, landmarks=tuple(int(i) for i in cur.landmarks), schemes=schemes,
                      mechanism=ss[MECHANISM], epsilon=float(ss[EPSILON]), w=min(int(ss[W]), cur.n),
-                     repetitions=int(ss[REPETITIONS]), seed=int(ss[SEED]))
+                     repetitions=int(ss[REPETITIONS]), seed=int(ss[SEED]), mapping=mapping)
 
 
 def load_run_config() -> None:
@@ -360,10 +364,12 @@ def load_run_config() -> None:
     if cfg.data.startswith("sample:"):
         name = cfg.data.split(":")[1]
         ss[SOURCE], ss[SAMPLE], ss[LENGTH] = "sample", name, max(N_MIN, min(N_MAX, cfg.events))
-    elif cur is None or cur.series.source_hash != cfg.data[len("sha256:"):]:
+    elif ss.get(SERIES_UPLOAD) is None or ss[SERIES_UPLOAD].source_hash != cfg.data[len("sha256:"):]:
         ss[CONFIG_ERROR] = ("This RunConfig refers to other data (content hash differs): load or upload the same "
                             "series first, then the config.")
         return
+    else:
+        ss[LENGTH] = max(N_MIN, min(N_MAX, cfg.events))
     ss[SCHEMES] = list(cfg.schemes)
     ss[EPSILON] = min(EPSILON_OPTIONS, key=lambda e: abs(e - cfg.epsilon))
     if cfg.w is not None:

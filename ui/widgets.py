@@ -12,7 +12,7 @@ from typing import Callable
 import numpy as np
 import streamlit as st
 
-from ui import charts, ensure_entrypoint, state
+from ui import charts, ensure_entrypoint, state, text
 
 
 
@@ -81,7 +81,7 @@ def landmark_status(cur) -> None:
     k, n = len(cur.landmarks), cur.n
     box.metric("Landmarks", f"{k} of {n:,}", f"{100 * k / n:.1f} % of events", delta_color="off",
                delta_arrow="off")
-    box.caption(f"Series: {cur.series.name or cur.token} · {cur.series.kind}")
+    box.caption(f"Series: {text.escape_markdown(cur.series.name or cur.token)} · {cur.series.kind}")
 
 
 def scheme_page_setup():

@@ -18,7 +18,8 @@ from dataclasses import asdict, dataclass, field, fields, replace
 import numpy as np
 import pandas as pd
 
-from lmdk.data.read import (MAX_BYTES, MAX_ROWS, DataTooLargeError, RawTable, check_text, normalise_name,
+from lmdk.data.read import (MAX_BYTES, MAX_ROWS, DataTooLargeError, RawTable, check_not_binary_format,
+                            check_text, normalise_name,
                             parse_raw, read_source, too_many_rows)
 from lmdk.data.series import KINDS, Series
 from lmdk.errors import DataError
@@ -129,6 +130,7 @@ def detect(source, *, max_bytes: int = MAX_BYTES, max_rows: int = MAX_ROWS) -> D
 
 def detect_bytes(raw: bytes, filename: str = "", *, max_rows: int = MAX_ROWS) -> Detection:
     """``detect`` for bytes already in memory."""
+    check_not_binary_format(raw)
     layout_table = _known_layout(raw, filename, max_rows)
     if layout_table is not None:
         return _detect_layout(layout_table)
@@ -144,6 +146,14 @@ def detect_bytes(raw: bytes, filename: str = "", *, max_rows: int = MAX_ROWS) ->
     spec = ImportSpec(delimiter=delimiter, decimal=decimal, header=header, skip_rows=skip)
     frame = read_table(body, spec, max_rows)
     return _propose(frame, spec)
+
+
+def propose_bytes(raw: bytes, spec: ImportSpec, *, max_rows: int = MAX_ROWS) -> Detection:
+    """Re-read with ``spec``'s delimiter, decimal mark, header and skipped lines and propose the columns again."""
+    if raw[:4] == b"PAR1":
+        return detect_bytes(raw, max_rows=max_rows)
+    base = ImportSpec(delimiter=spec.delimiter, decimal=spec.decimal, header=spec.header, skip_rows=spec.skip_rows)
+    return _propose(read_table(check_text(raw), base, max_rows), base)
 
 
 def _known_layout(raw: bytes, filename: str, max_rows: int) -> RawTable | None:

@@ -114,9 +114,7 @@ def parse_raw(raw: bytes, filename: str, max_rows: int = MAX_ROWS) -> RawTable:
     """Parse raw bytes (Parquet, CSV, TSV, GeoLife .plt, T-drive) into a RawTable."""
     if raw[:4] == b"PAR1":
         return _parse_parquet(raw, filename, max_rows)
-    for magic, what in _MAGIC.items():
-        if raw.startswith(magic):
-            raise DataError(f"this file is {what}")
+    check_not_binary_format(raw)
     body = check_text(raw)
     lines = _LINES.split(body[:_HEAD_BYTES].decode("utf-8", errors="ignore"))
     if filename.lower().endswith(".plt") or lines[0].strip().lower().startswith("geolife trajectory"):
@@ -140,6 +138,13 @@ def parse_raw(raw: bytes, filename: str, max_rows: int = MAX_ROWS) -> RawTable:
             f"line {skip + 1}: the first line looks like data, not a header; add a header row naming "
             "the columns, e.g. 'timestamp,value' or 'timestamp,lat,lon' or 'timestamp,contact'")
     return _read_text(body, filename, max_rows, layout="table", sep=sep, names=None, skip=skip)
+
+
+def check_not_binary_format(raw: bytes) -> None:
+    """Refuse archives, images and documents by their first bytes, saying what the file is."""
+    for magic, what in _MAGIC.items():
+        if raw.startswith(magic):
+            raise DataError(f"this file is {what}")
 
 
 def check_text(raw: bytes) -> bytes:

@@ -1,0 +1,95 @@
+"""AppTest: the import step of the Data & landmarks page with real exports (../shared/data/realworld)."""
+from __future__ import annotations
+
+import re
+from functools import partial
+from pathlib import Path
+
+import pytest
+
+import app_support
+from app_support import navigation_mode  # noqa: F401 (autouse fixture)
+from ui import state
+
+REALWORLD = Path(__file__).resolve().parents[2] / "shared" / "data" / "realworld"
+needs_realworld = pytest.mark.skipif(not REALWORLD.is_dir(), reason="../shared/data/realworld is absent")
+open_page = partial(app_support.open_page, "pages/data_landmarks.py", 60)
+
+
+def upload(at, name: str, data: bytes | None = None):
+    raw = data if data is not None else (REALWORLD / name).read_bytes()
+    at.file_uploader(key="upload_file").set_value((name, raw, "text/plain")).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def submit(at):
+    next(b for b in at.button if b.label == "Apply import settings").click().run()
+    assert not at.exception, at.exception
+
+
+def shown(at) -> str:
+    """The messages and captions as a reader sees them (markdown escapes removed)."""
+    text = " ".join(str(e.value) for e in list(at.error) + list(at.warning) + list(at.info) + list(at.caption))
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+@needs_realworld
+def test_german_excel_export_loads_without_a_click():
+    at = upload(open_page(source="upload"), "uci_hourly_kwh_excel_de_bom_semicolon_decimalcomma.csv")
+    series = at.session_state[state.SERIES_UPLOAD]
+    assert len(series) == 38 and series.units == "kWh" and not at.error
+    assert series.values[0] == 2.534
+
+
+@needs_realworld
+def test_value_column_of_uci_power_is_a_choice_in_the_form():
+    at = upload(open_page(source="upload"), "uci_household_power_consumption_subset.txt")
+    assert "Global_active_power" in shown(at)  # the proposal is stated, with the alternatives
+    at.selectbox(key="imp_value_column").set_value("Voltage")
+    submit(at)
+    series = at.session_state[state.SERIES_UPLOAD]
+    assert series.values[0] == 234.840 and at.session_state[state.IMPORT_SPEC].value_column == "Voltage"
+
+
+@needs_realworld
+def test_two_taxi_file_offers_a_taxi_select_box_not_an_api_argument():
+    at = upload(open_page(source="upload"), "tdrive_taxi1_and_2_combined.txt")
+    box = at.selectbox(key="imp_entity")
+    assert set(box.options) == {"2 — 19 rows", "1 — 16 rows"}
+    box.set_value("1")
+    submit(at)
+    assert len(at.session_state[state.SERIES_UPLOAD]) == 14
+    assert "entity=" not in shown(at)
+
+
+@needs_realworld
+def test_redd_dat_is_accepted_and_long_uploads_say_what_part_is_used():
+    at = upload(open_page(source="upload"), "redd_house1_channel1_epoch.dat")
+    assert len(at.session_state[state.SERIES_UPLOAD]) == 48
+    at = upload(open_page(source="upload"), "geolife_001_20081024234405_crlf.plt")
+    assert "7,075 events loaded; using the first 1,000" in shown(at)
+    assert at.session_state[state.CURRENT].n == 1000
+
+
+@needs_realworld
+def test_relative_seconds_get_a_chosen_start():
+    at = upload(open_page(source="upload"), "sociopatterns_primaryschool_user1558_userab.csv")
+    assert "1970" in shown(at)
+    at.text_input(key="imp_start").set_value("2009-10-01 00:00")
+    submit(at)
+    assert str(at.session_state[state.SERIES_UPLOAD].timestamps[0]) == "2009-10-01 08:40:20"
+
+
+def test_changing_the_delimiter_rereads_the_columns():
+    at = upload(open_page(source="upload"), "meter.txt", b"time|kwh\n2024-01-01 00:00|1.5\n2024-01-01 01:00|2.5\n")
+    assert at.session_state[state.SERIES_UPLOAD].values.tolist() == [1.5, 2.5]
+    at.selectbox(key="imp_delimiter").set_value(",")
+    submit(at)
+    assert at.error  # one column only: no value column, said in words
+    assert "Traceback" not in shown(at)
+
+
+def test_a_refused_file_says_why_in_words():
+    at = upload(open_page(source="upload"), "photo.png", b"\x89PNG\r\n\x1a\n\x00\x00")
+    assert at.error and "PNG image" in str(at.error[0].value)

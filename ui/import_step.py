@@ -1,0 +1,207 @@
+"""The import step of the Data & landmarks page: upload → proposed import mapping → confirm or change → series.
+
+The core (``lmdk.data.mapping``) proposes and applies the mapping; this module only draws it. The file stays
+in the uploader widget of this session (read again from there when a setting changes; never written to disk).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import streamlit as st
+
+from ui import state, text
+
+UPLOAD_WIDGET = "upload_file"
+FORM = "import_form"
+_FIELD = "imp_"  # prefix of the form's widget keys
+_NONE = "(none)"
+LAYOUT_NAMES = {"hue": "HUE smart-meter export (date, hour, energy)", "geolife": "GeoLife trajectory (.plt)",
+                "tdrive": "T-drive taxi trajectory"}
+KIND_NAMES = {"values": "values (a meter reading per time)", "trajectory": "trajectory (latitude/longitude)",
+              "contacts": "contacts (the id of the person or device met)"}
+GENERIC_ERROR = ("This file could not be read. Upload a text table (CSV, TSV, semicolon- or space-separated; "
+                 "any extension) or Parquet with a time column and a value, latitude/longitude or contact column.")
+
+
+def _file():
+    """(bytes, name) of this session's upload, or None."""
+    file = st.session_state.get(UPLOAD_WIDGET)
+    return None if file is None else (file.getvalue(), file.name)
+
+
+def _load(spec) -> None:
+    """Apply ``spec`` to the uploaded file; the series or the error goes to the session."""
+    import io
+
+    from lmdk.data import mapping
+
+    ss = st.session_state
+    upload = _file()
+    if upload is None:
+        return
+    raw, name = upload
+    buffer = io.BytesIO(raw)
+    buffer.name = name
+    try:
+        series = mapping.apply(buffer, spec, name=name)
+    except ValueError as exc:  # lmdk.errors.*: the message names the field and the fix
+        ss[state.UPLOAD_ERROR] = str(exc)
+        return
+    except Exception:  # never show a traceback to a visitor
+        ss[state.UPLOAD_ERROR] = GENERIC_ERROR
+        return
+    ss[state.UPLOAD_ERROR] = None
+    ss[state.IMPORT_SPEC] = spec
+    ss[state.SERIES_UPLOAD] = series
+    ss[state.SOURCE] = "upload"
+    ss[state.LANDMARKS_TOKEN] = None
+
+
+def on_upload() -> None:
+    """A new file: propose a mapping (detect) and load the series with it."""
+    from lmdk.data import mapping
+
+    ss = st.session_state
+    for key in (state.UPLOAD_ERROR, state.IMPORT_DETECTION, state.IMPORT_SPEC, state.SERIES_UPLOAD):
+        ss[key] = None
+    _clear_form()
+    upload = _file()
+    if upload is None:
+        return
+    raw, name = upload
+    try:
+        detection = mapping.detect_bytes(raw, name)
+    except ValueError as exc:
+        ss[state.UPLOAD_ERROR] = str(exc)
+        return
+    except Exception:
+        ss[state.UPLOAD_ERROR] = GENERIC_ERROR
+        return
+    ss[state.IMPORT_DETECTION] = detection
+    _load(detection.spec)
+
+
+def _clear_form() -> None:
+    """Forget the form's widget values so they show the new proposal."""
+    for key in [k for k in st.session_state if str(k).startswith(_FIELD)]:
+        del st.session_state[key]
+
+
+def _on_apply() -> None:
+    """The form was submitted: re-read with changed parse settings, then load with the chosen columns."""
+    from lmdk.data import mapping
+
+    ss = st.session_state
+    detection = ss.get(state.IMPORT_DETECTION)
+    if detection is None:
+        return
+    old = detection.spec
+    value = lambda name, default=None: ss.get(_FIELD + name, default)  # noqa: E731
+    column = lambda name: None if value(name) in (None, _NONE) else value(name)  # noqa: E731
+    try:
+        spec = old
+        if old.layout == "table":
+            parse = dict(delimiter=value("delimiter", old.delimiter), decimal=value("decimal", old.decimal),
+                         header=bool(value("header", old.header)), skip_rows=int(value("skip_rows", old.skip_rows)))
+            if any(getattr(old, k) != v for k, v in parse.items()):
+                upload = _file()
+                detection = mapping.propose_bytes(upload[0], replace(old, **parse))
+                ss[state.IMPORT_DETECTION] = detection
+                _clear_form()
+                _load(detection.spec)
+                return
+            spec = replace(old, time_column=column("time_column"), date_column=column("date_column"),
+                           time_format=value("time_format", old.time_format), start=value("start", old.start),
+                           timezone=value("timezone") or None, kind=value("kind", old.kind),
+                           value_column=column("value_column"), lat_column=column("lat_column"),
+                           lon_column=column("lon_column"), contact_column=column("contact_column"),
+                           units=value("units", old.units) or "")
+        if detection.entities is not None and value("entity") is not None:
+            spec = replace(spec, entity=str(value("entity")))
+    except ValueError as exc:
+        ss[state.UPLOAD_ERROR] = str(exc)
+        return
+    ss[state.IMPORT_DETECTION] = replace(detection, spec=spec)
+    _load(spec)
+
+
+def _select(container, label: str, options: list, current, name: str, **kw):
+    """A selectbox of the form whose default is the proposal."""
+    index = options.index(current) if current in options else 0
+    return container.selectbox(label, options, index=index, key=_FIELD + name, **kw)
+
+
+def import_step() -> None:
+    """The uploader, the proposed mapping with a preview, and the form to change it."""
+    st.file_uploader("A data file: CSV, TSV, semicolon- or space-separated text (.csv .txt .dat .plt …) or "
+                     "Parquet — max 50 MB; it stays in this browser session only", type=None, key=UPLOAD_WIDGET,
+                     on_change=on_upload)
+    ss = st.session_state
+    if ss.get(state.UPLOAD_ERROR):
+        st.error(text.escape_markdown(ss[state.UPLOAD_ERROR]), icon=":material/error:")
+    detection = ss.get(state.IMPORT_DETECTION)
+    if detection is None or _file() is None:
+        return
+    for question in detection.questions:
+        st.warning(text.escape_markdown(question), icon=":material/help:")
+    spec = detection.spec
+    with st.expander("Import settings — how the file is read", expanded=bool(detection.questions
+                                                                              or ss.get(state.UPLOAD_ERROR))):
+        if spec.layout != "table":
+            st.caption(f"Recognised as a **{LAYOUT_NAMES[spec.layout]}**: nothing to set"
+                       + (" but which taxi." if detection.entities is not None and len(detection.entities) > 1
+                          else "."))
+        st.caption("The first rows as read:")
+        st.dataframe(detection.preview, hide_index=True, height=160)
+        with st.form(FORM, border=False):
+            if spec.layout == "table":
+                _table_fields(detection)
+            if detection.entities is not None and len(detection.entities) > 1:
+                counts = detection.entities
+                what = "Taxi" if spec.layout == "tdrive" else "Person" if spec.kind == "contacts" else "User / device"
+                _select(st, f"{what} ({len(counts):,} in the file, with their number of rows)",
+                        [str(i) for i in counts.index], spec.entity, "entity",
+                        format_func=lambda i: f"{i} — {int(counts[i]):,} rows")
+            st.form_submit_button("Apply import settings", on_click=_on_apply, type="primary")
+
+
+def _table_fields(detection) -> None:
+    """Delimiter, decimal mark, header, time column(s) and format, zone, kind and its columns, units."""
+    from lmdk.data.mapping import DECIMALS, DELIMITERS, KINDS, TIME_FORMATS
+
+    spec = detection.spec
+    cols = list(detection.columns)
+    optional = [_NONE] + cols
+    c1, c2, c3, c4 = st.columns(4)
+    _select(c1, "Delimiter", list(DELIMITERS), spec.delimiter, "delimiter", format_func=DELIMITERS.get)
+    _select(c2, "Decimal mark", list(DECIMALS), spec.decimal, "decimal", format_func=DECIMALS.get)
+    c3.checkbox("First row is a header", value=spec.header, key=_FIELD + "header")
+    c4.number_input("Lines to skip at the top", 0, 1000, spec.skip_rows, key=_FIELD + "skip_rows")
+    c1, c2, c3, c4 = st.columns(4)
+    _select(c1, "Time column", cols, spec.time_column, "time_column")
+    _select(c2, "Date column (when the date is separate)", optional, spec.date_column or _NONE, "date_column")
+    _select(c3, "Time format", list(TIME_FORMATS), spec.time_format, "time_format", format_func=TIME_FORMATS.get)
+    c4.text_input("Time zone of the times (IANA, e.g. Europe/Berlin; empty = as in the file)",
+                  value=spec.timezone or "", key=_FIELD + "timezone")
+    if spec.time_format == "relative_s":
+        st.text_input("Start of the relative seconds (date and time)", value=spec.start, key=_FIELD + "start")
+    c1, c2, c3, c4 = st.columns(4)
+    _select(c1, "Kind of series", list(KINDS), spec.kind, "kind", format_func=KIND_NAMES.get)
+    _select(c2, "Value column", optional, spec.value_column or _NONE, "value_column")
+    _select(c3, "Latitude column", optional, spec.lat_column or _NONE, "lat_column")
+    _select(c4, "Longitude column", optional, spec.lon_column or _NONE, "lon_column")
+    c1, c2 = st.columns(2)
+    _select(c1, "Contact id column (contacts)", optional, spec.contact_column or _NONE, "contact_column")
+    c2.text_input("Units of the values (e.g. kWh)", value=spec.units, key=_FIELD + "units")
+
+
+def length_note(n_used: int) -> str | None:
+    """'7,075 events loaded; using the first 1,000 …' when the upload is longer than the events used."""
+    series = st.session_state.get(state.SERIES_UPLOAD)
+    if series is None or len(series) <= n_used:
+        return None
+    raise_to = min(len(series), state.N_MAX)
+    more = (f" (raise n up to {raise_to:,})" if raise_to > n_used
+            else f" — the app works on at most {state.N_MAX:,}; use the `lmdk` command line for the whole file")
+    return (f"{len(series):,} events loaded; using the first {n_used:,}, {series.timestamps[0]} → "
+            f"{series.timestamps[n_used - 1]}{more}.")
