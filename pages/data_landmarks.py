@@ -130,7 +130,7 @@ kind = cur.series.kind
 detectors = {"values": ["threshold", "percentile", "fraction"], "trajectory": ["stay_points", "fraction"],
              "contacts": ["contacts", "fraction"]}[kind]
 with st.container(border=True):
-    d1, d2, d3 = st.columns([1, 2, 1])
+    d1, d2, d3 = st.columns([1, 2, 1.3])
     detector = d1.radio("Detector", detectors, key=f"{DETECTOR}_{kind}",
                         format_func={"threshold": "Threshold", "percentile": "Percentile",
                                      "fraction": "Share of events", "stay_points": "Stay points",

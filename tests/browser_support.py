@@ -131,18 +131,19 @@ def exceptions(page) -> list[str]:
 
 
 def screenshot(page, name: str) -> Path:
-    """Save a full-page screenshot under test-artifacts/screenshots/."""
+    """Save a full-page screenshot under test-artifacts/screenshots/ at the page's current width."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    before = page.viewport_size or VIEWPORT
     path = SCREENSHOTS / f"{name}.png"
     # Streamlit scrolls inside its main container, so grow the viewport to the content's height
     height = page.evaluate(
         "() => { const b = document.querySelector(\"[data-testid='stMainBlockContainer']\");"
         " const s = document.querySelector(\"[data-testid='stSidebarContent']\");"
         " return Math.max(b ? b.scrollHeight + 120 : 0, s ? s.scrollHeight : 0); }")
-    page.set_viewport_size({"width": VIEWPORT["width"], "height": int(min(max(height, VIEWPORT["height"]), 8000))})
+    page.set_viewport_size({"width": before["width"], "height": int(min(max(height, before["height"]), 8000))})
     page.wait_for_timeout(400)
     page.screenshot(path=str(path), full_page=True)
-    page.set_viewport_size(VIEWPORT)
+    page.set_viewport_size(before)
     return path
 
 

@@ -17,8 +17,8 @@ _FIELD = "imp_"  # prefix of the form's widget keys
 _NONE = "(none)"
 LAYOUT_NAMES = {"hue": "HUE smart-meter export (date, hour, energy)", "geolife": "GeoLife trajectory (.plt)",
                 "tdrive": "T-drive taxi trajectory"}
-KIND_NAMES = {"values": "values (a meter reading per time)", "trajectory": "trajectory (latitude/longitude)",
-              "contacts": "contacts (the id of the person or device met)"}
+KIND_NAMES = {"values": "values (readings)", "trajectory": "trajectory (locations)",
+              "contacts": "contacts (ids met)"}
 GENERIC_ERROR = ("This file could not be read. Upload a text table (CSV, TSV, semicolon- or space-separated; "
                  "any extension) or Parquet with a time column and a value, latitude/longitude or contact column.")
 
@@ -172,27 +172,30 @@ def _table_fields(detection) -> None:
     spec = detection.spec
     cols = list(detection.columns)
     optional = [_NONE] + cols
-    c1, c2, c3, c4 = st.columns(4)
+    c1, c2, c3 = st.columns(3)
     _select(c1, "Delimiter", list(DELIMITERS), spec.delimiter, "delimiter", format_func=DELIMITERS.get)
     _select(c2, "Decimal mark", list(DECIMALS), spec.decimal, "decimal", format_func=DECIMALS.get)
-    c3.checkbox("First row is a header", value=spec.header, key=_FIELD + "header")
-    c4.number_input("Lines to skip at the top", 0, 1000, spec.skip_rows, key=_FIELD + "skip_rows")
-    c1, c2, c3, c4 = st.columns(4)
+    c3.number_input("Lines to skip at the top", 0, 1000, spec.skip_rows, key=_FIELD + "skip_rows")
+    c3.checkbox("Header row", value=spec.header, key=_FIELD + "header", help="The first row names the columns.")
+    c1, c2, c3 = st.columns(3)
     _select(c1, "Time column", cols, spec.time_column, "time_column")
-    _select(c2, "Date column (when the date is separate)", optional, spec.date_column or _NONE, "date_column")
+    _select(c2, "Separate date column", optional, spec.date_column or _NONE, "date_column",
+            help="When the date and the time of day stand in two columns.")
     _select(c3, "Time format", list(TIME_FORMATS), spec.time_format, "time_format", format_func=TIME_FORMATS.get)
-    c4.text_input("Time zone of the times (IANA, e.g. Europe/Berlin; empty = as in the file)",
-                  value=spec.timezone or "", key=_FIELD + "timezone")
+    c1, c2 = st.columns(2)
+    c1.text_input("Time zone (IANA name)", value=spec.timezone or "", key=_FIELD + "timezone",
+                  placeholder="e.g. Europe/Berlin — empty: as written in the file",
+                  help="The zone the file's clock times are in; they are converted to UTC.")
     if spec.time_format == "relative_s":
-        st.text_input("Start of the relative seconds (date and time)", value=spec.start, key=_FIELD + "start")
-    c1, c2, c3, c4 = st.columns(4)
+        c2.text_input("Start of the relative seconds", value=spec.start, key=_FIELD + "start")
+    c1, c2, c3 = st.columns(3)
     _select(c1, "Kind of series", list(KINDS), spec.kind, "kind", format_func=KIND_NAMES.get)
     _select(c2, "Value column", optional, spec.value_column or _NONE, "value_column")
-    _select(c3, "Latitude column", optional, spec.lat_column or _NONE, "lat_column")
-    _select(c4, "Longitude column", optional, spec.lon_column or _NONE, "lon_column")
-    c1, c2 = st.columns(2)
-    _select(c1, "Contact id column (contacts)", optional, spec.contact_column or _NONE, "contact_column")
-    c2.text_input("Units of the values (e.g. kWh)", value=spec.units, key=_FIELD + "units")
+    c3.text_input("Units of the values", value=spec.units, key=_FIELD + "units", placeholder="e.g. kWh")
+    c1, c2, c3 = st.columns(3)
+    _select(c1, "Latitude column", optional, spec.lat_column or _NONE, "lat_column")
+    _select(c2, "Longitude column", optional, spec.lon_column or _NONE, "lon_column")
+    _select(c3, "Contact id column", optional, spec.contact_column or _NONE, "contact_column")
 
 
 def length_note(n_used: int) -> str | None:

@@ -1,0 +1,104 @@
+"""Browser test: the five hardest real exports go through the import step in Chromium (../shared/data/realworld)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from browser_support import chromium, exceptions, require_browser, screenshot, streamlit_server, wait_idle
+
+pytestmark = pytest.mark.browser
+REALWORLD = Path(__file__).resolve().parents[2] / "shared" / "data" / "realworld"
+HARDEST = {  # file → the caption the loaded series must show
+    "uci_hourly_kwh_excel_de_bom_semicolon_decimalcomma.csv": "n = 38 events",
+    "uci_household_power_consumption_subset.txt": "n = 1,000 events",
+    "sociopatterns_primaryschool.csv": "n = 1,000 events",
+    "redd_house1_channel1_epoch.dat": "n = 48 events",
+    "tdrive_taxi1_and_2_combined.txt": "n = 18 events",
+}
+
+
+@pytest.fixture(scope="module")
+def app_url():
+    require_browser()
+    if not REALWORLD.is_dir():
+        pytest.skip("../shared/data/realworld is absent")
+    with streamlit_server() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def context(app_url):
+    with chromium() as ctx:
+        yield ctx
+
+
+def upload(page, app_url: str, name: str, width: int = 1400) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(f"{app_url}/data_landmarks?source=upload")
+    wait_idle(page, timeout=120_000)
+    page.locator(".st-key-upload_file input[type='file']").set_input_files(str(REALWORLD / name))
+    page.wait_for_function(f"() => document.body.innerText.includes({HARDEST[name]!r})", timeout=90_000)
+    wait_idle(page)
+
+
+def open_settings(page) -> None:
+    """Expand the import settings (they start open only when detection has a question)."""
+    if not page.get_by_role("button", name="Apply import settings").is_visible():
+        page.get_by_text("Import settings — how the file is read").click()
+    page.get_by_role("button", name="Apply import settings").wait_for(timeout=30_000)
+
+
+def wait_text(page, text: str) -> None:
+    page.wait_for_function(f"() => document.body.innerText.includes({text!r})", timeout=90_000)
+    wait_idle(page)
+
+
+@pytest.mark.parametrize("name", sorted(HARDEST))
+def test_hardest_real_files_load_through_the_import_step(context, app_url, name):
+    page = context.new_page()
+    try:
+        upload(page, app_url, name)
+        assert not exceptions(page)
+        assert page.locator("[data-testid='stAlertContentError']").count() == 0
+        body = page.inner_text("body")
+        assert "entity=" not in body and "kind=" not in body
+        screenshot(page, f"import_{Path(name).stem}_1400")
+    finally:
+        page.close()
+
+
+def test_german_export_walks_through_a_changed_setting_at_1024_and_1920(context, app_url):
+    page = context.new_page()
+    try:
+        name = "uci_hourly_kwh_excel_de_bom_semicolon_decimalcomma.csv"
+        upload(page, app_url, name, width=1024)
+        assert "2006-12-16 17:00:00 → 2006-12-18 06:00:00" in page.inner_text("body")
+        open_settings(page)
+        zone = page.locator(".st-key-imp_timezone input")
+        zone.fill("Europe/Berlin")
+        zone.press("Tab")
+        page.get_by_role("button", name="Apply import settings").click()
+        wait_text(page, "2006-12-16 16:00:00+00:00")  # 17:00 in Berlin (CET) is 16:00 UTC
+        assert not exceptions(page)
+        screenshot(page, "import_german_export_1024")
+        page.set_viewport_size({"width": 1920, "height": 1000})
+        wait_idle(page)
+        screenshot(page, "import_german_export_1920")
+    finally:
+        page.close()
+
+
+def test_two_taxi_file_picks_the_other_taxi_in_a_select_box(context, app_url):
+    page = context.new_page()
+    try:
+        upload(page, app_url, "tdrive_taxi1_and_2_combined.txt")
+        open_settings(page)
+        page.locator(".st-key-imp_entity [role='combobox']").click()
+        page.get_by_role("option", name="1 — 16 rows").click()
+        page.get_by_role("button", name="Apply import settings").click()
+        wait_text(page, "n = 14 events")
+        assert not exceptions(page)
+        screenshot(page, "import_tdrive_taxi1")
+    finally:
+        page.close()
