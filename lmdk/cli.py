@@ -22,12 +22,14 @@ SAMPLE_PREFIX = "sample:"
 PREFERRED_SCHEMES = ("adaptive", "skip", "uniform", "user", "w-event", "event")  # default pick among a config's
 
 RELEASE_EXAMPLES = """examples:
-  lmdk release sample:hue --scheme adaptive --epsilon 1 --landmarks percentile:20 --out released.csv
-  lmdk release meter.csv --config runconfig.json --out released.parquet
-  lmdk release trace.plt --scheme skip --epsilon 0.5 --mechanism planar_laplace --landmarks stay:30min
+  lmdk release sample:hue --scheme adaptive --epsilon 1 --landmarks percentile:20 --bound 10 --out released.csv
+  lmdk release meter.csv --config runconfig.json --bound 25 --out released.parquet
+  lmdk release trace.plt --scheme skip --epsilon 0.01 --landmarks stay:30min --bound 50000
+  lmdk release sample:hue --config runconfig.json --seed 0   # the app's demonstration view, reproducible
 
-Without --seed the noise comes from fresh OS entropy that is never recorded (a release to hand out);
-with --seed S the output is reproducible (a demonstration: anyone with the seed can remove the noise)."""
+Without --seed the noise comes from fresh OS entropy that is never recorded and the floating-point-safe
+snapping sampler (needs --bound B, a public limit of the values): a release to hand out. With --seed S
+the output is reproducible (a demonstration: anyone with the seed can remove the noise)."""
 LOSS_EXAMPLES = """examples:
   lmdk loss sample:hue --config runconfig.json --correlation strong --out loss.csv
   lmdk loss meter.csv --scheme uniform --epsilon 1 --landmarks below:0.5 --correlation matrix.csv"""
@@ -122,6 +124,9 @@ def policy_from_args(args, series, cfg) -> Policy:
     if epsilon is None:
         raise ParameterError("no privacy budget: pass --epsilon E (a number > 0) or --config")
     mechanism = args.mechanism or (cfg.mechanism if cfg is not None else _default_mechanism(series))
+    if mechanism != _default_mechanism(series):
+        raise ParameterError(f"mechanism {mechanism!r} does not apply to a {series.kind} series; "
+                             f"use {_default_mechanism(series)!r} (or leave --mechanism out)")
     w = args.w if args.w is not None else (cfg.w if cfg is not None else None)
     repetitions = args.repetitions if args.repetitions is not None else 1
     draws = max(repetitions, cfg.repetitions if cfg is not None else 1)
@@ -140,10 +145,7 @@ def run_release(series, policy: Policy):
     from lmdk import schemes, views
     from lmdk.data.runconfig import scheme_rng
 
-    x, mechanism, origin = views.release_input(series, policy.landmarks)
-    if policy.mechanism != mechanism:
-        raise ParameterError(f"mechanism {policy.mechanism!r} does not apply to a {series.kind} series; "
-                             f"use {mechanism!r} (or leave --mechanism out)")
+    x, _, origin = views.release_input(series, policy.landmarks)
     rng = scheme_rng(policy.seed, policy.scheme) if policy.seed is not None else np.random.default_rng()
     rel = schemes.release(x, policy.landmarks, policy.scheme, policy.epsilon, mechanism=policy.mechanism,
                           repetitions=policy.draws, rng=rng, w=policy.w, dummies=policy.dummies)
@@ -173,16 +175,23 @@ def _summary_line(summary: dict) -> str:
             f"worst Σ over L ∪ {{t}} = {summary['worst_sum_over_L_and_t']:.4g} → {verdict}")
 
 
-def write_table(frame, out: str | None) -> None:
-    """CSV (default, also to stdout) or Parquet by the file's ending."""
+def write_table(frame, out: str | None, note: str | None = None) -> None:
+    """CSV (default, also to stdout; ``note`` as its first line) or Parquet (``note`` in its metadata)."""
+    text = note + "\n" if note else ""
     if out is None or out == "-":
-        sys.stdout.write(frame.to_csv(index=False, lineterminator="\n"))
+        sys.stdout.write(text + frame.to_csv(index=False, lineterminator="\n"))
         return
     path = Path(out)
     if path.suffix.lower() in (".parquet", ".pq"):
-        frame.to_parquet(path, index=False)
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        table = pa.Table.from_pandas(frame, preserve_index=False)
+        if note:
+            table = table.replace_schema_metadata({**(table.schema.metadata or {}), b"lmdk": note.encode()})
+        pq.write_table(table, path)
     else:
-        path.write_text(frame.to_csv(index=False, lineterminator="\n"), encoding="utf-8")
+        path.write_text(text + frame.to_csv(index=False, lineterminator="\n"), encoding="utf-8")
 
 
 def released_table(series, policy: Policy, rel, origin):
@@ -202,22 +211,34 @@ def released_table(series, policy: Policy, rel, origin):
 
 def cmd_release(args) -> int:
     """``lmdk release``: load, mark landmarks, release, write, summarise; refuse violations."""
+    from lmdk.data.export import export_scheme_release
+
     cfg = _read_config(args.config) if args.config else None
     if cfg is not None:
         _config_input_matches(cfg, args.input)
     series = load_input(args.input, cfg, args.mapping)
     policy = policy_from_args(args, series, cfg)
-    x, rel, origin = run_release(series, policy)
+    if policy.seed is None:
+        if policy.repetitions > 1:
+            raise ParameterError("--repetitions applies to demonstration releases (--seed): every exported "
+                                 "release spends ε again")
+        exported = export_scheme_release(series, policy.landmarks, policy.scheme, policy.epsilon, w=policy.w,
+                                         bound=args.bound, private_columns=args.include_private_columns,
+                                         dummies=policy.dummies)
+        rel, table, note = exported.release, exported.frame, exported.note
+    else:
+        _, rel, origin = run_release(series, policy)
+        table, note = released_table(series, policy, rel, origin), None
     summary = release_summary(series, policy, rel)
     if not summary["theorem2_holds"] and not args.allow_violation:
         _say(args, _summary_line(summary))
         print(f"lmdk: refused: scheme {policy.scheme!r} violates the landmark-privacy policy; choose a scheme "
               "that satisfies it (adaptive, skip, uniform, user) or pass --allow-violation", file=sys.stderr)
         return EXIT_VIOLATION
-    write_table(released_table(series, policy, rel, origin), args.out)
+    write_table(table, args.out, note)
     _say(args, _summary_line(summary))
-    if policy.seed is None:
-        _say(args, "noise drawn from fresh OS entropy (not recorded): the release cannot be regenerated")
+    if note is not None:
+        _say(args, note.lstrip("# "))
     else:
         _say(args, f"demonstration seed {policy.seed}: anyone with it can regenerate and remove the noise — "
                    "do not hand this file out as a release")
@@ -351,7 +372,15 @@ def build_parser() -> argparse.ArgumentParser:
     rel.add_argument("--repetitions", type=_positive_int("--repetitions", 10_000),
                      help="independent releases to write (default 1). With --config the config's repetitions are "
                           "drawn, as in the app, and the first N written: repetition 1 is the app's download")
-    rel.add_argument("--seed", type=_seed, help="demonstration seed (reproducible, NOT safe to hand out)")
+    rel.add_argument("--seed", type=_seed, help="demonstration seed (reproducible, NOT safe to hand out; the "
+                                                "textbook sampler, as the app's views)")
+    rel.add_argument("--bound", type=_positive_float("--bound"),
+                     help="public limit B of the values (|value| ≤ B; metres from the series' origin for "
+                          "locations) for the floating-point-safe snapping sampler of exports; required without "
+                          "--seed for values and locations — take it from the device (e.g. the meter's rating), "
+                          "never from the data")
+    rel.add_argument("--include-private-columns", action="store_true",
+                     help="also write the budget, published and landmark columns (they reveal the landmark set)")
     rel.add_argument("--allow-violation", action="store_true", help="write a release that violates the policy")
     rel.add_argument("--summary", metavar="FILE", help="also write the summary as JSON")
     rel.set_defaults(func=cmd_release)

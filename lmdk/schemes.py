@@ -179,7 +179,7 @@ def _forward_fill(noisy: np.ndarray, published: np.ndarray, default: np.ndarray)
     return np.where(before_first, default, filled)
 
 
-def _adaptive(x, mask, eps, mechanism, sensitivity, noise, default):
+def _adaptive(x, mask, eps, mechanism, sensitivity, noise, default, post=None):
     """Adaptive scheme (§3.2, Figure 4), vectorised over repetitions, one step per timestamp.
 
     Budget management: every release is reserved ε/(|L|+1). A landmark that is published spends the
@@ -235,6 +235,8 @@ def _adaptive(x, mask, eps, mechanism, sensitivity, noise, default):
             noisy = x[t] + noise_t[t] * scale
         else:
             noisy, scale = _perturb_step(mechanism, x[t], budget, noise_t[t], sensitivity)
+        if post is not None:  # exports: snap to the noise's grid before anything looks at the value
+            noisy = post(noisy, budget)
         threshold = scale + last_scale
         if ADAPTIVE_THRESHOLD != 1.0:
             threshold *= ADAPTIVE_THRESHOLD
@@ -295,6 +297,8 @@ def release(
     sensitivity: float = 1.0,
     dummies=None,
     default=None,
+    sampler: str = "textbook",
+    bound: float | None = None,
 ) -> Release:
     """Run ``scheme`` with ``mechanism`` ``repetitions`` times at once (repetitions are axis 0).
 
@@ -304,6 +308,8 @@ def release(
 its fields); then L′ per
     repetition and the remaining ε come from ``lmdk.dummies.selection.landmark_sets_for_release``.
     ``default``: the public value released before any noisy release (see the module docstring).
+    ``sampler``: "textbook" (fast; views, experiments) or "snapping" (exports: Mironov's floating-point-safe
+    snapping with the public ``bound`` B on |values| — metres from the origin for locations; lmdk.snapping).
     """
     scheme = _check_scheme(scheme)
     x = _prepare_series(series, mechanism)
@@ -323,14 +329,29 @@ its fields); then L′ per
     elif mask.ndim == 2 and mask.shape[0] not in (1, reps):
         raise ParameterError(f"landmarks mask has {mask.shape[0]} rows but repetitions={reps}")
     mask = np.broadcast_to(mask, (reps, n))
-    noise = unit_noise(mechanism, (reps, n), gen)
+    post = None
+    if sampler == "snapping":
+        from lmdk import snapping
+
+        noise = snapping.unit_noise(mechanism, (reps, n), gen)
+        if mechanism != "randomized_response":
+            b = snapping.validate_bound(bound)
+            x = np.clip(x, -b, b)
+            per_coordinate = delta if mechanism == "laplace" else 1.0  # planar: 1/ε per coordinate
+            post = lambda noisy, budget: snapping.snap(noisy, per_coordinate / budget, b)  # noqa: E731
+    elif sampler == "textbook":
+        noise = unit_noise(mechanism, (reps, n), gen)
+    else:
+        raise ParameterError(f"sampler must be 'textbook' or 'snapping', not {sampler!r}")
     if scheme == "adaptive":
-        values, budgets, published = _adaptive(x, mask, eps_pub, mechanism, delta, noise, base)
+        values, budgets, published = _adaptive(x, mask, eps_pub, mechanism, delta, noise, base, post)
     else:
         budgets = _allocate_mask(scheme, mask, eps_pub, window)
         published = budgets > 0
         safe = np.where(published, budgets, 1.0)
         values = perturb(mechanism, x, safe, noise, delta)
+        if post is not None:
+            values = post(values, safe)
         if not published.all():
             values = _forward_fill(values, published, base)
     arrays = {"values": values, "budgets": budgets, "published": published, "landmarks": np.array(mask)}

@@ -80,8 +80,11 @@ def test_without_a_seed_each_release_draws_fresh_noise(capsys, tmp_path):
     outs = []
     for i in range(2):
         code, out, err = run(capsys, "release", "sample:hue", "--scheme", "uniform", "--epsilon", "1",
-                             "--landmarks", HUE_RULE)
+                             "--landmarks", HUE_RULE, "--bound", "10")
         assert code == 0 and "fresh OS entropy" in err
+        assert out.startswith("# lmdk export: noise from fresh OS entropy") and "snapping" in out.splitlines()[0]
+        frame = pd.read_csv(pd.io.common.StringIO(out), comment="#")
+        assert list(frame.columns) == ["timestamp", "released"]  # no column that reveals L
         outs.append(out)
     assert outs[0] != outs[1]
 
@@ -89,11 +92,11 @@ def test_without_a_seed_each_release_draws_fresh_noise(capsys, tmp_path):
 def test_a_policy_that_violates_landmark_privacy_is_refused_unless_allowed(capsys, tmp_path):
     out = tmp_path / "r.csv"
     code, _, err = run(capsys, "release", "sample:hue", "--scheme", "event", "--epsilon", "1",
-                       "--landmarks", HUE_RULE, "--out", str(out))
+                       "--landmarks", HUE_RULE, "--out", str(out), "--bound", "10")
     assert code == cli.EXIT_VIOLATION and not out.exists()
     assert "VIOLATES" in err and "--allow-violation" in err
     code, _, err = run(capsys, "release", "sample:hue", "--scheme", "event", "--epsilon", "1",
-                       "--landmarks", HUE_RULE, "--out", str(out), "--allow-violation", "--summary",
+                       "--landmarks", HUE_RULE, "--out", str(out), "--allow-violation", "--bound", "10", "--summary",
                        str(tmp_path / "s.json"))
     assert code == 0 and out.exists()
     summary = json.loads((tmp_path / "s.json").read_text())
@@ -103,7 +106,8 @@ def test_a_policy_that_violates_landmark_privacy_is_refused_unless_allowed(capsy
 
 def test_summary_matches_theorem_2_accounting(capsys, tmp_path):
     code, _, _ = run(capsys, "release", "sample:hue", "--scheme", "adaptive", "--epsilon", "0.5", "--landmarks",
-                     "below:0.5", "--summary", str(tmp_path / "s.json"), "--out", str(tmp_path / "r.parquet"))
+                     "below:0.5", "--summary", str(tmp_path / "s.json"), "--out", str(tmp_path / "r.parquet"),
+                     "--bound", "10", "--include-private-columns")
     assert code == 0
     summary = json.loads((tmp_path / "s.json").read_text())
     frame = pd.read_parquet(tmp_path / "r.parquet")
@@ -115,9 +119,9 @@ def test_summary_matches_theorem_2_accounting(capsys, tmp_path):
 
 def test_trajectory_release_writes_lat_lon_columns(capsys, tmp_path):
     code, out, _ = run(capsys, "release", "sample:taxi", "--scheme", "skip", "--epsilon", "1", "--landmarks",
-                       "stay:30min", "--quiet")
+                       "stay:30min", "--quiet", "--bound", "50000")
     assert code == 0
-    frame = pd.read_csv(pd.io.common.StringIO(out))
+    frame = pd.read_csv(pd.io.common.StringIO(out), comment="#")
     assert {"released_lat", "released_lon"} <= set(frame.columns) and len(frame) == 1000
 
 
@@ -176,3 +180,50 @@ def test_python_dash_m_lmdk_prints_help():
     done = subprocess.run([sys.executable, "-m", "lmdk", "release", "--help"], capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 0 and "examples:" in done.stdout and "fresh OS entropy" in done.stdout
+
+
+def test_an_export_needs_a_public_bound_and_one_release(capsys):
+    code, _, err = run(capsys, "release", "sample:hue", "--scheme", "uniform", "--epsilon", "1", "--landmarks", HUE_RULE)
+    assert code == cli.EXIT_INPUT and "public bound" in err
+    code, _, err = run(capsys, "release", "sample:hue", "--scheme", "uniform", "--epsilon", "1", "--landmarks",
+                       HUE_RULE, "--bound", "10", "--repetitions", "3")
+    assert code == cli.EXIT_INPUT and "spends ε again" in err
+
+
+def test_parquet_export_carries_the_note_in_its_metadata(capsys, tmp_path):
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "r.parquet"
+    code, _, _ = run(capsys, "release", "sample:hue", "--scheme", "uniform", "--epsilon", "1", "--landmarks",
+                     HUE_RULE, "--bound", "10", "--out", str(out))
+    assert code == 0 and b"fresh OS entropy" in pq.read_schema(out).metadata[b"lmdk"]
+
+
+@pytest.mark.parametrize("scheme", ["uniform", "skip", "adaptive"])
+def test_attacker_with_everything_exported_cannot_remove_the_noise(capsys, tmp_path, hue_config, scheme):
+    """The attacker regenerates the noise from the RunConfig's seed and subtracts it (recovers a seeded view
+    to ~1e-13); on an export the recovered series must stay at least as far from the original as the noise."""
+    cfg, path = hue_config
+    series = cfg.sample_series()
+    L = np.asarray(cfg.landmarks)
+    bound = 10.0
+
+    def recover(released: np.ndarray) -> np.ndarray:
+        zeros = lmdk.release(np.zeros(len(series)), L, scheme, cfg.epsilon, repetitions=cfg.repetitions,
+                             rng=scheme_rng(cfg.seed, scheme), w=cfg.w)
+        return released - zeros.values[0]  # the regenerated noise of repetition 1
+
+    code, demo, _ = run(capsys, "release", "sample:hue", "--config", str(path), "--scheme", scheme, "--seed",
+                        str(cfg.seed), "--quiet")
+    demo_values = pd.read_csv(pd.io.common.StringIO(demo))["released"].to_numpy()
+    fresh = lmdk.allocate(scheme, len(series), L, cfg.epsilon) > 0 if scheme != "adaptive" else None
+    if scheme != "adaptive":  # the data-independent noise of a seeded view comes straight off where it was drawn
+        assert np.max(np.abs(recover(demo_values) - series.values)[fresh]) < 1e-9
+    code, export, _ = run(capsys, "release", "sample:hue", "--config", str(path), "--scheme", scheme, "--bound",
+                          str(bound), "--quiet")
+    assert code == 0 and "seed" not in export.splitlines()[0]
+    released = pd.read_csv(pd.io.common.StringIO(export), comment="#")["released"].to_numpy()
+    budgets = lmdk.allocate(scheme if scheme != "adaptive" else "uniform", len(series), L, cfg.epsilon)
+    noise_scale = float(np.median(1.0 / budgets[budgets > 0]))
+    error = np.mean(np.abs(recover(released) - series.values)[fresh if fresh is not None else slice(None)])
+    assert error > 0.5 * min(noise_scale, bound)

@@ -5,6 +5,8 @@ shareable, and the originals are exactly what the release protects.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -79,10 +81,16 @@ def export_release(timestamps, released, budgets, published, landmarks, *, origi
     return frame.to_csv(index=False, lineterminator="\n")  # shortest round-trip floats
 
 
-def released_frame(series, release, landmarks, mechanism: str, origin=None, *, repetition: int = 0) -> pd.DataFrame:
+PRIVATE_COLUMNS = ("budget", "published", "landmark")
+"""Columns that reveal the landmark set L (budgets and approximations differ at landmarks)."""
+
+
+def released_frame(series, release, landmarks, mechanism: str, origin=None, *, repetition: int = 0,
+                   private_columns: bool = True) -> pd.DataFrame:
     """One repetition of a ``lmdk.schemes.Release`` of ``series`` as the released-series table (app, CLI, API).
 
     Planar-Laplace releases (local metres around ``origin``) are converted back to lat/lon columns.
+    ``private_columns=False`` leaves out budget, published and landmark (``PRIVATE_COLUMNS``): they reveal L.
     """
     from lmdk.mechanisms import metres_to_latlon
 
@@ -93,5 +101,55 @@ def released_frame(series, release, landmarks, mechanism: str, origin=None, *, r
         values, names = np.column_stack([lat, lon]), ("lat", "lon")
     budgets = np.atleast_2d(np.asarray(release.budgets))
     published = np.atleast_2d(np.asarray(release.published))
-    return release_frame(series.timestamps, values, budgets[min(repetition, len(budgets) - 1)],
-                         published[min(repetition, len(published) - 1)], landmarks, names=names)
+    frame = release_frame(series.timestamps, values, budgets[min(repetition, len(budgets) - 1)],
+                          published[min(repetition, len(published) - 1)], landmarks, names=names)
+    return frame if private_columns else frame.drop(columns=list(PRIVATE_COLUMNS))
+
+
+def export_note(bound: float | None, epsilon: float, sensitivity: float, private_columns: bool) -> str:
+    """The metadata line of an exported release: how its noise was drawn and what it leaves out."""
+    from lmdk.snapping import snapping_epsilon
+
+    sampler = ("snapping sampler (Mironov 2012), public bound ±" + f"{bound:g}, guaranteed ε′ = "
+               f"{snapping_epsilon(epsilon, bound, sensitivity)!r} for nominal ε = {epsilon:g}"
+               if bound is not None else "full-precision randomized response")
+    flags = ("INCLUDES the landmark/budget/published flags, which reveal the landmark set"
+             if private_columns else "no landmark, budget or published flags (they would reveal the landmark set)")
+    return (f"# lmdk export: noise from fresh OS entropy, not recorded (this release cannot be regenerated); "
+            f"{sampler}; {flags}; each export is a new release and spends ε again")
+
+
+@dataclass(frozen=True)
+class ExportedRelease:
+    """One release that leaves the app: its table, its metadata line and the Release behind it (for accounting)."""
+
+    frame: pd.DataFrame
+    note: str
+    release: object
+
+    def csv(self) -> str:
+        """The file: the metadata line, then the table (read it with ``pandas.read_csv(comment="#")``)."""
+        return self.note + "\n" + self.frame.to_csv(index=False, lineterminator="\n")
+
+
+def export_scheme_release(series, landmarks, scheme: str, epsilon: float, *, w=None, bound: float | None = None,
+                          private_columns: bool = False, dummies=None, rng=None) -> ExportedRelease:
+    """One exported release: fresh entropy (unless ``rng`` is given, for tests) and the snapping sampler.
+
+    ``bound``: the public limit B of |values| (metres from the series' origin for locations); required for
+    values and locations.
+    """
+    from lmdk import schemes, views
+    from lmdk.snapping import fresh_generator
+
+    x, mechanism, origin = views.release_input(series, landmarks)
+    if mechanism != "randomized_response" and bound is None:
+        raise ParameterError("an export needs a public bound of the values (e.g. the meter's rating in kWh, or a "
+                             "radius in metres for locations); it must not be derived from the data")
+    rel = schemes.release(x, landmarks, scheme, epsilon, mechanism=mechanism, repetitions=1,
+                          rng=rng if rng is not None else fresh_generator(), w=w, dummies=dummies,
+                          sampler="snapping", bound=bound)
+    frame = released_frame(series, rel, landmarks, mechanism, origin, private_columns=private_columns)
+    note = export_note(bound if mechanism != "randomized_response" else None, epsilon, rel.sensitivity,
+                       private_columns)
+    return ExportedRelease(frame, note, rel)
