@@ -7,6 +7,8 @@ value when it resolves the series, and the value survives page switches. Never p
 """
 from __future__ import annotations
 
+import functools
+import weakref
 from typing import Callable
 
 import numpy as np
@@ -125,20 +127,33 @@ def scheme_controls(kind: str, n: int, *, container=None) -> None:
 
 
 def download_figure(fig, name: str, *, key: str, container=None, label: str = "Chart as HTML") -> None:
-    """A standalone-HTML download of a figure (built only on click); PNG comes from the chart's camera icon."""
+    """A standalone-HTML download of a figure, built only on click; PNG comes from the chart's camera icon.
+
+    The session state holds the figure; the deferred callable holds only a weak reference to it, so a figure
+    dies with its session even while Streamlit still keeps the callable registered.
+    """
     box = container or st
-    box.download_button(label, data=lambda: charts.to_html(fig), file_name=f"{name}.html",
+    st.session_state.setdefault(state.DOWNLOAD_FIGURES, {})[key] = fig
+    box.download_button(label, data=functools.partial(_figure_html, weakref.ref(fig)), file_name=f"{name}.html",
                         mime="text/html", key=key, on_click="ignore", icon=":material/download:",
                         help="Standalone HTML with the interactive chart. For a PNG, use the camera icon "
                              "in the chart's toolbar (top right of the chart).")
 
 
+def _figure_html(ref) -> str:
+    """The chart's standalone HTML, or a note when its session has ended."""
+    fig = ref()
+    if fig is None:
+        return "<p>This chart's session has ended: open the page again to download it.</p>"
+    return charts.to_html(fig)
+
+
 PNG_NOTE = "PNG: hover a chart and click the camera icon in its toolbar. HTML: the download buttons."
 
 
-def json_download(label: str, make: Callable[[], str], file_name: str, *, key: str, container=None) -> None:
-    """A JSON download built only when clicked."""
-    (container or st).download_button(label, data=make, file_name=file_name, mime="application/json",
+def json_download(label: str, content: str, file_name: str, *, key: str, container=None) -> None:
+    """A JSON download of text built now (small; a deferred callable would run outside the session)."""
+    (container or st).download_button(label, data=content, file_name=file_name, mime="application/json",
                                       key=key, on_click="ignore", icon=":material/download:")
 
 
@@ -155,33 +170,69 @@ def as_int_tuple(values) -> tuple[int, ...]:
     return tuple(np.unique(np.asarray(list(values), dtype=np.int64)).tolist())
 
 
+def _default_export_scheme(chosen: list[str]) -> int:
+    """Index of the scheme an export offers first: one that satisfies landmark privacy (adaptive first)."""
+    for scheme in ("adaptive", "skip", "uniform", "user"):
+        if scheme in chosen:
+            return chosen.index(scheme)
+    return 0
+
+
 def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list[str]) -> None:
-    """Released-series CSV (repetition 1 of one scheme, via lmdk.data.export_release), landmark JSON and
-    RunConfig JSON download/upload."""
-    from lmdk import data, mechanisms
+    """The release to hand out (fresh entropy, snapping sampler, no landmark flags unless asked), the
+    demonstration release of the seed, landmark JSON and RunConfig JSON download/upload. Every file is built
+    now as text (no deferred callable keeps this session's data alive after it ends)."""
+    from lmdk.data import export
 
-    c1, c2, c3, c4 = st.columns([1.2, 1, 1, 1], vertical_alignment="bottom")
-    scheme = c1.selectbox("Released series of", chosen, key="export_scheme")
+    ss = st.session_state
+    st.markdown("**Downloads**")
+    c1, c2, c3 = st.columns([1.2, 1, 1], vertical_alignment="bottom")
+    scheme = c1.selectbox("Release of the scheme", chosen, index=_default_export_scheme(chosen), key="export_scheme")
+    unit = "m from the series' centre" if mechanism == "planar_laplace" else (cur.series.units or "value units")
+    needs_bound = mechanism != "randomized_response"
+    bound = c2.number_input(f"Public limit of |values| ({unit})", min_value=0.0, value=None, step=1.0,
+                            key=state.EXPORT_BOUND, disabled=not needs_bound,
+                            placeholder="e.g. the meter's rating" if needs_bound else "not needed",
+                            help="The floating-point-safe sampler clamps to ±this limit. Take it from the device "
+                                 "or the policy, never from the data (a limit read off the data leaks it).")
+    private = c3.checkbox("Include the landmark flags (private)", key="export_private",
+                          help="Adds budget, published and landmark columns: they reveal which events are landmarks.")
     summ = summaries[scheme]
-
-    def released_csv() -> str:
-        names = None
-        released = summ.first
-        if mechanism == "planar_laplace":
-            lat, lon = mechanisms.metres_to_latlon(released, origin)
-            released, names = np.column_stack([lat, lon]), ("lat", "lon")
-        return data.export_release(cur.series.timestamps, released, summ.budgets, summ.first_published,
-                                   cur.landmarks, names=names)
-
-    c2.download_button("Released series (CSV)", data=released_csv, file_name=f"released_{scheme}.csv",
-                       mime="text/csv", key="dl_release_csv", on_click="ignore", icon=":material/download:",
-                       help="Repetition 1 of the chosen scheme: timestamp, released value(s), budget, "
-                            "published flag, landmark flag. The original values are not included.")
-    json_download("Landmark set (JSON)", lambda: landmark_json(cur), "landmarks.json", key="dl_landmarks_s",
-                  container=c3)
-    json_download("RunConfig (JSON)", lambda: state.run_config(cur).to_json(), "runconfig.json",
-                  key="dl_runconfig", container=c4)
+    if private:
+        st.warning("The flags reveal the landmark set L — the events this policy protects most. Keep such a file "
+                   "inside your organisation.", icon=":material/warning:")
+    if not summ.satisfies:
+        st.warning(f"*{scheme}* does not satisfy (ε, L)-landmark privacy for these landmarks: its release does not "
+                   "protect them together.", icon=":material/gpp_bad:")
+    d1, d2, d3, d4 = st.columns(4)
+    if needs_bound and not bound:
+        d1.button("Release to hand out (CSV)", disabled=True, key="dl_release_csv_off", icon=":material/download:",
+                  help="Set the public limit first.")
+    else:
+        exported = export.export_scheme_release(
+            cur.series, cur.landmarks, scheme, float(ss[state.EPSILON]), w=min(int(ss[state.W]), cur.n),
+            bound=bound if needs_bound else None, private_columns=private)
+        d1.download_button("Release to hand out (CSV)", data=exported.csv(), file_name=f"release_{scheme}.csv",
+                           mime="text/csv", key="dl_release_csv", on_click="ignore", icon=":material/download:",
+                           help="One new release: fresh noise that is never recorded, floating-point-safe "
+                                "(snapping) sampler. Each download is a new release and spends ε again.")
+    demo = export.released_frame(cur.series, _first_release(summ), cur.landmarks, mechanism, origin)
+    d2.download_button("Demonstration release (seed)", data=demo.to_csv(index=False, lineterminator="\n"),
+                       file_name=f"demonstration_{scheme}_seed{int(ss[state.SEED])}.csv", mime="text/csv",
+                       key="dl_demo_csv", on_click="ignore", icon=":material/download:",
+                       help="Repetition 1 as drawn on this page from the demonstration seed: reproducible, so anyone "
+                            "with the seed can remove its noise — for teaching, never to hand out.")
+    json_download("Landmark set (JSON)", landmark_json(cur), "landmarks.json", key="dl_landmarks_s", container=d3)
+    json_download("RunConfig (JSON)", state.run_config(cur).to_json(), "runconfig.json", key="dl_runconfig",
+                  container=d4)
     st.file_uploader("Load a RunConfig (JSON) — restores schemes, ε, w, repetitions, seed and landmarks",
                      type=["json"], key=state.CONFIG_UPLOAD, on_change=_load_run_config)
     if st.session_state.get(state.CONFIG_ERROR):
-        st.error(st.session_state[state.CONFIG_ERROR])
+        st.error(text.escape_markdown(st.session_state[state.CONFIG_ERROR]))
+
+
+def _first_release(summ):
+    """Repetition 1 of a summarised release as the (values, budgets, published) a Release has."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(values=summ.first[None], budgets=summ.budgets[None], published=summ.first_published[None])

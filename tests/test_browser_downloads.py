@@ -1,0 +1,72 @@
+"""Browser test: every download button on every page delivers a file that parses (deferred ones included)."""
+from __future__ import annotations
+
+import io
+import json
+
+import pandas as pd
+import pytest
+
+from browser_support import chromium, exceptions, require_browser, streamlit_server, wait_idle
+
+pytestmark = pytest.mark.browser
+PAGES = ["", "data_landmarks", "schemes_utility", "temporal_loss", "dummy_landmarks", "spatiotemporal_events",
+         "experiments"]
+
+
+@pytest.fixture(scope="module")
+def app_url():
+    require_browser()
+    with streamlit_server() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def context(app_url):
+    with chromium() as ctx:
+        yield ctx
+
+
+def check(name: str, data: bytes) -> None:
+    """The file parses as what its name says."""
+    if name.endswith(".json"):
+        json.loads(data)
+    elif name.endswith(".csv"):
+        frame = pd.read_csv(io.BytesIO(data), comment="#")
+        assert len(frame) > 0 and "timestamp" in frame.columns or len(frame.columns) > 1
+    elif name.endswith(".html"):
+        text = data.decode("utf-8")
+        assert "<html" in text.lower() and "plotly" in text.lower() and "session has ended" not in text
+    else:
+        raise AssertionError(f"unexpected download {name}")
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_every_download_button_delivers_a_parsable_file(context, app_url, path):
+    page = context.new_page()
+    try:
+        page.goto(f"{app_url}/{path}")
+        wait_idle(page, timeout=120_000)
+        bound = page.locator(".st-key-_export_bound input")
+        if bound.count():
+            bound.fill("10")
+            bound.press("Enter")
+            wait_idle(page)
+        buttons = page.locator("[data-testid='stDownloadButton'] button:not([disabled]):visible")
+        count = buttons.count()
+        assert count >= {"": 0, "data_landmarks": 2, "schemes_utility": 5, "temporal_loss": 3, "dummy_landmarks": 4,
+                         "spatiotemporal_events": 2, "experiments": 2}[path]
+        names = []
+        for i in range(count):
+            with page.expect_download(timeout=60_000) as info:
+                buttons.nth(i).click()
+            download = info.value
+            assert download.failure() is None, download.failure()
+            with open(download.path(), "rb") as handle:
+                check(download.suggested_filename, handle.read())
+            names.append(download.suggested_filename)
+        assert not exceptions(page)
+        if path == "schemes_utility":
+            assert "runconfig.json" in names and any(n.startswith("release_") for n in names)
+    finally:
+        page.close()
