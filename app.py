@@ -4,7 +4,7 @@ Run with ``streamlit run app.py``. Pages live in ``pages/``; add yours to ``PAGE
 """
 import streamlit as st
 
-from ui import cache, state, widgets
+from ui import cache, state, text, widgets
 
 st.set_page_config(page_title="lmdk — landmark privacy lab", page_icon=":material/timeline:", layout="wide")
 
@@ -26,7 +26,7 @@ page = st.navigation([st.Page(path, title=title, icon=icon, default=i == 0)
 try:
     current = cache.current()
 except ValueError as exc:  # lmdk errors are ValueErrors with a message meant for the user
-    st.error(f"Could not load the series: {exc}")
+    st.error(f"Could not load the series: {text.escape_markdown(exc)}")
     current = None
 st.session_state[state.CURRENT] = current
 widgets.landmark_status(current)

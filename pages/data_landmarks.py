@@ -112,6 +112,8 @@ else:
 
 cur = state.current()
 if source == "upload" and st.session_state.get(state.SERIES_UPLOAD) is None:
+    if st.session_state.get(state.UPLOAD_ERROR):
+        st.stop()  # the error above says what to change in the import settings or the file
     st.info("Upload a file to continue: a timestamp column plus a value, latitude/longitude, or contact-id "
             "column. Nothing you upload is stored on disk or shown to other visitors.")
     st.stop()
@@ -138,7 +140,7 @@ with st.container(border=True):
     if detector == "threshold":
         y = cur.series.values
         side = d2.radio("Landmark when the value is", ["below", "above"], horizontal=True, key="thr_side")
-        default = float(np.round(np.quantile(y, 0.2 if side == "below" else 0.8), 3))
+        default = float(np.round(np.quantile(y, 0.2 if side == "below" else 0.8, method="nearest"), 3))
         thr = d2.number_input(f"threshold ({cur.series.units or 'value'})", value=default, key=f"thr_{side}")
         params = (("below", thr if side == "below" else None), ("above", thr if side == "above" else None))
     elif detector == "percentile":
@@ -166,7 +168,7 @@ with st.container(border=True):
     d3.button("Clear all landmarks", on_click=_edit_landmarks, args=("replace", np.zeros(0), "Cleared."),
               key="det_clear", width="stretch")
     if st.session_state.get("_detector_error"):
-        st.error(st.session_state["_detector_error"])
+        st.error(text.escape_markdown(st.session_state["_detector_error"]))
 
 # ------------------------------------------------------------------ 3. timeline
 y, y_title = views.timeline_values(cur.series)
@@ -180,7 +182,7 @@ fig = charts.timeline(cur.series.timestamps, y, cur.landmarks, y_title=y_title,
 st.plotly_chart(fig, key=f"{TIMELINE_CHART}_{st.session_state[state.TIMELINE_EPOCH]}", on_select=_on_timeline,
                 selection_mode=("points", "box", "lasso"), **charts.PLOTLY_KW)
 if st.session_state.get(state.LAST_EDIT):
-    st.caption(st.session_state[state.LAST_EDIT])
+    st.caption(text.escape_markdown(st.session_state[state.LAST_EDIT]))
 
 # ------------------------------------------------------------------ 4. map
 if kind == "trajectory":

@@ -5,7 +5,7 @@ import streamlit as st
 
 from lmdk import dummies, views
 from lmdk.errors import LmdkError
-from ui import cache, cache_loss, charts, charts_loss, explain, state, widgets
+from ui import cache, cache_loss, charts, charts_loss, explain, state, text, widgets
 
 SHARE_OPTIONS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 0.9)  # share of ε spent on the selection
 METHOD_HELP = {
@@ -106,7 +106,7 @@ def _page() -> None:
     try:
         sel = cache_loss.selection(cur.token, cur.n, cur.landmarks, eps_sel, method, utility, seed)
     except LmdkError as exc:
-        st.error(str(exc), icon=":material/error:")
+        st.error(text.escape_markdown(exc), icon=":material/error:")
         return
     dm = sel.dummies
 
@@ -158,7 +158,7 @@ def _page() -> None:
             rows.append({"scheme": s, "mae": plain.mae, "low": plain.mae_ci[0], "high": plain.mae_ci[1],
                          "dummies": mae, "dummies_low": low, "dummies_high": high})
     except LmdkError as exc:
-        st.error(str(exc), icon=":material/error:")
+        st.error(text.escape_markdown(exc), icon=":material/error:")
         return
     budget_fig = charts_loss.budgets_before_after(scheme, before, after, cur.landmarks, dm, epsilon=eps,
                                                   publishing_epsilon=eps_pub)

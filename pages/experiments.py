@@ -8,7 +8,7 @@ import streamlit as st
 
 from lmdk.experiments import runner as ex
 from lmdk.experiments import charts as ech
-from ui import charts, state, widgets
+from ui import charts, state, text, widgets
 
 REPRODUCTION = Path(__file__).resolve().parents[1] / "docs" / "REPRODUCTION.md"
 
@@ -97,7 +97,7 @@ if ss[state.EX_RUN] == name:  # a recomputation is the view (after Recompute, or
                                 lambda done, total: bar.progress(done / total, f"{done} of {total} tasks"))
                 source = f"recomputed here: {reps} repetition{'s' if reps != 1 else ''}, seed {seed}"
             except ValueError as exc:  # lmdk.errors are ValueErrors with a message naming the fix
-                st.error(str(exc))
+                st.error(text.escape_markdown(exc))
         bar.empty()
 if df is None and cached:
     df = cached[0]

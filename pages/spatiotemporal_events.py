@@ -7,7 +7,7 @@ import streamlit as st
 from lmdk import priste
 from lmdk.priste import views as priste_views
 from lmdk.errors import LmdkError
-from ui import charts, explain, maps, state, widgets
+from ui import charts, explain, maps, state, text, widgets
 
 # the configuration lives in ui.state (ST_* keys, mirrored to the URL); these are session-only
 K_MAP, K_GRID_SIG, K_PREV_PICK = "priste_map", "_priste_grid_sig", "_priste_prev_pick"
@@ -154,7 +154,7 @@ try:
     elif M is None:
         M = priste.gaussian_transition(grid, sigma)
 except LmdkError as exc:
-    st.error(f"Cannot put this trace on a grid: {exc}")
+    st.error(f"Cannot put this trace on a grid: {text.escape_markdown(exc)}")
     st.stop()
 T = cells.size
 

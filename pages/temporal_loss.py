@@ -4,7 +4,7 @@ import streamlit as st
 
 from lmdk import tpl, views, views_loss
 from lmdk.errors import LmdkError
-from ui import cache, cache_loss, charts, charts_loss, explain, state, widgets
+from ui import cache, cache_loss, charts, charts_loss, explain, state, text, widgets
 
 S_OPTIONS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 100.0)  # log-scale s slider
 PRESETS = ("weak", "moderate", "strong")
@@ -90,7 +90,7 @@ def _correlation_controls(uploaded: bool):
         try:
             P = views_loss.read_transition_matrix(file.getvalue())
         except LmdkError as exc:
-            st.error(f"Cannot use the uploaded matrix: {exc}", icon=":material/error:")
+            st.error(f"Cannot use the uploaded matrix: {text.escape_markdown(exc)}", icon=":material/error:")
             return None, None
         return P, f"the uploaded {P.shape[0]}-state matrix"
     s = float(ss[state.CORRELATION_S])
@@ -119,7 +119,7 @@ def _page() -> None:
         summary = cache.scheme_summary(cur.token, x, cur.landmarks, scheme, eps, mechanism, reps, seed, w, None)
         losses = cache_loss.temporal_losses(np.asarray(summary.budgets, dtype=float), cur.landmarks, P)
     except LmdkError as exc:
-        st.error(f"Cannot compute the temporal privacy loss: {exc}", icon=":material/error:")
+        st.error(f"Cannot compute the temporal privacy loss: {text.escape_markdown(exc)}", icon=":material/error:")
         return
     asym = losses.asymptotes
     total = float(np.sum(summary.budgets))

@@ -55,3 +55,11 @@ def array(value) -> np.ndarray:
     if isinstance(value, dict) and "bdata" in value:
         return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
     return np.asarray(value)
+
+
+def shown(at) -> str:
+    """Errors, warnings, infos and captions as a reader sees them (markdown backslash escapes removed)."""
+    import re
+
+    parts = list(at.error) + list(at.warning) + list(at.info) + list(at.caption)
+    return re.sub(r"\\(.)", r"\1", " ".join(str(e.value) for e in parts))

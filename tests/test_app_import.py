@@ -1,7 +1,6 @@
 """AppTest: the import step of the Data & landmarks page with real exports (../shared/data/realworld)."""
 from __future__ import annotations
 
-import re
 from functools import partial
 from pathlib import Path
 
@@ -28,10 +27,7 @@ def submit(at):
     assert not at.exception, at.exception
 
 
-def shown(at) -> str:
-    """The messages and captions as a reader sees them (markdown escapes removed)."""
-    text = " ".join(str(e.value) for e in list(at.error) + list(at.warning) + list(at.info) + list(at.caption))
-    return re.sub(r"\\(.)", r"\1", text)
+shown = app_support.shown
 
 
 @needs_realworld

@@ -102,3 +102,26 @@ def test_two_taxi_file_picks_the_other_taxi_in_a_select_box(context, app_url):
         screenshot(page, "import_tdrive_taxi1")
     finally:
         page.close()
+
+
+def test_markdown_and_html_in_file_column_and_cell_stay_text(context, app_url, tmp_path):
+    """No link or image forms from user-provided text: file name, column name and cell value."""
+    page = context.new_page()
+    try:
+        rows = "".join(f"2024-01-01 {h:02d}:00,{h}\n" for h in range(10))
+        bad = tmp_path / "![f](http:evil.example.com-f.png) <img src=x>.csv"
+        bad.write_text(f"timestamp,[col](http://evil.example.com/c) <b>x</b>\n{rows}"
+                       "2024-01-01 11:00,![cell](http://evil.example.com/i.png) http://evil.example.com\n")
+        page.goto(f"{app_url}/data_landmarks?source=upload")
+        wait_idle(page, timeout=120_000)
+        page.locator(".st-key-upload_file input[type='file']").set_input_files(str(bad))
+        page.wait_for_selector("[data-testid='stAlertContentError']", timeout=60_000)
+        wait_idle(page)
+        assert "evil" in page.inner_text("[data-testid='stMain']")  # the text is shown …
+        hrefs = page.eval_on_selector_all("[data-testid='stMain'] a", "els => els.map(e => e.href)")
+        srcs = page.eval_on_selector_all("[data-testid='stMain'] img", "els => els.map(e => e.src)")
+        assert not [h for h in hrefs if "evil" in h] and not [s for s in srcs if "evil" in s or s.endswith("/x")]
+        assert page.locator("[data-testid='stMain'] b", has_text="x").count() == 0
+        screenshot(page, "import_markdown_injection")
+    finally:
+        page.close()

@@ -103,6 +103,7 @@ LAST_EDIT = "_last_edit"  # short text describing the last landmark edit
 QP_LOADED = SESSION_STARTED  # app.py has initialised this session (ui.ensure_entrypoint relies on it)
 CONFIG_UPLOAD = "_config_upload"
 CONFIG_ERROR = "_config_error"
+CONFIG_NOTE = "_config_note"  # what a loaded RunConfig could not restore exactly (shown as a warning)
 CURRENT = "_current"  # ui.cache.Current of this run (series, token, landmarks), set by app.py
 
 REGISTERED_PAGES: list[tuple[str, str, str]] = []  # app.py's PAGES, for the overview's links
@@ -348,12 +349,19 @@ def run_config(cur):
                      repetitions=int(ss[REPETITIONS]), seed=int(ss[SEED]), mapping=mapping)
 
 
+def nearest_epsilon(epsilon: float) -> float:
+    """The slider value nearest to ε on a log scale (ε from 1e-9 to 1e300 maps to an end, never to a wrong middle)."""
+    import math
+
+    return min(EPSILON_OPTIONS, key=lambda e: abs(math.log(e) - math.log(epsilon)))
+
+
 def load_run_config() -> None:
     """Callback of the RunConfig upload: validate it and apply it to the session (errors go to CONFIG_ERROR)."""
     from lmdk.data.runconfig import RunConfig
 
     ss = st.session_state
-    ss[CONFIG_ERROR] = None
+    ss[CONFIG_ERROR] = ss[CONFIG_NOTE] = None
     file = ss.get(CONFIG_UPLOAD)
     if file is None:
         return
@@ -362,7 +370,6 @@ def load_run_config() -> None:
     except ValueError as exc:
         ss[CONFIG_ERROR] = f"This RunConfig is not valid: {exc}"
         return
-    cur = current()
     if cfg.data.startswith("sample:"):
         name = cfg.data.split(":")[1]
         ss[SOURCE], ss[SAMPLE], ss[LENGTH] = "sample", name, max(N_MIN, min(N_MAX, cfg.events))
@@ -373,7 +380,7 @@ def load_run_config() -> None:
     else:
         ss[LENGTH] = max(N_MIN, min(N_MAX, cfg.events))
     ss[SCHEMES] = list(cfg.schemes)
-    ss[EPSILON] = min(EPSILON_OPTIONS, key=lambda e: abs(e - cfg.epsilon))
+    ss[EPSILON] = nearest_epsilon(cfg.epsilon)
     if cfg.w is not None:
         ss[W] = min(cfg.w, W_MAX)
     ss[REPETITIONS] = max(1, min(REPETITIONS_MAX, cfg.repetitions))
@@ -382,7 +389,10 @@ def load_run_config() -> None:
     ss[LANDMARKS_TOKEN] = "url"  # re-attached (and range-checked) to the series on the next run
     notes = []
     if ss[EPSILON] != cfg.epsilon:
-        notes.append(f"ε {cfg.epsilon:g} → {ss[EPSILON]:g} (nearest slider value)")
+        notes.append(f"ε {cfg.epsilon:g} is not on the slider: using {ss[EPSILON]:g}, the nearest value")
     if ss[REPETITIONS] != cfg.repetitions:
         notes.append(f"repetitions capped at {REPETITIONS_MAX}")
+    if cfg.s is not None:
+        notes.append(f"the correlation strength s = {cfg.s:g} is set on the Temporal privacy loss page, not restored")
     ss[LAST_EDIT] = "RunConfig loaded" + (f" ({'; '.join(notes)})" if notes else "") + "."
+    ss[CONFIG_NOTE] = "; ".join(notes) or None

@@ -229,6 +229,8 @@ def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list
                      type=["json"], key=state.CONFIG_UPLOAD, on_change=_load_run_config)
     if st.session_state.get(state.CONFIG_ERROR):
         st.error(text.escape_markdown(st.session_state[state.CONFIG_ERROR]))
+    if st.session_state.get(state.CONFIG_NOTE):
+        st.warning("RunConfig loaded, but: " + text.escape_markdown(st.session_state[state.CONFIG_NOTE]))
 
 
 def _first_release(summ):

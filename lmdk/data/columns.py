@@ -29,6 +29,10 @@ LAT_NAMES = ("lat", "latitude")
 LON_NAMES = ("lon", "lng", "long", "longitude")
 CONTACT_NAMES = ("contact", "contact_id", "user_b", "device_b", "peer", "peer_id")
 ENTITY_NAMES = ("id", "user", "user_id", "user_a", "taxi", "taxi_id", "device", "device_id", "entity")
+MAX_ABS_VALUE = 1e15
+"""Largest |value| accepted: beyond it sums and errors overflow (and no meter reads 10^15 units)."""
+MAX_ABS_LATITUDE = 85.0
+"""lmdk.mechanisms' local projection (planar Laplace in metres) is valid within ±85° latitude."""
 _SHOWN_ROWS = 5
 _MAX_SECONDS = 9.2e9  # pandas' nanosecond timestamps end in 2262
 
@@ -160,6 +164,10 @@ class _Mapper:
         bad_lon = lon_v.abs() > 180
         if bad_lon.any():
             self._fail(lon, bad_lon, "is not a longitude in [-180, 180] degrees")
+        polar = lat_v.abs() > MAX_ABS_LATITUDE
+        if polar.any():
+            self._fail(lat, polar, f"lies within {90 - MAX_ABS_LATITUDE:g}° of a pole; trajectories must stay within "
+                                   f"±{MAX_ABS_LATITUDE:g}° latitude (the local projection of the mechanisms)")
         return pd.DataFrame({"timestamp": times, "lat": lat_v, "lon": lon_v})
 
     def _contacts(self, times: pd.Series, col: str) -> pd.DataFrame:
@@ -200,6 +208,10 @@ class _Mapper:
         infinite = np.isinf(values)
         if infinite.any():
             self._fail(col, infinite, "is not a finite number")
+        huge = values.abs() > MAX_ABS_VALUE
+        if huge.any():
+            self._fail(col, huge, f"is too large for a reading (at most ±{MAX_ABS_VALUE:g}); check its unit and "
+                                  "decimal mark")
         return values
 
     def _times(self, col_or_text, *, label: str | None = None, column: str | None = None,

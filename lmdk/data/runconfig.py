@@ -164,6 +164,9 @@ class RunConfig:
             data = json.loads(text)
         except (json.JSONDecodeError, UnicodeDecodeError, TypeError) as exc:
             raise ParameterError(f"the run configuration is not valid JSON: {exc}") from None
+        except RecursionError:
+            raise ParameterError("the run configuration is nested too deeply to be a RunConfig; save it again "
+                                 "from the app") from None
         return cls.from_dict(data)
 
     # -- running ------------------------------------------------------------------------
