@@ -167,6 +167,10 @@ with st.container(border=True):
               width="stretch")
     d3.button("Clear all landmarks", on_click=_edit_landmarks, args=("replace", np.zeros(0), "Cleared."),
               key="det_clear", width="stretch")
+    if detector in ("threshold", "percentile", "fraction"):
+        st.caption("These detectors choose L from the private values themselves. Landmark privacy assumes L is "
+                   "given by the policy (e.g. hours the user named): choosing it from the data is not covered by ε, "
+                   "and the exported release says so.")
     if st.session_state.get("_detector_error"):
         st.error(text.escape_markdown(st.session_state["_detector_error"]))
 

@@ -1,5 +1,4 @@
 """Schemes & utility: budgets per timestamp, original vs released, MAE with 95 % CI, Theorem 2 badges."""
-import numpy as np
 import streamlit as st
 
 from lmdk import views
@@ -12,11 +11,13 @@ ss = st.session_state
 
 
 def clamp_defaults(cur) -> None:
-    """A starting range for clamping the first time it is switched on (before the results use it)."""
-    if ss[state.CLAMP] and (ss[state.CLAMP_LOW] is None or ss[state.CLAMP_HIGH] is None) and cur.series.kind == "values":
-        x = cur.series.values
-        ss[state.CLAMP_LOW] = float(min(0.0, np.floor(x.min())))
-        ss[state.CLAMP_HIGH] = float(np.ceil(x.max()))
+    """The lower bound starts at 0 (a public fact for meters); the upper bound is left for the user to enter.
+
+    Never read off the data: a bound derived from the private values would be published through the URL,
+    the RunConfig and the released values themselves.
+    """
+    if ss[state.CLAMP] and ss[state.CLAMP_LOW] is None and cur.series.kind == "values":
+        ss[state.CLAMP_LOW] = 0.0
 
 
 def post_processing(cur) -> None:
@@ -31,10 +32,13 @@ def post_processing(cur) -> None:
                        "no privacy (Theorem 1) and can only reduce the error.")
         if ss[state.CLAMP]:
             st.number_input(f"lower bound ({unit})", **widgets.bind(state.CLAMP_LOW))
-            st.number_input(f"upper bound ({unit})", **widgets.bind(state.CLAMP_HIGH))
+            st.number_input(f"upper bound ({unit})", placeholder="e.g. the meter's rating",
+                            **widgets.bind(state.CLAMP_HIGH))
             st.caption("The range must be public knowledge (e.g. the meter's physical limits), never read "
-                       "off the private data; the default here is only a starting point.")
-            if ss[state.CLAMP_LOW] >= ss[state.CLAMP_HIGH]:
+                       "off the private data.")
+            if ss[state.CLAMP_HIGH] is None:
+                st.info("Enter a public upper bound to clamp the releases.")
+            elif ss[state.CLAMP_LOW] is not None and ss[state.CLAMP_LOW] >= ss[state.CLAMP_HIGH]:
                 st.error("The lower bound must be below the upper bound.")
 
 

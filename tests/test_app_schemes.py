@@ -128,6 +128,10 @@ def test_clamping_adds_the_clamped_bars_and_reports_the_saving():
     at = open_page(schemes="user,uniform")
     at.toggle(key=state.widget_key(state.CLAMP)).set_value(True).run()
     assert not at.exception
+    assert "clamp_hi" not in at.query_params  # nothing derived from the private values reaches the link
+    assert at.session_state[state.CLAMP_HIGH] is None and at.session_state[state.CLAMP_LOW] == 0.0
+    at.number_input(key=state.widget_key(state.CLAMP_HIGH)).set_value(8.0).run()  # the meter's public limit
+    assert not at.exception and at.query_params["clamp_hi"] in ("8", ["8"])
     mae = charts(at)[2]
     assert [t["name"] for t in mae["data"]] == ["MAE", "MAE after clamping"]
     assert all(c <= m for c, m in zip(mae["data"][1]["x"], mae["data"][0]["x"]))

@@ -116,7 +116,8 @@ def export_note(bound: float | None, epsilon: float, sensitivity: float, private
     flags = ("INCLUDES the landmark/budget/published flags, which reveal the landmark set"
              if private_columns else "no landmark, budget or published flags (they would reveal the landmark set)")
     return (f"# lmdk export: noise from fresh OS entropy, not recorded (this release cannot be regenerated); "
-            f"{sampler}; {flags}; each export is a new release and spends ε again")
+            f"{sampler}; {flags}; each export is a new release and spends ε again; landmark privacy takes the "
+            f"landmark set as given by the policy: a set chosen from these values is not covered by ε")
 
 
 @dataclass(frozen=True)
