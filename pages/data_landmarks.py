@@ -177,8 +177,8 @@ with st.container(border=True):
 # ------------------------------------------------------------------ 3. timeline
 y, y_title = views.timeline_values(cur.series)
 top = st.columns([3, 2])
-top[0].markdown("**Timeline** — click a point to toggle it; drag a box (or pick the lasso in the toolbar) "
-                "to select many.")
+top[0].markdown("**Timeline** — click a point to toggle it; to select many, pick the box or lasso tool in the "
+                "chart's toolbar and drag.")
 top[1].radio("A box or lasso selection", ["add", "remove"], key=state.SELECT_ACTION, horizontal=True,
              format_func={"add": "adds landmarks", "remove": "removes landmarks"}.get)
 fig = charts.timeline(cur.series.timestamps, y, cur.landmarks, y_title=y_title,

@@ -118,6 +118,8 @@ def test_changing_epsilon_updates_the_budget_chart(page, app_url):
 def test_box_select_on_the_timeline_adds_landmarks(page, app_url):
     open_page(page, app_url, "data_landmarks", "lm=-&n=200")
     assert sidebar_count(page) == 0
+    page.locator(".st-key-timeline_chart_0 .js-plotly-plot").hover()
+    page.locator(".st-key-timeline_chart_0 [data-title='Box Select']").click()
     drag = page.locator(".st-key-timeline_chart_0 .nsewdrag").first
     box = drag.bounding_box()
     x0, x1 = box["x"] + 0.30 * box["width"], box["x"] + 0.45 * box["width"]
@@ -129,6 +131,22 @@ def test_box_select_on_the_timeline_adds_landmarks(page, app_url):
     count = wait_count(page, lambda c: c > 0)
     assert 20 <= count <= 40  # about 15 % of 200 events
     screenshot(page, "data_after_box_select")
+
+
+def test_clicking_a_timeline_point_toggles_it(page, app_url):
+    open_page(page, app_url, "data_landmarks", "lm=-&n=200")
+    assert sidebar_count(page) == 0
+    point = page.locator(".st-key-timeline_chart_0 .scatterlayer .trace").first.locator(".points path").nth(50)
+    point.scroll_into_view_if_needed()
+    box = point.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    assert wait_count(page, lambda c: c == 1) == 1
+    screenshot(page, "data_after_point_click")
+    point = page.locator(".st-key-timeline_chart_1 .scatterlayer .trace").nth(1).locator(".points path").first
+    point.scroll_into_view_if_needed()
+    box = point.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)  # the landmark: toggled off
+    assert wait_count(page, lambda c: c == 0) == 0
 
 
 def _pixel_offset(lat, lon, lat_c, lon_c, zoom) -> tuple[float, float]:

@@ -232,8 +232,8 @@ def timeline(
     _base_layout(fig, height=height, meta=meta)
     fig.update_xaxes(title_text=x_title, type="date")
     fig.update_yaxes(title_text=y_title)
-    if selectable:
-        fig.update_layout(dragmode="select", clickmode="event+select")
+    if selectable:  # Streamlit then pans by default and a click selects (dragmode 'select' turns clicks off)
+        fig.update_layout(clickmode="event+select")
     return fig
 
 
