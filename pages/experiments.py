@@ -119,4 +119,7 @@ else:
 
 with st.expander("What am I looking at — verdict and reasons", expanded=True):
     section = _verdicts(REPRODUCTION.read_text()).get(name) if REPRODUCTION.exists() else None
-    st.markdown(section or "The comparison with the paper is in docs/REPRODUCTION.md.")
+    # wide verdict tables scroll inside their own box instead of running past the page at 1024 px
+    st.html("<style>.st-key-ex_verdict table{display:block;overflow-x:auto;max-width:100%}</style>")
+    with st.container(key="ex_verdict"):
+        st.markdown(section or "The comparison with the paper is in docs/REPRODUCTION.md.")

@@ -26,24 +26,23 @@ far more than the ε/n of user-level privacy when landmarks are few.
 )
 
 st.subheader("Try it: eight events, you choose the landmarks")
-left, right = st.columns([1.3, 2], gap="large")
-with left:
-    marked = st.pills("Landmark timestamps", list(range(8)), selection_mode="multi", default=[1, 3, 5],
-                      key="home_landmarks", help="Click a timestamp to make it a landmark (or a regular event again).")
-    eps = st.select_slider("Total budget ε", options=state.EPSILON_OPTIONS, value=1.0, key="home_eps",
-                           format_func=lambda e: f"{e:g}")
+# controls above the chart at full width: at 1024 px nothing is hidden under the chart or cut
+marked = st.pills("Landmark timestamps", list(range(8)), selection_mode="multi", default=[1, 3, 5],
+                  key="home_landmarks", help="Click a timestamp to make it a landmark (or a regular event again).")
+eps = st.select_slider("Total budget ε", options=state.EPSILON_OPTIONS, value=1.0, key="home_eps",
+                       format_func=lambda e: f"{e:g}")
 landmarks = np.asarray(sorted(marked or []), dtype=np.int64)
 example = {s: schemes.allocate(s, 8, landmarks, eps, w=3) for s in ("event", "user", "uniform", "skip")}
-with right:
-    fig = charts.budgets(example, landmarks, epsilon=eps, row_height=95)
-    st.plotly_chart(fig, key="home_budgets", **charts.PLOTLY_KW)
+fig = charts.budgets(example, landmarks, epsilon=eps, row_height=95, absolute=True)
+st.plotly_chart(fig, key="home_budgets", **charts.PLOTLY_KW)
 cols = st.columns(len(example))
 for col, (scheme, budget) in zip(cols, example.items()):
     worst = float(privacy.landmark_loss(budget, landmarks).max())
     ok = worst <= eps + 1e-9
     col.markdown(f"**{scheme}**")
-    col.badge(("satisfies" if ok else "violates") + f" · worst Σ = {worst:.3g}",
-              color="green" if ok else "red", icon=":material/check_circle:" if ok else ":material/cancel:")
+    col.badge("satisfies" if ok else "violates", color="green" if ok else "red",
+              icon=":material/check_circle:" if ok else ":material/cancel:")
+    col.caption(f"worst Σ = {worst:.3g}")
 st.caption(
     "Event-level spends ε at every timestamp, so as soon as there is one landmark, the landmark plus "
     "any other event add up to 2ε > ε: it fails. User-level spends ε/8 everywhere and always passes, "

@@ -79,7 +79,13 @@ def results() -> None:
     badges(cur, chosen, summaries, eps)
 
     st.subheader("Budget per timestamp")
-    budget_fig = charts.budgets({s: summaries[s].budgets for s in chosen}, cur.landmarks, epsilon=eps)
+    absolute = False
+    if cur.n <= charts.BAR_LIMIT:
+        absolute = st.toggle("One fixed εₜ axis for every scheme and every ε (logarithmic)",
+                             help="Off: each scheme's panel is scaled to its own largest εₜ.",
+                             **widgets.bind(state.BUDGET_ABSOLUTE))
+    budget_fig = charts.budgets({s: summaries[s].budgets for s in chosen}, cur.landmarks, epsilon=eps,
+                                absolute=absolute)
     st.plotly_chart(budget_fig, key="budget_chart", **charts.PLOTLY_KW)
     st.caption("εₜ of one run (repetition 1) per scheme; the darker parts are the budgets spent on landmarks, whose "
                "positions are the black ticks in the strip L on top. Beyond a few hundred timestamps each scheme is a "

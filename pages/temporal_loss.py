@@ -8,7 +8,6 @@ from ui import cache, cache_loss, charts, charts_loss, explain, state, text, wid
 
 S_OPTIONS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 100.0)  # log-scale s slider
 PRESETS = ("weak", "moderate", "strong")
-SCHEME_KEY = "tpl_scheme"  # which of the shared schemes this page analyses (session only)
 MATRIX_KEY = "tpl_matrix_file"
 QUANTITY_KEY = "tpl_fig9_quantity"
 STATISTIC_KEY = "tpl_fig9_statistic"
@@ -108,9 +107,10 @@ def _page() -> None:
     reps, seed, w = int(ss[state.REPETITIONS]), int(ss[state.SEED]), int(ss[state.W])
     x, mechanism, _ = views.release_input(cur.series, cur.landmarks)
 
-    if ss.get(SCHEME_KEY) not in chosen:
-        ss[SCHEME_KEY] = "uniform" if "uniform" in chosen else chosen[0]
-    scheme = st.segmented_control("Scheme whose budgets are analysed", chosen, required=True, key=SCHEME_KEY,
+    if ss.get(state.TPL_SCHEME) not in chosen:
+        ss[state.TPL_SCHEME] = "uniform" if "uniform" in chosen else chosen[0]
+    scheme = st.segmented_control("Scheme whose budgets are analysed", chosen, required=True,
+                                  **widgets.bind(state.TPL_SCHEME),
                                   help="Any of the schemes picked in the sidebar; its colour is the same on every page.")
     P, described = _correlation_controls(ss.get(MATRIX_KEY) is not None)
     if P is None:

@@ -41,3 +41,26 @@ def test_epsilon_changes_the_example_budgets(app):
     assert not app.exception
     assert '"eps":2.0' in app.get("plotly_chart")[0].proto.spec.replace(" ", "")
     assert app.get("plotly_chart")[0].proto.spec != spec_before
+
+
+def test_overview_budgets_share_one_fixed_axis_so_epsilon_visibly_acts(app):
+    import json
+
+    import numpy as np
+
+    def figure(at):
+        return json.loads(at.get("plotly_chart")[0].proto.spec)
+
+    def bar_tops(spec):
+        return {t["name"]: np.max(app_support.array(t["y"])) for t in spec["data"] if t.get("type") == "bar"}
+
+    spec = figure(app)
+    axes = [v for k, v in spec["layout"].items() if k.startswith("yaxis") and v.get("type") == "log"]
+    assert len(axes) == 4 and all(a["range"] == axes[0]["range"] for a in axes)  # one scale for every scheme
+    before = bar_tops(spec)
+    assert before["user"] < before["event"]  # ε/8 is visibly lower than ε
+    app.select_slider(key="home_eps").set_value(0.01).run()
+    after = figure(app)
+    assert [a["range"] for k, a in after["layout"].items() if k.startswith("yaxis") and a.get("type") == "log"] \
+        == [a["range"] for a in axes]  # the axis stays put …
+    assert bar_tops(after)["event"] == pytest.approx(before["event"] / 100)  # … while the bars drop 100×

@@ -9,6 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import app_support
+from app_support import navigation_mode  # noqa: F401 (autouse fixture)
 from ui import state
 
 PAGE = "pages/temporal_loss.py"
@@ -71,7 +72,7 @@ def test_correlation_comes_from_the_url():
 
 def test_scheme_and_epsilon_change_the_charts(small):
     at = small
-    at.segmented_control(key="tpl_scheme").set_value("skip").run()
+    at.segmented_control(key=state.widget_key(state.TPL_SCHEME)).set_value("skip").run()
     assert not at.exception
     assert "TPL (skip)" in names(spec(at, 0)) and spec(at, 0)["layout"]["meta"]["scheme"] == "skip"
     assert any("bound (supremum)" in n for n in names(spec(at, 0)))  # skip's budgets vary: an upper bound
@@ -111,3 +112,12 @@ def test_no_scheme_selected_warns():
     assert not at.exception
     assert any("at least one scheme" in w.value for w in at.warning)
     assert np.size(at.get("plotly_chart")) == 0
+
+
+def test_the_analysed_scheme_round_trips_through_the_link():
+    """A link made with skip opens on skip (it opened on uniform: the choice was session-only)."""
+    at = app_support.open_page("pages/temporal_loss.py", 60, tpl_scheme="skip")
+    assert at.session_state[state.TPL_SCHEME] == "skip"
+    assert "skip budgets" in " ".join(c.value for c in at.caption)
+    at.segmented_control(key=state.widget_key(state.TPL_SCHEME)).set_value("adaptive").run()
+    assert not at.exception and at.query_params["tpl_scheme"] in ("adaptive", ["adaptive"])

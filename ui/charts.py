@@ -35,6 +35,7 @@ LANDMARK_MARKER = dict(symbol="diamond", size=8, color=LANDMARK_COLOUR, line=dic
 DUMMY_MARKER = dict(symbol="diamond-open", size=9, color=DUMMY_COLOUR, line=dict(width=1.5))
 REGULAR_MARKER = dict(symbol="circle", size=4, color=REGULAR)
 FONT = dict(size=14)
+ABSOLUTE_RANGE = (-5.0, 1.3)  # log10 of the shared εₜ axis: 10⁻⁵ … 20, every budget the app can produce at n ≤ 400
 BAR_LIMIT = 400  # above this many timestamps, budget bars are drawn as a filled step line (same look, faster)
 MODEBAR = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 # Pass to st.plotly_chart: our own light styling instead of Streamlit's theme, whose client-side
@@ -376,10 +377,13 @@ def budgets(
     dummies: Iterable[int] = (),
     meta: dict | None = None,
     row_height: int = 120,
+    absolute: bool = False,
 ) -> go.Figure:
     """Per-timestamp budgets per scheme, landmark budgets darkened and landmarks marked in a strip "L" on top.
 
-    Up to ``BAR_LIMIT`` timestamps: real bars, one panel (with its own εₜ axis) per scheme, landmark bars hatched.
+    Up to ``BAR_LIMIT`` timestamps: real bars, one panel per scheme, landmark bars hatched; each panel scaled to
+    its own largest εₜ, or with ``absolute`` one fixed logarithmic εₜ axis shared by every panel and every ε
+    (``ABSOLUTE_RANGE``), so a change of ε or between schemes is seen as a change of height.
     Beyond: one filled step line per scheme, all in ONE plot as rows (each scaled to its own largest εₜ, which the
     row label states; hover shows εₜ) — the same picture as separate panels at a fraction of the browser's work."""
     schemes = list(budgets_by_scheme)
@@ -404,6 +408,9 @@ def budgets(
                                 "pattern": {"shape": np.where(mask, "x", ""), "fgcolor": "#000", "size": 6,
                                             "fillmode": "overlay", "fgopacity": 0.6}},
                      "hovertemplate": "t=%{x}<br>ε_t=%{y:.4g}<extra>" + scheme + "</extra>"})
+        if absolute:
+            layout["yaxis" + ya[1:]].update(type="log", range=list(ABSOLUTE_RANGE), tick0=0, dtick=2, tickformat="~g")
+            continue
         top = float(b.max()) if b.size else 1.0
         layout["yaxis" + ya[1:]].update(range=[0, 1.15 * top if top > 0 else 1.0])
     ry = "yaxis" + rug_axes[1][1:]

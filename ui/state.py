@@ -63,6 +63,8 @@ DUMMY_METHOD = "dummy_method"
 DUMMY_UTILITY = "dummy_utility"
 DUMMY_SHARE = "dummy_share"
 MAP_SCHEME = "map_scheme"  # which scheme the released-trajectory map shows
+TPL_SCHEME = "tpl_scheme"  # the scheme the Temporal privacy loss page analyses
+BUDGET_ABSOLUTE = "babs"  # Schemes page: one fixed log εₜ axis for every scheme and ε (n ≤ charts.BAR_LIMIT)
 # the Spatiotemporal events (PriSTE) page
 ST_SOURCE = "st_src"  # one of PRISTE_SOURCES
 ST_T = "st_t"  # timestamps of the trace
@@ -254,6 +256,8 @@ PARAMS: dict[str, Param] = {
     DUMMY_UTILITY: Param("position", _choice(("position", "count"))),
     DUMMY_SHARE: Param(0.01, _number(float, 0.001, 0.9), _dump_number),
     MAP_SCHEME: Param("uniform", _choice(SCHEME_NAMES)),
+    TPL_SCHEME: Param("uniform", _choice(SCHEME_NAMES)),
+    BUDGET_ABSOLUTE: Param(True, _flag, _dump_flag),
     ST_SOURCE: Param("taxi", _choice(PRISTE_SOURCES)),
     ST_T: Param(40, _number(int, 10, PRISTE_T_MAX)),
     ST_CELL: Param(500, lambda t: int(v) if (v := _option(PRISTE_CELL_SIZES)(t)) is not None else None),

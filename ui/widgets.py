@@ -185,8 +185,7 @@ def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list
     from lmdk.data import export
 
     ss = st.session_state
-    st.markdown("**Downloads**")
-    c1, c2, c3 = st.columns([1.2, 1, 1], vertical_alignment="bottom")
+    c1, c2, c3 = st.columns(3, vertical_alignment="bottom")
     scheme = c1.selectbox("Release of the scheme", chosen, index=_default_export_scheme(chosen), key="export_scheme")
     unit = "m from the series' centre" if mechanism == "planar_laplace" else (cur.series.units or "value units")
     needs_bound = mechanism != "randomized_response"
@@ -195,7 +194,7 @@ def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list
                             placeholder="e.g. the meter's rating" if needs_bound else "not needed",
                             help="The floating-point-safe sampler clamps to ±this limit. Take it from the device "
                                  "or the policy, never from the data (a limit read off the data leaks it).")
-    private = c3.checkbox("Include the landmark flags (private)", key="export_private",
+    private = c3.checkbox("Landmark flags (private)", key="export_private",
                           help="Adds budget, published and landmark columns: they reveal which events are landmarks.")
     summ = summaries[scheme]
     if private:
@@ -204,7 +203,8 @@ def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list
     if not summ.satisfies:
         st.warning(f"*{scheme}* does not satisfy (ε, L)-landmark privacy for these landmarks: its release does not "
                    "protect them together.", icon=":material/gpp_bad:")
-    d1, d2, d3, d4 = st.columns(4)
+    d1, d2 = st.columns(2)
+    d3, d4 = st.columns(2)
     if needs_bound and not bound:
         d1.button("Release to hand out (CSV)", disabled=True, key="dl_release_csv_off", icon=":material/download:",
                   help="Set the public limit first.")

@@ -184,7 +184,7 @@ def figure_chart(name: str, df: pd.DataFrame):
 
 
 FIG7_LINES = {"event": "dot", "user": "dash"}  # the two reference levels, drawn as lines across the bars
-DATASET_LABELS = {"hue": "HUE residence 1", "taxi": "taxi sample (synthetic)", "contacts": "contact sample (synthetic)"}
+DATASET_LABELS = {"hue": "HUE residence 1", "taxi": "taxi (synthetic)", "contacts": "contacts (synthetic)"}
 
 
 @chart("fig7")
@@ -223,14 +223,15 @@ def _fig7(df: pd.DataFrame):
         else:
             fig.update_yaxes(range=[0, 105], row=1, col=col)
         unit = _unit(df, ds)
-        fig.update_yaxes(title_text=f"MAE ({unit}{', log scale' if unit in ('kWh', 'm') else ''})",
-                         title_standoff=6, row=1, col=col)
+        fig.update_yaxes(title_text=f"MAE ({unit})", title_standoff=4, row=1, col=col)
         fig.update_xaxes(title_text="share of landmarks", type="category", row=1, col=col)
+    # the legend under the panels and a two-line title: at a 1024 px projector the panels keep their width
     fig.update_layout(
-        title="Fig. 7 — MAE per scheme: bars without, ◆ with dummy landmarks; event/user-level as lines (ε = 1)",
+        title="Fig. 7 — MAE per scheme (ε = 1; kWh and m on log scales)<br><sup>bars without, ◆ with dummy "
+              "landmarks; event/user-level as lines</sup>",
         template="plotly_white", barmode="group", scattermode="group", bargap=0.25, bargroupgap=0.05,
-        legend=dict(title_text="scheme", tracegroupgap=2), margin=dict(l=70, r=20, t=80, b=60),
-        font=dict(size=13), height=480,
+        legend=dict(orientation="h", x=0, y=-0.3, yanchor="top", tracegroupgap=2),
+        margin=dict(l=60, r=20, t=90, b=60), font=dict(size=13), height=560,
     )
     return fig
 
