@@ -79,7 +79,18 @@ def _apply_detector(action: str, detector: str, params: tuple) -> None:
         st.session_state["_detector_error"] = str(exc)
         return
     st.session_state["_detector_error"] = None
-    _edit_landmarks(action, found, f"Detector {detector}: {found.size} event(s) found, {action}.")
+    asked = dict(params).get("fraction")
+    note = f"Detector {detector}: {found.size} event(s) found, {action}."
+    st.session_state["_detector_warning"] = None
+    if detector == "fraction" and asked is not None:
+        got = found.size / cur.n
+        note = f"Share of events: asked {100 * asked:.0f} %, got {100 * got:.1f} % ({found.size} events), {action}."
+        if abs(got - asked) > 0.025:
+            st.session_state["_detector_warning"] = (
+                f"Asked for {100 * asked:.0f} % of events, but the closest this series allows is {100 * got:.1f} % "
+                "(stay points come in whole stays, contacts in whole contact ids). Adjust the share or use another "
+                "detector.")
+    _edit_landmarks(action, found, note)
 
 
 # ------------------------------------------------------------------ 1. the series
@@ -144,14 +155,14 @@ with st.container(border=True):
         thr = d2.number_input(f"threshold ({cur.series.units or 'value'})", value=default, key=f"thr_{side}")
         params = (("below", thr if side == "below" else None), ("above", thr if side == "above" else None))
     elif detector == "percentile":
-        frac = d2.slider("share of events", 0.0, 1.0, 0.2, 0.05, key="pct_frac")
+        frac = d2.slider("share of events", 0, 100, 20, 5, key="pct_frac", format="%d %%") / 100
         side = d2.radio("side", ["below", "above"], horizontal=True, key="pct_side",
                         format_func={"below": "lowest values", "above": "highest values"}.get)
         params = (("fraction", frac), ("side", side))
     elif detector == "fraction":
-        frac = d2.slider("share of events that become landmarks", 0.0, 1.0, 0.2, 0.05, key="frac_frac",
+        frac = d2.slider("share of events that become landmarks", 0, 100, 20, 5, key="frac_frac", format="%d %%",
                          help="Chooses the detector's parameter so that this share of events are landmarks.")
-        params = (("fraction", frac),)
+        params = (("fraction", frac / 100),)
     elif detector == "stay_points":
         dist = d2.number_input("stay radius (m)", 10.0, 5_000.0, 200.0, 10.0, key="sp_dist")
         dur = d2.number_input("minimum stay (s)", 60.0, 86_400.0, 1_200.0, 60.0, key="sp_dur")
@@ -173,6 +184,8 @@ with st.container(border=True):
                    "and the exported release says so.")
     if st.session_state.get("_detector_error"):
         st.error(text.escape_markdown(st.session_state["_detector_error"]))
+    if st.session_state.get("_detector_warning"):
+        st.warning(st.session_state["_detector_warning"], icon=":material/warning:")
 
 # ------------------------------------------------------------------ 3. timeline
 y, y_title = views.timeline_values(cur.series)

@@ -43,7 +43,7 @@ def test_default_sample_renders_timeline_with_landmarks():
 def test_detector_replaces_and_clear_empties_landmarks():
     at = open_page()
     at.radio(key="detector_values").set_value("percentile").run()
-    at.slider(key="pct_frac").set_value(0.5).run()
+    at.slider(key="pct_frac").set_value(50).run()
     at.button(key="det_replace").click().run()
     assert not at.exception
     assert landmark_count(at) == 500

@@ -89,3 +89,20 @@ def test_changing_the_delimiter_rereads_the_columns():
 def test_a_refused_file_says_why_in_words():
     at = upload(open_page(source="upload"), "photo.png", b"\x89PNG\r\n\x1a\n\x00\x00")
     assert at.error and "PNG image" in str(at.error[0].value)
+
+
+@needs_realworld
+def test_share_of_events_says_when_it_misses_its_target():
+    at = upload(open_page(source="upload"), "geolife_000_20081024020959.plt")
+    at.radio(key="detector_trajectory").set_value("fraction").run()
+    slider = at.slider(key="frac_frac")
+    assert slider.value == 20 and slider.max == 100  # the app speaks in %
+    slider.set_value(50).run()
+    at.button(key="det_replace").click().run()
+    assert not at.exception
+    n_landmarks = len(at.session_state[state.LANDMARKS])
+    got = 100 * n_landmarks / 244
+    note = shown(at)
+    assert f"asked 50 %, got {got:.1f} %" in note
+    if abs(got - 50) > 2.5:
+        assert "closest this series allows" in note
