@@ -144,7 +144,13 @@ try:
                 st.info("The current series is not a trajectory — load or upload one on *Data & landmarks*, or "
                         "pick the synthetic taxi sample.")
                 st.stop()
-            latlon = cur.series.latlon()[:T]
+            picked = priste_views.spread_fixes(cur.n, T)  # the whole trace, not its first T fixes
+            latlon = cur.series.latlon()[picked]
+            times = cur.series.timestamps[picked]
+            step = (times[-1] - times[0]) / max(len(picked) - 1, 1)
+            st.caption(f"{len(picked)} of the series' {cur.n:,} fixes, evenly spread over its whole span "
+                       f"({times[0]:%Y-%m-%d %H:%M} → {times[-1]:%H:%M}, about one every "
+                       f"{step.total_seconds() / 60:.1f} min); the length T sets how many.")
         else:
             latlon = taxi_latlon(T, int(trace_seed))
         grid, cells = priste_views.snap_trace(latlon[:, 0], latlon[:, 1], float(cell_m))

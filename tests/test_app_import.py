@@ -106,3 +106,13 @@ def test_share_of_events_says_when_it_misses_its_target():
     assert f"asked 50 %, got {got:.1f} %" in note
     if abs(got - 50) > 2.5:
         assert "closest this series allows" in note
+
+
+@needs_realworld
+def test_spatiotemporal_page_spreads_an_uploaded_trace_over_its_whole_span():
+    at = upload(open_page(source="upload"), "geolife_001_20081024234405_crlf.plt")
+    at.session_state[state.ST_SOURCE] = "series"
+    at.switch_page("pages/spatiotemporal_events.py").run()
+    assert not at.exception, at.exception
+    note = shown(at)
+    assert "evenly spread over its whole span" in note and "2008-10-24 23:44" in note

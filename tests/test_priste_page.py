@@ -142,3 +142,11 @@ def test_url_parsers_round_trip_defaults_and_options():
         assert state.PARAMS[state.ST_ALPHA].parse(f"{alpha:g}") == alpha
     assert state.PARAMS[state.ST_WINDOW].parse(f"0-{state.PRISTE_T_MAX}") is None  # beyond the longest trace
     assert state.PARAMS[state.ST_REGION].parse(",".join(["1"] * (state.PRISTE_REGION_MAX + 1))) is None
+
+
+def test_spread_fixes_covers_the_whole_trace():
+    from lmdk.priste.views import spread_fixes
+
+    idx = spread_fixes(7075, 40)
+    assert idx[0] == 0 and idx[-1] == 7074 and len(idx) == 40 and (np.diff(idx) > 0).all()
+    assert spread_fixes(10, 40).tolist() == list(range(10))

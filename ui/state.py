@@ -396,6 +396,11 @@ def load_run_config() -> None:
         notes.append(f"ε {cfg.epsilon:g} is not on the slider: using {ss[EPSILON]:g}, the nearest value")
     if ss[REPETITIONS] != cfg.repetitions:
         notes.append(f"repetitions capped at {REPETITIONS_MAX}")
+    kind_mechanism = {"values": "laplace", "trajectory": "planar_laplace", "contacts": "randomized_response"}
+    cur = current()
+    if cur is not None and kind_mechanism[cur.series.kind] != cfg.mechanism:
+        notes.append(f"the mechanism follows the kind of series: {kind_mechanism[cur.series.kind]}, not the "
+                     f"config's {cfg.mechanism}")
     if cfg.s is not None:
         notes.append(f"the correlation strength s = {cfg.s:g} is set on the Temporal privacy loss page, not restored")
     ss[LAST_EDIT] = "RunConfig loaded" + (f" ({'; '.join(notes)})" if notes else "") + "."

@@ -22,6 +22,13 @@ def snap_trace(lat, lon, cell_size_m: float, *, max_cells: int = 400) -> tuple[G
     return grid, grid.latlon_to_cell(lat, lon, clip=True)
 
 
+def spread_fixes(n: int, count: int) -> np.ndarray:
+    """Indices of ``count`` fixes spread evenly over a trace of ``n`` (the whole span, not its first minutes)."""
+    if n <= count:
+        return np.arange(n)
+    return np.unique(np.round(np.linspace(0, n - 1, count)).astype(np.int64))
+
+
 def synthetic_walk(rows: int, cols: int, cell_size_m: float, sigma: float, length: int,
                    seed: int) -> tuple[Grid, np.ndarray, np.ndarray]:
     """§5.1 synthetic data on a grid anchored south-west of Beijing's centre: (grid, M, trajectory cells)."""
