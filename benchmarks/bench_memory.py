@@ -1,0 +1,109 @@
+"""Server memory across sessions that upload and then close (issue 18): does RSS come back down?
+
+Starts the app on 127.0.0.1 with a short disconnectedSessionTTL, opens SESSIONS browser sessions one after the
+other, each uploading its own synthetic meter file (about MB_PER_FILE MB) and viewing the Schemes page (so charts
+and downloads are built), closes each, waits for the sessions to expire, and reads the server's RSS from /proc.
+
+    python benchmarks/bench_memory.py [--sessions 20] [--mb 5]
+
+Prints baseline, peak and after-expiry RSS in MB. tests/test_memory.py runs a small version with a generous bound.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+
+def rss_mb(pid: int) -> float:
+    """Resident set size of a process in MB (Linux /proc)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS")
+
+
+def meter_file(path: Path, mb: float, seed: int) -> Path:
+    """A distinct hourly meter CSV of about ``mb`` MB (every file differs, so nothing is shared between them)."""
+    rng = np.random.default_rng(seed)
+    rows = int(mb * 1e6 / 32)
+    start = np.datetime64("2001-01-01T00:00") + np.timedelta64(int(seed), "h")
+    times = (start + np.arange(rows).astype("timedelta64[h]")).astype(str)
+    values = np.round(rng.gamma(2.0, 0.4, rows), 4)
+    path.write_text("timestamp,value\n" + "\n".join(f"{t},{v}" for t, v in zip(times, values)) + "\n")
+    return path
+
+
+def measure(sessions: int, mb: float, ttl_s: int = 2, settle_s: float = 15.0) -> dict:
+    """Baseline, peak and after-expiry RSS (MB) of a server that served ``sessions`` uploading sessions."""
+    import os
+
+    from browser_support import chromium, streamlit_server, wait_idle
+
+    os.environ["STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL"] = str(ttl_s)
+    with tempfile.TemporaryDirectory() as tmp, streamlit_server() as url, chromium() as context:
+        pid = _server_pid(url)
+        warm = context.new_page()
+        warm.goto(f"{url}/schemes_utility")
+        wait_idle(warm, timeout=120_000)
+        warm.close()
+        time.sleep(ttl_s + 3)
+        baseline = rss_mb(pid)
+        peak = baseline
+        for i in range(sessions):
+            file = meter_file(Path(tmp) / f"meter_{i}.csv", mb, seed=i)
+            page = context.new_page()
+            page.goto(f"{url}/data_landmarks?source=upload")
+            wait_idle(page, timeout=120_000)
+            page.locator(".st-key-upload_file input[type='file']").set_input_files(str(file))
+            page.wait_for_function("() => document.body.innerText.includes('events loaded')", timeout=120_000)
+            page.locator("[data-testid='stSidebarNav'] a", has_text="Schemes & utility").click()  # same session
+            page.wait_for_function("() => document.body.innerText.includes('Budget per timestamp')", timeout=120_000)
+            wait_idle(page, timeout=120_000)
+            peak = max(peak, rss_mb(pid))
+            page.close()
+        time.sleep(ttl_s + settle_s)
+        after = rss_mb(pid)
+    return {"sessions": sessions, "mb_per_file": mb, "baseline_mb": baseline, "peak_mb": peak, "after_mb": after}
+
+
+def _server_pid(url: str) -> int:
+    """The pid of the streamlit process listening on ``url``'s port (from /proc/net/tcp and fd links)."""
+    import os
+
+    port = int(url.rsplit(":", 1)[1])
+    inode = None
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if int(fields[1].split(":")[1], 16) == port and fields[3] == "0A":  # LISTEN
+            inode = fields[9]
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                if os.readlink(f"/proc/{pid}/fd/{fd}") == f"socket:[{inode}]":
+                    return int(pid)
+        except OSError:
+            continue
+    raise RuntimeError(f"no process listens on port {port}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sessions", type=int, default=20)
+    parser.add_argument("--mb", type=float, default=5.0)
+    args = parser.parse_args()
+    result = measure(args.sessions, args.mb)
+    print(f"{result['sessions']} sessions × {result['mb_per_file']:g} MB uploads: baseline "
+          f"{result['baseline_mb']:.0f} MB, peak {result['peak_mb']:.0f} MB, after expiry {result['after_mb']:.0f} MB "
+          f"(+{result['after_mb'] - result['baseline_mb']:.0f} MB)")
+
+
+if __name__ == "__main__":
+    main()
