@@ -125,6 +125,14 @@ def _page() -> None:
     st.caption(f"Filled diamonds: the {cur.landmarks.size} real landmarks; open diamonds: the {dm.size} dummies "
                f"({method}, {utility} utility, seed {seed}). An observer of the release sees only L′.")
 
+    disclosure = dummies.membership_disclosure(sel)
+    st.info(f"**What the dummies protect.** An observer who knows this method sees {sel.chosen.size:,} marked events; "
+            f"{cur.landmarks.size:,} of them are real, so each marked event is a real landmark with probability "
+            f"{100 * disclosure.chosen:.0f} % ({100 * disclosure.expected:.0f} % on average over the options the "
+            "mechanism may pick). **What they do not protect:** every option contains all real landmarks, so an "
+            "event left unmarked is known to be a regular event — the selection's ε is not a differential-privacy "
+            "guarantee for whether an event is a landmark.", icon=":material/shield:")
+
     st.subheader("Options and their selection probability")
     dummy_counts = np.asarray(sel.options.sizes) - sel.options.landmarks.size
     opt_fig = charts_loss.selection_options(dummy_counts, sel.scores, sel.probabilities, sel.index,

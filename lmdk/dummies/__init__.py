@@ -5,12 +5,13 @@
 * :mod:`~lmdk.dummies.chains`: histogram bins and the orders in which regular timestamps join L′.
 """
 from lmdk.dummies.selection import (
-    METHODS, METRICS, OPTIMAL_MAX_REGULAR, UTILITIES, DummySpec, Options, Selection, count_utility,
+    METHODS, METRICS, OPTIMAL_MAX_REGULAR, UTILITIES, DummySpec, MembershipDisclosure, Options, Selection,
+    count_utility, membership_disclosure,
     landmark_set_distance, landmark_sets_for_release, options, position_utility, select, utility_sensitivity,
 )
 
 __all__ = [
     "METHODS", "UTILITIES", "METRICS", "OPTIMAL_MAX_REGULAR", "DummySpec", "Options", "Selection",
     "options", "position_utility", "count_utility", "utility_sensitivity", "select",
-    "landmark_sets_for_release", "landmark_set_distance",
+    "landmark_sets_for_release", "landmark_set_distance", "MembershipDisclosure", "membership_disclosure",
 ]

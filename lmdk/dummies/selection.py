@@ -43,7 +43,7 @@ RELEASE_CHUNK_ELEMENTS = 2_000_000
 __all__ = [
     "METHODS", "UTILITIES", "METRICS", "OPTIMAL_MAX_REGULAR", "DummySpec", "Options", "Selection",
     "options", "position_utility", "count_utility", "utility_sensitivity", "select",
-    "landmark_sets_for_release", "landmark_set_distance",
+    "landmark_sets_for_release", "landmark_set_distance", "MembershipDisclosure", "membership_disclosure",
 ]
 
 
@@ -341,3 +341,29 @@ def landmark_set_distance(opts, landmarks, n: int, metric: str = "euclidean") ->
     else:
         counts = np.array([np.bincount(bins.of(o), minlength=nb) for o in checked])
     return histogram_distance(bins, counts, metric)
+
+
+@dataclass(frozen=True)
+class MembershipDisclosure:
+    """What an observer who knows the selection mechanism learns about landmark membership from L′ (§3.4).
+
+    ``per_option[j]``: probability that a member of option j is a real landmark, |L| / |L′_j| (members are
+    exchangeable to the observer); ``expected``: the same averaged over the exponential mechanism's choice;
+    ``chosen``: for the option actually released. A timestamp outside L′ is a regular event with certainty:
+    every option contains L, so "t ∉ L′" rules out "t ∈ L" — no finite ε protects membership that way.
+    """
+
+    per_option: np.ndarray
+    expected: float
+    chosen: float
+    outside: float = 0.0
+
+
+def membership_disclosure(selection: Selection) -> MembershipDisclosure:
+    """Posterior probability that an event marked in L′ is a real landmark, per option, on average and as chosen."""
+    k = selection.options.landmarks.size
+    sizes = np.asarray(selection.options.sizes, dtype=np.float64)
+    per_option = np.divide(k, sizes, out=np.zeros_like(sizes), where=sizes > 0)
+    return MembershipDisclosure(per_option=per_option,
+                                expected=float(np.dot(selection.probabilities, per_option)),
+                                chosen=float(per_option[selection.index]))

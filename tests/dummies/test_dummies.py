@@ -486,3 +486,19 @@ def test_figure11_tidy_and_reference():
     with_dummies = df[(df.dummy_share > 0) & (df.landmark_pct == 20)]
     assert (with_dummies["landmark_share"] > 0.2).all()
     assert np.allclose(df.loc[df.landmark_pct == 100, "landmark_share"], 1.0)
+
+
+def test_membership_disclosure_is_the_real_share_of_l_prime_and_zero_outside():
+    """A marked event is real with probability |L|/|L′|; an unmarked one never is (every option contains L)."""
+    n = 60
+    L = np.array([3, 10, 11, 40, 50])
+    sel = dm.select(n, L, 0.5, rng=2)
+    d = dm.membership_disclosure(sel)
+    sizes = np.asarray(sel.options.sizes)
+    np.testing.assert_allclose(d.per_option, L.size / sizes)
+    assert d.chosen == pytest.approx(L.size / sel.chosen.size)
+    assert d.expected == pytest.approx(float(np.dot(sel.probabilities, L.size / sizes)))
+    assert d.outside == 0.0
+    # the empirical check: over many selections, the chance that an unmarked t0 is a landmark is exactly 0
+    masks = np.stack([np.isin(np.arange(n), dm.select(n, L, 0.5, rng=s).chosen) for s in range(50)])
+    assert masks[:, L].all()  # L ⊆ L′ always
