@@ -70,3 +70,27 @@ def test_every_download_button_delivers_a_parsable_file(context, app_url, path):
             assert "runconfig.json" in names and any(n.startswith("release_") for n in names)
     finally:
         page.close()
+
+
+def test_cli_reproduces_the_apps_demonstration_csv_from_its_runconfig(context, app_url, tmp_path):
+    """The RunConfig downloaded from the Schemes page + lmdk release --seed give the page's CSV byte for byte."""
+    from lmdk import cli
+
+    page = context.new_page()
+    try:
+        page.goto(f"{app_url}/schemes_utility?schemes=uniform,adaptive&reps=5&seed=3")
+        wait_idle(page, timeout=120_000)
+        files = {}
+        for label in ("RunConfig (JSON)", "Demonstration release (seed)"):
+            with page.expect_download(timeout=60_000) as info:
+                page.get_by_role("button", name=label).click()
+            files[label] = str(info.value.path())
+        config = json.loads(open(files["RunConfig (JSON)"], "rb").read())
+        assert config["seed"] == 3 and config["repetitions"] == 5
+        out = tmp_path / "cli.csv"
+        code = cli.main(["release", "sample:hue", "--config", files["RunConfig (JSON)"], "--scheme", "adaptive",
+                         "--seed", str(config["seed"]), "--out", str(out), "--quiet"])
+        assert code == 0
+        assert out.read_bytes() == open(files["Demonstration release (seed)"], "rb").read()
+    finally:
+        page.close()
