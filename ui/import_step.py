@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from ui import state, text
+from ui import memory, state, text
 
 UPLOAD_WIDGET = "upload_file"
 FORM = "import_form"
@@ -79,6 +79,7 @@ def on_upload() -> None:
         return
     ss[state.IMPORT_DETECTION] = detection
     _load(detection.spec)
+    memory.release_freed_memory()  # the parse's temporaries, and whatever sessions that ended left freed
 
 
 def _clear_form() -> None:

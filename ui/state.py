@@ -305,6 +305,9 @@ def init() -> None:
         ss[QP_LOADED] = True
         if LANDMARKS in ss:
             ss[LANDMARKS_TOKEN] = "url"
+        from ui.memory import release_freed_memory
+
+        release_freed_memory()  # what sessions that ended since the last visitor left freed goes back to the OS
     for key, param in PARAMS.items():
         if key not in ss:
             ss[key] = list(param.default) if isinstance(param.default, list) else param.default
