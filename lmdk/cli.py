@@ -15,6 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
+from lmdk.arguments import positive_float, positive_int, seed
 from lmdk.errors import LmdkError, ParameterError
 
 EXIT_OK, EXIT_INPUT, EXIT_VIOLATION = 0, 2, 3
@@ -302,40 +303,6 @@ def cmd_loss(args) -> int:
 
 
 # --------------------------------------------------------------------------- parser
-def _positive_float(label: str):
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{label} must be a number > 0, not {text!r}") from None
-        if not np.isfinite(value) or value <= 0:
-            raise argparse.ArgumentTypeError(f"{label} must be a finite number > 0, not {text!r}")
-        return value
-    return parse
-
-
-def _positive_int(label: str, upper: int):
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{label} must be a whole number, not {text!r}") from None
-        if not 1 <= value <= upper:
-            raise argparse.ArgumentTypeError(f"{label} must lie in 1..{upper:,}, not {value}")
-        return value
-    return parse
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--seed must be a whole number ≥ 0, not {text!r}") from None
-    if not 0 <= value < 2**63:
-        raise argparse.ArgumentTypeError(f"--seed must lie in 0..2^63−1, not {value}")
-    return value
-
-
 def _policy_flags(p: argparse.ArgumentParser) -> None:
     from lmdk.landmarks import RULE_HELP
     from lmdk.mechanisms import MECHANISMS
@@ -346,10 +313,10 @@ def _policy_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mapping", metavar="FILE", help="an import mapping JSON (how to read INPUT); default: the "
                                                      "config's, else detected as in the app's import step")
     p.add_argument("--scheme", choices=SCHEMES, help="budget scheme (default: the config's, adaptive first)")
-    p.add_argument("--epsilon", type=_positive_float("--epsilon"), help="total privacy budget ε > 0")
+    p.add_argument("--epsilon", type=positive_float("--epsilon"), help="total privacy budget ε > 0")
     p.add_argument("--mechanism", choices=MECHANISMS, help="default: the config's, else by the kind of series")
     p.add_argument("--landmarks", metavar="RULE", help="landmark rule: " + RULE_HELP.replace("%", "%%"))
-    p.add_argument("--w", type=_positive_int("--w", 10_000_000), help="window of the w-event scheme")
+    p.add_argument("--w", type=positive_int("--w", 10_000_000), help="window of the w-event scheme")
     p.add_argument("--out", metavar="FILE", help="output .csv or .parquet (default: CSV on standard output)")
     p.add_argument("--quiet", action="store_true", help="print nothing but errors")
 
@@ -369,12 +336,12 @@ def build_parser() -> argparse.ArgumentParser:
                                      "write the released series; prints n, |L|, budgets and the Theorem 2 verdict.",
                          epilog=RELEASE_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     _policy_flags(rel)
-    rel.add_argument("--repetitions", type=_positive_int("--repetitions", 10_000),
+    rel.add_argument("--repetitions", type=positive_int("--repetitions", 10_000),
                      help="independent releases to write (default 1). With --config the config's repetitions are "
                           "drawn, as in the app, and the first N written: repetition 1 is the app's download")
-    rel.add_argument("--seed", type=_seed, help="demonstration seed (reproducible, NOT safe to hand out; the "
+    rel.add_argument("--seed", type=seed, help="demonstration seed (reproducible, NOT safe to hand out; the "
                                                 "textbook sampler, as the app's views)")
-    rel.add_argument("--bound", type=_positive_float("--bound"),
+    rel.add_argument("--bound", type=positive_float("--bound"),
                      help="public limit B of the values (|value| ≤ B; metres from the series' origin for "
                           "locations) for the floating-point-safe snapping sampler of exports; required without "
                           "--seed for values and locations — take it from the device (e.g. the meter's rating), "

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from lmdk.assets import ASSETS
+from lmdk.arguments import positive_int, seed
 from lmdk.errors import ParameterError
 from lmdk.experiments.registry import FIGURES, GROUPS, figure_names, figures, ordered_names  # noqa: F401 (re-exported)
 from lmdk.experiments.spec import (  # noqa: F401 (re-exported: figure code and tests use them via the runner)
@@ -252,29 +253,6 @@ def load_cached(name: str, cache: Path = DEFAULT_CACHE) -> tuple[pd.DataFrame, d
 # --------------------------------------------------------------------------- CLI
 
 
-def _positive_int(label: str, upper: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{label} must be a whole number, got {text!r}") from None
-        if not 1 <= value <= upper:
-            raise argparse.ArgumentTypeError(f"{label} must be between 1 and {upper}, got {value}")
-        return value
-
-    return parse
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"seed must be a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"seed must be non-negative, got {value}")
-    return value
-
-
 def _formats(text: str) -> tuple[str, ...]:
     parts = tuple(p.strip().lower() for p in text.split(",") if p.strip())
     bad = [p for p in parts if p not in FORMATS]
@@ -297,13 +275,13 @@ def build_parser(prog: str = "python -m lmdk.experiments") -> argparse.ArgumentP
     )
     parser.add_argument("figure", metavar="FIGURE", help="one of: " + ", ".join(names))
     parser.add_argument(
-        "--repetitions", type=_positive_int("--repetitions", MAX_REPETITIONS), default=None,
+        "--repetitions", type=positive_int("--repetitions", MAX_REPETITIONS), default=None,
         help="repetitions per configuration (default: the paper's, 100)",
     )
-    parser.add_argument("--seed", type=_seed, default=0, help="master seed (default 0)")
+    parser.add_argument("--seed", type=seed, default=0, help="master seed (default 0)")
     parser.add_argument("--out", type=Path, default=Path("out"), help="output directory (default ./out)")
     parser.add_argument(
-        "--jobs", type=_positive_int("--jobs", MAX_JOBS), default=1,
+        "--jobs", type=positive_int("--jobs", MAX_JOBS), default=1,
         help="worker processes running configurations in parallel (default 1)",
     )
     parser.add_argument(
