@@ -5,6 +5,7 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -18,3 +19,22 @@ settings.register_profile(
     "ci", deadline=None, max_examples=100, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile("ci" if os.environ.get("CI") else "default")
+
+
+@pytest.fixture(scope="module")
+def app_url():
+    """One Streamlit server of the app per browser-test module (skips or fails without Chromium)."""
+    from browser_support import require_browser, streamlit_server
+
+    require_browser()
+    with streamlit_server() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser_context(app_url):
+    """One headless Chromium per browser-test module; every test opens its own page (= session)."""
+    from browser_support import chromium
+
+    with chromium() as context:
+        yield context

@@ -12,8 +12,7 @@ import re
 import numpy as np
 import pytest
 
-from browser_support import (ROOT, chart_meta, chromium, exceptions, require_browser, screenshot,
-                             streamlit_server, wait_idle)
+from browser_support import ROOT, chart_meta, exceptions, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -30,19 +29,6 @@ def registered_pages() -> list[tuple[str, str]]:
             items = node.args[0].elts if node.func.attr == "extend" else [node.args[0]]
             pages += [(e.elts[0].value, e.elts[1].value) for e in items]
     return pages
-
-
-@pytest.fixture(scope="module")
-def app_url():
-    require_browser()
-    with streamlit_server() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser_context(app_url):
-    with chromium() as context:
-        yield context
 
 
 @pytest.fixture

@@ -7,24 +7,16 @@ import json
 import pandas as pd
 import pytest
 
-from browser_support import chromium, exceptions, require_browser, streamlit_server, wait_idle
+from browser_support import exceptions, wait_idle
 
 pytestmark = pytest.mark.browser
 PAGES = ["", "data_landmarks", "schemes_utility", "temporal_loss", "dummy_landmarks", "spatiotemporal_events",
          "experiments"]
 
 
-@pytest.fixture(scope="module")
-def app_url():
-    require_browser()
-    with streamlit_server() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def context(app_url):
-    with chromium() as ctx:
-        yield ctx
+@pytest.fixture
+def context(browser_context):
+    return browser_context
 
 
 def check(name: str, data: bytes) -> None:

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import chromium, exceptions, require_browser, screenshot, streamlit_server, wait_idle
+from browser_support import exceptions, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
 REALWORLD = Path(__file__).resolve().parents[2] / "shared" / "data" / "realworld"
@@ -18,19 +18,11 @@ HARDEST = {  # file → the caption the loaded series must show
 }
 
 
-@pytest.fixture(scope="module")
-def app_url():
-    require_browser()
+@pytest.fixture
+def context(browser_context):
     if not REALWORLD.is_dir():
         pytest.skip("../shared/data/realworld is absent")
-    with streamlit_server() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def context(app_url):
-    with chromium() as ctx:
-        yield ctx
+    return browser_context
 
 
 def upload(page, app_url: str, name: str, width: int = 1400) -> None:
