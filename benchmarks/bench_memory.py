@@ -41,9 +41,9 @@ def meter_file(path: Path, mb: float, seed: int) -> Path:
     return path
 
 
-def measure(sessions: int, mb: float, ttl_s: int = 2, settle_s: float = 15.0, one_session: bool = False) -> dict:
+def measure(sessions: int, mb: float, ttl_s: int = 2, settle_s: float = 15.0) -> dict:
     """Baseline, peak and after-expiry RSS (MB) of a server that served ``sessions`` uploads, each in its own
-    session or (``one_session``) all in one session, one after the other (the audit's 60-upload scenario)."""
+    session."""
     import os
 
     from browser_support import chromium, streamlit_server, wait_idle
@@ -58,14 +58,10 @@ def measure(sessions: int, mb: float, ttl_s: int = 2, settle_s: float = 15.0, on
         time.sleep(ttl_s + 3)
         baseline = rss_mb(pid)
         peak = baseline
-        page = None
         for i in range(sessions):
             file = meter_file(Path(tmp) / f"meter_{i}.csv", mb, seed=i)
-            if page is None or not one_session:
-                page = context.new_page()
-                page.goto(f"{url}/data_landmarks?source=upload")
-            else:
-                page.locator("[data-testid='stSidebarNav'] a", has_text="Data & landmarks").click()
+            page = context.new_page()
+            page.goto(f"{url}/data_landmarks?source=upload")
             wait_idle(page, timeout=120_000)
             page.locator(".st-key-upload_file input[type='file']").set_input_files(str(file))
             page.wait_for_function("() => document.body.innerText.includes('n = 1,000 events')", timeout=120_000)
@@ -73,9 +69,6 @@ def measure(sessions: int, mb: float, ttl_s: int = 2, settle_s: float = 15.0, on
             page.wait_for_function("() => document.body.innerText.includes('Budget per timestamp')", timeout=120_000)
             wait_idle(page, timeout=120_000)
             peak = max(peak, rss_mb(pid))
-            if not one_session:
-                page.close()
-        if one_session:
             page.close()
         time.sleep(ttl_s + settle_s)
         after = rss_mb(pid)
@@ -112,11 +105,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sessions", type=int, default=20)
     parser.add_argument("--mb", type=float, default=5.0)
-    parser.add_argument("--one-session", action="store_true", help="all uploads in one session, one after another")
     args = parser.parse_args()
-    result = measure(args.sessions, args.mb, one_session=args.one_session)
-    how = "uploads in one session" if args.one_session else "sessions, one upload each"
-    print(f"{result['sessions']} {how} × {result['mb_per_file']:g} MB: baseline "
+    result = measure(args.sessions, args.mb)
+    print(f"{result['sessions']} sessions, one upload each × {result['mb_per_file']:g} MB: baseline "
           f"{result['baseline_mb']:.0f} MB, peak {result['peak_mb']:.0f} MB, after expiry {result['after_mb']:.0f} MB "
           f"(+{result['after_mb'] - result['baseline_mb']:.0f} MB), after one new visitor "
           f"{result['after_visitor_mb']:.0f} MB (+{result['after_visitor_mb'] - result['baseline_mb']:.0f} MB)")

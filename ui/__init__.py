@@ -31,7 +31,12 @@ Conventions
 - ``ui.maps``: ``trajectory_deck`` (explicit view state, LineLayer path, pickable ScatterplotLayer
   with id ``maps.EVENTS_LAYER``; no base map unless asked).
 - ``ui.widgets``: the landmark status in the sidebar (drawn by ``app.py``), ``scheme_controls``,
-  ``download_figure`` (HTML built on click), ``json_download``.
+  ``download_figure`` (HTML built on click; its callable holds only a weak reference to the figure),
+  ``json_download`` (text built during the run). Never pass ``download_button`` a callable that reads
+  ``st.session_state`` or closes over page globals: it runs outside the script run and outlives the session.
+- ``ui.text.escape_markdown``: wrap every user-provided text (file/column names, cells, error messages that
+  quote them) before ``st.error/warning/info/caption/markdown``.
+- ``ui.import_step``: the upload → import mapping → series step of the Data & landmarks page.
 - ``ui.explain``: the collapsible explanation with ``st.latex`` and the paper section.
 """
 
