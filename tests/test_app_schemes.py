@@ -179,3 +179,11 @@ def test_chart_html_downloads_build_for_draw_once_figures():
     for fig in figs:
         html = ui_charts.to_html(fig)
         assert "Plotly.newPlot" in html and '"eps":1.0' in html.replace(" ", "")
+
+
+def test_the_default_link_is_short_and_an_edited_landmark_set_is_kept_in_it():
+    at = open_page()
+    assert "lm" not in at.query_params and len("&".join(f"{k}={v}" for k, v in at.query_params.items())) < 60
+    at2 = app_support.open_page("pages/data_landmarks.py", 60)
+    at2.button(key="det_clear").click().run()
+    assert at2.query_params["lm"] in ("-", ["-"])  # an edited set is a setting: it travels with the link

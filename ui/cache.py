@@ -131,6 +131,7 @@ def current() -> Current | None:
         lm = synthetic_landmarks if synthetic_landmarks is not None else default_landmarks(series, token)
         ss[state.LANDMARKS] = tuple(np.asarray(lm, dtype=np.int64).tolist())
         ss[state.LANDMARKS_TOKEN] = token
+        ss[state.LANDMARKS_DEFAULT] = True
     return Current(series=series, token=token, landmarks=np.asarray(ss[state.LANDMARKS], dtype=np.int64))
 
 
@@ -148,6 +149,7 @@ def keep_landmarks_in_range(n: int) -> None:
 def set_landmarks(landmarks, note: str = "") -> None:
     """Replace the landmark set of the current series."""
     st.session_state[state.LANDMARKS] = tuple(np.unique(np.asarray(landmarks, dtype=np.int64)).tolist())
+    st.session_state[state.LANDMARKS_DEFAULT] = False
     if note:
         st.session_state[state.LAST_EDIT] = note
 

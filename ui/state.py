@@ -98,6 +98,7 @@ EXPORT_BOUND = "_export_bound"  # the public limit of |values| for exported rele
 IMPORT_SPEC = "_import_spec"  # the import mapping the current upload was read with (saved in RunConfigs)
 UPLOAD_FILE_ID = "_upload_file_id"
 LANDMARKS_TOKEN = "_lm_token"  # data token the landmark set belongs to
+LANDMARKS_DEFAULT = "_lm_default"  # True while L is the default set the app derived (left out of links)
 TIMELINE_EPOCH = "_timeline_epoch"  # bumped after a timeline selection so the same point can be clicked again
 MAP_EPOCH = "_map_epoch"
 SELECT_ACTION = "select_action"  # what a box/lasso selection does: add | remove
@@ -325,7 +326,8 @@ def sync_query_params() -> None:
     qp = st.query_params
     for key, param in PARAMS.items():
         value = st.session_state.get(key, param.default)
-        if value is None or value == param.default or (key == LANDMARKS and st.session_state.get(SOURCE) == "upload"):
+        derived = key == LANDMARKS and (st.session_state.get(SOURCE) == "upload" or st.session_state.get(LANDMARKS_DEFAULT))
+        if value is None or value == param.default or derived:  # a default landmark set is re-derived, not linked
             if key in qp:
                 del qp[key]
             continue
