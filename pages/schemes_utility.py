@@ -2,7 +2,7 @@
 import streamlit as st
 
 from lmdk import views
-from ui import cache, charts, explain, maps, state, widgets
+from ui import cache, charts, explain, maps, state, text, widgets
 
 RESULTS = "schemes_results"  # key of the st.fragment below
 
@@ -50,6 +50,17 @@ def clamp_range(mechanism: str) -> tuple[float, float] | None:
     return (low, high) if low < high else None
 
 
+def headline(cur, summaries: dict, eps: float, unit: str) -> None:
+    """The page's verdict in plain words (lmdk.headlines), above the technical line."""
+    from lmdk import headlines
+
+    words = headlines.event_word(cur.series.kind, headlines.median_step_seconds(cur.series.timestamps))
+    text_ = headlines.schemes_headline(eps, cur.n, int(cur.landmarks.size), words, text.escape_markdown(unit),
+                                       {s: summ.mae for s, summ in summaries.items()},
+                                       {s: summ.satisfies for s, summ in summaries.items()})
+    st.markdown(f"##### {text_}")
+
+
 def badges(cur, chosen: list[str], summaries: dict, eps: float) -> None:
     """One row: per scheme its colour, name, the Theorem 2 verdict and the worst Σ (one element, cheap to redraw)."""
     cells = []
@@ -76,6 +87,7 @@ def results() -> None:
     clamp = clamp_range(mechanism)
     summaries = {s: cache.scheme_summary(cur.token, x, cur.landmarks, s, eps, mechanism, reps, seed, w, clamp)
                  for s in chosen}
+    headline(cur, summaries, eps, unit)
     badges(cur, chosen, summaries, eps)
 
     st.subheader("Budget per timestamp")

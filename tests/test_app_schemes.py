@@ -187,3 +187,11 @@ def test_the_default_link_is_short_and_an_edited_landmark_set_is_kept_in_it():
     at2 = app_support.open_page("pages/data_landmarks.py", 60)
     at2.button(key="det_clear").click().run()
     assert at2.query_params["lm"] in ("-", ["-"])  # an edited set is a setting: it travels with the link
+
+
+def test_a_plain_language_headline_comes_first_and_follows_epsilon():
+    at = open_page()
+    first = next(m.value for m in at.markdown if m.value.startswith("##### With ε"))
+    assert "sensitive hours out of 1,000" in first and "better than protecting every one of the hours" in first
+    at.select_slider(key=state.widget_key(state.EPSILON)).set_value(0.1).run()
+    assert any(m.value.startswith("##### With ε = 0.1") for m in at.markdown)

@@ -1,0 +1,30 @@
+"""Plain-language headlines name the right winner and ratio."""
+from __future__ import annotations
+
+from lmdk import headlines
+
+
+def test_schemes_headline_names_the_best_protecting_scheme_and_its_ratio_to_user_level():
+    mae = {"event": 1.0, "user": 1004.0, "uniform": 201.0, "skip": 1.03, "adaptive": 28.5}
+    ok = {"event": False, "user": True, "uniform": True, "skip": True, "adaptive": True}
+    text = headlines.schemes_headline(1.0, 1000, 200, "hours", "kWh", mae, ok)
+    assert text.startswith("With ε = 1 and 200 sensitive hours out of 1,000, *Skip* keeps the typical error at 1.0 kWh")
+    assert "975× better than protecting every one of the hours equally (user level)" in text
+    assert "*Event level* is more accurate still but does **not** protect" in text
+
+
+def test_without_user_level_or_a_more_accurate_violator_the_sentence_stays_short():
+    mae = {"uniform": 201.0, "adaptive": 28.6}
+    text = headlines.schemes_headline(0.1, 1000, 200, "hours", "kWh", mae, {"uniform": True, "adaptive": True})
+    assert "*Adaptive* keeps the typical error at 29 kWh, and it guarantees" in text and "not" not in text
+
+
+def test_when_nothing_protects_the_landmarks_the_headline_says_so():
+    text = headlines.schemes_headline(1.0, 100, 5, "readings", "", {"event": 1.0}, {"event": False})
+    assert "none of the chosen schemes protects" in text
+
+
+def test_readable_numbers_and_words():
+    assert [headlines.readable(v) for v in (1004.3, 28.14, 0.5437, 37.0, 9.98)] == ["1,000", "28", "0.54", "37", "10"]
+    assert headlines.ratio(27.4) == "27×" and headlines.ratio(1.46) == "1.5×"
+    assert headlines.event_word("values", 3600.0) == "hours" and headlines.event_word("trajectory", 5.0) == "locations"
