@@ -26,6 +26,8 @@ def check(name: str, data: bytes) -> None:
     elif name.endswith(".csv"):
         frame = pd.read_csv(io.BytesIO(data), comment="#")
         assert len(frame) > 0 and "timestamp" in frame.columns or len(frame.columns) > 1
+    elif name.endswith(".py"):
+        compile(data.decode("utf-8"), name, "exec")
     elif name.endswith(".html"):
         text = data.decode("utf-8")
         assert "<html" in text.lower() and "plotly" in text.lower() and "session has ended" not in text

@@ -69,6 +69,7 @@ def on_upload() -> None:
     if upload is None:
         return
     raw, name = upload
+    ss[state.UPLOAD_FILE_NAME] = name  # for the generated script: the user runs it beside their file
     try:
         detection = mapping.detect_bytes(raw, name)
     except ValueError as exc:

@@ -92,6 +92,7 @@ EX_RUN = "ex_run"  # the figure whose recomputation (EX_REPETITIONS, EX_SEED) is
 # ---------------------------------------------------------------- session-only keys (never in the URL)
 SERIES_UPLOAD = "_upload_series"  # the Series parsed from this session's upload
 UPLOAD_ERROR = "_upload_error"
+UPLOAD_FILE_NAME = "_upload_file_name"  # the upload's name, for the generated script (run it beside the file)
 IMPORT_DETECTION = "_import_detection"  # lmdk.data.mapping.Detection of this session's upload (the proposal)
 DOWNLOAD_FIGURES = "_download_figures"  # key → figure of a chart download (weakly referenced by its callable)
 EXPORT_BOUND = "_export_bound"  # the public limit of |values| for exported releases (never from the data)

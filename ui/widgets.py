@@ -223,8 +223,15 @@ def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list
                        help="Repetition 1 as drawn on this page from the demonstration seed: reproducible, so anyone "
                             "with the seed can remove its noise — for teaching, never to hand out.")
     json_download("Landmark set (JSON)", landmark_json(cur), "landmarks.json", key="dl_landmarks_s", container=d3)
-    json_download("RunConfig (JSON)", state.run_config(cur).to_json(), "runconfig.json", key="dl_runconfig",
-                  container=d4)
+    config = state.run_config(cur)
+    json_download("RunConfig (JSON)", config.to_json(), "runconfig.json", key="dl_runconfig", container=d4)
+    from lmdk.reproduce import schemes_script
+
+    name = (ss.get(state.UPLOAD_FILE_NAME) or "YOUR_FILE") if ss[state.SOURCE] == "upload" else None
+    st.download_button("Reproduce in Python (script)", data=schemes_script(config, data_path=name),
+                       file_name="reproduce_schemes.py", mime="text/x-python", key="dl_script", on_click="ignore",
+                       icon=":material/code:", help="A short script with the lmdk Python API that prints this view's "
+                                                    "MAE and Theorem 2 verdicts (same demonstration seed).")
     st.file_uploader("Load a RunConfig (JSON) — restores schemes, ε, w, repetitions, seed and landmarks",
                      type=["json"], key=state.CONFIG_UPLOAD, on_change=_load_run_config)
     if st.session_state.get(state.CONFIG_ERROR):

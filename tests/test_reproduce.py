@@ -1,0 +1,67 @@
+"""The generated 'Reproduce in Python' script runs as is and prints the numbers the Schemes page shows."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import lmdk
+from lmdk import views
+from lmdk.data.runconfig import RunConfig, scheme_rng
+from lmdk.reproduce import schemes_script
+
+ROOT = Path(__file__).resolve().parents[1]
+REALWORLD = ROOT.parent / "shared" / "data" / "realworld"
+
+
+def run_script(text: str, tmp_path: Path) -> dict[str, float]:
+    script = tmp_path / "reproduce_schemes.py"
+    script.write_text(text, encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert done.returncode == 0, done.stderr
+    rows = [line.split() for line in done.stdout.splitlines()[2:]]
+    return {r[0]: float(r[1]) for r in rows}
+
+
+def page_mae(series, cfg: RunConfig) -> dict[str, float]:
+    """The MAE the Schemes page computes (ui.cache.scheme_summary → views.summarize)."""
+    x, mechanism, _ = views.release_input(series, cfg.landmarks)
+    out = {}
+    for s in cfg.schemes:
+        rel = lmdk.release(x, np.asarray(cfg.landmarks), s, cfg.epsilon, mechanism=mechanism,
+                           repetitions=cfg.repetitions, rng=scheme_rng(cfg.seed, s), w=cfg.w)
+        out[s] = views.summarize(s, x, rel, cfg.landmarks, cfg.epsilon, mechanism).mae
+    return out
+
+
+def test_script_for_the_bundled_sample_prints_the_pages_mae(tmp_path):
+    series = lmdk.sample("hue")
+    L = tuple(int(i) for i in lmdk.landmarks.by_percentile(series.values, 0.2))
+    cfg = RunConfig(data="sample:hue", events=1000, landmarks=L, schemes=("user", "uniform", "adaptive"),
+                    mechanism="laplace", epsilon=0.5, w=10, repetitions=20, seed=4)
+    got = run_script(schemes_script(cfg), tmp_path)
+    want = page_mae(series, cfg)
+    assert set(got) == set(want)
+    for s in want:
+        assert got[s] == pytest.approx(want[s], rel=1e-5)  # printed with 6 significant figures
+
+
+@pytest.mark.skipif(not REALWORLD.is_dir(), reason="../shared/data/realworld is absent")
+def test_script_for_an_upload_reads_the_file_with_the_views_import_mapping(tmp_path):
+    from lmdk.data import mapping
+
+    path = REALWORLD / "uci_hourly_kwh_excel_de_bom_semicolon_decimalcomma.csv"
+    detection = mapping.detect(path)
+    series = mapping.apply(path, detection.spec)
+    cfg = RunConfig(data="sha256:" + series.source_hash, events=len(series), landmarks=(3, 4, 5),
+                    schemes=("skip", "user"), mechanism="laplace", epsilon=1.0, repetitions=5, seed=1,
+                    mapping=detection.spec.to_dict())
+    got = run_script(schemes_script(cfg, data_path=str(path)), tmp_path)
+    want = page_mae(series, cfg)
+    for s in want:
+        assert got[s] == pytest.approx(want[s], rel=1e-5)
