@@ -32,3 +32,4 @@ st.session_state[state.CURRENT] = current
 widgets.landmark_status(current)
 page.run()
 state.sync_query_params()
+widgets.share_link()

@@ -195,3 +195,9 @@ def test_a_plain_language_headline_comes_first_and_follows_epsilon():
     assert "sensitive hours out of 1,000" in first and "better than protecting every one of the hours" in first
     at.select_slider(key=state.widget_key(state.EPSILON)).set_value(0.1).run()
     assert any(m.value.startswith("##### With ε = 0.1") for m in at.markdown)
+
+
+def test_share_popover_holds_the_short_settings_link():
+    at = open_page(eps="0.5")
+    code = [c.value for c in at.code]
+    assert any("eps=0.5" in c and "lm=" not in c for c in code)

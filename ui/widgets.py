@@ -240,6 +240,18 @@ def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list
         st.warning("RunConfig loaded, but: " + text.escape_markdown(st.session_state[state.CONFIG_NOTE]))
 
 
+def share_link() -> None:
+    """Sidebar: the link to this view (settings only — defaults, data and values derived from data are left out)."""
+    from urllib.parse import urlencode, urlsplit, urlunsplit
+
+    base = urlsplit(st.context.url or "")
+    query = urlencode({k: v for k, v in st.query_params.items()})
+    link = urlunsplit((base.scheme, base.netloc, base.path, query, ""))
+    with st.sidebar.popover("Share this view", icon=":material/link:", width="stretch"):
+        st.caption("The settings of this page (never your data). Copy it with the icon at the right of the box.")
+        st.code(link, language=None, wrap_lines=True)
+
+
 def _first_release(summ):
     """Repetition 1 of a summarised release as the (values, budgets, published) a Release has."""
     from types import SimpleNamespace
