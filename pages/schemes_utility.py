@@ -1,4 +1,5 @@
 """Schemes & utility: budgets per timestamp, original vs released, MAE with 95 % CI, Theorem 2 badges."""
+import pandas as pd
 import streamlit as st
 
 from lmdk import views
@@ -50,8 +51,8 @@ def clamp_range(mechanism: str) -> tuple[float, float] | None:
     return (low, high) if low < high else None
 
 
-def headline(cur, summaries: dict, eps: float, unit: str) -> None:
-    """The page's verdict in plain words (lmdk.headlines), above the technical line."""
+def headline(cur, summaries: dict, eps: float, unit: str) -> str:
+    """The page's verdict in plain words (lmdk.headlines), above the technical line; returns the text."""
     from lmdk import headlines
 
     words = headlines.event_word(cur.series.kind, headlines.median_step_seconds(cur.series.timestamps))
@@ -59,6 +60,31 @@ def headline(cur, summaries: dict, eps: float, unit: str) -> None:
                                        {s: summ.mae for s, summ in summaries.items()},
                                        {s: summ.satisfies for s, summ in summaries.items()})
     st.markdown(f"##### {text_}")
+    return text_
+
+
+class Report:
+    """What the report of this view needs (held in the session; its download callable keeps a weak reference)."""
+
+    def __init__(self, headline_text, config, verdicts, mae_table, figures, series):
+        self.headline, self.config, self.verdicts = headline_text, config, verdicts
+        self.mae_table, self.figures, self.series = mae_table, figures, series
+
+
+def build_report(r: Report) -> str:
+    """The self-contained HTML report (lmdk.report) of the Schemes & utility view."""
+    from lmdk.report import html_report
+
+    cfg = r.config
+    configuration = {"schemes": ", ".join(cfg.schemes), "ε (total budget)": f"{cfg.epsilon:g}",
+                     "landmarks |L|": f"{len(cfg.landmarks):,} of {cfg.events:,} events", "mechanism": cfg.mechanism,
+                     "w (w-event window)": cfg.w, "repetitions": cfg.repetitions, "demonstration seed": cfg.seed}
+    s = r.series
+    description = {"series": s.name or "uploaded series", "kind": s.kind, "events used": f"{cfg.events:,}",
+                   "time span": f"{s.timestamps[0]} → {s.timestamps[-1]}", "units": s.units or "—"}
+    return html_report("Landmark privacy — schemes and utility", r.headline, configuration, r.verdicts,
+                       {"Mean absolute error per scheme (95 % CI)": r.mae_table},
+                       [charts.figure_spec(f) for f in r.figures], description)
 
 
 def badges(cur, chosen: list[str], summaries: dict, eps: float) -> None:
@@ -87,7 +113,7 @@ def results() -> None:
     clamp = clamp_range(mechanism)
     summaries = {s: cache.scheme_summary(cur.token, x, cur.landmarks, s, eps, mechanism, reps, seed, w, clamp)
                  for s in chosen}
-    headline(cur, summaries, eps, unit)
+    said = headline(cur, summaries, eps, unit)
     badges(cur, chosen, summaries, eps)
 
     st.subheader("Budget per timestamp")
@@ -149,6 +175,12 @@ def results() -> None:
         widgets.download_figure(release_fig, "releases", key="dl_releases", container=d[1],
                                 label="Release chart (HTML)")
     widgets.download_figure(mae_fig, "mae", key="dl_mae", container=d[2], label="MAE chart (HTML)")
+    report = Report(said, state.run_config(cur), {s: (summaries[s].satisfies, summaries[s].worst_sigma) for s in chosen},
+                    pd.DataFrame(rows), [f for f in (budget_fig, release_fig, mae_fig) if f is not None], cur.series)
+    widgets.download_deferred("Report (HTML)", build_report, report, key="dl_report", file_name="lmdk_report.html",
+                              mime="text/html", icon=":material/description:",
+                              help="One self-contained page: headline, settings, verdicts, table and interactive "
+                                   "charts; opens offline, prints to PDF from the browser. No data inside.")
     widgets.release_downloads(cur, mechanism, origin, summaries, chosen)
     st.caption(widgets.PNG_NOTE)
     state.sync_query_params()  # app.py does this after a full run; a fragment rerun must keep the URL current too

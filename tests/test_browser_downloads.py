@@ -88,3 +88,34 @@ def test_cli_reproduces_the_apps_demonstration_csv_from_its_runconfig(context, a
         assert out.read_bytes() == open(files["Demonstration release (seed)"], "rb").read()
     finally:
         page.close()
+
+
+def test_report_opens_offline_with_headline_verdicts_and_interactive_charts(context, app_url, tmp_path):
+    page = context.new_page()
+    try:
+        page.goto(f"{app_url}/schemes_utility?schemes=user,uniform,adaptive&reps=10")
+        wait_idle(page, timeout=120_000)
+        with page.expect_download(timeout=60_000) as info:
+            page.get_by_role("button", name="Report (HTML)").click()
+        report = tmp_path / "report.html"
+        info.value.save_as(str(report))
+    finally:
+        page.close()
+    offline = context.new_page()
+    requests = []
+    offline.route("**/*", lambda route: (requests.append(route.request.url),
+                                         route.continue_() if route.request.url.startswith("file:")
+                                         else route.abort()))
+    try:
+        offline.goto(report.as_uri())
+        offline.wait_for_function("() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 3",
+                                  timeout=60_000)
+        body = offline.inner_text("body")
+        assert "With ε = 1" in body and "satisfies" in body and "Mean absolute error" in body
+        assert "timestamp" not in body.lower() or "time span" in body  # described, not included
+        assert [u for u in requests if not u.startswith("file:")] == []  # nothing fetched from a network
+        offline.set_viewport_size({"width": 1024, "height": 900})
+        from browser_support import screenshot
+        screenshot(offline, "report_offline_1024")
+    finally:
+        offline.close()

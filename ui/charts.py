@@ -590,14 +590,19 @@ def number(v: float) -> str:
     return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}"
 
 
+def figure_spec(fig: go.Figure) -> dict:
+    """The figure as a plain plotly spec, ready for plotly.io outside Streamlit."""
+    spec = fig.to_dict()
+    if spec["layout"].get("template") is False:  # draw-once figures inline their styling (see _figure)
+        spec["layout"] = {k: v for k, v in spec["layout"].items() if k != "template"}
+    return spec
+
+
 def to_html(fig: go.Figure) -> str:
     """A standalone HTML file of the figure (plotly.js from the CDN keeps the file small)."""
     import plotly.io as pio
 
-    spec = fig.to_dict()
-    if spec["layout"].get("template") is False:  # draw-once figures inline their styling (see _figure)
-        spec["layout"] = {k: v for k, v in spec["layout"].items() if k != "template"}
-    return pio.to_html(spec, include_plotlyjs="cdn", full_html=True, config=MODEBAR, validate=False)
+    return pio.to_html(figure_spec(fig), include_plotlyjs="cdn", full_html=True, config=MODEBAR, validate=False)
 
 
 def _freeze_long_lived() -> None:

@@ -140,6 +140,21 @@ def download_figure(fig, name: str, *, key: str, container=None, label: str = "C
                              "in the chart's toolbar (top right of the chart).")
 
 
+def download_deferred(label: str, build: Callable, payload, *, key: str, file_name: str, mime: str, container=None,
+                      **kwargs) -> None:
+    """A download built on click from ``payload`` held in the session state (the callable holds a weak reference)."""
+    st.session_state.setdefault(state.DOWNLOAD_FIGURES, {})[key] = payload
+    (container or st).download_button(label, data=functools.partial(_built, build, weakref.ref(payload)),
+                                      file_name=file_name, mime=mime, key=key, on_click="ignore", **kwargs)
+
+
+def _built(build: Callable, ref) -> str:
+    payload = ref()
+    if payload is None:
+        return "<p>This view's session has ended: open the page again to download it.</p>"
+    return build(payload)
+
+
 def _figure_html(ref) -> str:
     """The chart's standalone HTML, or a note when its session has ended."""
     fig = ref()

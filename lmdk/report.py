@@ -1,0 +1,60 @@
+"""A self-contained HTML report of an analysis: readable offline, printable to PDF from the browser (issue 19).
+
+The report holds the headline, the configuration, the Theorem 2 verdicts, tables, the charts as interactive
+Plotly (plotly.js inlined once, no network), the data description without the data, and the lmdk version.
+"""
+from __future__ import annotations
+
+import html
+from datetime import datetime, timezone
+
+from lmdk import __version__
+
+STYLE = """
+body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1100px;margin:2rem auto;padding:0 1rem;
+color:#222;line-height:1.5}h1{font-size:1.8rem}h2{font-size:1.25rem;margin-top:2rem;border-bottom:1px solid #ddd}
+.headline{font-size:1.2rem;background:#f4f4f4;padding:1rem;border-radius:6px}table{border-collapse:collapse;
+margin:.5rem 0}td,th{border:1px solid #ccc;padding:.3rem .6rem;text-align:left}.ok{color:#1b7a3a}
+.bad{color:#b3261e}footer{margin-top:3rem;color:#666;font-size:.85rem}@media print{.chart{break-inside:avoid}}
+"""
+
+
+def _emphasis(text: str) -> str:
+    """The headline's *italic* and **bold** as HTML (everything else escaped)."""
+    import re
+
+    escaped = html.escape(text)
+    escaped = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", escaped)
+    return re.sub(r"\*(.+?)\*", r"<i>\1</i>", escaped)
+
+
+def _table(rows: dict) -> str:
+    return "<table>" + "".join(f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>"
+                               for k, v in rows.items()) + "</table>"
+
+
+def html_report(title: str, headline: str, configuration: dict, verdicts: dict[str, tuple[bool, float]],
+                tables: dict, figures: list, description: dict) -> str:
+    """The report as one HTML document. ``verdicts``: scheme → (satisfies Theorem 2, worst Σ over L ∪ {t});
+    ``tables``: caption → pandas DataFrame; ``figures``: plotly figure specs (dicts; drawn interactively, offline)."""
+    import plotly.io as pio
+    from plotly.offline import get_plotlyjs
+
+    charts = "".join(f"<div class='chart'>{pio.to_html(spec, full_html=False, include_plotlyjs=False, validate=False)}"
+                     "</div>" for spec in figures)
+    verdict_rows = "".join(
+        f"<tr><td>{html.escape(s)}</td><td class='{'ok' if ok else 'bad'}'>{'satisfies' if ok else 'violates'}"
+        f"</td><td>{worst:.4g}</td></tr>" for s, (ok, worst) in verdicts.items())
+    table_html = "".join(f"<h3>{html.escape(caption)}</h3>{frame.to_html(index=False, float_format=lambda v: f'{v:.4g}')}"
+                         for caption, frame in tables.items())
+    made = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
+<style>{STYLE}</style><script>{get_plotlyjs()}</script></head><body>
+<h1>{html.escape(title)}</h1><p class="headline">{_emphasis(headline)}</p>
+<h2>Configuration</h2>{_table(configuration)}
+<h2>(ε, L)-landmark privacy (Theorem 2)</h2><table><tr><th>scheme</th><th>verdict</th>
+<th>worst Σ over L ∪ {{t}}</th></tr>{verdict_rows}</table>
+<h2>Results</h2>{table_html}{charts}
+<h2>Data (described, not included)</h2>{_table(description)}
+<footer>Made with lmdk {__version__} on {made}. The numbers come from a demonstration seed: they reproduce the
+view, they are not a release.</footer></body></html>"""
