@@ -496,20 +496,46 @@ def _read_watchlist(path: str) -> list:
 
 def _read_indices(path: str) -> list[int]:
     """Landmark positions from the app's landmark JSON ({"landmarks": [...]}) or a list of integers."""
+    return landmark_positions(_read_text(path, "landmark file"), name=f"the landmark file {path!r}").tolist()
+
+
+def landmark_positions(text: str, timestamps=None, *, name: str = "the landmark file") -> np.ndarray:
+    """Landmarks from text: the app's landmark JSON, a JSON list, or one value per line/comma — event positions,
+    or (with ``timestamps``) date/times matched exactly to the series' timestamps."""
     import json
 
-    text = _read_text(path, "landmark file")
+    text = text.lstrip("\ufeff")
     if text.lstrip().startswith(("{", "[")):
         try:
             data = json.loads(text)
         except (json.JSONDecodeError, RecursionError):
-            raise ParameterError(f"the landmark file {path!r} is not valid JSON") from None
+            raise ParameterError(f"{name} is not valid JSON") from None
         items = data.get("landmarks") if isinstance(data, dict) else data
+        items = [str(v) for v in (items or [])]
     else:
-        items = [t for t in text.replace(",", " ").split() if t]
-        if items and not items[0].lstrip("-").isdigit():
-            items = items[1:]  # a header line such as "index"
+        items = [t.strip().strip('"') for line in text.splitlines() for t in line.split(",") if t.strip()]
+        if items and not items[0].lstrip("-").isdigit() and not _is_time(items[0]):
+            items = items[1:]  # a header line such as "index" or "timestamp"
+    if all(v.lstrip("-").isdigit() for v in items):
+        return np.unique(np.asarray([int(v) for v in items], dtype=np.int64))
+    if timestamps is None:
+        raise ParameterError(f"{name} must hold whole-number event positions")
+    index = pd.DatetimeIndex(timestamps)
     try:
-        return [int(v) for v in (items or [])]
-    except (TypeError, ValueError):
-        raise ParameterError(f"the landmark file {path!r} must hold whole-number event positions") from None
+        wanted = pd.DatetimeIndex(pd.to_datetime(items, format="mixed"))
+    except (ValueError, TypeError):
+        raise ParameterError(f"{name}: its entries are neither event positions nor date/times") from None
+    if index.tz is not None and wanted.tz is None:
+        wanted = wanted.tz_localize(index.tz)
+    elif index.tz is None and wanted.tz is not None:
+        wanted = wanted.tz_convert(None)
+    found = index.get_indexer(wanted)
+    missing = int((found < 0).sum())
+    if missing:
+        raise ParameterError(f"{name}: {missing} of {len(items)} date/times are not timestamps of this series "
+                             f"(e.g. {items[int(np.flatnonzero(found < 0)[0])]})")
+    return np.unique(found.astype(np.int64))
+
+
+def _is_time(text: str) -> bool:
+    return bool(text[:4].isdigit() and len(text) >= 8)

@@ -10,6 +10,7 @@ DETECTOR = "detector"
 TIMELINE_CHART = "timeline_chart"
 MAP_CHART = "map_chart"
 BASEMAP = "basemap"
+LANDMARK_FILE = "landmark_file"
 
 st.title("Data & landmarks")
 
@@ -33,6 +34,25 @@ def _edit_landmarks(action: str, indices: np.ndarray, note: str) -> None:
     else:  # toggle
         new = lmk.toggle(old, indices, cur.n)
     cache.set_landmarks(new, note)
+
+
+def _import_landmarks() -> None:
+    """Replace the landmarks by those of an uploaded list (positions, timestamps or the app's JSON)."""
+    from lmdk import landmarks as lmk
+
+    file = st.session_state.get(LANDMARK_FILE)
+    cur = state.current()
+    if file is None or cur is None:
+        return
+    try:
+        found = lmk.landmark_positions(file.getvalue().decode("utf-8", errors="replace"), cur.series.timestamps)
+        if found.size and (found.min() < 0 or found.max() >= cur.n):
+            raise ValueError(f"the file names positions outside 0..{cur.n - 1} (this series uses {cur.n:,} events)")
+    except ValueError as exc:
+        st.session_state["_detector_error"] = f"Landmark import: {exc}"
+        return
+    st.session_state["_detector_error"] = None
+    _edit_landmarks("replace", found, f"Imported {found.size:,} landmarks from {file.name}.")
 
 
 def _selected_indices(event) -> tuple[np.ndarray, bool]:
@@ -178,6 +198,13 @@ with st.container(border=True):
               width="stretch")
     d3.button("Clear all landmarks", on_click=_edit_landmarks, args=("replace", np.zeros(0), "Cleared."),
               key="det_clear", width="stretch")
+    u1, u2, _ = st.columns([1, 1, 3])
+    u1.button("Undo", on_click=cache.undo_landmarks, key="lm_undo", icon=":material/undo:", width="stretch",
+              disabled=not st.session_state.get(state.LANDMARK_UNDO))
+    u2.button("Redo", on_click=cache.undo_landmarks, kwargs={"redo": True}, key="lm_redo", icon=":material/redo:",
+              width="stretch", disabled=not st.session_state.get(state.LANDMARK_REDO))
+    st.file_uploader("Import landmarks: the app's landmark JSON, or a CSV of event positions or of timestamps",
+                     type=None, key=LANDMARK_FILE, on_change=_import_landmarks)
     if detector in ("threshold", "percentile", "fraction"):
         st.caption("These detectors choose L from the private values themselves. Landmark privacy assumes L is "
                    "given by the policy (e.g. hours the user named): choosing it from the data is not covered by ε, "

@@ -83,3 +83,21 @@ def test_trajectory_sample_draws_a_map():
     assert len(decks) == 1
     spec = json.loads(decks[0].proto.json)
     assert {layer["id"] for layer in spec["layers"]} >= {"path", "events"}
+
+
+def test_landmarks_import_from_a_file_and_undo_redo():
+    at = open_page()
+    before = landmark_count(at)
+    at.file_uploader(key="landmark_file").set_value(("l.csv", b"index\n1\n2\n3\n", "text/csv")).run()
+    assert not at.exception and landmark_count(at) == 3
+    at.file_uploader(key="landmark_file").set_value(
+        ("t.csv", b"timestamp\n2012-06-01 02:00:00-07:00\n", "text/csv")).run()
+    assert landmark_count(at) == 1 and list(at.session_state[state.LANDMARKS]) == [1]
+    at.button(key="lm_undo").click().run()
+    assert landmark_count(at) == 3
+    at.button(key="lm_undo").click().run()
+    assert landmark_count(at) == before
+    at.button(key="lm_redo").click().run()
+    assert landmark_count(at) == 3
+    at.file_uploader(key="landmark_file").set_value(("bad.csv", b"index\n5000\n", "text/csv")).run()
+    assert at.error and landmark_count(at) == 3

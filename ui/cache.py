@@ -132,7 +132,20 @@ def current() -> Current | None:
         ss[state.LANDMARKS] = tuple(np.asarray(lm, dtype=np.int64).tolist())
         ss[state.LANDMARKS_TOKEN] = token
         ss[state.LANDMARKS_DEFAULT] = True
+        ss[state.LANDMARK_UNDO], ss[state.LANDMARK_REDO] = [], []  # edits of other data do not apply here
     return Current(series=series, token=token, landmarks=np.asarray(ss[state.LANDMARKS], dtype=np.int64))
+
+
+def undo_landmarks(redo: bool = False) -> None:
+    """Step back (or forward) through the last landmark edits."""
+    ss = st.session_state
+    source, target = (state.LANDMARK_REDO, state.LANDMARK_UNDO) if redo else (state.LANDMARK_UNDO, state.LANDMARK_REDO)
+    stack = list(ss.get(source, []))
+    if not stack:
+        return
+    ss[target] = (ss.get(target, []) + [tuple(ss[state.LANDMARKS])])[-state.HISTORY_MAX:]
+    ss[source] = stack[:-1]
+    set_landmarks(stack[-1], f"{'Redone' if redo else 'Undone'}: {len(stack[-1]):,} landmarks.", history=False)
 
 
 def keep_landmarks_in_range(n: int) -> None:
@@ -146,10 +159,15 @@ def keep_landmarks_in_range(n: int) -> None:
                            + (f"; {dropped:,} beyond the new end were dropped." if dropped else "."))
 
 
-def set_landmarks(landmarks, note: str = "") -> None:
-    """Replace the landmark set of the current series."""
-    st.session_state[state.LANDMARKS] = tuple(np.unique(np.asarray(landmarks, dtype=np.int64)).tolist())
-    st.session_state[state.LANDMARKS_DEFAULT] = False
+def set_landmarks(landmarks, note: str = "", *, history: bool = True) -> None:
+    """Replace the landmark set of the current series (the previous one goes on the undo stack)."""
+    ss = st.session_state
+    new = tuple(np.unique(np.asarray(landmarks, dtype=np.int64)).tolist())
+    if history and ss.get(state.LANDMARKS) is not None and tuple(ss[state.LANDMARKS]) != new:
+        ss[state.LANDMARK_UNDO] = (ss.get(state.LANDMARK_UNDO, []) + [tuple(ss[state.LANDMARKS])])[-state.HISTORY_MAX:]
+        ss[state.LANDMARK_REDO] = []
+    ss[state.LANDMARKS] = new
+    ss[state.LANDMARKS_DEFAULT] = False
     if note:
         st.session_state[state.LAST_EDIT] = note
 
