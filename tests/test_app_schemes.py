@@ -201,3 +201,18 @@ def test_share_popover_holds_the_short_settings_link():
     at = open_page(eps="0.5")
     code = [c.value for c in at.code]
     assert any("eps=0.5" in c and "lm=" not in c for c in code)
+
+
+def test_a_dense_landmark_strip_becomes_a_density_profile_that_shows_clusters():
+    import numpy as np
+
+    from ui import charts as ui_charts
+
+    n = 1000
+    clustered = np.r_[np.arange(100, 300), np.arange(700, 760)]  # 260 landmarks in two clusters
+    fig = ui_charts.budgets({"uniform": np.full(n, 0.004)}, clustered, epsilon=1.0).to_dict()
+    band = next(t for t in fig["data"] if t.get("name") == "landmark share")
+    share = np.asarray(band["customdata"])
+    assert band["fill"] == "tonexty" and share.max() == 100 and share.min() == 0
+    few = ui_charts.budgets({"uniform": np.full(n, 0.004)}, np.arange(0, 1000, 20), epsilon=1.0).to_dict()
+    assert any(t.get("name") == "landmark" for t in few["data"])  # 50 landmarks: one tick each

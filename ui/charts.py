@@ -273,12 +273,35 @@ def _ticks(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return x, y
 
 
+RUG_DENSITY_LIMIT = 150  # above this many landmarks the L strip shows their density (~900 px: ticks merge into a band)
+DENSITY_BINS = 120
+
+
+def _density_band(landmarks: np.ndarray, x: np.ndarray, xa: str, ya: str) -> list[dict]:
+    """The L strip as the share of landmarks per stretch of time: a filled profile standing on the strip's floor."""
+    n = x.size
+    edges = np.linspace(0, n, min(DENSITY_BINS, n) + 1).astype(np.int64)
+    counts = np.histogram(landmarks, bins=edges)[0]
+    share = counts / np.maximum(np.diff(edges), 1)
+    centre = x[np.minimum((edges[:-1] + edges[1:]) // 2, n - 1)]
+    floor = {"type": "scatter", "x": centre, "y": np.full(centre.size, -1.0), "mode": "lines", "xaxis": xa,
+             "yaxis": ya, "line": {"width": 0}, "hoverinfo": "skip", "showlegend": False}
+    profile = {"type": "scatter", "x": centre, "y": -1.0 + 2.0 * share, "mode": "lines", "fill": "tonexty",
+               "line": {"shape": "hvh", "color": LANDMARK_COLOUR, "width": 1}, "fillcolor": "rgba(0,0,0,0.55)",
+               "name": "landmark share", "xaxis": xa, "yaxis": ya, "customdata": 100 * share,
+               "hovertemplate": "%{customdata:.0f} % of events are landmarks here<extra></extra>"}
+    return [floor, profile]
+
+
 def _rug(rug_axes, landmarks: np.ndarray, dummies: np.ndarray, x: np.ndarray) -> list[dict]:
     """The landmark strip above the panels: black ticks (dummies dotted), drawn once for all panels."""
     xa, ya = rug_axes
-    tx, ty = _ticks(x[landmarks]) if landmarks.size else (np.array([]), np.array([]))
-    traces = [{"type": "scatter", "x": tx, "y": ty, "mode": "lines", "line": {"color": LANDMARK_COLOUR, "width": 1.5},
-               "name": "landmark", "xaxis": xa, "yaxis": ya, "hoverinfo": "x"}]
+    if landmarks.size > RUG_DENSITY_LIMIT:
+        traces = _density_band(landmarks, x, xa, ya)
+    else:
+        tx, ty = _ticks(x[landmarks]) if landmarks.size else (np.array([]), np.array([]))
+        traces = [{"type": "scatter", "x": tx, "y": ty, "mode": "lines", "xaxis": xa, "yaxis": ya,
+                   "line": {"color": LANDMARK_COLOUR, "width": 1.5}, "name": "landmark", "hoverinfo": "x"}]
     if dummies.size:
         dx, dy = _ticks(x[dummies])
         traces.append({"type": "scatter", "x": dx, "y": dy, "mode": "lines", "name": "dummy landmark",
