@@ -79,7 +79,7 @@ def test_default_render_has_budget_release_and_mae_charts_for_six_schemes():
     assert titles == list(state.SCHEME_NAMES)
     names = {t.get("name") for t in release["data"]}
     assert {"original", "uniform median", "90 % of repetitions"} <= names
-    assert "landmark" in {t.get("name") for t in budget["data"]}
+    assert "landmark share" in {t.get("name") for t in budget["data"]}  # 200 landmarks: the density profile
     assert "budget on landmarks" in {t.get("name") for t in budget["data"]}  # landmark budgets highlighted
     assert list(mae["data"][0]["y"]) == list(state.SCHEME_NAMES)
     assert "kWh" in mae["layout"]["xaxis"]["title"]["text"]
