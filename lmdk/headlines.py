@@ -71,3 +71,15 @@ def schemes_headline(epsilon: float, n: int, n_landmarks: int, words: str, unit:
         text += (f" *{SCHEME_NAMES[rival]}* is more accurate still but does **not** protect the sensitive "
                  f"{words} together.")
     return text
+
+
+def temporal_loss_headline(epsilon: float, scheme: str, correlation: str, worst: float, reference: float,
+                           words: str) -> str:
+    """Temporal privacy loss: how much the sensitive events together can leak once events are correlated."""
+    name = SCHEME_NAMES.get(scheme, scheme)
+    lead = (f"With ε = {epsilon:g} and {correlation} correlation between consecutive {words}, an adversary who knows "
+            f"that correlation learns ")
+    if worst <= reference * (1 + 1e-9):
+        return lead + f"no more about the sensitive {words} together from *{name}* than without it ({readable(worst)})."
+    return (lead + f"up to {readable(worst)} about the sensitive {words} together from *{name}* — "
+            f"{ratio(worst / reference)} the {readable(reference)} that holds when {words} are independent.")

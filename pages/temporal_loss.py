@@ -124,6 +124,14 @@ def _page() -> None:
     asym = losses.asymptotes
     total = float(np.sum(summary.budgets))
 
+    from lmdk import headlines
+
+    corr = ss[state.CORRELATION] if ss[state.CORRELATION] in ("weak", "moderate", "strong") else "the chosen"
+    if ss.get(MATRIX_KEY) is not None:
+        corr = "the uploaded"
+    words = headlines.event_word(cur.series.kind, headlines.median_step_seconds(cur.series.timestamps))
+    st.markdown("##### " + headlines.temporal_loss_headline(
+        eps, scheme, corr, min(float(losses.overall.max()), total), float(losses.reference.max()), words))
     cols = st.columns(4)
     cols[0].metric("max TPL", f"{losses.tpl.max():.3g}", help="Largest temporal privacy loss over t (Cao et al.).")
     cols[1].metric("max overall loss with landmarks", f"{losses.overall.max():.3g}",

@@ -121,3 +121,9 @@ def test_the_analysed_scheme_round_trips_through_the_link():
     assert "skip budgets" in " ".join(c.value for c in at.caption)
     at.segmented_control(key=state.widget_key(state.TPL_SCHEME)).set_value("adaptive").run()
     assert not at.exception and at.query_params["tpl_scheme"] in ("adaptive", ["adaptive"])
+
+
+def test_headline_states_the_loss_in_words_first():
+    at = open_page(tpl_scheme="uniform", corr="strong")
+    head = next(m.value for m in at.markdown if m.value.startswith("##### With ε"))
+    assert "strong correlation between consecutive hours" in head and "*Uniform*" in head

@@ -28,3 +28,11 @@ def test_readable_numbers_and_words():
     assert [headlines.readable(v) for v in (1004.3, 28.14, 0.5437, 37.0, 9.98)] == ["1,000", "28", "0.54", "37", "10"]
     assert headlines.ratio(27.4) == "27×" and headlines.ratio(1.46) == "1.5×"
     assert headlines.event_word("values", 3600.0) == "hours" and headlines.event_word("trajectory", 5.0) == "locations"
+
+
+def test_temporal_loss_headline_states_the_growth_over_the_uncorrelated_loss():
+    text = headlines.temporal_loss_headline(1.0, "uniform", "strong", 4.975, 1.0, "hours")
+    assert text.startswith("With ε = 1 and strong correlation between consecutive hours")
+    assert "up to 5.0 about the sensitive hours together from *Uniform* — 5.0× the 1.0 that holds" in text
+    same = headlines.temporal_loss_headline(1.0, "skip", "weak", 1.0, 1.0, "hours")
+    assert "no more about the sensitive hours together from *Skip* than without it" in same
