@@ -4,7 +4,7 @@ import plotly.graph_objects as go
 import pydeck as pdk
 import streamlit as st
 
-from lmdk import priste
+from lmdk import headlines, priste
 from lmdk.priste import views as priste_views
 from lmdk.errors import LmdkError
 from ui import charts, explain, maps, state, text, widgets
@@ -195,6 +195,10 @@ with st.spinner(f"Running the plain α-PLM and PriSTE {reps}× each on {grid.m} 
     res = run_comparison(cells, kind, tuple(sorted(region)), tuple(window), float(eps), float(alpha), M, grid,
                          int(reps), delta, int(seed))
 t = np.arange(T)
+
+st.markdown("##### " + headlines.spatiotemporal_headline(
+    float(eps), float(np.max(res.plain_leakage["median"])), res.plain_distance_m, res.priste_distance_m,
+    float(alpha), res.priste_mean_alpha))
 
 # ------------------------------------------------------------------ map
 st.subheader("2 · The trace on the grid")

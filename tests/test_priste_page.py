@@ -150,3 +150,9 @@ def test_spread_fixes_covers_the_whole_trace():
     idx = spread_fixes(7075, 40)
     assert idx[0] == 0 and idx[-1] == 7074 and len(idx) == 40 and (np.diff(idx) > 0).all()
     assert spread_fixes(10, 40).tolist() == list(range(10))
+
+
+def test_headline_says_what_the_calibration_buys_and_costs():
+    at = open_page()
+    head = next(m.value for m in at.markdown if m.value.startswith("##### "))
+    assert ("PriSTE keeps it within ε" in head and "km off instead of" in head) or "nothing to change" in head
