@@ -98,3 +98,11 @@ def spatiotemporal_headline(epsilon: float, plain_leak: float, plain_distance_m:
             f"ε = {epsilon:g}. PriSTE keeps it within ε by adding more noise where needed (α {readable(alpha0)} → "
             f"{readable(alpha)} per km on average): released locations are {km(priste_distance_m)} off instead of "
             f"{km(plain_distance_m)}.")
+
+
+def dummies_headline(marked: int, real: int, chance_real: float, words: str) -> str:
+    """Dummy landmarks: how well the dummies hide which marked events are the real sensitive ones."""
+    hidden = marked - real
+    return (f"{hidden:,} ordinary {words} are marked as sensitive next to the {real:,} real ones, so an observer who "
+            f"knows the method can only say that a marked one is real with {round(100 * chance_real):.0f} % "
+            f"certainty; the {words} left unmarked are known to be ordinary.")

@@ -3,7 +3,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from lmdk import dummies, views
+from lmdk import dummies, headlines, views
 from lmdk.errors import LmdkError
 from ui import cache, cache_loss, charts, charts_loss, explain, state, text, widgets
 
@@ -109,6 +109,10 @@ def _page() -> None:
         st.error(text.escape_markdown(exc), icon=":material/error:")
         return
     dm = sel.dummies
+    disclosure = dummies.membership_disclosure(sel)
+    words = headlines.event_word(cur.series.kind, headlines.median_step_seconds(cur.series.timestamps))
+    st.markdown("##### " + headlines.dummies_headline(int(sel.chosen.size), int(cur.landmarks.size),
+                                                      disclosure.chosen, words))
 
     cols = st.columns(5)
     cols[0].metric("real landmarks |L|", f"{cur.landmarks.size:,}")
@@ -125,7 +129,6 @@ def _page() -> None:
     st.caption(f"Filled diamonds: the {cur.landmarks.size} real landmarks; open diamonds: the {dm.size} dummies "
                f"({method}, {utility} utility, seed {seed}). An observer of the release sees only L′.")
 
-    disclosure = dummies.membership_disclosure(sel)
     st.info(f"**What the dummies protect.** An observer who knows this method sees {sel.chosen.size:,} marked events; "
             f"{cur.landmarks.size:,} of them are real, so each marked event is a real landmark with probability "
             f"{100 * disclosure.chosen:.0f} % ({100 * disclosure.expected:.0f} % on average over the options the "

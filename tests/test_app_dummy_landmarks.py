@@ -106,3 +106,9 @@ def test_scheme_choice_and_epsilon_update_budgets_before_after(small):
     assert all(meta_of(f["layout"])["eps"] == 2.0 for f in specs(at).values())
     table = at.dataframe[-1].value
     assert list(table["scheme"]) == list(state.SCHEME_NAMES) and "cost" in table.columns
+
+
+def test_headline_says_how_well_the_dummies_hide_the_real_landmarks():
+    at = app_support.open_page("pages/dummy_landmarks.py", 120)
+    head = next(m.value for m in at.markdown if m.value.startswith("##### "))
+    assert "real ones" in head and "% certainty" in head and "left unmarked are known to be ordinary" in head

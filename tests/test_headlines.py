@@ -43,3 +43,9 @@ def test_spatiotemporal_headline_states_the_cost_of_keeping_the_event_within_eps
     assert "up to 3.2 about the sensitive event, above ε = 1" in text and "4.2 km off instead of 1.5 km" in text
     calm = headlines.spatiotemporal_headline(1.0, 0.4, 800.0, 800.0, 1.0, 1.0)
     assert "already keeps the sensitive event within ε = 1" in calm and "800 m" in calm
+
+
+def test_dummies_headline_states_the_chance_and_what_stays_exposed():
+    text = headlines.dummies_headline(500, 200, 0.4, "hours")
+    assert text.startswith("300 ordinary hours are marked as sensitive next to the 200 real ones")
+    assert "with 40 % certainty" in text and "left unmarked are known to be ordinary" in text
