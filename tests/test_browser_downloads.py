@@ -119,3 +119,38 @@ def test_report_opens_offline_with_headline_verdicts_and_interactive_charts(cont
         screenshot(offline, "report_offline_1024")
     finally:
         offline.close()
+
+
+def test_stakeholder_walk_cold_link_headline_report_and_script(browser_context, app_url, tmp_path):
+    """Someone opens a shared link cold, reads the headline, takes the report and reruns the script."""
+    import os
+    import subprocess
+    import sys
+
+    from browser_support import ROOT
+
+    page = browser_context.new_page()
+    try:
+        page.goto(f"{app_url}/schemes_utility?eps=0.1&schemes=user,uniform,adaptive&reps=20&seed=5")
+        wait_idle(page, timeout=120_000)
+        main = page.inner_text("[data-testid='stMain']")
+        assert main.index("With ε = 0.1") < main.index("Budget per timestamp")  # the headline comes first
+        shown = page.evaluate("() => { const d = document.querySelector('.st-key-mae_chart .js-plotly-plot').data[0];"
+                              " return [Array.from(d.y), Array.from(d.x)]; }")
+        with page.expect_download(timeout=60_000) as info:
+            page.get_by_role("button", name="Report (HTML)").click()
+        assert "With ε = 0.1" in open(info.value.path(), encoding="utf-8").read()
+        with page.expect_download(timeout=60_000) as info:
+            page.get_by_role("button", name="Reproduce in Python (script)").click()
+        script = tmp_path / "reproduce_schemes.py"
+        info.value.save_as(str(script))
+    finally:
+        page.close()
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert done.returncode == 0, done.stderr
+    printed = {line.split()[0]: float(line.split()[1]) for line in done.stdout.splitlines()[2:]}
+    assert set(printed) == {"user", "uniform", "adaptive"} and printed["user"] > printed["adaptive"]
+    for scheme, mae in zip(*shown):  # the script prints the numbers the page charts
+        assert printed[scheme] == pytest.approx(mae, rel=1e-5)
+    assert "ε = 0.1" in done.stdout and "demonstration seed 5" in done.stdout
