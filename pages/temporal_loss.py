@@ -184,6 +184,13 @@ def _page() -> None:
     widgets.download_figure(fig1, "temporal_privacy_loss", key="dl_tpl", container=d[0])
     widgets.download_figure(fig2, "landmark_temporal_privacy_loss", key="dl_ltpl", container=d[1])
     widgets.download_figure(fig3, "figure9_distributions", key="dl_fig9", container=d[2])
+    from lmdk.reproduce import tpl_script
+
+    name = (ss.get(state.UPLOAD_FILE_NAME) or "YOUR_FILE") if ss[state.SOURCE] == "upload" else None
+    st.download_button("Reproduce in Python (script)", data=tpl_script(state.run_config(cur), scheme, P, name),
+                       file_name="reproduce_tpl.py", mime="text/x-python", key="dl_tpl_script", on_click="ignore",
+                       icon=":material/code:", help="A short script with the lmdk Python API that prints this view's "
+                                                    "largest losses (same demonstration seed).")
     st.caption(widgets.PNG_NOTE)
 
 

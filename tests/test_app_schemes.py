@@ -216,3 +216,9 @@ def test_a_dense_landmark_strip_becomes_a_density_profile_that_shows_clusters():
     assert band["fill"] == "tonexty" and share.max() == 100 and share.min() == 0
     few = ui_charts.budgets({"uniform": np.full(n, 0.004)}, np.arange(0, 1000, 20), epsilon=1.0).to_dict()
     assert any(t.get("name") == "landmark" for t in few["data"])  # 50 landmarks: one tick each
+
+
+def test_synthetic_series_render_with_their_downloads():
+    """The RunConfig of a synthetic series refers to its content hash (building it used to assume an upload)."""
+    at = open_page(source="synthetic", syn_n="300")
+    assert not at.exception and any(b.label == "RunConfig (JSON)" for b in at.get("download_button"))

@@ -65,3 +65,30 @@ def test_script_for_an_upload_reads_the_file_with_the_views_import_mapping(tmp_p
     want = page_mae(series, cfg)
     for s in want:
         assert got[s] == pytest.approx(want[s], rel=1e-5)
+
+
+def test_tpl_script_prints_the_temporal_loss_pages_maxima(tmp_path):
+    """The second page: the Temporal privacy loss view's three maxima, as ui.cache_loss computes them."""
+    from lmdk import privacy, tpl
+    from lmdk.reproduce import tpl_script
+
+    series = lmdk.sample("hue")
+    L = tuple(int(i) for i in lmdk.landmarks.by_percentile(series.values, 0.2))
+    cfg = RunConfig(data="sample:hue", events=1000, landmarks=L, schemes=("uniform", "adaptive"),
+                    mechanism="laplace", epsilon=1.0, w=10, repetitions=10, seed=2)
+    P = tpl.transition_matrix("strong")
+    script = tmp_path / "reproduce_tpl.py"
+    script.write_text(tpl_script(cfg, "adaptive", P), encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert done.returncode == 0, done.stderr
+    printed = {line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1]) for line in done.stdout.splitlines()[1:]}
+    x, mechanism, _ = views.release_input(series, L)
+    rel = lmdk.release(x, np.asarray(L), "adaptive", 1.0, mechanism=mechanism, repetitions=10,
+                       rng=scheme_rng(2, "adaptive"), w=10)
+    budgets = views.summarize("adaptive", x, rel, L, 1.0, mechanism).budgets  # what the page analyses
+    _, _, tpl_t = tpl.temporal_privacy_loss(budgets, P)
+    overall = tpl.landmark_temporal_privacy_loss(budgets, np.asarray(L), P).overall
+    assert printed["max TPL"] == pytest.approx(tpl_t.max(), rel=1e-5)
+    assert printed["max overall loss with landmarks"] == pytest.approx(overall.max(), rel=1e-5)
+    assert printed["same without correlation"] == pytest.approx(privacy.landmark_loss(budgets, L).max(), rel=1e-5)

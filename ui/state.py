@@ -353,9 +353,11 @@ def run_config(cur):
     mapping = None
     if ss[SOURCE] == "sample":
         data_ref = sample_reference(ss[SAMPLE])
-    else:  # the uploaded file's hash (not the first-n table's) and how it was read
+    elif ss[SOURCE] == "upload" and ss.get(SERIES_UPLOAD) is not None:  # the file's hash and how it was read
         data_ref = "sha256:" + ss[SERIES_UPLOAD].source_hash
         mapping = ss[IMPORT_SPEC].to_dict() if ss.get(IMPORT_SPEC) is not None else None
+    else:  # a synthetic series: its content hash
+        data_ref = "sha256:" + cur.series.source_hash
     schemes = tuple(ss[SCHEMES]) or SCHEME_NAMES
     return RunConfig(data=data_ref, events=cur.n, landmarks=tuple(int(i) for i in cur.landmarks), schemes=schemes,
                      mechanism=ss[MECHANISM], epsilon=float(ss[EPSILON]), w=min(int(ss[W]), cur.n),
