@@ -1,5 +1,6 @@
 """Temporal privacy loss: BPL/FPL/TPL under Markov correlation, the landmark temporal privacy loss, Figure 9."""
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from lmdk import tpl, views, views_loss
@@ -96,6 +97,20 @@ def _correlation_controls(uploaded: bool):
     return tpl.transition_matrix(s), f"s = {s:g} ({ss[state.CORRELATION]})"
 
 
+def _report_html(parts: tuple) -> str:
+    """The self-contained HTML report of this view (lmdk.report)."""
+    from lmdk.report import html_report
+
+    said, cfg, verdicts, maxima, figures, series, described = parts
+    configuration = {"scheme analysed": next(iter(verdicts)), "ε (total budget)": f"{cfg.epsilon:g}",
+                     "correlation": described, "landmarks |L|": f"{len(cfg.landmarks):,} of {cfg.events:,} events",
+                     "repetition analysed": "1 (demonstration seed " + str(cfg.seed) + ")"}
+    description = {"series": series.name or "series", "kind": series.kind,
+                   "time span": f"{series.timestamps[0]} → {series.timestamps[-1]}", "units": series.units or "—"}
+    return html_report("Landmark privacy — temporal privacy loss", said, configuration, verdicts,
+                       {"Largest losses": maxima}, [charts.figure_spec(f) for f in figures], description)
+
+
 def _page() -> None:
     ss = st.session_state
     st.title("Temporal privacy loss")
@@ -130,8 +145,9 @@ def _page() -> None:
     if ss.get(MATRIX_KEY) is not None:
         corr = "the uploaded"
     words = headlines.event_word(cur.series.kind, headlines.median_step_seconds(cur.series.timestamps))
-    st.markdown("##### " + headlines.temporal_loss_headline(
-        eps, scheme, corr, min(float(losses.overall.max()), total), float(losses.reference.max()), words))
+    said = headlines.temporal_loss_headline(eps, scheme, corr, min(float(losses.overall.max()), total),
+                                            float(losses.reference.max()), words)
+    st.markdown("##### " + said)
     cols = st.columns(4)
     cols[0].metric("max TPL", f"{losses.tpl.max():.3g}", help="Largest temporal privacy loss over t (Cao et al.).")
     cols[1].metric("max overall loss with landmarks", f"{losses.overall.max():.3g}",
@@ -184,6 +200,15 @@ def _page() -> None:
     widgets.download_figure(fig1, "temporal_privacy_loss", key="dl_tpl", container=d[0])
     widgets.download_figure(fig2, "landmark_temporal_privacy_loss", key="dl_ltpl", container=d[1])
     widgets.download_figure(fig3, "figure9_distributions", key="dl_fig9", container=d[2])
+    maxima = pd.DataFrame({"quantity": ["max TPL", "max overall loss with landmarks", "same without correlation",
+                                         "Σ of all budgets"],
+                           "value": [float(losses.tpl.max()), float(losses.overall.max()),
+                                     float(losses.reference.max()), total]})
+    report = (said, state.run_config(cur), {scheme: (bool(summary.satisfies), float(summary.worst_sigma))}, maxima,
+              [fig1, fig2, fig3], cur.series, described)
+    widgets.download_deferred("Report (HTML)", _report_html, report, key="dl_tpl_report",
+                              file_name="lmdk_temporal_loss_report.html", mime="text/html",
+                              icon=":material/description:", help="One self-contained page, readable offline.")
     from lmdk.reproduce import tpl_script
 
     name = (ss.get(state.UPLOAD_FILE_NAME) or "YOUR_FILE") if ss[state.SOURCE] == "upload" else None

@@ -143,16 +143,24 @@ def download_figure(fig, name: str, *, key: str, container=None, label: str = "C
 def download_deferred(label: str, build: Callable, payload, *, key: str, file_name: str, mime: str, container=None,
                       **kwargs) -> None:
     """A download built on click from ``payload`` held in the session state (the callable holds a weak reference)."""
-    st.session_state.setdefault(state.DOWNLOAD_FIGURES, {})[key] = payload
-    (container or st).download_button(label, data=functools.partial(_built, build, weakref.ref(payload)),
+    held = _Held(payload)
+    st.session_state.setdefault(state.DOWNLOAD_FIGURES, {})[key] = held
+    (container or st).download_button(label, data=functools.partial(_built, build, weakref.ref(held)),
                                       file_name=file_name, mime=mime, key=key, on_click="ignore", **kwargs)
 
 
+class _Held:
+    """A session-owned box around a download's inputs (tuples and dicts cannot be weakly referenced)."""
+
+    def __init__(self, value):
+        self.value = value
+
+
 def _built(build: Callable, ref) -> str:
-    payload = ref()
-    if payload is None:
+    held = ref()
+    if held is None:
         return "<p>This view's session has ended: open the page again to download it.</p>"
-    return build(payload)
+    return build(held.value)
 
 
 def _figure_html(ref) -> str:
