@@ -33,6 +33,16 @@ def _table(rows: dict) -> str:
                                for k, v in rows.items()) + "</table>"
 
 
+def describe_series(series, events: int | None = None) -> dict:
+    """The data description a report carries instead of the data: name, kind, events used, span, units."""
+    described = {"series": series.name or "series", "kind": series.kind}
+    if events is not None:
+        described["events used"] = f"{events:,}"
+    described["time span"] = f"{series.timestamps[0]} → {series.timestamps[-1]}"
+    described["units"] = series.units or "—"
+    return described
+
+
 def html_report(title: str, headline: str, configuration: dict, verdicts: dict[str, tuple[bool, float]],
                 tables: dict, figures: list, description: dict) -> str:
     """The report as one HTML document. ``verdicts``: scheme → (satisfies Theorem 2, worst Σ over L ∪ {t});

@@ -73,15 +73,13 @@ class Report:
 
 def build_report(r: Report) -> str:
     """The self-contained HTML report (lmdk.report) of the Schemes & utility view."""
-    from lmdk.report import html_report
+    from lmdk.report import describe_series, html_report
 
     cfg = r.config
     configuration = {"schemes": ", ".join(cfg.schemes), "ε (total budget)": f"{cfg.epsilon:g}",
                      "landmarks |L|": f"{len(cfg.landmarks):,} of {cfg.events:,} events", "mechanism": cfg.mechanism,
                      "w (w-event window)": cfg.w, "repetitions": cfg.repetitions, "demonstration seed": cfg.seed}
-    s = r.series
-    description = {"series": s.name or "uploaded series", "kind": s.kind, "events used": f"{cfg.events:,}",
-                   "time span": f"{s.timestamps[0]} → {s.timestamps[-1]}", "units": s.units or "—"}
+    description = describe_series(r.series, cfg.events)
     return html_report("Landmark privacy — schemes and utility", r.headline, configuration, r.verdicts,
                        {"Mean absolute error per scheme (95 % CI)": r.mae_table},
                        [charts.figure_spec(f) for f in r.figures], description)

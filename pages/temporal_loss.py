@@ -99,14 +99,13 @@ def _correlation_controls(uploaded: bool):
 
 def _report_html(parts: tuple) -> str:
     """The self-contained HTML report of this view (lmdk.report)."""
-    from lmdk.report import html_report
+    from lmdk.report import describe_series, html_report
 
     said, cfg, verdicts, maxima, figures, series, described = parts
     configuration = {"scheme analysed": next(iter(verdicts)), "ε (total budget)": f"{cfg.epsilon:g}",
                      "correlation": described, "landmarks |L|": f"{len(cfg.landmarks):,} of {cfg.events:,} events",
                      "repetition analysed": "1 (demonstration seed " + str(cfg.seed) + ")"}
-    description = {"series": series.name or "series", "kind": series.kind,
-                   "time span": f"{series.timestamps[0]} → {series.timestamps[-1]}", "units": series.units or "—"}
+    description = describe_series(series, cfg.events)
     return html_report("Landmark privacy — temporal privacy loss", said, configuration, verdicts,
                        {"Largest losses": maxima}, [charts.figure_spec(f) for f in figures], description)
 
