@@ -79,13 +79,16 @@ def _window(w, n: int, scheme: str) -> int:
     return int(w)
 
 
-def _allocate_mask(scheme: str, mask: np.ndarray, eps: float, w: int) -> np.ndarray:
-    """Budgets of shape mask.shape for a (reps, n) landmark mask; adaptive gets its initial reservation."""
-    n = mask.shape[-1]
+def _allocate_mask(scheme: str, mask: np.ndarray, eps: float, w: int, lengths=None) -> np.ndarray:
+    """Budgets of shape mask.shape for a (reps, n) landmark mask; adaptive gets its initial reservation.
+
+    ``lengths``: (reps, 1) true series lengths of a padded batch (lmdk.population); default n for every row.
+    """
+    n = mask.shape[-1] if lengths is None else lengths
     if scheme == "event":
         return np.full(mask.shape, eps)
     if scheme == "user":
-        return np.full(mask.shape, eps / n)
+        return np.broadcast_to(eps / n, mask.shape).copy()
     if scheme == "w-event":
         return np.full(mask.shape, eps / w)
     if scheme == "skip":  # §3.2 Skip: ε at regular events, nothing at landmarks
@@ -179,8 +182,12 @@ def _forward_fill(noisy: np.ndarray, published: np.ndarray, default: np.ndarray)
     return np.where(before_first, default, filled)
 
 
-def _adaptive(x, mask, eps, mechanism, sensitivity, noise, default, post=None):
+def _adaptive(x, mask, eps, mechanism, sensitivity, noise, default, post=None, lengths=None):
     """Adaptive scheme (§3.2, Figure 4), vectorised over repetitions, one step per timestamp.
+
+    ``x`` is one series ((n,) or (n, 2)) shared by every repetition, or one series per row ((reps, n) or
+    (reps, n, 2): lmdk.population runs users in lockstep); ``lengths`` (reps,) marks timestamps ≥ lengths[r]
+    of row r as padding (neither landmark nor regular; their outputs are meaningless).
 
     Budget management: every release is reserved ε/(|L|+1). A landmark that is published spends the
     current landmark share = (ε − R − spent_L)/(landmarks left); a landmark that is approximated
@@ -199,21 +206,27 @@ def _adaptive(x, mask, eps, mechanism, sensitivity, noise, default, post=None):
     reps, n = mask.shape
     lm_count = mask.sum(axis=1)
     regular = ~mask
+    size = n
+    if lengths is not None:
+        size = np.asarray(lengths)
+        regular &= np.arange(n) < size[:, None]
+    per_row = x.ndim == np.ndim(default) + 2
+    x_t = np.ascontiguousarray(np.moveaxis(x, 1, 0)) if per_row else x
     regular_after = (regular.sum(axis=1, keepdims=True) - np.cumsum(regular, axis=1)) > 0
     inv_left = (1.0 / np.maximum(lm_count[:, None] - np.cumsum(mask, axis=1) + mask, 1)).T  # 1/landmarks left incl. t
     mask_t = np.ascontiguousarray(mask.T)
     frees_t = np.ascontiguousarray((mask & regular_after).T)  # approximating here raises R
     noise_t = np.ascontiguousarray(np.moveaxis(noise, 1, 0))
-    level = np.where(lm_count < n, eps / (lm_count + 1.0), 0.0)  # R
+    level = np.where(lm_count < size, eps / (lm_count + 1.0), 0.0)  # R
     pool = eps - level  # ε − R − spent_L: what the remaining landmarks may still spend
     next_pub = np.zeros(reps, dtype=np.int64)
     interval = np.ones(reps, dtype=np.int64)
-    last = np.broadcast_to(default, (reps,) + x.shape[1:]).copy()
+    last = np.broadcast_to(default, (reps,) + np.shape(default)).copy()
     last_scale = np.full(reps, np.inf)
-    values = np.empty((n, reps) + x.shape[1:], dtype=last.dtype)
+    values = np.empty((n,) + last.shape, dtype=last.dtype)
     budgets = np.empty((n, reps))
     published = np.empty((n, reps), dtype=bool)
-    wide = x.ndim == 2
+    wide = last.ndim == 2
     pub_wide = np.empty(last.shape, dtype=bool)
     laplace = mechanism == "laplace"
     any_landmark = mask_t.any(axis=1)
@@ -232,9 +245,9 @@ def _adaptive(x, mask, eps, mechanism, sensitivity, noise, default, post=None):
             budget = level
         if laplace:
             scale = sensitivity / budget
-            noisy = x[t] + noise_t[t] * scale
+            noisy = x_t[t] + noise_t[t] * scale
         else:
-            noisy, scale = _perturb_step(mechanism, x[t], budget, noise_t[t], sensitivity)
+            noisy, scale = _perturb_step(mechanism, x_t[t], budget, noise_t[t], sensitivity)
         if post is not None:  # exports: snap to the noise's grid before anything looks at the value
             noisy = post(noisy, budget)
         threshold = scale + last_scale
