@@ -396,6 +396,15 @@ def _short_panel(panel: str) -> str:
     return f"Fig. {head[3:]}: {rest}" if head.startswith("fig") else str(panel)
 
 
+def _scale(df: pd.DataFrame) -> str:
+    """', 100 m cells (…)' naming the PriSTE run's cell size for a title ('' if the CSV has no cell_km column)."""
+    from lmdk.experiments.assumptions import scale_label
+
+    if "cell_km" not in df or not len(df):
+        return ""
+    return ", " + " / ".join(scale_label(c) for c in _ordered(df["cell_km"]))
+
+
 PRISTE_WINDOWS = {"fig8": [(4, 8)], "fig9": [(16, 20)], "fig10": [(4, 8), (16, 20)], "fig11": [(4, 8)]}  # 1-based
 
 
@@ -408,8 +417,8 @@ def _priste_budget(df: pd.DataFrame):
     d = df.assign(eps="ε = " + df["epsilon"].map(lambda e: f"{e:g}"), plm=df["alpha0"].map(lambda a: f"{a:g}-PLM"),
                   panel=df["panel"].map(_short_panel))
     fig = faceted(d, x="t", y="alpha", color="eps", facet="panel", facet_row="plm", log_y=True, band=False,
-                  title=f"PriSTE Figs. 8–11 — mean α used per timestamp ({reps} repetitions); grey = event window, "
-                        "dashed = the PLM's α₀", x_title="timestamp (1-based)", y_title="α used (per km, log)",
+                  title=f"PriSTE Figs. 8–11 — mean α used per timestamp ({reps} repetitions{_scale(df)}); "
+                        "grey = event window, dashed = the PLM's α₀", x_title="timestamp (1-based)", y_title="α used (per km, log)",
                   legend_title="event privacy")
     fig.for_each_trace(lambda tr: tr.update(x=[t + 1 for t in tr.x]))  # the paper counts timestamps from 1
     for r, plm in enumerate(_ordered(d["plm"]), start=1):
@@ -485,7 +494,7 @@ def _priste_utility(df: pd.DataFrame):
                              "repetitions (see the CSV)</span>")
     fig.update_layout(
         title=f"PriSTE Figs. 12–14 — utility averaged over timestamps, PRESENCE(S = cells 1–10, T = 4–8), "
-              f"synthetic 20×20, {reps} repetitions{note}",
+              f"synthetic 20×20{_scale(df)}, {reps} repetitions{note}",
         template="plotly_white", margin=dict(l=70, r=20, t=95, b=170), font=dict(size=13), height=770,
     )
     fig.update_layout(title_font_size=14)
@@ -526,7 +535,7 @@ def _priste_runtime(df: pd.DataFrame):
         fig.update_yaxes(title_text="seconds per event (log)" if c == 1 else None, title_standoff=6, row=1, col=c)
     reps = _repetitions(df)
     fig.update_layout(
-        title=f"PriSTE Fig. 15 — runtime per random PATTERN event ({reps} events per size) vs brute force",
+        title=f"PriSTE Fig. 15 — runtime per random PATTERN event ({reps} events per size{_scale(df)}) vs brute force",
         template="plotly_white", margin=dict(l=70, r=20, t=80, b=60), font=dict(size=13), height=480,
         legend=dict(orientation="h", x=0, y=-0.2, yanchor="top"),
     )
@@ -567,8 +576,8 @@ def _priste_table2(df: pd.DataFrame):
     fallback_text = ("no run needed the uniform fallback" if fallback == 0
                      else f"up to {fallback:g} uniform-fallback releases per run")
     fig.update_layout(
-        title=f"PriSTE Table 2 counterpart — PRESENCE(S=[1:10], T=[4:8]), ε = {TABLE2_EPSILON:g}, {reps} runs, "
-              f"{fallback_text}",
+        title=f"PriSTE Table 2 counterpart — PRESENCE(S=[1:10], T=[4:8]), ε = {TABLE2_EPSILON:g}, {reps} runs"
+              f"{_scale(df)}, {fallback_text}",
         barmode="group", template="plotly_white", margin=dict(l=70, r=20, t=90, b=60), font=dict(size=13),
         height=480, legend=dict(orientation="h", x=0, y=-0.15, yanchor="top"),
     )

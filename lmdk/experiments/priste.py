@@ -1,4 +1,11 @@
-"""PriSTE figures (papers/001 §5: Figures 8–15, Table 2) as runner specs; the maths is in lmdk.priste*."""
+"""PriSTE figures (papers/001 §5: Figures 8–15, Table 2) as runner specs; the maths is in lmdk.priste*.
+
+Scale: the paper's 20×20 map (§5.1) has no stated cell size and α no stated unit. Every figure takes the cell
+side ``cell_km`` (a figure-wide parameter, ``--cell-km`` on the command line, a CSV column and a JSON field);
+α is per km. The PLM (§4.3, Pr(o | l) ∝ exp(−α·d(l, o))) and the §5.1 Gaussian transitions are in cells, so
+the calibration depends only on α·cell: the cell size decides how hard a given α₀ is calibrated.
+``DEFAULT_CELL_KM`` is the scale inferred from Table 2 (docs/REPRODUCTION.md); 1 km is the second, labelled one.
+"""
 from __future__ import annotations
 
 from functools import lru_cache
@@ -6,11 +13,11 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from lmdk.experiments.assumptions import TABLE2_EPSILON
+from lmdk.experiments.assumptions import DEFAULT_CELL_KM, TABLE2_EPSILON, UNITS
 from lmdk.experiments.spec import FigureSpec, by_measures
 
 EPSILONS = (0.1, 0.5, 1.0)
-ALPHAS = (0.2, 1.0)  # α₀ per km (1 km cells); the paper names 0.2-PLM for Fig. 8a; Fig. 8b's PLM is not stated
+ALPHAS = (0.2, 1.0)  # α₀ per km; the paper names 0.2-PLM for Fig. 8a; Fig. 8b's PLM is not stated
 DELTA = 0.1  # δ of the location-set variant (Fig. 11); the paper does not state it
 PANELS = {  # panel → (event windows in the paper's 1-based [first:last] timestamps, δ)
     "fig8 T=[4:8]": (((4, 8),), None),
@@ -20,12 +27,15 @@ PANELS = {  # panel → (event windows in the paper's 1-based [first:last] times
 }
 
 
-@lru_cache(maxsize=2)
-def setup():
-    """§5.1: 20×20 grid, Gaussian transitions (σ = 1 cell), one 50-step trajectory from seed 0."""
-    from lmdk.experiments.priste_drivers import synthetic_setup
+@lru_cache(maxsize=4)
+def setup(cell_km: float = DEFAULT_CELL_KM):
+    """§5.1: 20×20 grid of ``cell_km`` cells, Gaussian transitions (σ = 1 cell), one 50-step trajectory from seed 0."""
+    return setup_sigma(1.0, cell_km)
 
-    return synthetic_setup(rng=0)
+
+def _cell(cfg: dict) -> float:
+    """The configuration's cell side in km (the default scale if it has none)."""
+    return float(cfg.get("cell_km", DEFAULT_CELL_KM))
 
 
 def budget_configs() -> list[dict]:
@@ -37,7 +47,7 @@ def budget_run(cfg: dict, reps: int, rng: np.random.Generator) -> pd.DataFrame:
     """α used per timestamp by PriSTE (Algorithms 2/3) for PRESENCE(S = [1:10], T) events."""
     from lmdk.experiments.priste_drivers import alpha_per_timestamp, paper_event
 
-    s = setup()
+    s = setup(_cell(cfg))
     windows, delta = PANELS[cfg["panel"]]
     events = [paper_event("presence", 1, 10, a, b, s.grid.m) for a, b in windows]
     out = alpha_per_timestamp(s, events, [cfg["epsilon"]], [cfg["alpha0"]], reps, delta=delta, rng=rng)
@@ -49,7 +59,7 @@ PRISTE_BUDGET = FigureSpec(
     claim="A strict PLM (small α) meets ε-spatiotemporal event privacy with little calibration, a loose one "
           "must cut α a lot; α drops during the event window; two events cost more; δ-location sets need smaller α.",
     configs=budget_configs, run=budget_run, summarise=by_measures("alpha", "distance_m", "leakage", extra_keys=["t"]),
-    block=10, page_repetitions=3,
+    block=10, page_repetitions=3, parameters={"cell_km": DEFAULT_CELL_KM}, extra={"units": UNITS},
 )
 
 
@@ -63,12 +73,12 @@ UTILITY_PANELS = {  # panel → list of (α₀, δ, σ); δ NaN = Geo-Indistingu
 }
 
 
-@lru_cache(maxsize=4)
-def setup_sigma(sigma: float):
-    """§5.1 synthetic setting with transition scale σ (cells); trajectory from seed 0."""
+@lru_cache(maxsize=8)
+def setup_sigma(sigma: float, cell_km: float = DEFAULT_CELL_KM):
+    """§5.1 synthetic setting with transition scale σ (cells) on ``cell_km`` cells; trajectory from seed 0."""
     from lmdk.experiments.priste_drivers import synthetic_setup
 
-    return synthetic_setup(sigma=sigma, rng=0)
+    return synthetic_setup(cell_size_m=float(cell_km) * 1000.0, sigma=sigma, rng=0)
 
 
 def utility_configs() -> list[dict]:
@@ -79,14 +89,14 @@ def utility_configs() -> list[dict]:
 
 def utility_setting(cfg: dict) -> tuple:
     """What a utility configuration runs, whatever panel shows it (Fig. 14's 1-PLM at σ = 1 is Fig. 12's 1-PLM)."""
-    return tuple(repr(float(cfg[k])) for k in ("alpha0", "delta", "sigma", "epsilon"))
+    return (repr(_cell(cfg)),) + tuple(repr(float(cfg[k])) for k in ("alpha0", "delta", "sigma", "epsilon"))
 
 
 def utility_run(cfg: dict, reps: int, rng: np.random.Generator) -> pd.DataFrame:
     """α and Euclidean distance averaged over timestamps (§5.3) for PRESENCE(S = [1:10], T = [4:8])."""
     from lmdk.experiments.priste_drivers import paper_event, utility_vs_epsilon
 
-    s = setup_sigma(float(cfg["sigma"]))
+    s = setup_sigma(float(cfg["sigma"]), _cell(cfg))
     delta = None if np.isnan(cfg["delta"]) else float(cfg["delta"])
     events = [paper_event("presence", 1, 10, 4, 8, s.grid.m)]
     out = utility_vs_epsilon(s, events, [cfg["epsilon"]], [cfg["alpha0"]], reps, deltas=(delta,), rng=rng)
@@ -101,6 +111,7 @@ PRISTE_UTILITY = FigureSpec(
     configs=utility_configs, run=utility_run,
     summarise=by_measures("mean_alpha", "mean_distance_m", "halvings"),
     default_repetitions=100, block=10, page_repetitions=3, run_key=utility_setting,
+    parameters={"cell_km": DEFAULT_CELL_KM}, extra={"units": UNITS},
     notes="Synthetic 20×20 data for all panels (the paper uses Geolife for Figs. 12–13); δ and σ values are ours. "
           "Fig. 14's σ = 1 series is the same setting as Fig. 12's 1-PLM: it is run once and shown in both.",
 )
@@ -121,7 +132,7 @@ def runtime_run(cfg: dict, reps: int, rng: np.random.Generator) -> pd.DataFrame:
     """Seconds per random PATTERN event (one per repetition) for PriSTE and the brute-force baseline (§5.4)."""
     from lmdk.experiments.priste_drivers import runtime_vs_event_size
 
-    out = runtime_vs_event_size(setup(), vary=cfg["vary"], sizes=[cfg["size"]], fixed=5, n_events=reps,
+    out = runtime_vs_event_size(setup(_cell(cfg)), vary=cfg["vary"], sizes=[cfg["size"]], fixed=5, n_events=reps,
                                 baseline_budget_s=BASELINE_S_PER_EVENT * reps, rng=rng)
     out["repetition"] = np.arange(len(out)) // out["method"].nunique()
     out["extrapolated"] = out["extrapolated"].astype(float)
@@ -134,7 +145,7 @@ PRISTE_RUNTIME = FigureSpec(
           "and polynomial in the width.",
     configs=runtime_configs, run=runtime_run,
     summarise=by_measures("seconds", "extrapolated", extra_keys=["width", "length", "method"]),
-    default_repetitions=100, page_repetitions=3,
+    default_repetitions=100, page_repetitions=3, parameters={"cell_km": DEFAULT_CELL_KM}, extra={"units": UNITS},
     notes=f"Baseline seconds are extrapolated (column 'extrapolated' = share of events) from at most "
           f"{BASELINE_S_PER_EVENT} s of enumeration per event (the time per enumerated sequence is stable); "
           "100 random events per size as in §5.4.",
@@ -159,7 +170,7 @@ def table2_run(cfg: dict, reps: int, rng: np.random.Generator) -> pd.DataFrame:
     """Per run and check: runtime of the whole release, uniform-fallback timestamps, mean α, mean distance (km)."""
     from lmdk.experiments.priste_drivers import check_comparison, paper_event
 
-    s = setup()
+    s = setup(_cell(cfg))
     events = [paper_event("presence", 1, 10, 4, 8, s.grid.m)]
     out = check_comparison(s, events, TABLE2_EPSILON, cfg["alpha0"], reps, rng=rng)
     return out.rename(columns={"rep": "repetition"})
@@ -173,11 +184,12 @@ PRISTE_TABLE2 = FigureSpec(
     configs=table2_configs, run=table2_run,
     summarise=by_measures("runtime_s", "cpu_s", "uniform_releases", "halvings", "mean_alpha", "mean_distance_km",
                           "max_checked_leakage", "max_worst_leakage", "violations", extra_keys=["check"]),
-    default_repetitions=100, block=10, page_repetitions=3,
+    default_repetitions=100, block=10, page_repetitions=3, parameters={"cell_km": DEFAULT_CELL_KM},
+    extra={"units": UNITS},
     notes="Our exact check has no time limit and so no conservative release; its counterpart is the uniform "
           "fallback after 30 halvings (column uniform_releases). check=fixed_prior tests ε only at the uniform "
           "prior (§3); max_worst_leakage/violations audit every run with the exact any-prior leakage. "
-          "Assumed (the paper does not say): ε = 1, α₀ ∈ {0.2, 1} per km, 1 km cells, σ = 1 cell, "
+          "Assumed (the paper does not say): ε = 1, α₀ ∈ {0.2, 1} per km, the cell side of column cell_km, σ = 1 cell, "
           "PRESENCE(S = [1:10], T = [4:8]). Paper's rows (threshold s: runtime s, # conservative, α, km): "
           + "; ".join(f"{k}: {v[0]}, {v[1]}, {v[2]}, {v[3]}" for k, v in PAPER_TABLE2.items()) + ".",
 )

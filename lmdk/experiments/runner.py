@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from lmdk.assets import ASSETS
-from lmdk.arguments import positive_int, seed
+from lmdk.arguments import positive_float, positive_int, seed
 from lmdk.errors import ParameterError
 from lmdk.experiments.registry import FIGURES, GROUPS, figure_names, figures, ordered_names  # noqa: F401 (re-exported)
 from lmdk.experiments.spec import (  # noqa: F401 (re-exported: figure code and tests use them via the runner)
@@ -141,8 +141,13 @@ def run_figure(
     jobs: int = 1,
     configs: Iterable[dict] | None = None,
     progress: TextIO | Callable[[int, int], None] | None = None,
+    parameters: dict | None = None,
 ) -> pd.DataFrame:
     """Run every configuration of figure ``name`` and return its tidy summary DataFrame.
+
+    ``parameters``: figure-wide settings (e.g. ``{"cell_km": 1.0}`` for a PriSTE figure), defaults from
+    ``FigureSpec.parameters``; they lead every configuration (a configuration that sets one keeps its value).
+    The seeds depend only on the configurations' order, so two parameter values share their random streams.
 
     ``progress``: None (silent), a text stream for a progress bar, or ``callback(done, total)`` called
     after each (configuration, repetition block) task — the Experiments page can feed ``st.progress``.
@@ -152,7 +157,8 @@ def run_figure(
     spec = FIGURES[name]
     repetitions = spec.default_repetitions if repetitions is None else repetitions
     validate_run_args(repetitions, seed, jobs)
-    grid = list(spec.configs() if configs is None else configs)
+    params = spec.with_parameters(parameters)
+    grid = [{**params, **c} for c in (spec.configs() if configs is None else configs)]
     keys = spec.config_keys() if configs is None else list(dict.fromkeys(k for c in grid for k in c))
     children = np.random.SeedSequence(seed).spawn(len(grid))
     source = _first_with_same_run(spec, grid)
@@ -287,6 +293,11 @@ def build_parser(prog: str = "python -m lmdk.experiments") -> argparse.ArgumentP
     parser.add_argument(
         "--formats", type=_formats, default=FORMATS, help="comma-separated subset of csv,html,png (default all)"
     )
+    parser.add_argument(
+        "--cell-km", type=positive_float("--cell-km"), default=None, metavar="KM",
+        help="PriSTE figures: side of a grid cell in km; α is per km, so only α·cell matters for the calibration "
+             "(default: each figure's, 0.1 = the paper's scale inferred from its Table 2; 1 = our earlier runs)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     return parser
 
@@ -303,6 +314,9 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m lmdk.experime
         parser.error(
             f"unknown figure {args.figure!r}; choose one of: {', '.join(ordered_names() + list(GROUPS))}"
         )
+    overrides = {} if args.cell_km is None else {"cell_km": args.cell_km}
+    if overrides and not any("cell_km" in FIGURES[n].parameters for n in names):
+        parser.error(f"--cell-km applies to the PriSTE figures only, not to {', '.join(names)}")
     if args.out.exists() and not args.out.is_dir():
         parser.error(f"--out {str(args.out)!r} exists and is not a directory; choose a directory")
     if "png" in args.formats:
@@ -319,9 +333,10 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m lmdk.experime
         if stream is not None and len(names) > 1:
             stream.write(f"[{i}/{len(names)}] {name}: {spec.title}\n")
         reps = spec.default_repetitions if args.repetitions is None else args.repetitions
+        params = {k: v for k, v in overrides.items() if k in spec.parameters}
         t0 = time.perf_counter()
         try:
-            df = run_figure(name, repetitions=reps, seed=args.seed, jobs=args.jobs, progress=stream)
+            df = run_figure(name, repetitions=reps, seed=args.seed, jobs=args.jobs, progress=stream, parameters=params)
         except ParameterError as exc:
             parser.error(str(exc))
         seconds = time.perf_counter() - t0
@@ -329,7 +344,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m lmdk.experime
         meta = {
             "figure": name, "title": spec.title, "paper": PAPERS[spec.paper], "repetitions": reps,
             "seed": args.seed, "jobs": args.jobs, "seconds": round(seconds, 2), "rows": len(df),
-            "lmdk_version": _version(),
+            "lmdk_version": _version(), **spec.with_parameters(params), **spec.extra.get("units", {}),
         }
         written = write_outputs(name, df, args.out, args.formats, meta, png_batch=pngs)
         print(f"{name}: {len(df)} rows in {seconds:.1f}s -> " + ", ".join(str(p) for p in written.values()))

@@ -37,10 +37,23 @@ class FigureSpec:
     notes: str = ""
     extra: dict = field(default_factory=dict)
     run_key: Callable[[dict], object] | None = None  # equal keys = one experiment shown in several configurations
+    parameters: dict = field(default_factory=dict)  # figure-wide settings (name → default), e.g. PriSTE's cell_km;
+    # every configuration carries them (leading CSV columns), the CLI sets them (--cell-km), the JSON records them
+
+    def with_parameters(self, parameters: dict | None = None) -> dict:
+        """The figure-wide parameters: the defaults updated by ``parameters``; ParameterError for unknown names."""
+        from lmdk.errors import ParameterError
+
+        given = dict(parameters or {})
+        unknown = sorted(set(given) - set(self.parameters))
+        if unknown:
+            known = ", ".join(self.parameters) or "none"
+            raise ParameterError(f"{self.name} has no parameter {', '.join(unknown)} (its parameters: {known})")
+        return {**self.parameters, **given}
 
     def config_keys(self) -> list[str]:
-        """Names of the configuration fields (the CSV's leading columns)."""
-        keys: list[str] = []
+        """Names of the configuration fields (the CSV's leading columns), figure-wide parameters first."""
+        keys: list[str] = list(self.parameters)
         for cfg in self.configs():
             keys += [k for k in cfg if k not in keys]
         return keys
