@@ -378,7 +378,7 @@ def apply(source, spec: ImportSpec | dict, *, name: str = "", max_bytes: int = M
     """Read ``source`` with the mapping ``spec`` into a validated ``Series``."""
     import hashlib
 
-    from lmdk.data.columns import _clean, _Mapper, to_series
+    from lmdk.data.columns import to_series
 
     if isinstance(spec, dict):
         spec = ImportSpec.from_dict(spec)
@@ -391,6 +391,15 @@ def apply(source, spec: ImportSpec | dict, *, name: str = "", max_bytes: int = M
             raise DataError(f"this file is not in the {spec.layout} layout the mapping names; detect it again")
         return to_series(table, kind=spec.kind, entity=spec.entity, name=name or default, source_hash=digest)
     frame = _parquet_frame(raw, filename, max_rows) if raw[:4] == b"PAR1" else read_table(check_text(raw), spec, max_rows)
+    return apply_frame(frame, spec, filename=filename, source_hash=digest, name=name or default)
+
+
+def apply_frame(frame: pd.DataFrame, spec: ImportSpec, *, filename: str = "", source_hash: str = "",
+                name: str = "") -> Series:
+    """``apply`` after reading: a table-layout file's text cells (``read_table``) → the mapped ``Series``
+    (lmdk.population reads a multi-entity file once and maps each entity's rows with this)."""
+    from lmdk.data.columns import _clean, _Mapper
+
     missing = [c for c in (spec.time_column, spec.date_column, spec.value_column, spec.lat_column, spec.lon_column,
                            spec.contact_column, spec.entity_column) if c is not None and c not in frame.columns]
     if missing:
@@ -422,11 +431,11 @@ def apply(source, spec: ImportSpec | dict, *, name: str = "", max_bytes: int = M
         notes.append(f"times are seconds from {pd.Timestamp(spec.start)} (the start chosen in the import step)")
     units = spec.units or (_units_of(spec.value_column) if spec.value_column else "")
     units = units if spec.kind == "values" else {"trajectory": "degrees", "contacts": "contact id"}[spec.kind]
-    label = name or default
+    label = name
     if spec.entity is not None:
         label = f"{label} — {spec.entity}"
     return Series(frame=cleaned, kind=spec.kind, units=units, name=label, warnings=tuple(notes),
-                  source_hash=digest)
+                  source_hash=source_hash)
 
 
 def _parquet_frame(raw: bytes, filename: str, max_rows: int) -> pd.DataFrame:
