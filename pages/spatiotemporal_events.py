@@ -129,6 +129,7 @@ with st.sidebar:
     eps = st.select_slider("ε — event privacy", state.EPSILON_OPTIONS, **widgets.bind(state.ST_EPSILON))
     alpha = st.select_slider("α — planar Laplace budget (per km)", state.PRISTE_ALPHAS,
                              **widgets.bind(state.ST_ALPHA))
+    st.caption(priste_views.scale_note(float(cell_m), float(alpha)))
     use_delta = st.toggle("restrict outputs to the δ-location set (Algorithm 3)", **widgets.bind(state.ST_USE_DELTA))
     delta = st.slider("δ", 0.0, 0.5, step=0.01, **widgets.bind(state.ST_DELTA)) if use_delta else None
     reps = st.slider("repetitions", 1, state.PRISTE_REPETITIONS_MAX, **widgets.bind(state.ST_REPETITIONS))

@@ -156,3 +156,23 @@ def test_headline_says_what_the_calibration_buys_and_costs():
     at = open_page()
     head = next(m.value for m in at.markdown if m.value.startswith("##### "))
     assert ("PriSTE keeps it within ε" in head and "km off instead of" in head) or "nothing to change" in head
+
+
+def test_default_view_calibrates_partly_and_states_its_scale():
+    """The default view (taxi trace, 500 m cells, α₀ 0.1 per km, ε = 1) sits where PriSTE cuts α, but not to nothing."""
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not at.exception, at.exception
+    note = next(c.value for c in at.caption if c.value.startswith("Scale:"))
+    assert "500 m cells" in note and "α₀·cell = 0.05" in note and "only α·cell matters" in note
+    alpha = median_of(chart(at, "priste_alpha_chart"), "PriSTE")
+    ratio = float(np.mean(alpha)) / state.PARAMS[state.ST_ALPHA].default
+    assert 0.2 < ratio < 0.95 and alpha.min() < state.PARAMS[state.ST_ALPHA].default  # neither trivial nor total
+
+
+def test_scale_note_names_the_equivalent_grid():
+    from lmdk.priste.views import scale_note
+
+    assert "α₀·cell = 0.1" in scale_note(100, 1.0) and "1000 m cells and α₀ = 0.1 per km" in scale_note(100, 1.0)
+    assert "100 m cells and α₀ = 0.5 per km" in scale_note(500, 0.1)

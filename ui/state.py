@@ -31,7 +31,7 @@ PRISTE_SIDE_MAX = 20  # cells per side of the synthetic walk's grid (≤ 400 cel
 PRISTE_REPETITIONS_MAX = 20
 PRISTE_SOURCES = ("taxi", "series", "walk")  # synthetic taxi sample | current series | synthetic grid walk
 PRISTE_CELL_SIZES = (100, 200, 300, 500, 750, 1000, 1500, 2000)
-PRISTE_ALPHAS = (0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0)
+PRISTE_ALPHAS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0)
 
 SCHEME_NAMES = ("event", "user", "w-event", "uniform", "skip", "adaptive")
 DISTRIBUTION_NAMES = ("skewed", "symmetric", "bimodal", "uniform")
@@ -271,7 +271,7 @@ PARAMS: dict[str, Param] = {
     ST_ESTIMATE: Param(False, _flag, _dump_flag),
     ST_SIGMA: Param(1.0, _stepped(0.3, 5.0, 0.1), _dump_number),
     ST_EPSILON: Param(1.0, _epsilon, _dump_number),
-    ST_ALPHA: Param(1.0, _option(PRISTE_ALPHAS), _dump_number),
+    ST_ALPHA: Param(0.1, _option(PRISTE_ALPHAS), _dump_number),  # α·cell 0.05 at 500 m: PriSTE cuts α partly (issue 16)
     ST_USE_DELTA: Param(False, _flag, _dump_flag),
     ST_DELTA: Param(0.1, _stepped(0.0, 0.5, 0.01), _dump_number),
     ST_REPETITIONS: Param(5, _number(int, 1, PRISTE_REPETITIONS_MAX)),

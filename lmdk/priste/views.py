@@ -38,6 +38,16 @@ def synthetic_walk(rows: int, cols: int, cell_size_m: float, sigma: float, lengt
     return grid, M, simulate_trajectory(M, length, rng=seed)
 
 
+def scale_note(cell_size_m: float, alpha: float) -> str:
+    """One sentence on the scale: α per km on cells of ``cell_size_m``, and that only α·cell matters (§4.3 PLM, §5.1)."""
+    per_cell = float(alpha) * float(cell_size_m) / 1000.0
+    other = 100.0 if cell_size_m != 100 else 1000.0
+    return (f"Scale: {cell_size_m:g} m cells, α₀ = {alpha:g} per km (α₀·cell = {per_cell:.3g}). The noise and the "
+            f"mobility model are measured in cells, so only α·cell matters for the calibration: the same grid drawn "
+            f"with {other:g} m cells and α₀ = {per_cell / (other / 1000.0):.3g} per km calibrates alike, distances "
+            f"×{other / cell_size_m:.3g}.")
+
+
 def _band(x: np.ndarray) -> dict[str, np.ndarray]:
     """Median and central 80 % over the first axis (repetitions)."""
     return {"median": np.median(x, axis=0), "low": np.quantile(x, 0.1, axis=0), "high": np.quantile(x, 0.9, axis=0)}
