@@ -1,0 +1,154 @@
+"""``release``: one policy applied to every user of a population, with a summary per user and aggregates."""
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from lmdk.errors import ParameterError
+from lmdk.population import engine
+from lmdk.population.input import CHUNK_ROWS, open_source
+from lmdk.population.policy import Policy, load_policy
+from lmdk.population.process import BATCH_CELLS, Job
+from lmdk.population.summary import aggregates
+
+RELEASED, SUMMARY, AGGREGATES = "released", "summary.parquet", "aggregates.json"
+
+
+@dataclass(frozen=True)
+class PopulationRelease:
+    """Per-user summary (one row per user, sorted by user), population aggregates and the released Parquet.
+
+    ``released``: folder of the released long table partitioned by user (``user=<id>/part-0.parquet``), or
+    None when nothing was written (no ``out``, or refused for a Theorem 2 violation). The summary holds |L|
+    and the MAE against the original: it is for the officer's eyes, not for release.
+    """
+
+    summary: pd.DataFrame
+    aggregates: dict
+    released: Path | None
+    policy: Policy
+    refused: bool = False
+
+
+def _policy(policy) -> Policy:
+    """A Policy from a Policy, a dict or a JSON file path."""
+    if isinstance(policy, Policy):
+        return policy
+    if isinstance(policy, dict):
+        return Policy.from_dict(policy)
+    if isinstance(policy, (str, Path)):
+        return load_policy(policy)
+    raise ParameterError(f"policy must be a Policy, a dict or a JSON file path, not {type(policy).__name__}")
+
+
+def _sorted(summary: pd.DataFrame) -> pd.DataFrame:
+    """Summary rows in user order (numbers numerically, otherwise as text)."""
+    users = summary["user"]
+    numeric = pd.api.types.is_numeric_dtype(pd.Series(users.tolist()).infer_objects())
+    order = np.argsort(users.to_numpy(np.int64) if numeric and len(users) else users.astype(str).to_numpy(),
+                       kind="stable")
+    out = summary.iloc[order].reset_index(drop=True)
+    if numeric and len(out):
+        out["user"] = out["user"].astype(np.int64)
+    return out
+
+
+def _note(policy: Policy, mechanism: str, bound: float | None, private: bool) -> str:
+    """The metadata line of the released files (export note, or the demonstration warning)."""
+    from lmdk.data.export import export_note
+
+    if policy.seed is not None:
+        return (f"# lmdk population demonstration: seed {policy.seed} — anyone with it can regenerate and remove "
+                "the noise; do not hand these files out as a release")
+    return export_note(bound if mechanism != "randomized_response" else None, policy.epsilon, policy.sensitivity,
+                       private)
+
+
+def _out_folder(out) -> Path | None:
+    """The output folder, refusing one that already holds a population release."""
+    if out is None:
+        return None
+    folder = Path(out)
+    if folder.exists() and not folder.is_dir():
+        raise ParameterError(f"--out {str(out)!r} is a file; give a folder for the population release")
+    if (folder / RELEASED).exists() and any((folder / RELEASED).iterdir()):
+        raise ParameterError(f"--out {str(out)!r} already holds a population release; choose a new folder")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def release(table_or_path, policy, out=None, scheduler: str | None = None, workers: int | None = None, *,
+            bound: float | None = None, private_columns: bool | None = None, allow_violation: bool = True,
+            progress: Callable[[int, int], None] | None = None, on_total: Callable[[int], None] | None = None,
+            rows: int = CHUNK_ROWS, batch_cells: int = BATCH_CELLS, processes: bool = True) -> PopulationRelease:
+    """Release every user's series of ``table_or_path`` under ``policy``; see ``PopulationRelease``.
+
+    ``table_or_path``: a long DataFrame, a Parquet/CSV long table, a multi-user file or a folder of per-user
+    files (``lmdk.population.input``). ``policy``: a Policy, its dict or a JSON file. Without ``policy.seed``
+    the noise is fresh OS entropy, never recorded, drawn with the snapping sampler: ``bound`` (the public
+    limit of the values; metres from each user's mean point for locations) is then required except for
+    contacts. ``out``: folder for ``released/`` (Parquet partitioned by user), ``summary.parquet`` and
+    ``aggregates.json``. Engine: in-process unless ``scheduler`` (or ``LMDK_DASK_SCHEDULER``) names a Dask
+    scheduler or ``workers`` asks for a LocalCluster. ``allow_violation=False``: when a user's release
+    violates Theorem 2, nothing is released (``refused``). ``progress(users, events)`` is called as users finish.
+    """
+    pol = _policy(policy)
+    source = open_source(table_or_path, pol.mapping)
+    mechanism = pol.mechanism_for(source.kind)
+    sampler = "textbook" if pol.seed is not None else "snapping"
+    if sampler == "snapping" and mechanism != "randomized_response" and bound is None:
+        raise ParameterError("a population export needs a public bound of the values (--bound B: e.g. the meters' "
+                             "rating in kWh, or a radius in metres for locations); it must not be derived from the "
+                             "data. A demonstration with --seed needs none")
+    private = pol.seed is not None if private_columns is None else bool(private_columns)
+    folder = _out_folder(out)
+    staging = folder / f".{RELEASED}-staging" if folder is not None else None
+    if staging is not None and staging.exists():
+        shutil.rmtree(staging)
+    job = Job(kind=source.kind, mechanism=mechanism, rule=pol.landmarks, scheme=pol.scheme, epsilon=pol.epsilon,
+              w=pol.w, dummies=pol.dummies, seed=pol.seed, sensitivity=pol.sensitivity, sampler=sampler,
+              bound=bound if sampler == "snapping" else None, released=str(staging) if staging else None,
+              private_columns=private, note=_note(pol, mechanism, bound, private), batch_cells=batch_cells)
+    report = progress or (lambda users, events: None)
+    address = engine.scheduler_address(scheduler)
+    if address is None and workers is None:
+        summary = engine.run_local(source, job, rows, report, str(folder) if folder else None, on_total)
+    else:
+        with engine.dask_client(address, workers, processes) as client:
+            summary = engine.run_dask(source, job, rows, report, client, on_total)
+    summary = _sorted(summary)
+    totals = aggregates(summary)
+    totals.update(scheme=pol.scheme, epsilon=pol.epsilon, mechanism=mechanism, landmark_rule=pol.landmarks,
+                  kind=source.kind, sampler=sampler, demonstration_seed=pol.seed, source=source.description)
+    refused = totals["violated"] > 0 and not allow_violation
+    released = None
+    if folder is not None:
+        if refused:
+            shutil.rmtree(staging, ignore_errors=True)
+        else:
+            released = folder / RELEASED
+            if released.exists():
+                released.rmdir()
+            staging.mkdir(exist_ok=True)
+            staging.rename(released)
+        _write_summary(folder, summary, totals, pol)
+    return PopulationRelease(summary, totals, released, pol, refused)
+
+
+def _write_summary(folder: Path, summary: pd.DataFrame, totals: dict, policy: Policy) -> None:
+    """summary.parquet, aggregates.json and the policy next to the release."""
+    frame = summary if summary["user"].map(type).nunique() <= 1 else summary.assign(user=summary["user"].astype(str))
+    frame.to_parquet(folder / SUMMARY, index=False)
+    (folder / AGGREGATES).write_text(json.dumps(totals, indent=2, default=str), encoding="utf-8")
+    (folder / "policy.json").write_text(policy.to_json(), encoding="utf-8")
+
+
+def with_scheme(policy: Policy, scheme: str) -> Policy:
+    """The same policy with another scheme (compare schemes on one population)."""
+    return replace(policy, scheme=scheme)

@@ -1,0 +1,321 @@
+"""Population input: a long table (user, timestamp, value | lat, lon | contact) or a folder of per-user files.
+
+Every source yields *canonical frames*: columns ``user``, ``timestamp`` (datetime64) and the kind's columns
+(``value``; ``lat``, ``lon``; ``contact``), in chunks of rows (a user may span chunks: ``lmdk.population.
+partition`` regroups them). Sources:
+
+- Parquet file or folder of Parquet files (large tables: streamed by row batches with pyarrow);
+- a CSV/TSV long table larger than the single-series limit (streamed by pyarrow's CSV reader);
+- any other file the single-series import understands (T-drive, GeoLife, SocioPatterns, semicolon exports
+  …): read once with the same import mapping (``lmdk.data.mapping``: given, else detected) and split by its
+  entity column (user, taxi, person);
+- a folder of per-user files (``Data/<user>/Trajectory/*.plt``, one T-drive file per taxi): the user is the
+  first path component below the folder, each file is loaded with ``lmdk.data.load_series``.
+
+Columns are found by the mapping's names (``entity_column``, ``time_column``, ``value_column`` …) or by the
+usual names (user/user_id/id/household/taxi, timestamp/time/datetime, value, lat/latitude, lon/longitude,
+contact/peer). Numeric timestamps are seconds since 1970 unless the mapping says otherwise.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable, Iterator
+
+import numpy as np
+import pandas as pd
+
+from lmdk.data.read import MAX_BYTES, normalise_name
+from lmdk.errors import DataError
+
+KIND_COLUMNS = {"values": ("value",), "trajectory": ("lat", "lon"), "contacts": ("contact",)}
+ALIASES = {
+    "user": ("user", "user_id", "userid", "id", "entity", "household", "meter", "taxi", "device", "person", "id1",
+             "user_a"),
+    "timestamp": ("timestamp", "time", "datetime", "date_time", "tracked_at", "date"),
+    "value": ("value", "kwh", "energy", "energy_kwh", "consumption", "reading", "power"),
+    "lat": ("lat", "latitude"),
+    "lon": ("lon", "lng", "longitude"),
+    "contact": ("contact", "peer", "id2", "user_b"),
+}
+CHUNK_ROWS = 4_000_000
+PARQUET_SUFFIXES = (".parquet", ".pq")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Which input column plays which canonical role, the kind of series and how to read numeric times."""
+
+    kind: str
+    columns: dict  # canonical name → input column
+    time_format: str = "auto"  # as lmdk.data.ImportSpec: auto/epoch_s/epoch_ms/relative_s
+    start: str = "2000-01-01 00:00:00"
+    timezone: str | None = None
+
+
+def _find(names, role: str, named: str | None) -> str | None:
+    """The input column for ``role``: the one the mapping names, else the first alias present."""
+    if named is not None:
+        if named not in names:
+            raise DataError(f"the input has no column {named!r} (named by the mapping); its columns are "
+                            f"{', '.join(map(repr, names))}")
+        return named
+    by_norm = {normalise_name(c): c for c in names}
+    return next((by_norm[a] for a in ALIASES[role] if a in by_norm), None)
+
+
+def layout_of(names, spec=None) -> Layout:
+    """Resolve the canonical columns of a long table with header ``names`` (``spec``: an ImportSpec or None)."""
+    names = list(names)
+    get = (lambda field: getattr(spec, field)) if spec is not None else (lambda field: None)
+    user = _find(names, "user", get("entity_column"))
+    time = _find(names, "timestamp", get("time_column"))
+    if user is None or time is None:
+        raise DataError(f"a population table needs a user column and a timestamp column (e.g. user,timestamp,"
+                        f"value); found {', '.join(map(repr, names))} — name them, or give an import mapping "
+                        "with entity_column and time_column")
+    found = {role: _find(names, role, get(f"{role}_column")) for role in ("value", "lat", "lon", "contact")}
+    kind = spec.kind if spec is not None and spec.value_column is None and spec.lat_column is None \
+        and spec.contact_column is None else None
+    if kind is None:
+        kind = ("trajectory" if found["lat"] and found["lon"] else "contacts" if found["contact"]
+                else "values" if found["value"] else None)
+    if kind is None:
+        raise DataError("the table has no value column, no lat/lon columns and no contact column; name one "
+                        "(value, lat+lon, contact) or give an import mapping")
+    columns = {"user": user, "timestamp": time}
+    for role in KIND_COLUMNS[kind]:
+        if found[role] is None:
+            raise DataError(f"a {kind} table needs a {role!r} column")
+        columns[role] = found[role]
+    fmt = spec.time_format if spec is not None else "auto"
+    return Layout(kind, columns, fmt, spec.start if spec is not None else Layout.start,
+                  spec.timezone if spec is not None else None)
+
+
+def to_timestamps(column: pd.Series, layout: Layout) -> pd.Series:
+    """Timestamps of a chunk: datetimes kept; numbers as epoch s/ms or seconds from the start; text parsed."""
+    if pd.api.types.is_datetime64_any_dtype(column.dtype):
+        out = column
+    elif pd.api.types.is_numeric_dtype(column.dtype):
+        if layout.time_format == "relative_s":
+            out = pd.Timestamp(layout.start) + pd.to_timedelta(column, unit="s")
+        else:
+            out = pd.to_datetime(column, unit="ms" if layout.time_format == "epoch_ms" else "s")
+    else:
+        try:
+            out = pd.to_datetime(column, format="ISO8601")
+        except (ValueError, TypeError):
+            try:
+                out = pd.to_datetime(column, format="mixed", dayfirst=layout.time_format == "dayfirst")
+            except (ValueError, TypeError):
+                raise DataError(f"column {column.name!r}: cannot read its times (e.g. {column.iloc[0]!r}); give an "
+                                "import mapping with the time format") from None
+    if layout.timezone and getattr(out.dtype, "tz", None) is None:
+        out = out.dt.tz_localize(layout.timezone)
+    return out.astype(out.dtype if getattr(out.dtype, "tz", None) is not None else "datetime64[ns]")
+
+
+def canonical(frame: pd.DataFrame, layout: Layout) -> pd.DataFrame:
+    """A chunk with the canonical column names and types (user ids keep their type; payload as float/int)."""
+    cols = layout.columns
+    out = {"user": frame[cols["user"]].to_numpy(), "timestamp": to_timestamps(frame[cols["timestamp"]], layout)}
+    for role in KIND_COLUMNS[layout.kind]:
+        data = frame[cols[role]]
+        out[role] = data.to_numpy() if role == "contact" else pd.to_numeric(data, errors="coerce").to_numpy(np.float64)
+    return pd.DataFrame(out).reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------- sources
+@dataclass(frozen=True)
+class Source:
+    """A population input: its kind, a way to stream canonical chunks, and whether users come clustered."""
+
+    kind: str
+    chunks: Callable[[int], Iterator[pd.DataFrame]]  # rows per chunk → canonical frames
+    description: str
+    clustered: bool | None = None  # True: each user's rows are contiguous; None: unknown (scanned)
+    parquet: tuple[str, ...] = ()  # Parquet files (the Dask engine reads them itself)
+    layout: Layout | None = None
+
+
+def _parquet_files(path: Path) -> list[str]:
+    """The Parquet files of a file or a folder (sorted, recursive)."""
+    if path.is_file():
+        return [str(path)]
+    return sorted(str(p) for p in path.rglob("*") if p.is_file() and p.suffix.lower() in PARQUET_SUFFIXES)
+
+
+def parquet_source(files: list[str], spec=None) -> Source:
+    """Stream Parquet files by row batches, reading only the needed columns."""
+    import pyarrow.parquet as pq
+
+    try:
+        names = pq.ParquetFile(files[0]).schema_arrow.names
+    except Exception as exc:  # pyarrow raises several types for a broken file
+        raise DataError(f"could not read the Parquet file {files[0]!r}: {exc}") from None
+    layout = layout_of(names, spec)
+
+    def chunks(rows: int) -> Iterator[pd.DataFrame]:
+        for name in files:
+            handle = pq.ParquetFile(name)
+            for batch in handle.iter_batches(batch_size=rows, columns=list(layout.columns.values())):
+                yield canonical(batch.to_pandas(), layout)
+
+    return Source(layout.kind, chunks, f"{len(files)} Parquet file(s)", parquet=tuple(files), layout=layout)
+
+
+def csv_source(path: Path, spec=None) -> Source:
+    """Stream a large delimited long table with pyarrow's CSV reader."""
+    import pyarrow.csv as pcsv
+
+    delimiter = spec.delimiter if spec is not None else ("\t" if path.suffix.lower() == ".tsv" else ",")
+    parse = pcsv.ParseOptions(delimiter=delimiter)
+
+    def reader(rows: int):
+        block = max(1 << 20, min(rows * 40, 1 << 28))
+        return pcsv.open_csv(path, parse_options=parse, read_options=pcsv.ReadOptions(block_size=block))
+
+    layout = layout_of(reader(1024).schema.names, spec)
+
+    def chunks(rows: int) -> Iterator[pd.DataFrame]:
+        for batch in reader(rows):
+            yield canonical(batch.to_pandas(), layout)
+
+    return Source(layout.kind, chunks, f"CSV {path.name}", layout=layout)
+
+
+def _series_frame(user, series) -> pd.DataFrame:
+    """One user's Series as a canonical frame."""
+    frame = series.frame.reset_index()
+    frame.insert(0, "user", user)
+    return frame[["user", "timestamp", *KIND_COLUMNS[series.kind]]]
+
+
+def _single_source(kind: str, pairs: Callable[[], Iterator[tuple]], description: str) -> Source:
+    """A Source of (user, Series) pairs: each chunk holds whole users (clustered by construction)."""
+    def chunks(rows: int) -> Iterator[pd.DataFrame]:
+        pending, size = [], 0
+        for user, series in pairs():
+            pending.append(_series_frame(user, series))
+            size += len(series)
+            if size >= rows:
+                yield pd.concat(pending, ignore_index=True)
+                pending, size = [], 0
+        if pending:
+            yield pd.concat(pending, ignore_index=True)
+
+    return Source(kind, chunks, description, clustered=True)
+
+
+def _entity_groups(frame: pd.DataFrame, spec) -> Iterator[tuple[str, pd.DataFrame]]:
+    """Rows of each entity of a text table (both id columns for undirected contacts), in order of first row."""
+    ids = frame[spec.entity_column].astype(str).str.strip()
+    keys = ids
+    if spec.both_directions and spec.contact_column is not None:
+        peers = frame[spec.contact_column].astype(str).str.strip()
+        both = pd.concat([pd.Series(frame.index, index=ids.to_numpy()), pd.Series(frame.index, index=peers.to_numpy())])
+        for entity, rows in both.groupby(level=0, sort=False):
+            yield entity, frame.loc[np.sort(rows.to_numpy())]
+        return
+    for entity, rows in frame.groupby(keys.to_numpy(), sort=False):
+        yield entity, rows
+
+
+def mapped_source(path: Path, spec=None) -> Source:
+    """A file the single-series import reads (≤ its size limit), split into users by its entity column."""
+    from lmdk.data import mapping as mp
+    from lmdk.data.columns import to_series
+    from lmdk.data.read import check_text, parse_raw, read_source
+
+    raw, filename = read_source(str(path), MAX_BYTES)
+    if spec is None:
+        detection = mp.detect_bytes(raw, filename)
+        spec = detection.spec
+        if spec.entity_column is None and spec.layout == "table":
+            user = _find(list(detection.columns), "user", None)
+            spec = replace(spec, entity_column=user) if user not in (None, spec.time_column) else spec
+    if spec.entity_column is None:
+        raise DataError(f"{path.name}: no user (entity) column found; a population file needs one (e.g. user_id), "
+                        "or give a folder with one file per user")
+    if spec.layout != "table":
+        table = parse_raw(raw, filename)
+        column = normalise_name(spec.entity_column)
+        users = pd.unique(table.frame[column].astype(str).str.strip())
+
+        def pairs():
+            for user in users:
+                yield user, to_series(table, kind=spec.kind, entity=user, name=path.name)
+    else:
+        frame = mp.read_table(check_text(raw), spec)
+
+        def pairs():
+            for user, rows in _entity_groups(frame, spec):
+                yield user, mp.apply_frame(rows.reset_index(drop=True), replace(spec, entity=user),
+                                           filename=filename, name=path.name)
+    return Source(spec.kind, _single_source(spec.kind, pairs, path.name).chunks, f"{path.name} ({spec.layout})",
+                  clustered=True)
+
+
+def folder_source(path: Path, spec=None) -> Source:
+    """A folder of per-user files: the user is the first component below ``path`` (file stem or subfolder)."""
+    from lmdk.data import load_series
+
+    files = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
+    if not files:
+        raise DataError(f"the folder {str(path)!r} holds no files")
+    by_user: dict[str, list[Path]] = {}
+    for f in files:
+        top = f.relative_to(path).parts[0]
+        by_user.setdefault(Path(top).stem if len(f.relative_to(path).parts) == 1 else top, []).append(f)
+    mapping = spec.to_dict() if spec is not None else "detect"
+    first = load_series(str(by_user[next(iter(by_user))][0]), mapping=mapping)
+
+    def pairs():
+        from lmdk.data.series import Series
+
+        for user, paths in by_user.items():
+            parts = [load_series(str(p), mapping=mapping) for p in paths]
+            if len(parts) == 1:
+                yield user, parts[0]
+                continue
+            frame = pd.concat([s.frame for s in parts]).sort_index(kind="stable")
+            if parts[0].kind != "contacts":
+                frame = frame[~frame.index.duplicated(keep="first")]
+            yield user, Series(frame=frame, kind=parts[0].kind, units=parts[0].units, name=user)
+
+    return Source(first.kind, _single_source(first.kind, pairs, path.name).chunks,
+                  f"folder {path.name} ({len(by_user)} users)", clustered=True)
+
+
+def frame_source(frame: pd.DataFrame, spec=None) -> Source:
+    """An in-memory long table (tests, the dashboard)."""
+    layout = layout_of(frame.columns, spec)
+
+    def chunks(rows: int) -> Iterator[pd.DataFrame]:
+        for start in range(0, len(frame), rows):
+            yield canonical(frame.iloc[start:start + rows], layout)
+
+    return Source(layout.kind, chunks, f"table of {len(frame):,} rows", layout=layout)
+
+
+def open_source(source, mapping=None) -> Source:
+    """A Source for a DataFrame, a Parquet file/folder, a large CSV long table, a mapped file or a folder."""
+    from lmdk.data.mapping import ImportSpec
+
+    spec = ImportSpec.from_dict(mapping) if isinstance(mapping, dict) else mapping
+    if isinstance(source, pd.DataFrame):
+        return frame_source(source, spec)
+    path = Path(source)
+    if not path.exists():
+        raise DataError(f"INPUT {str(source)!r} does not exist; give a file or a folder")
+    if path.is_dir():
+        files = _parquet_files(path)
+        return parquet_source(files, spec) if files else folder_source(path, spec)
+    with open(path, "rb") as handle:
+        magic = handle.read(4)
+    if path.suffix.lower() in PARQUET_SUFFIXES or magic == b"PAR1":
+        return parquet_source([str(path)], spec)
+    if path.stat().st_size > MAX_BYTES:
+        return csv_source(path, spec)
+    return mapped_source(path, spec)

@@ -1,0 +1,43 @@
+"""A policy's landmark rule applied to every user of a padded batch at once.
+
+Thresholds and percentiles of values series are computed on the (users, n) array (a stable argsort along
+the time axis, padding sorted last), giving exactly ``LandmarkRule.indices`` of each user's series; the
+other rules (share, stay points, contact watch lists, files) run per user on that user's ``Series``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from lmdk.landmarks import LandmarkRule
+
+
+def _ranks(keys: np.ndarray) -> np.ndarray:
+    """Rank of each cell in its row under a stable sort (ties by position, as ``by_percentile``)."""
+    order = np.argsort(keys, axis=1, kind="stable")
+    ranks = np.empty_like(order)
+    np.put_along_axis(ranks, order, np.arange(keys.shape[1])[None, :], axis=1)
+    return ranks
+
+
+def values_mask(rule: LandmarkRule, x: np.ndarray, valid: np.ndarray, lengths: np.ndarray) -> np.ndarray | None:
+    """The landmark mask of values rows for none/below/above/percentile rules; None for other rules."""
+    if rule.kind == "none":
+        return np.zeros(x.shape, dtype=bool)
+    if rule.kind == "below":
+        return (x <= float(rule.number)) & valid
+    if rule.kind == "above":
+        return (x >= float(rule.number)) & valid
+    if rule.kind != "percentile":
+        return None
+    keys = x if rule.side == "below" else -x
+    keys = np.where(valid, keys, np.inf)  # padding after every real value
+    k = np.array([int(round(rule.number / 100.0 * size)) for size in lengths.tolist()])
+    return (_ranks(keys) < k[:, None]) & valid
+
+
+def per_user_mask(rule: LandmarkRule, series_list, n: int) -> np.ndarray:
+    """The landmark mask of a batch from ``rule.indices`` of each user's Series (padding False)."""
+    mask = np.zeros((len(series_list), n), dtype=bool)
+    for r, series in enumerate(series_list):
+        mask[r, rule.indices(series)] = True
+    return mask

@@ -1,0 +1,116 @@
+"""Regroup streamed chunks so that a user is never split: every yielded frame holds whole users.
+
+Clustered input (each user's rows contiguous, e.g. sorted by user) is streamed with the last, possibly
+incomplete user of each chunk carried into the next. Other input is first spilled to hash buckets of users
+on disk (Parquet, one bucket ≈ one chunk), then each bucket is read back whole: memory stays bounded by
+about one chunk either way.
+"""
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+import pandas as pd
+
+from lmdk.population.input import Source
+from lmdk.population.seeding import user_key
+
+
+@dataclass(frozen=True)
+class Scan:
+    """What one pass over the user column found: rows, users and whether each user's rows are contiguous."""
+
+    rows: int
+    users: int
+    clustered: bool
+
+
+def _runs(users: np.ndarray) -> np.ndarray:
+    """The user of each run of equal consecutive ids."""
+    if users.size == 0:
+        return users
+    starts = np.flatnonzero(np.r_[True, users[1:] != users[:-1]])
+    return users[starts]
+
+
+def scan(source: Source, rows: int) -> Scan:
+    """Count rows and users and check that users come clustered (one pass over the chunks)."""
+    seen: set = set()
+    total, clustered, last = 0, True, None
+    for chunk in source.chunks(rows):
+        users = chunk["user"].to_numpy()
+        total += len(users)
+        runs = _runs(users).tolist()
+        if runs and last is not None and runs[0] == last:
+            runs = runs[1:]  # the previous chunk's last user goes on
+        for user in runs:
+            if user in seen:
+                clustered = False
+            seen.add(user)
+        if len(users):
+            last = users[-1]
+    return Scan(total, len(seen), clustered)
+
+
+def carried(chunks: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+    """Whole-user frames from clustered chunks: each chunk's last user waits for the next chunk."""
+    pending: pd.DataFrame | None = None
+    for chunk in chunks:
+        frame = chunk if pending is None else pd.concat([pending, chunk], ignore_index=True)
+        users = frame["user"].to_numpy()
+        if len(users) == 0:
+            continue
+        tail = len(users) - 1
+        while tail > 0 and users[tail - 1] == users[-1]:
+            tail -= 1
+        if tail > 0:
+            yield frame.iloc[:tail].reset_index(drop=True)
+        pending = frame.iloc[tail:].reset_index(drop=True)
+    if pending is not None and len(pending):
+        yield pending
+
+
+def _bucket_of(users: np.ndarray, buckets: int) -> np.ndarray:
+    """The hash bucket of every row's user (ids hashed once per distinct id)."""
+    codes, uniques = pd.factorize(users)
+    table = np.array([user_key(u) % buckets for u in uniques], dtype=np.int64)
+    return table[codes]
+
+
+def spilled(source: Source, rows: int, total_rows: int, folder: str | None = None) -> Iterator[pd.DataFrame]:
+    """Whole-user frames from any chunks: hash users into on-disk buckets, then read each bucket back."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    buckets = max(1, -(-total_rows // rows))
+    with tempfile.TemporaryDirectory(prefix="lmdk-population-", dir=folder) as tmp:
+        writers: dict[int, pq.ParquetWriter] = {}
+        try:
+            for chunk in source.chunks(rows):
+                bucket = _bucket_of(chunk["user"].to_numpy(), buckets)
+                for b in np.unique(bucket).tolist():
+                    table = pa.Table.from_pandas(chunk[bucket == b], preserve_index=False)
+                    if b not in writers:
+                        writers[b] = pq.ParquetWriter(Path(tmp) / f"bucket-{b}.parquet", table.schema)
+                    writers[b].write_table(table.cast(writers[b].schema))
+        finally:
+            for writer in writers.values():
+                writer.close()
+        for b in sorted(writers):
+            frame = pq.read_table(Path(tmp) / f"bucket-{b}.parquet").to_pandas()
+            codes, _ = pd.factorize(frame["user"])
+            yield frame.iloc[np.argsort(codes, kind="stable")].reset_index(drop=True)
+
+
+def user_frames(source: Source, rows: int, info: Scan | None = None, folder: str | None = None
+                ) -> Iterator[pd.DataFrame]:
+    """Frames of whole users: streamed when the input is clustered, else through hash buckets on disk."""
+    if source.clustered:
+        return carried(source.chunks(rows))
+    info = info if info is not None else scan(source, rows)
+    if info.clustered:
+        return carried(source.chunks(rows))
+    return spilled(source, rows, info.rows, folder)

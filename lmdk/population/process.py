@@ -1,0 +1,212 @@
+"""The batch function every engine maps over frames of whole users: mark landmarks, release, summarise, write.
+
+``process_frame(frame, job)`` takes canonical rows of whole users (``lmdk.population.input``), sorts them by
+user and time, groups users into padded batches of about ``job.batch_cells`` cells (longest first, so
+padding stays small), releases each batch in lockstep (``lmdk.population.batch``), writes each user's
+released rows to ``<released>/user=<id>/part-0.parquet`` and returns the per-user summary.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+import numpy as np
+import pandas as pd
+
+from lmdk.errors import DataError
+from lmdk.population import marks, seeding
+from lmdk.population.batch import release_batch, valid_mask
+from lmdk.population.input import KIND_COLUMNS
+from lmdk.population.summary import SUMMARY_COLUMNS, batch_summary
+
+BATCH_CELLS = 8_000_000  # users × padded length per lockstep batch (~0.5 GB of working arrays)
+
+
+@dataclass(frozen=True)
+class Job:
+    """Everything a worker needs besides the rows (picklable; holds no entropy: unseeded users draw fresh)."""
+
+    kind: str
+    mechanism: str
+    rule: str
+    scheme: str
+    epsilon: float
+    w: int | None
+    dummies: dict | None
+    seed: int | None
+    sensitivity: float
+    sampler: str
+    bound: float | None
+    released: str | None  # folder of the released Parquet (None: do not write)
+    private_columns: bool
+    note: str
+    batch_cells: int = BATCH_CELLS
+
+
+def summary_meta() -> pd.DataFrame:
+    """An empty summary frame with the right dtypes (Dask's ``meta``)."""
+    dtypes = {"user": object, "n": np.int64, "landmarks": np.int64, "landmark_share": np.float64,
+              "worst_sigma": np.float64, "theorem2_holds": bool, "mae": np.float64, "published_share": np.float64,
+              "user_level_mae": np.float64, "degenerate": bool, "dropped": np.int64}
+    return pd.DataFrame({c: pd.Series(dtype=dtypes[c]) for c in SUMMARY_COLUMNS})
+
+
+def _clean(frame: pd.DataFrame, kind: str) -> tuple[pd.DataFrame, pd.Series]:
+    """Drop events with a missing time or payload; returns (rows, dropped events per user)."""
+    payload = list(KIND_COLUMNS[kind])
+    bad = frame["timestamp"].isna().to_numpy() | frame[payload].isna().any(axis=1).to_numpy()
+    dropped = pd.Series(frame["user"].to_numpy()[bad]).value_counts()
+    return (frame[~bad] if bad.any() else frame), dropped
+
+
+def _ordered(frame: pd.DataFrame, kind: str) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """Rows grouped by user (order of first appearance) and sorted by time; returns (rows, users, starts)."""
+    codes, users = pd.factorize(frame["user"])
+    ns = frame["timestamp"].to_numpy().astype("datetime64[ns]").view(np.int64)
+    step = np.diff(ns)
+    same = np.diff(codes) == 0
+    if not (np.all(np.diff(codes) >= 0) and np.all(step[same] >= 0)):
+        order = np.lexsort((ns, codes))
+        frame, codes, ns = frame.iloc[order], codes[order], ns[order]
+        step, same = np.diff(ns), np.diff(codes) == 0
+    if kind != "contacts" and np.any(same & (step == 0)):
+        at = int(np.flatnonzero(same & (step == 0))[0])
+        raise DataError(f"user {users[codes[at]]!r} has two events at {frame['timestamp'].iloc[at]}; a {kind} "
+                        "series needs one event per timestamp (merge or drop duplicates first)")
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
+    return frame.reset_index(drop=True), np.asarray(users, dtype=object), starts
+
+
+def _batches(lengths: np.ndarray, cells: int) -> list[np.ndarray]:
+    """Users (indices) in batches of at most ``cells`` padded cells, longest first."""
+    order = np.argsort(-lengths, kind="stable")
+    out, start = [], 0
+    while start < len(order):
+        width = int(lengths[order[start]])
+        size = max(1, cells // width)
+        out.append(order[start:start + size])
+        start += size
+    return out
+
+
+def _padded(column: np.ndarray, starts: np.ndarray, lengths: np.ndarray, fill=0.0) -> np.ndarray:
+    """(users, max length) array of each user's cells, ``fill`` after its end."""
+    width = int(lengths.max())
+    out = np.full((len(lengths), width), fill, dtype=column.dtype if column.dtype != object else object)
+    rows = np.repeat(np.arange(len(lengths)), lengths)
+    cols = np.arange(rows.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    out[rows, cols] = column[np.repeat(starts, lengths) + cols]
+    return out
+
+
+def _row_index(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Positions in the frame of the batch's rows, user after user."""
+    cols = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return np.repeat(starts, lengths) + cols
+
+
+def _series_of(kind: str, frame: pd.DataFrame, start: int, length: int):
+    """One user's rows as an ``lmdk.data.Series`` (for per-user landmark rules)."""
+    from lmdk.data import series as ds
+
+    rows = frame.iloc[start:start + length]
+    times = pd.DatetimeIndex(rows["timestamp"])
+    if kind == "values":
+        return ds.from_values(rows["value"].to_numpy(), times)
+    if kind == "trajectory":
+        return ds.from_trajectory(times, rows["lat"].to_numpy(), rows["lon"].to_numpy())
+    return ds.from_contacts(times, rows["contact"].to_numpy())
+
+
+def _landmarks(job: Job, frame, starts, lengths, x) -> np.ndarray:
+    """The batch's real landmark mask under the policy's rule."""
+    from lmdk.landmarks import parse_rule
+
+    rule = parse_rule(job.rule)
+    valid = valid_mask(lengths, int(lengths.max()))
+    if job.kind == "values":
+        mask = marks.values_mask(rule, x, valid, lengths)
+        if mask is not None:
+            return mask
+    elif rule.kind == "none":
+        return np.zeros(valid.shape, dtype=bool)
+    series = [_series_of(job.kind, frame, s, n) for s, n in zip(starts.tolist(), lengths.tolist())]
+    return marks.per_user_mask(rule, series, valid.shape[1])
+
+
+def _mechanism_input(job: Job, frame, starts, lengths) -> tuple[np.ndarray, list]:
+    """(x padded, per-user origins): values; local metres around each user's mean point (as the single path)."""
+    if job.kind == "values":
+        return _padded(frame["value"].to_numpy(np.float64), starts, lengths), []
+    if job.kind == "contacts":
+        return np.zeros((len(lengths), int(lengths.max()))), []
+    from lmdk.mechanisms import latlon_to_metres
+
+    lat, lon = frame["lat"].to_numpy(np.float64), frame["lon"].to_numpy(np.float64)
+    x = np.zeros((len(lengths), int(lengths.max()), 2))
+    origins = []
+    for r, (s, n) in enumerate(zip(starts.tolist(), lengths.tolist())):
+        x[r, :n], origin = latlon_to_metres(lat[s:s + n], lon[s:s + n])
+        origins.append(origin)
+    return x, origins
+
+
+def _released_columns(job: Job, rel, valid, origins, lengths) -> dict[str, np.ndarray]:
+    """The released cells of a batch, user after user: released value(s) and the private flags if asked."""
+    values = np.asarray(rel.values)
+    if job.mechanism == "planar_laplace":
+        from lmdk.mechanisms import metres_to_latlon
+
+        lat, lon = np.empty(valid.shape), np.empty(valid.shape)
+        for r, n in enumerate(lengths.tolist()):
+            lat[r, :n], lon[r, :n] = metres_to_latlon(values[r, :n], origins[r])
+        columns = {"released_lat": lat[valid], "released_lon": lon[valid]}
+    else:
+        columns = {"released": values[valid].astype(np.float64 if job.mechanism == "laplace" else np.int8)}
+    if job.private_columns:
+        columns.update(budget=rel.budgets[valid], published=rel.published[valid].astype(np.int8),
+                       landmark=rel.landmarks[valid].astype(np.int8))
+    return columns
+
+
+def _write(job: Job, users, times: pd.Series, columns: dict, lengths: np.ndarray) -> None:
+    """Each user's released rows to ``<released>/user=<id>/part-0.parquet`` (the export note in the metadata)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table({"timestamp": pa.array(times), **{k: pa.array(v) for k, v in columns.items()}})
+    table = table.replace_schema_metadata({b"lmdk": job.note.encode()})
+    offset = 0
+    for user, n in zip(users, lengths.tolist()):
+        folder = Path(job.released) / f"user={quote(str(user), safe='')}"
+        folder.mkdir(parents=True, exist_ok=True)
+        pq.write_table(table.slice(offset, n), folder / "part-0.parquet", use_dictionary=False,
+                       write_statistics=False)
+        offset += n
+
+
+def process_frame(frame: pd.DataFrame, job: Job) -> pd.DataFrame:
+    """Release every (whole) user of ``frame``; returns their summary rows (see the module docstring)."""
+    if len(frame) == 0:
+        return summary_meta()
+    frame, dropped = _clean(frame, job.kind)
+    frame, users, starts = _ordered(frame, job.kind)
+    lengths = np.diff(np.r_[starts, len(frame)])
+    parts = []
+    for members in _batches(lengths, job.batch_cells):
+        b_users, b_starts, b_lengths = users[members], starts[members], lengths[members]
+        x, origins = _mechanism_input(job, frame, b_starts, b_lengths)
+        real = _landmarks(job, frame, b_starts, b_lengths, x)
+        if job.kind == "contacts":
+            x = real.astype(np.float64)
+        rel = release_batch(x, real, b_lengths, job.scheme, job.epsilon, mechanism=job.mechanism,
+                            generators=seeding.generators(job.seed, job.scheme, b_users), w=job.w,
+                            sensitivity=job.sensitivity, dummies=job.dummies, sampler=job.sampler, bound=job.bound)
+        lost = dropped.reindex(b_users).fillna(0).to_numpy(np.int64)
+        parts.append(batch_summary(b_users, x, real, rel, lost))
+        if job.released is not None:
+            valid = valid_mask(b_lengths, x.shape[1])
+            times = frame["timestamp"].iloc[_row_index(b_starts, b_lengths)].reset_index(drop=True)
+            _write(job, b_users, times, _released_columns(job, rel, valid, origins, b_lengths), b_lengths)
+    return pd.concat(parts, ignore_index=True)
