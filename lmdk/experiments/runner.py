@@ -142,7 +142,8 @@ def run_figure(
     configs: Iterable[dict] | None = None,
     progress: TextIO | Callable[[int, int], None] | None = None,
     parameters: dict | None = None,
-) -> pd.DataFrame:
+    keep_raw: bool = False,
+) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
     """Run every configuration of figure ``name`` and return its tidy summary DataFrame.
 
     ``parameters``: figure-wide settings (e.g. ``{"cell_km": 1.0}`` for a PriSTE figure), defaults from
@@ -151,6 +152,7 @@ def run_figure(
 
     ``progress``: None (silent), a text stream for a progress bar, or ``callback(done, total)`` called
     after each (configuration, repetition block) task — the Experiments page can feed ``st.progress``.
+    ``keep_raw``: return (summary, raw), raw being the per-repetition rows the summary was made from.
     """
     if name not in FIGURES:
         raise ParameterError(f"unknown figure {name!r}; choose one of: {', '.join(ordered_names())}")
@@ -183,7 +185,9 @@ def run_figure(
                 bar.update()
     raw = pd.concat(results, ignore_index=True)
     summary = spec.summarise(raw, keys).reset_index(drop=True)
-    return summary if all(s == i for i, s in enumerate(source)) else _repeat_shared_rows(summary, grid, source)
+    if not all(s == i for i, s in enumerate(source)):
+        summary = _repeat_shared_rows(summary, grid, source)
+    return (summary, raw) if keep_raw else summary
 
 
 def _first_with_same_run(spec: FigureSpec, grid: list[dict]) -> list[int]:
@@ -298,6 +302,8 @@ def build_parser(prog: str = "python -m lmdk.experiments") -> argparse.ArgumentP
         help="PriSTE figures: side of a grid cell in km; α is per km, so only α·cell matters for the calibration "
              "(default: each figure's, 0.1 = the paper's scale inferred from its Table 2; 1 = our earlier runs)",
     )
+    parser.add_argument("--raw", action="store_true",
+                        help="also write FIGURE.raw.csv.gz: the per-repetition rows behind the summary")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     return parser
 
@@ -336,11 +342,16 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m lmdk.experime
         params = {k: v for k, v in overrides.items() if k in spec.parameters}
         t0 = time.perf_counter()
         try:
-            df = run_figure(name, repetitions=reps, seed=args.seed, jobs=args.jobs, progress=stream, parameters=params)
+            df = run_figure(name, repetitions=reps, seed=args.seed, jobs=args.jobs, progress=stream, parameters=params,
+                            keep_raw=args.raw)
         except ParameterError as exc:
             parser.error(str(exc))
         seconds = time.perf_counter() - t0
         total += seconds
+        if args.raw:
+            df, raw = df
+            args.out.mkdir(parents=True, exist_ok=True)
+            raw.to_csv(args.out / f"{name}.raw.csv.gz", index=False, float_format="%.10g")
         meta = {
             "figure": name, "title": spec.title, "paper": PAPERS[spec.paper], "repetitions": reps,
             "seed": args.seed, "jobs": args.jobs, "seconds": round(seconds, 2), "rows": len(df),

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from lmdk.errors import ParameterError, TooLargeError
@@ -76,3 +77,28 @@ def test_table2_tiny_compares_the_two_checks():
     assert fixed["max_worst_leakage"] > 1.0 and fixed["violations"] > 0  # …but not for every prior
     assert fixed["mean_alpha"] > exact["mean_alpha"] > 0 and (df["runtime_s"] > 0).all()
     assert len(experiments_charts.figure_chart("priste-table2", df).data) > 0
+
+
+def test_window_means_pairs_each_span_with_the_timestamps_outside_both_windows():
+    from lmdk.experiments.priste import window_means
+
+    rows = [{"panel": "fig8", "epsilon": 1.0, "alpha0": 1.0, "repetition": r, "t": t,
+             "alpha": (0.1 if 3 <= t <= 7 else 0.3) + 0.01 * r} for r in range(3) for t in range(25)]
+    out = window_means(pd.DataFrame(rows)).set_index("span")
+    assert out.loc["T=[4:8]", "alpha"] == pytest.approx(0.11) and out.loc["outside both", "alpha"] == pytest.approx(0.31)
+    assert out.loc["T=[4:8]", "minus_outside"] == pytest.approx(-0.2)
+    assert out.loc["T=[4:8]", "minus_outside_ci_high"] == pytest.approx(-0.2)  # paired: the repetition offset cancels
+    assert out.loc["T=[16:20]", "alpha"] == pytest.approx(0.31) and (out["repetitions"] == 3).all()
+
+
+def test_cli_raw_writes_the_repetition_rows(tmp_path, monkeypatch):
+    import dataclasses
+
+    from lmdk.experiments import runner as ex
+
+    one = dataclasses.replace(ex.FIGURES["priste-table2"], configs=lambda: [{"alpha0": 1.0}])
+    monkeypatch.setitem(ex.FIGURES, "priste-table2", one)
+    assert ex.main(["priste-table2", "--repetitions", "2", "--raw", "--formats", "csv", "--quiet",
+                    "--out", str(tmp_path)]) == 0
+    raw = pd.read_csv(tmp_path / "priste-table2.raw.csv.gz")
+    assert len(raw) == 4 and set(raw["repetition"]) == {0, 1} and (raw["cell_km"] == 0.1).all()
