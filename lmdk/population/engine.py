@@ -47,8 +47,11 @@ def run_local(source: Source, job: Job, rows: int, progress: Progress, folder: s
 @contextmanager
 def dask_client(scheduler: str | None, workers: int | None, processes: bool = True) -> Iterator:
     """A distributed Client: connected to ``scheduler``, or to a LocalCluster of ``workers`` started here."""
+    import logging
+
     from distributed import Client, LocalCluster
 
+    logging.getLogger("distributed.shuffle").setLevel(logging.ERROR)  # per-shuffle start/stop notices
     if scheduler is not None:
         with Client(scheduler) as client:
             yield client

@@ -240,12 +240,11 @@ def mapped_source(path: Path, spec=None) -> Source:
                         "or give a folder with one file per user")
     if spec.layout != "table":
         table = parse_raw(raw, filename)
-        column = normalise_name(spec.entity_column)
-        users = pd.unique(table.frame[column].astype(str).str.strip())
+        ids = table.frame[normalise_name(spec.entity_column)].astype(str).str.strip()
 
         def pairs():
-            for user in users:
-                yield user, to_series(table, kind=spec.kind, entity=user, name=path.name)
+            for user, rows in table.frame.groupby(ids.to_numpy(), sort=False):
+                yield user, to_series(replace(table, frame=rows), kind=spec.kind, entity=user, name=path.name)
     else:
         frame = mp.read_table(check_text(raw), spec)
 

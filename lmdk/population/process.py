@@ -63,7 +63,7 @@ def _clean(frame: pd.DataFrame, kind: str) -> tuple[pd.DataFrame, pd.Series]:
 def _ordered(frame: pd.DataFrame, kind: str) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
     """Rows grouped by user (order of first appearance) and sorted by time; returns (rows, users, starts)."""
     codes, users = pd.factorize(frame["user"])
-    ns = frame["timestamp"].to_numpy().astype("datetime64[ns]").view(np.int64)
+    ns = pd.DatetimeIndex(frame["timestamp"]).asi8
     step = np.diff(ns)
     same = np.diff(codes) == 0
     if not (np.all(np.diff(codes) >= 0) and np.all(step[same] >= 0)):
