@@ -1,0 +1,101 @@
+"""Lockstep release of a batch of users == lmdk.schemes.release per user, byte for byte."""
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import pytest
+
+from lmdk import schemes
+from lmdk.data import series as ds
+from lmdk.landmarks import parse_rule
+from lmdk.population import marks, seeding
+from lmdk.population.batch import release_batch, valid_mask
+
+USERS, WIDTH = 6, 40
+
+
+def _batch(mechanism: str, rng):
+    """A ragged padded batch: x, landmark mask, lengths."""
+    lengths = rng.integers(3, WIDTH + 1, USERS)
+    lengths[0] = WIDTH
+    valid = valid_mask(lengths, WIDTH)
+    x = rng.normal(0.0, 3.0, (USERS, WIDTH, 2) if mechanism == "planar_laplace" else (USERS, WIDTH))
+    mask = (rng.random((USERS, WIDTH)) < 0.3) & valid
+    mask[1] = valid[1]  # one user whose every event is a landmark
+    mask[2] = False  # one without landmarks
+    if mechanism == "randomized_response":
+        x = mask.astype(float)
+    x[~valid] = 0.0
+    return x, mask, lengths
+
+
+def _same(a, b) -> bool:
+    """Equal dtype, shape and bytes."""
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("mechanism", ["laplace", "planar_laplace", "randomized_response"])
+@pytest.mark.parametrize("sampler", ["textbook", "snapping"])
+@pytest.mark.parametrize("scheme", schemes.SCHEMES)
+def test_lockstep_equals_per_user_release(mechanism, sampler, scheme):
+    rng = np.random.default_rng(zlib.crc32(f"{mechanism}/{sampler}/{scheme}".encode()))
+    x, mask, lengths = _batch(mechanism, rng)
+    w = 3 if scheme == "w-event" else None
+    rel = release_batch(x, mask, lengths, scheme, 0.7, mechanism=mechanism, w=w, sampler=sampler, bound=6.0,
+                        generators=seeding.generators(11, scheme, range(USERS)))
+    for r, gen in enumerate(seeding.generators(11, scheme, range(USERS))):
+        n = lengths[r]
+        one = schemes.release(x[r, :n], mask[r, :n], scheme, 0.7, mechanism=mechanism, rng=gen, w=w,
+                              sampler=sampler, bound=6.0)
+        for field in ("values", "budgets", "published", "landmarks"):
+            assert _same(getattr(rel, field)[r, :n], getattr(one, field)[0]), (r, field)
+
+
+@pytest.mark.parametrize("scheme", ["uniform", "adaptive"])
+def test_lockstep_with_dummy_landmarks(scheme):
+    rng = np.random.default_rng(5)
+    x, mask, lengths = _batch("laplace", rng)
+    dummies = {"method": "random", "share": 0.1}
+    rel = release_batch(x, mask, lengths, scheme, 1.0, dummies=dummies,
+                        generators=seeding.generators(2, scheme, range(USERS)))
+    assert rel.selection_epsilon == pytest.approx(0.1)
+    for r, gen in enumerate(seeding.generators(2, scheme, range(USERS))):
+        n = lengths[r]
+        one = schemes.release(x[r, :n], mask[r, :n], scheme, 1.0, rng=gen, dummies=dummies)
+        assert _same(rel.values[r, :n], one.values[0]) and _same(rel.landmarks[r, :n], one.landmarks[0])
+
+
+def test_padding_is_inert():
+    rng = np.random.default_rng(9)
+    x, mask, lengths = _batch("laplace", rng)
+    rel = release_batch(x, mask, lengths, "adaptive", 1.0, generators=seeding.generators(1, "adaptive", range(USERS)))
+    pad = ~valid_mask(lengths, WIDTH)
+    assert not rel.published[pad].any() and not rel.budgets[pad].any() and not rel.landmarks[pad].any()
+
+
+@pytest.mark.parametrize("text", ["percentile:20", "percentile:35:above", "below:0", "above:1.5", "none", "share:10"])
+def test_batch_landmarks_equal_the_rule_per_user(text):
+    rng = np.random.default_rng(3)
+    x, _, lengths = _batch("laplace", rng)
+    x = np.round(x)  # ties: broken by position, as by_percentile does
+    rule = parse_rule(text)
+    valid = valid_mask(lengths, WIDTH)
+    mask = marks.values_mask(rule, x, valid, lengths)
+    series = [ds.from_values(x[r, :n]) for r, n in enumerate(lengths)]
+    expected = marks.per_user_mask(rule, series, WIDTH)
+    if mask is None:
+        assert text.startswith("share")
+        return
+    assert np.array_equal(mask, expected)
+
+
+def test_one_generator_per_user_is_required():
+    rng = np.random.default_rng(0)
+    x, mask, lengths = _batch("laplace", rng)
+    with pytest.raises(ValueError, match="one Generator per user"):
+        release_batch(x, mask, lengths, "uniform", 1.0, generators=seeding.generators(0, "uniform", range(2)))
+    with pytest.raises(ValueError, match="shortest series"):
+        release_batch(x, mask, lengths, "w-event", 1.0, w=WIDTH, generators=seeding.generators(0, "w-event",
+                                                                                                 range(USERS)))
