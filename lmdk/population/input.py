@@ -137,6 +137,7 @@ class Source:
     clustered: bool | None = None  # True: each user's rows are contiguous; None: unknown (scanned)
     parquet: tuple[str, ...] = ()  # Parquet files (the Dask engine reads them itself)
     layout: Layout | None = None
+    users: Callable[[int], Iterator[np.ndarray]] | None = None  # the user column alone, in chunks (a cheap scan)
 
 
 def _parquet_files(path: Path) -> list[str]:
@@ -162,7 +163,13 @@ def parquet_source(files: list[str], spec=None) -> Source:
             for batch in handle.iter_batches(batch_size=rows, columns=list(layout.columns.values())):
                 yield canonical(batch.to_pandas(), layout)
 
-    return Source(layout.kind, chunks, f"{len(files)} Parquet file(s)", parquet=tuple(files), layout=layout)
+    def users(rows: int) -> Iterator[np.ndarray]:
+        for name in files:
+            for batch in pq.ParquetFile(name).iter_batches(batch_size=rows, columns=[layout.columns["user"]]):
+                yield batch.column(0).to_numpy(zero_copy_only=False)
+
+    return Source(layout.kind, chunks, f"{len(files)} Parquet file(s)", parquet=tuple(files), layout=layout,
+                  users=users)
 
 
 def csv_source(path: Path, spec=None) -> Source:

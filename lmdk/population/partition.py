@@ -40,8 +40,8 @@ def scan(source: Source, rows: int) -> Scan:
     """Count rows and users and check that users come clustered (one pass over the chunks)."""
     seen: set = set()
     total, clustered, last = 0, True, None
-    for chunk in source.chunks(rows):
-        users = chunk["user"].to_numpy()
+    columns = source.users(rows) if source.users is not None else (c["user"].to_numpy() for c in source.chunks(rows))
+    for users in columns:
         total += len(users)
         runs = _runs(users).tolist()
         if runs and last is not None and runs[0] == last:
