@@ -52,10 +52,17 @@ def free_port() -> int:
 @contextlib.contextmanager
 def streamlit_server(script: str | Path = "app.py", *, timeout: float = 60.0):
     """Run ``streamlit run script`` headless on a free port; yields the base URL."""
+    with streamlit_process(script, timeout=timeout) as (url, _):
+        yield url
+
+
+@contextlib.contextmanager
+def streamlit_process(script: str | Path = "app.py", *, timeout: float = 60.0, options: tuple[str, ...] = ()):
+    """Like ``streamlit_server``, yielding (base URL, server process); ``options`` are extra ``--server.*`` flags."""
     port = free_port()
     cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
            "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-           "--server.fileWatcherType", "none", "--server.runOnSave", "false"]
+           "--server.fileWatcherType", "none", "--server.runOnSave", "false", *options]
     log = tempfile.TemporaryFile()
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
@@ -74,7 +81,7 @@ def streamlit_server(script: str | Path = "app.py", *, timeout: float = 60.0):
             if time.monotonic() > deadline:
                 raise RuntimeError("streamlit did not become healthy in time")
             time.sleep(0.25)
-        yield url
+        yield url, proc
     finally:
         proc.terminate()
         try:

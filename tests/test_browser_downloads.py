@@ -90,6 +90,31 @@ def test_cli_reproduces_the_apps_demonstration_csv_from_its_runconfig(context, a
         page.close()
 
 
+def test_each_click_on_the_release_to_hand_out_is_a_new_release(context, app_url):
+    """Drawn on click from fresh entropy: two clicks give two different releases, clamped to the public limit,
+    neither equal to the demonstration release of the seed."""
+    page = context.new_page()
+    try:
+        page.goto(f"{app_url}/schemes_utility?schemes=skip&reps=5&eps=10")
+        wait_idle(page, timeout=120_000)
+        bound = page.locator(".st-key-_export_bound input")
+        bound.fill("8")
+        bound.press("Enter")
+        wait_idle(page)
+        frames = []
+        for label in ("Release to hand out (CSV)", "Release to hand out (CSV)", "Demonstration release (seed)"):
+            with page.expect_download(timeout=60_000) as info:
+                page.get_by_role("button", name=label).click()
+            frames.append(pd.read_csv(info.value.path(), comment="#"))
+        first, second, demo = (f["released"].to_numpy() for f in frames)
+        assert len(first) == len(second) == len(demo)
+        assert (first != second).mean() > 0.5 and (first != demo).mean() > 0.5
+        assert abs(first).max() <= 8 and abs(second).max() <= 8
+        assert not exceptions(page)
+    finally:
+        page.close()
+
+
 def test_report_opens_offline_with_headline_verdicts_and_interactive_charts(context, app_url, tmp_path):
     page = context.new_page()
     try:

@@ -203,10 +203,8 @@ def _default_export_scheme(chosen: list[str]) -> int:
 
 def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list[str]) -> None:
     """The release to hand out (fresh entropy, snapping sampler, no landmark flags unless asked), the
-    demonstration release of the seed, landmark JSON and RunConfig JSON download/upload. Every file is built
-    now as text (no deferred callable keeps this session's data alive after it ends)."""
-    from lmdk.data import export
-
+    demonstration release of the seed (formatted on click: CSV formatting was the largest avoidable server cost
+    of an ε change in benchmarks/bench_load.py's profile), landmark JSON and RunConfig JSON download/upload."""
     ss = st.session_state
     c1, c2, c3 = st.columns(3, vertical_alignment="bottom")
     scheme = c1.selectbox("Release of the scheme", chosen, index=_default_export_scheme(chosen), key="export_scheme")
@@ -232,18 +230,18 @@ def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list
         d1.button("Release to hand out (CSV)", disabled=True, key="dl_release_csv_off", icon=":material/download:",
                   help="Set the public limit first.")
     else:
-        exported = export.export_scheme_release(
-            cur.series, cur.landmarks, scheme, float(ss[state.EPSILON]), w=min(int(ss[state.W]), cur.n),
-            bound=bound if needs_bound else None, private_columns=private)
-        d1.download_button("Release to hand out (CSV)", data=exported.csv(), file_name=f"release_{scheme}.csv",
-                           mime="text/csv", key="dl_release_csv", on_click="ignore", icon=":material/download:",
-                           help="One new release: fresh noise that is never recorded, floating-point-safe "
+        download_deferred("Release to hand out (CSV)", _hand_out_csv,
+                          (cur.series, cur.landmarks, scheme, float(ss[state.EPSILON]), min(int(ss[state.W]), cur.n),
+                           bound if needs_bound else None, private), container=d1,
+                          file_name=f"release_{scheme}.csv", mime="text/csv", key="dl_release_csv",
+                          icon=":material/download:",
+                          help="One new release: fresh noise that is never recorded, floating-point-safe "
                                 "(snapping) sampler. Each download is a new release and spends ε again.")
-    demo = export.released_frame(cur.series, _first_release(summ), cur.landmarks, mechanism, origin)
-    d2.download_button("Demonstration release (seed)", data=demo.to_csv(index=False, lineterminator="\n"),
-                       file_name=f"demonstration_{scheme}_seed{int(ss[state.SEED])}.csv", mime="text/csv",
-                       key="dl_demo_csv", on_click="ignore", icon=":material/download:",
-                       help="Repetition 1 as drawn on this page from the demonstration seed: reproducible, so anyone "
+    download_deferred("Demonstration release (seed)", _demonstration_csv,
+                      (cur.series, _first_release(summ), cur.landmarks, mechanism, origin), container=d2,
+                      file_name=f"demonstration_{scheme}_seed{int(ss[state.SEED])}.csv", mime="text/csv",
+                      key="dl_demo_csv", icon=":material/download:",
+                      help="Repetition 1 as drawn on this page from the demonstration seed: reproducible, so anyone "
                             "with the seed can remove its noise — for teaching, never to hand out.")
     json_download("Landmark set (JSON)", landmark_json(cur), "landmarks.json", key="dl_landmarks_s", container=d3)
     config = state.run_config(cur)
@@ -273,6 +271,23 @@ def share_link() -> None:
     with st.sidebar.popover("Share this view", icon=":material/link:", width="stretch"):
         st.caption("The settings of this page (never your data). Copy it with the icon at the right of the box.")
         st.code(link, language=None, wrap_lines=True)
+
+
+def _hand_out_csv(args) -> str:
+    """A new release to hand out, drawn when its button is clicked: every click is a fresh release."""
+    from lmdk.data import export
+
+    series, landmarks, scheme, epsilon, w, bound, private = args
+    return export.export_scheme_release(series, landmarks, scheme, epsilon, w=w, bound=bound,
+                                        private_columns=private).csv()
+
+
+def _demonstration_csv(args) -> str:
+    """The demonstration release as CSV text (built when its button is clicked)."""
+    from lmdk.data import export
+
+    series, release, landmarks, mechanism, origin = args
+    return export.released_frame(series, release, landmarks, mechanism, origin).to_csv(index=False, lineterminator="\n")
 
 
 def _first_release(summ):

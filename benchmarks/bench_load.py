@@ -1,0 +1,138 @@
+"""Classroom load on one server (issue 15 §4): K sessions on Schemes & utility, each changing ε every 10 s.
+
+Every session is a headless protocol client (benchmarks/streamlit_client.py): it opens the page, then every
+PERIOD seconds (random phase) moves the ε slider to an option it has not shown yet and waits for the server's
+``script_finished``; the charts it receives must carry the new ε. Each session has its own demonstration seed
+(``?seed=k``), so no session is served from another's cache entry — the worst case for the server. Browsers'
+rendering is excluded; the server is measured alone:
+
+* latency of an ε change (send → script finished), p50 / p95 / max;
+* page opening latency (all K sessions open within the first PERIOD seconds);
+* server CPU seconds per interaction (utime + stime of the server process from /proc, steady phase only);
+* server RSS at the end.
+
+    python benchmarks/bench_load.py --sessions 1 10 30 [--duration 60] [--period 10]
+
+Target (issue 15): 30 sessions, p95 of an ε change under 2 s on this 2-core machine.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "benchmarks")]
+
+from browser_support import streamlit_process  # noqa: E402
+from streamlit_client import Session, chart_epsilons  # noqa: E402
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def rss_mb(pid: int) -> float:
+    """Resident set size of a process in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS")
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-th percentile (0–100) by linear interpolation."""
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    k = (len(ordered) - 1) * q / 100
+    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+
+
+async def student(url: str, k: int, started: float, steady: asyncio.Event, duration: float, period: float,
+                  rng: random.Random, opens: list, changes: list, failures: list) -> None:
+    """One session: open the page within the first period, then change ε every period until the end."""
+    await asyncio.sleep(rng.uniform(0, period))
+    async with Session(url, "schemes_utility", query=f"seed={k + 1}") as s:
+        opens.append((await s.load()).seconds)
+        await steady.wait()
+        labels = s.options("w_eps")
+        order = [lab for lab in labels if lab != "1"]
+        rng.shuffle(order)
+        next_at = time.monotonic() + rng.uniform(0, period)
+        end = started + duration
+        while order and next_at < end:
+            await asyncio.sleep(max(0.0, next_at - time.monotonic()))
+            label = order.pop()
+            run = await s.set_slider("w_eps", label)
+            if run.exceptions or chart_epsilons(run) != {float(label)}:
+                failures.append((k, label, run.exceptions, chart_epsilons(run)))
+            changes.append(run.seconds)
+            next_at += period
+
+
+async def classroom(url: str, pid: int, sessions: int, duration: float, period: float, seed: int) -> dict:
+    """Run K sessions against the server at ``url`` (process ``pid``); returns the measurements."""
+    rng = random.Random(seed)
+    opens, changes, failures = [], [], []
+    steady = asyncio.Event()
+    t0 = time.monotonic()
+    tasks = [asyncio.create_task(student(url, k, t0 + period, steady, duration + period, period,
+                                         random.Random(rng.random()), opens, changes, failures))
+             for k in range(sessions)]
+    while len(opens) < sessions and not any(t.done() for t in tasks):
+        await asyncio.sleep(0.05)
+    opened_in = time.monotonic() - t0
+    cpu0, c0 = cpu_seconds(pid), time.process_time()
+    w0 = time.monotonic()
+    steady.set()
+    await asyncio.gather(*tasks)
+    wall = time.monotonic() - w0
+    server_cpu, client_cpu = cpu_seconds(pid) - cpu0, time.process_time() - c0
+    n = len(changes)
+    return {"sessions": sessions, "interactions": n, "failures": failures,
+            "open_p50": percentile(opens, 50), "open_p95": percentile(opens, 95), "opened_in": opened_in,
+            "p50": percentile(changes, 50), "p95": percentile(changes, 95), "max": max(changes, default=float("nan")),
+            "cpu_per_interaction": server_cpu / max(n, 1), "server_load": server_cpu / wall,
+            "client_load": client_cpu / wall, "rss_mb": rss_mb(pid)}
+
+
+def row(r: dict) -> str:
+    """One Markdown table row of a classroom result."""
+    return (f"| {r['sessions']} | {r['interactions']} | {r['p50']:.2f} | {r['p95']:.2f} | {r['max']:.2f} | "
+            f"{r['cpu_per_interaction']:.3f} | {r['server_load']:.2f} | {r['open_p50']:.1f} / {r['open_p95']:.1f} | "
+            f"{r['rss_mb']:.0f} | {len(r['failures'])} |")
+
+
+HEADER = ("| sessions | ε changes | p50 (s) | p95 (s) | max (s) | server CPU s / change | server cores busy | "
+          "open p50 / p95 (s) | RSS (MB) | failures |\n|---|---|---|---|---|---|---|---|---|---|")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, nargs="+", default=[1, 10, 30])
+    parser.add_argument("--duration", type=float, default=60.0, help="steady phase, seconds")
+    parser.add_argument("--period", type=float, default=10.0, help="seconds between a session's ε changes")
+    parser.add_argument("--seed", type=int, default=0, help="phases and option orders of the sessions")
+    args = parser.parse_args()
+    print(HEADER)
+    for k in args.sessions:
+        with streamlit_process() as (url, proc):  # a fresh server per K: no warm cache from the previous K
+            result = asyncio.run(classroom(url, proc.pid, k, args.duration, args.period, args.seed))
+        print(row(result), flush=True)
+        for failure in result["failures"][:5]:
+            print("  failure:", failure, file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,142 @@
+"""A headless Streamlit client for load measurements: speaks the app's websocket protocol, renders nothing.
+
+A browser session is a websocket to ``/_stcore/stream`` carrying protobuf ``BackMsg`` (client → server) and
+``ForwardMsg`` (server → client) frames. This client sends what the browser sends on page load and on a widget
+change (a ``rerun_script`` with the page and the changed widget's state) and times the server's answer until
+``script_finished``. It keeps no DOM and draws no chart, so what it measures is the server's work plus loopback
+transport — the cost a classroom of real browsers puts on the server, with their rendering excluded.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass, field
+from urllib.parse import urlparse
+
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from websockets.asyncio.client import connect
+
+DONE = {ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
+
+
+@dataclass
+class Run:
+    """What one server run sent back: wall time, bytes, the sliders and chart specs it drew, and any exception."""
+
+    seconds: float
+    bytes: int = 0
+    sliders: dict = field(default_factory=dict)  # widget id -> Slider proto
+    charts: list = field(default_factory=list)  # Plotly JSON specs (str)
+    exceptions: list = field(default_factory=list)
+
+
+class Session:
+    """One browser-like session of a Streamlit app (use ``async with Session(url) as s``)."""
+
+    def __init__(self, base_url: str, page: str = "", query: str = ""):
+        self.base_url, self.page, self.query = base_url.rstrip("/"), page, query
+        self.sliders: dict = {}
+        self.page_hash = ""
+        self._ws = None
+
+    async def __aenter__(self) -> "Session":
+        host = urlparse(self.base_url).netloc
+        self._ws = await connect(f"ws://{host}/_stcore/stream", subprotocols=["streamlit"],
+                                 origin=self.base_url, max_size=None, compression=None)
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self._ws.close()
+
+    async def load(self) -> Run:
+        """Open the page as a browser does on first load (no widget states)."""
+        return await self._rerun({})
+
+    async def set_slider(self, key: str, label: str) -> Run:
+        """Move the select_slider whose widget key ends in ``key`` to the option shown as ``label``."""
+        widget = next(w for w in self.sliders if w.endswith(key))
+        if label not in self.sliders[widget].options:
+            raise ValueError(f"{label!r} is not an option of {key}: {list(self.sliders[widget].options)}")
+        return await self._rerun({widget: [label]})
+
+    def options(self, key: str) -> list[str]:
+        """The option labels of the select_slider whose widget key ends in ``key``."""
+        return list(next(s for w, s in self.sliders.items() if w.endswith(key)).options)
+
+    async def _rerun(self, string_arrays: dict) -> Run:
+        msg = BackMsg()
+        state = msg.rerun_script
+        state.query_string = self.query
+        state.page_script_hash = self.page_hash
+        state.page_name = "" if self.page_hash else self.page
+        for widget, values in string_arrays.items():
+            w = state.widget_states.widgets.add()
+            w.id = widget
+            w.string_array_value.data.extend(values)
+        t0 = time.perf_counter()
+        await self._ws.send(msg.SerializeToString())
+        run = Run(0.0)
+        while True:
+            frame = await self._ws.recv()
+            run.bytes += len(frame)
+            fwd = ForwardMsg.FromString(frame)
+            kind = fwd.WhichOneof("type")
+            if kind == "navigation":
+                self.page_hash = self.page_hash or _page_hash(fwd.navigation.app_pages, self.page)
+            elif kind == "page_info_changed":
+                self.query = fwd.page_info_changed.query_string
+            elif kind == "delta":
+                _collect(fwd, run)
+            elif kind == "script_finished":
+                if fwd.script_finished in DONE:
+                    run.seconds = time.perf_counter() - t0
+                    self.sliders.update(run.sliders)
+                    return run
+                if fwd.script_finished == ForwardMsg.FINISHED_WITH_COMPILE_ERROR:
+                    raise RuntimeError("the app did not compile")
+
+
+def _page_hash(pages, page: str) -> str:
+    """The script hash of the page whose URL path is ``page`` (the app's default page when empty)."""
+    for p in pages:
+        if p.url_pathname == page or (not page and p.is_default):
+            return p.page_script_hash
+    return ""
+
+
+def _collect(fwd, run: Run) -> None:
+    element = fwd.delta.new_element
+    kind = element.WhichOneof("type")
+    if kind == "slider":
+        run.sliders[element.slider.id] = element.slider
+    elif kind == "plotly_chart":
+        run.charts.append(element.plotly_chart.spec)
+    elif kind == "exception":
+        run.exceptions.append(element.exception.message)
+
+
+def chart_epsilons(run: Run) -> set[float]:
+    """The ε recorded in the ``layout.meta`` of every chart of a run (ui.charts puts it there)."""
+    found = set()
+    for spec in run.charts:
+        meta = json.loads(spec).get("layout", {}).get("meta")
+        meta = meta[0] if isinstance(meta, list) and meta else meta
+        if isinstance(meta, dict) and "eps" in meta:
+            found.add(float(meta["eps"]))
+    return found
+
+
+async def _demo(url: str) -> None:
+    async with Session(url, "schemes_utility") as s:
+        first = await s.load()
+        print(f"load {first.seconds:.2f} s, {first.bytes / 1e6:.1f} MB, sliders {list(s.sliders)}")
+        run = await s.set_slider("w_eps", s.options("w_eps")[0])
+        print(f"ε change {run.seconds:.2f} s, charts at ε {chart_epsilons(run)}")
+
+
+if __name__ == "__main__":
+    import sys
+
+    asyncio.run(_demo(sys.argv[1]))

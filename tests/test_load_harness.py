@@ -1,0 +1,41 @@
+"""The classroom load harness (benchmarks/bench_load.py) really drives the app: its protocol client opens the
+Schemes page, moves ε, and receives charts drawn at the new ε; the harness's measurements are filled in."""
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_load import classroom, percentile  # noqa: E402
+from browser_support import streamlit_process  # noqa: E402
+from streamlit_client import Session, chart_epsilons  # noqa: E402
+
+
+async def _one_change(url: str) -> tuple:
+    async with Session(url, "schemes_utility", query="schemes=uniform,skip&reps=5") as s:
+        first = await s.load()
+        changed = await s.set_slider("w_eps", "0.1")
+        return first, changed, s.query
+
+
+def test_protocol_client_changes_epsilon_and_gets_charts_at_the_new_value():
+    with streamlit_process() as (url, _):
+        first, changed, query = asyncio.run(_one_change(url))
+    assert chart_epsilons(first) == {1.0} and len(first.charts) >= 3 and not first.exceptions
+    assert chart_epsilons(changed) == {0.1} and not changed.exceptions
+    assert "eps=0.1" in query  # the server rewrote the URL as for a browser
+
+
+def test_classroom_measures_every_session_and_the_server():
+    with streamlit_process() as (url, proc):
+        result = asyncio.run(classroom(url, proc.pid, sessions=2, duration=4, period=2, seed=1))
+    assert result["failures"] == []
+    assert result["interactions"] >= 2 and result["p95"] >= result["p50"] > 0
+    assert result["cpu_per_interaction"] > 0 and result["rss_mb"] > 50
+
+
+def test_percentile_interpolates():
+    assert percentile([1, 2, 3, 4], 50) == 2.5 and percentile([5], 95) == 5
