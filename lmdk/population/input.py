@@ -113,17 +113,20 @@ def to_timestamps(column: pd.Series, layout: Layout) -> pd.Series:
                                 "import mapping with the time format") from None
     if layout.timezone and getattr(out.dtype, "tz", None) is None:
         out = out.dt.tz_localize(layout.timezone)
-    return out.astype(out.dtype if getattr(out.dtype, "tz", None) is not None else "datetime64[ns]")
+    if getattr(out.dtype, "tz", None) is None and out.dtype != np.dtype("datetime64[ns]"):
+        out = out.astype("datetime64[ns]")
+    return out
 
 
 def canonical(frame: pd.DataFrame, layout: Layout) -> pd.DataFrame:
     """A chunk with the canonical column names and types (user ids keep their type; payload as float/int)."""
     cols = layout.columns
-    out = {"user": frame[cols["user"]].to_numpy(), "timestamp": to_timestamps(frame[cols["timestamp"]], layout)}
+    out = {"user": frame[cols["user"]].to_numpy(),
+           "timestamp": to_timestamps(frame[cols["timestamp"]], layout).array}
     for role in KIND_COLUMNS[layout.kind]:
         data = frame[cols[role]]
         out[role] = data.to_numpy() if role == "contact" else pd.to_numeric(data, errors="coerce").to_numpy(np.float64)
-    return pd.DataFrame(out).reset_index(drop=True)
+    return pd.DataFrame(out, copy=False)
 
 
 # --------------------------------------------------------------------------- sources
@@ -158,10 +161,19 @@ def parquet_source(files: list[str], spec=None) -> Source:
     layout = layout_of(names, spec)
 
     def chunks(rows: int) -> Iterator[pd.DataFrame]:
-        for name in files:
-            handle = pq.ParquetFile(name)
-            for batch in handle.iter_batches(batch_size=rows, columns=list(layout.columns.values())):
-                yield canonical(batch.to_pandas(), layout)
+        import pyarrow as pa
+
+        pending, size = [], 0
+        for name in files:  # batches of at most ~a row group (large batch sizes decode slowly), joined to ``rows``
+            for batch in pq.ParquetFile(name).iter_batches(batch_size=min(rows, 1 << 20),
+                                                           columns=list(layout.columns.values())):
+                pending.append(batch)
+                size += batch.num_rows
+                if size >= rows:
+                    yield canonical(pa.Table.from_batches(pending).to_pandas(), layout)
+                    pending, size = [], 0
+        if pending:
+            yield canonical(pa.Table.from_batches(pending).to_pandas(), layout)
 
     def users(rows: int) -> Iterator[np.ndarray]:
         for name in files:

@@ -32,7 +32,20 @@ def values_mask(rule: LandmarkRule, x: np.ndarray, valid: np.ndarray, lengths: n
     keys = x if rule.side == "below" else -x
     keys = np.where(valid, keys, np.inf)  # padding after every real value
     k = np.array([int(round(rule.number / 100.0 * size)) for size in lengths.tolist()])
+    if k.size and np.all(k == k[0]):
+        return _smallest(keys, int(k[0])) & valid
     return (_ranks(keys) < k[:, None]) & valid
+
+
+def _smallest(keys: np.ndarray, k: int) -> np.ndarray:
+    """The k smallest cells of each row, ties by position: the first k of a stable sort, in O(n) per row."""
+    if k == 0:
+        return np.zeros(keys.shape, dtype=bool)
+    kth = np.partition(keys, k - 1, axis=1)[:, k - 1:k]  # the k-th smallest value of each row
+    below = keys < kth
+    tied = keys == kth
+    room = k - below.sum(axis=1, keepdims=True)  # how many of the tied cells still fit, earliest first
+    return below | (tied & (np.cumsum(tied, axis=1) <= room))
 
 
 def per_user_mask(rule: LandmarkRule, series_list, n: int) -> np.ndarray:

@@ -59,16 +59,15 @@ def carried(chunks: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
     """Whole-user frames from clustered chunks: each chunk's last user waits for the next chunk."""
     pending: pd.DataFrame | None = None
     for chunk in chunks:
-        frame = chunk if pending is None else pd.concat([pending, chunk], ignore_index=True)
+        frame = chunk if pending is None or not len(pending) else pd.concat([pending, chunk], ignore_index=True)
         users = frame["user"].to_numpy()
         if len(users) == 0:
             continue
-        tail = len(users) - 1
-        while tail > 0 and users[tail - 1] == users[-1]:
-            tail -= 1
+        changes = np.flatnonzero(users[1:] != users[:-1])
+        tail = int(changes[-1]) + 1 if changes.size else 0  # first row of the last user
         if tail > 0:
-            yield frame.iloc[:tail].reset_index(drop=True)
-        pending = frame.iloc[tail:].reset_index(drop=True)
+            yield frame.iloc[:tail]
+        pending = frame.iloc[tail:]
     if pending is not None and len(pending):
         yield pending
 

@@ -63,7 +63,7 @@ def _clean(frame: pd.DataFrame, kind: str) -> tuple[pd.DataFrame, pd.Series]:
 def _ordered(frame: pd.DataFrame, kind: str) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
     """Rows grouped by user (order of first appearance) and sorted by time; returns (rows, users, starts)."""
     codes, users = pd.factorize(frame["user"])
-    ns = pd.DatetimeIndex(frame["timestamp"]).asi8
+    ns = frame["timestamp"].array.asi8  # no copy (tz-aware too)
     step = np.diff(ns)
     same = np.diff(codes) == 0
     if not (np.all(np.diff(codes) >= 0) and np.all(step[same] >= 0)):
@@ -75,7 +75,7 @@ def _ordered(frame: pd.DataFrame, kind: str) -> tuple[pd.DataFrame, np.ndarray, 
         raise DataError(f"user {users[codes[at]]!r} has two events at {frame['timestamp'].iloc[at]}; a {kind} "
                         "series needs one event per timestamp (merge or drop duplicates first)")
     starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
-    return frame.reset_index(drop=True), np.asarray(users, dtype=object), starts
+    return frame, np.asarray(users, dtype=object), starts  # later steps index by position
 
 
 def _batches(lengths: np.ndarray, cells: int) -> list[np.ndarray]:
@@ -91,8 +91,11 @@ def _batches(lengths: np.ndarray, cells: int) -> list[np.ndarray]:
 
 
 def _padded(column: np.ndarray, starts: np.ndarray, lengths: np.ndarray, fill=0.0) -> np.ndarray:
-    """(users, max length) array of each user's cells, ``fill`` after its end."""
+    """(users, max length) array of each user's cells, ``fill`` after its end (a view when users are adjacent
+    and of equal length, the common case of a fleet)."""
     width = int(lengths.max())
+    if np.all(lengths == width) and np.all(np.diff(starts) == width):
+        return column[starts[0]:starts[0] + width * len(lengths)].reshape(len(lengths), width)
     out = np.full((len(lengths), width), fill, dtype=column.dtype if column.dtype != object else object)
     rows = np.repeat(np.arange(len(lengths)), lengths)
     cols = np.arange(rows.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
@@ -170,7 +173,7 @@ def _released_columns(job: Job, rel, valid, origins, lengths) -> dict[str, np.nd
     return columns
 
 
-def _write(job: Job, users, times: pd.Series, columns: dict, lengths: np.ndarray) -> None:
+def _write(job: Job, users, times, columns: dict, lengths: np.ndarray) -> None:
     """Each user's released rows to ``<released>/user=<id>/part-0.parquet`` (the export note in the metadata)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -207,6 +210,6 @@ def process_frame(frame: pd.DataFrame, job: Job) -> pd.DataFrame:
         parts.append(batch_summary(b_users, x, real, rel, lost))
         if job.released is not None:
             valid = valid_mask(b_lengths, x.shape[1])
-            times = frame["timestamp"].iloc[_row_index(b_starts, b_lengths)].reset_index(drop=True)
+            times = frame["timestamp"].array.take(_row_index(b_starts, b_lengths))
             _write(job, b_users, times, _released_columns(job, rel, valid, origins, b_lengths), b_lengths)
     return pd.concat(parts, ignore_index=True)

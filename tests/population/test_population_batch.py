@@ -99,3 +99,14 @@ def test_one_generator_per_user_is_required():
     with pytest.raises(ValueError, match="shortest series"):
         release_batch(x, mask, lengths, "w-event", 1.0, w=WIDTH, generators=seeding.generators(0, "w-event",
                                                                                                  range(USERS)))
+
+
+@pytest.mark.parametrize("text", ["percentile:20", "percentile:50:above", "percentile:0", "percentile:100"])
+def test_equal_length_percentiles_with_ties_equal_the_rule(text):
+    rng = np.random.default_rng(8)
+    x = rng.integers(0, 4, (USERS, WIDTH)).astype(float)  # many ties
+    lengths = np.full(USERS, WIDTH)
+    rule = parse_rule(text)
+    mask = marks.values_mask(rule, x, valid_mask(lengths, WIDTH), lengths)
+    expected = marks.per_user_mask(rule, [ds.from_values(row) for row in x], WIDTH)
+    assert np.array_equal(mask, expected)
