@@ -4,8 +4,8 @@ Per user: n, |L|, landmark share, the worst Σ ε over L ∪ {t} (Theorem 2, aga
 spent selecting dummies) and its verdict, the MAE against the original (for the officer's eyes only: it
 and |L| describe the private data), the share of events published with fresh noise, the MAE user-level
 privacy would give on average, and whether the policy is *degenerate* for the user: every event is a
-landmark, or the release is no more accurate than user-level privacy. Sums along time are prefix sums read
-at each user's length, so a user's numbers do not depend on the batch (or padding) it ran in.
+landmark, or the release is no more accurate than user-level privacy. Sums along time run over each user's
+own cells only (users grouped by length), so a user's numbers do not depend on the batch (or padding) it ran in.
 """
 from __future__ import annotations
 
@@ -23,8 +23,13 @@ SUMMARY_COLUMNS = ("user", "n", "landmarks", "landmark_share", "worst_sigma", "t
 
 
 def _row_sums(cells: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Σ of each row's first lengths[r] cells (a prefix sum: independent of padding)."""
-    return np.cumsum(cells, axis=1)[np.arange(len(lengths)), lengths - 1]
+    """Σ of each row's first lengths[r] cells, summed over exactly those cells (independent of padding)."""
+    out = np.empty(len(lengths))
+    for size in np.unique(lengths).tolist():
+        rows = lengths == size
+        part = cells[:, :size] if rows.all() else cells[rows, :size]
+        out[rows] = part.sum(axis=1)
+    return out
 
 
 def absolute_errors(original: np.ndarray, released: np.ndarray, mechanism: str) -> np.ndarray:
