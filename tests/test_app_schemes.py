@@ -197,10 +197,12 @@ def test_a_plain_language_headline_comes_first_and_follows_epsilon():
     assert any(m.value.startswith("##### With ε = 0.1") for m in at.markdown)
 
 
-def test_share_popover_holds_the_short_settings_link():
+def test_the_link_to_share_is_short_and_holds_settings_only():
+    """The copy button copies the browser's URL (tests/test_browser_share.py); the URL holds only settings."""
     at = open_page(eps="0.5")
-    code = [c.value for c in at.code]
-    assert any("eps=0.5" in c and "lm=" not in c for c in code)
+    params = {k: at.query_params[k] for k in at.query_params}
+    assert params["eps"] in ("0.5", ["0.5"]) and "lm" not in params
+    assert len("&".join(f"{k}={v}" for k, v in params.items())) < 200
 
 
 def test_a_dense_landmark_strip_becomes_a_density_profile_that_shows_clusters():

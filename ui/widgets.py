@@ -262,15 +262,12 @@ def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list
 
 
 def share_link() -> None:
-    """Sidebar: the link to this view (settings only — defaults, data and values derived from data are left out)."""
-    from urllib.parse import urlencode, urlsplit, urlunsplit
+    """Sidebar: a button copying the link to this view (settings only — defaults, data and values derived from
+    data are left out of the URL by ``state.sync_query_params``), with a toast."""
+    from ui.copy_link import copy_link_button
 
-    base = urlsplit(st.context.url or "")
-    query = urlencode({k: v for k, v in st.query_params.items()})
-    link = urlunsplit((base.scheme, base.netloc, base.path, query, ""))
-    with st.sidebar.popover("Share this view", icon=":material/link:", width="stretch"):
-        st.caption("The settings of this page (never your data). Copy it with the icon at the right of the box.")
-        st.code(link, language=None, wrap_lines=True)
+    with st.sidebar:
+        copy_link_button()
 
 
 def _hand_out_csv(args) -> str:
