@@ -78,7 +78,7 @@ def _window(w, lengths: np.ndarray, scheme: str):
 
 def _draw(mechanism: str, sampler: str, lengths: np.ndarray, n: int, mask: np.ndarray, epsilon: float,
           dummies, generators) -> tuple[np.ndarray, np.ndarray, float, float]:
-    """Per user, in ``schemes.release``'s order: dummy landmarks, then unit noise; returns (noise, mask, ε_pub, ε_sel)."""
+    """Per user, in ``schemes.release``'s order: dummy landmarks, then unit noise → (noise, mask, ε_pub, ε_sel)."""
     from lmdk import snapping
 
     draw = snapping.unit_noise if sampler == "snapping" else unit_noise

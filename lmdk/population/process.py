@@ -158,18 +158,21 @@ def _mechanism_input(job: Job, frame, starts, lengths) -> tuple[np.ndarray, list
 def _released_columns(job: Job, rel, valid, origins, lengths) -> dict[str, np.ndarray]:
     """The released cells of a batch, user after user: released value(s) and the private flags if asked."""
     values = np.asarray(rel.values)
+    full = bool(valid.all())
+    cells = (lambda a: a.reshape((-1,) + a.shape[2:])) if full else (lambda a: a[valid])  # noqa: E731
     if job.mechanism == "planar_laplace":
         from lmdk.mechanisms import metres_to_latlon
 
         lat, lon = np.empty(valid.shape), np.empty(valid.shape)
         for r, n in enumerate(lengths.tolist()):
             lat[r, :n], lon[r, :n] = metres_to_latlon(values[r, :n], origins[r])
-        columns = {"released_lat": lat[valid], "released_lon": lon[valid]}
+        columns = {"released_lat": cells(lat), "released_lon": cells(lon)}
     else:
-        columns = {"released": values[valid].astype(np.float64 if job.mechanism == "laplace" else np.int8)}
+        dtype = np.float64 if job.mechanism == "laplace" else np.int8
+        columns = {"released": cells(values).astype(dtype, copy=False)}
     if job.private_columns:
-        columns.update(budget=rel.budgets[valid], published=rel.published[valid].astype(np.int8),
-                       landmark=rel.landmarks[valid].astype(np.int8))
+        columns.update(budget=cells(rel.budgets), published=cells(rel.published).astype(np.int8),
+                       landmark=cells(rel.landmarks).astype(np.int8))
     return columns
 
 
