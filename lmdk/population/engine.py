@@ -2,9 +2,10 @@
 
 In-process (default): chunks stream from the source, are regrouped so no user is split
 (``lmdk.population.partition``) and processed one after the other; memory stays about one chunk.
-Dask: the input becomes a ``dask.dataframe`` (Parquet read by Dask itself; smaller inputs from pandas),
-shuffled by user so each partition holds whole users, and the same batch function is mapped over the
-partitions on an existing cluster (``scheduler`` address or ``LMDK_DASK_SCHEDULER``) or on a ``LocalCluster``
+Dask: Parquet whose users come clustered is cut into row ranges at user boundaries, each read by the
+worker that processes it (no data moves); any other input becomes a ``dask.dataframe`` (Parquet read by
+Dask itself, smaller inputs from pandas) shuffled by user so each partition holds whole users. The same
+batch function is mapped over the partitions on an existing cluster (``scheduler`` address or ``LMDK_DASK_SCHEDULER``) or on a ``LocalCluster``
 of ``workers`` processes started for the run. No process pool of our own.
 """
 from __future__ import annotations
@@ -75,18 +76,37 @@ def _dask_frame(source: Source, rows: int):
     return dd.from_pandas(frame, chunksize=max(1, rows))
 
 
+def process_rows(files: tuple[str, ...], layout, start: int, stop: int, job: Job) -> pd.DataFrame:
+    """``process_frame`` of rows [start, stop) of Parquet files (a task of the Dask engine on clustered input)."""
+    table = partition.read_rows(files, list(layout.columns.values()), start, stop)
+    return process_frame(canonical(table.to_pandas(), layout), job)
+
+
+def _tasks(source: Source, job: Job, rows: int, workers: int, on_total) -> list:
+    """Dask tasks over whole users: row ranges cut at user boundaries (clustered Parquet, each worker reads its
+    rows itself), else the input shuffled by user."""
+    import dask
+
+    if source.parquet:
+        info = partition.scan(source, rows)
+        if on_total is not None:
+            on_total(info.users)
+        if info.clustered:
+            size = max(1, min(rows, -(-info.rows // (2 * workers))))
+            return [dask.delayed(process_rows)(source.parquet, source.layout, a, b, job)
+                    for a, b in partition.user_ranges(info, size)]
+    ddf = _dask_frame(source, rows)
+    by_user = ddf.shuffle(on="user", npartitions=max(ddf.npartitions, 2 * workers))
+    return [dask.delayed(process_frame)(piece, job) for piece in by_user.to_delayed()]
+
+
 def run_dask(source: Source, job: Job, rows: int, progress: Progress, client,
              on_total: Callable[[int], None] | None = None) -> pd.DataFrame:
-    """Shuffle the input by user and map ``process_frame`` over the partitions on ``client``'s cluster."""
-    import dask
+    """Map ``process_frame`` over partitions of whole users on ``client``'s cluster (see ``_tasks``)."""
     from distributed import as_completed
 
-    ddf = _dask_frame(source, rows)
     workers = max(1, len(client.scheduler_info().get("workers", {})))
-    parts = max(ddf.npartitions, 2 * workers)
-    by_user = ddf.shuffle(on="user", npartitions=parts)
-    tasks = [dask.delayed(process_frame)(piece, job) for piece in by_user.to_delayed()]
-    futures = client.compute(tasks)
+    futures = client.compute(_tasks(source, job, rows, workers, on_total))
     results = [summary_meta()]
     for future in as_completed(futures):
         part = future.result()

@@ -26,33 +26,70 @@ class Scan:
     rows: int
     users: int
     clustered: bool
+    starts: np.ndarray | None = None  # clustered input: the row where each user begins
 
 
-def _runs(users: np.ndarray) -> np.ndarray:
-    """The user of each run of equal consecutive ids."""
+def _runs(users: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(first row, user) of each run of equal consecutive ids."""
     if users.size == 0:
-        return users
+        return np.zeros(0, dtype=np.int64), users
     starts = np.flatnonzero(np.r_[True, users[1:] != users[:-1]])
-    return users[starts]
+    return starts, users[starts]
 
 
 def scan(source: Source, rows: int) -> Scan:
-    """Count rows and users and check that users come clustered (one pass over the chunks)."""
+    """Count rows and users, check that users come clustered and where each begins (one pass)."""
     seen: set = set()
-    total, clustered, last = 0, True, None
+    total, clustered, last, begins = 0, True, None, []
     columns = source.users(rows) if source.users is not None else (c["user"].to_numpy() for c in source.chunks(rows))
     for users in columns:
-        total += len(users)
-        runs = _runs(users).tolist()
+        starts, runs = _runs(users)
+        runs = runs.tolist()
         if runs and last is not None and runs[0] == last:
-            runs = runs[1:]  # the previous chunk's last user goes on
+            starts, runs = starts[1:], runs[1:]  # the previous chunk's last user goes on
         for user in runs:
             if user in seen:
                 clustered = False
             seen.add(user)
+        if clustered:
+            begins.append(starts + total)
+        total += len(users)
         if len(users):
             last = users[-1]
-    return Scan(total, len(seen), clustered)
+    starts = np.concatenate(begins) if clustered and begins else None
+    return Scan(total, len(seen), clustered, starts)
+
+
+def user_ranges(info: Scan, rows: int) -> list[tuple[int, int]]:
+    """Row ranges [a, b) of about ``rows`` rows that begin and end at user boundaries (clustered input)."""
+    if not info.rows:
+        return []
+    bounds = np.r_[info.starts, info.rows]
+    cuts, next_cut = [0], rows
+    for b in bounds[1:].tolist():
+        if b >= next_cut or b == info.rows:
+            cuts.append(b)
+            next_cut = b + rows
+    return list(zip(cuts[:-1], cuts[1:]))
+
+
+def read_rows(files, columns, start: int, stop: int):
+    """Rows [start, stop) of Parquet files read end to end, reading only the row groups that hold them."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pieces, offset = [], 0
+    for name in files:
+        handle = pq.ParquetFile(name)
+        for group in range(handle.metadata.num_row_groups):
+            size = handle.metadata.row_group(group).num_rows
+            lo, hi = max(start, offset), min(stop, offset + size)
+            if lo < hi:
+                pieces.append(handle.read_row_group(group, columns=columns).slice(lo - offset, hi - lo))
+            offset += size
+            if offset >= stop:
+                return pa.concat_tables(pieces)
+    return pa.concat_tables(pieces)
 
 
 def carried(chunks: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:

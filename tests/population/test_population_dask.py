@@ -19,3 +19,33 @@ def test_local_cluster_equals_in_process(tmp_path):
     dask = population.release(path, policy, out=tmp_path / "dask", workers=2, processes=False, rows=300)
     pd.testing.assert_frame_equal(dask.summary, local.summary)
     pd.testing.assert_frame_equal(read_released(dask.released), read_released(local.released))
+
+
+def test_local_cluster_reads_row_ranges_of_clustered_parquet(tmp_path):
+    table = fleet(users=9, n=80, seed=6)
+    path = tmp_path / "sorted.parquet"
+    table.to_parquet(path, row_group_size=70)  # users straddle row groups; ranges are cut at user boundaries
+    policy = {"landmarks": "percentile:30", "scheme": "skip", "epsilon": 2.0, "seed": 1}
+    local = population.release(path, policy, out=tmp_path / "local")
+    dask = population.release(path, policy, out=tmp_path / "dask", workers=2, processes=False, rows=150)
+    pd.testing.assert_frame_equal(dask.summary, local.summary)
+    pd.testing.assert_frame_equal(read_released(dask.released), read_released(local.released))
+
+
+def test_user_ranges_cut_at_user_boundaries_and_read_rows(tmp_path):
+    from lmdk.population import partition
+    from lmdk.population.input import open_source
+
+    table = fleet(users=7, n=30, seed=2)
+    path = tmp_path / "t.parquet"
+    table.to_parquet(path, row_group_size=11)
+    info = partition.scan(open_source(path), 16)
+    assert info.clustered and info.users == 7 and info.rows == len(table)
+    ranges = partition.user_ranges(info, 40)
+    assert ranges[0][0] == 0 and ranges[-1][1] == len(table)
+    assert all(b == c for (_, b), (c, _) in zip(ranges, ranges[1:]))
+    users = table["user"].to_numpy()
+    for a, b in ranges:
+        assert a == 0 or users[a] != users[a - 1]  # never inside a user
+        rows = partition.read_rows([str(path)], ["user", "value"], a, b).to_pandas()
+        assert rows["value"].tolist() == table["value"].iloc[a:b].tolist()
