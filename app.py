@@ -16,6 +16,7 @@ PAGES = [
     ("pages/temporal_loss.py", "Temporal privacy loss", ":material/trending_up:"),
     ("pages/dummy_landmarks.py", "Dummy landmarks", ":material/masks:"),
     ("pages/spatiotemporal_events.py", "Spatiotemporal events", ":material/share_location:"),
+    ("pages/population.py", "Population", ":material/groups:"),
     ("pages/experiments.py", "Experiments", ":material/science:"),
 ]
 

@@ -94,7 +94,9 @@ def data_revision(data: list[dict]) -> str:
         for key in sorted(trace):
             value = trace[key]
             h.update(key.encode())
-            h.update(value.tobytes() if isinstance(value, np.ndarray) else repr(value).encode())
+            numeric = isinstance(value, np.ndarray) and value.dtype.kind != "O"  # object arrays' bytes are pointers
+            h.update(value.tobytes() if numeric else repr(value.tolist() if isinstance(value, np.ndarray)
+                                                             else value).encode())
     return h.hexdigest()
 
 

@@ -89,6 +89,15 @@ EX_REPETITIONS = "ex_reps"
 EX_SEED = "ex_seed"
 EX_RUN = "ex_run"  # the figure whose recomputation (EX_REPETITIONS, EX_SEED) is shown; None = cached runs only
 
+# the Population page (its policy reuses SCHEMES, EPSILON, W and SEED)
+POP_SOURCE = "pop_src"  # "fleet" (synthetic) | "upload"
+POP_USERS = "pop_users"
+POP_EVENTS = "pop_n"
+POP_SHARE = "pop_share"  # (low, high) landmark share of the fleet's users
+POP_FLEET_SEED = "pop_fseed"
+POP_RULE = "pop_rule"  # the landmark rule applied to every user; None = the source's default
+POP_SCHEME = "pop_scheme"  # the scheme of the per-user scatter
+
 # ---------------------------------------------------------------- session-only keys (never in the URL)
 SERIES_UPLOAD = "_upload_series"  # the Series parsed from this session's upload
 UPLOAD_ERROR = "_upload_error"
@@ -98,6 +107,8 @@ DOWNLOAD_FIGURES = "_download_figures"  # key → figure of a chart download (we
 EXPORT_BOUND = "_export_bound"  # the public limit of |values| for exported releases (never from the data)
 IMPORT_SPEC = "_import_spec"  # the import mapping the current upload was read with (saved in RunConfigs)
 UPLOAD_FILE_ID = "_upload_file_id"
+POP_UPLOAD = "_pop_upload"  # (bytes, file name) of this session's multi-user upload (memory only)
+POP_RESULTS = "_pop_results"  # this session's computed population summaries, most recent last
 LANDMARKS_TOKEN = "_lm_token"  # data token the landmark set belongs to
 LANDMARKS_DEFAULT = "_lm_default"  # True while L is the default set the app derived (left out of links)
 LANDMARK_UNDO = "_lm_undo"  # earlier landmark sets of this series (most recent last, at most HISTORY_MAX)
@@ -227,6 +238,27 @@ def _cells(text: str) -> Any:
     return sorted({int(t) for t in items})
 
 
+def _share_range(text: str) -> Any:
+    low, sep, high = text.partition("-")
+    try:
+        a, b = round(float(low), 2), round(float(high), 2)
+    except ValueError:
+        return None
+    return (a, b) if sep and 0 <= a <= b <= 1 else None
+
+
+def _rule(text: str) -> Any:
+    from lmdk.landmarks import parse_rule
+
+    if len(text) > 80 or text.split(":", 1)[0].lower() in ("file", "contacts"):  # no server paths from a link
+        return None
+    try:
+        parse_rule(text)
+    except ValueError:
+        return None
+    return text
+
+
 def _experiment(text: str) -> Any:
     if len(text) > 40:
         return None
@@ -280,6 +312,13 @@ PARAMS: dict[str, Param] = {
     ST_WINDOW: Param(None, _window, lambda v: f"{v[0]}-{v[1]}"),
     ST_REGION: Param(None, _cells, lambda v: ",".join(str(int(c)) for c in v)),
     ST_SHOW_PLAIN: Param(False, _flag, _dump_flag),
+    POP_SOURCE: Param("fleet", _choice(("fleet", "upload"))),
+    POP_USERS: Param(200, _number(int, 1, 2_000)),
+    POP_EVENTS: Param(1_000, _number(int, 10, 5_000)),
+    POP_SHARE: Param((0.05, 0.6), _share_range, lambda v: f"{v[0]:g}-{v[1]:g}"),
+    POP_FLEET_SEED: Param(1, _number(int, 0, SEED_MAX)),
+    POP_RULE: Param(None, _rule, lambda v: v or ""),
+    POP_SCHEME: Param("adaptive", _choice(SCHEME_NAMES)),
     EX_FIGURE: Param("fig7", _experiment),
     EX_REPETITIONS: Param(3, _number(int, 1, REPETITIONS_MAX)),
     EX_SEED: Param(0, _number(int, 0, SEED_MAX)),

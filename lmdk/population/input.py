@@ -243,11 +243,35 @@ def _entity_groups(frame: pd.DataFrame, spec) -> Iterator[tuple[str, pd.DataFram
 
 def mapped_source(path: Path, spec=None) -> Source:
     """A file the single-series import reads (≤ its size limit), split into users by its entity column."""
-    from lmdk.data import mapping as mp
-    from lmdk.data.columns import to_series
-    from lmdk.data.read import check_text, parse_raw, read_source
+    from lmdk.data.read import read_source
 
     raw, filename = read_source(str(path), MAX_BYTES)
+    return mapped_bytes(raw, filename, spec)
+
+
+def upload_source(raw: bytes, filename: str, spec=None) -> Source:
+    """A multi-user file held in memory (the dashboard's upload): Parquet long table, or any mapped text file."""
+    import io
+
+    if raw[:4] == b"PAR1" or Path(filename).suffix.lower() in PARQUET_SUFFIXES:
+        try:
+            frame = pd.read_parquet(io.BytesIO(raw))
+        except Exception as exc:  # pyarrow raises several types for a damaged file
+            raise DataError(f"{filename}: not a readable Parquet file ({exc}); export it again or upload a CSV") from exc
+        return frame_source(frame, spec)
+    if len(raw) > MAX_BYTES:
+        raise DataError(f"{filename}: {len(raw) / 1e6:.0f} MB is over the {MAX_BYTES / 1e6:.0f} MB limit of an "
+                        "upload; run larger populations with `lmdk population`")
+    return mapped_bytes(raw, filename, spec)
+
+
+def mapped_bytes(raw: bytes, filename: str, spec=None) -> Source:
+    """The bytes of a file the single-series import reads, split into users by its entity column."""
+    from lmdk.data import mapping as mp
+    from lmdk.data.columns import to_series
+    from lmdk.data.read import check_text, parse_raw
+
+    path = Path(filename)
     if spec is None:
         detection = mp.detect_bytes(raw, filename)
         spec = detection.spec
@@ -321,6 +345,8 @@ def open_source(source, mapping=None) -> Source:
     """A Source for a DataFrame, a Parquet file/folder, a large CSV long table, a mapped file or a folder."""
     from lmdk.data.mapping import ImportSpec
 
+    if isinstance(source, Source):
+        return source
     spec = ImportSpec.from_dict(mapping) if isinstance(mapping, dict) else mapping
     if isinstance(source, pd.DataFrame):
         return frame_source(source, spec)

@@ -1,0 +1,68 @@
+"""AppTest: the Population page (synthetic fleet, per-scheme boxes, per-user scatter, flagged users, bad rules)."""
+from __future__ import annotations
+
+import json
+from functools import partial
+
+import numpy as np
+
+import app_support
+from app_support import array, navigation_mode  # noqa: F401 — navigation_mode is an autouse fixture
+from ui import state
+from ui.charts import meta_of
+
+PAGE = "pages/population.py"
+open_page = partial(app_support.open_page, PAGE, 90)
+
+
+def specs(at) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def test_a_fleet_shows_one_box_per_scheme_and_one_point_per_user():
+    at = open_page(pop_users="40", pop_n="200", schemes="event,uniform,adaptive")
+    boxes, scatter = specs(at)
+    assert [t["name"] for t in boxes["data"]] == ["event", "uniform", "adaptive"]
+    assert all(len(array(t["x"])) == 40 for t in boxes["data"])
+    assert sum(len(array(t["x"])) for t in scatter["data"]) == 40 and meta_of(scatter["layout"])["scheme"] == "adaptive"
+    headline = at.markdown[0].value
+    assert headline.startswith("##### With ε = 1, *adaptive*") and "*event* does **not** protect" in headline
+    assert "violates Theorem 2" in at.dataframe[0].value["reason"].tolist()
+
+
+def test_epsilon_acts_on_every_chart():
+    at = open_page(pop_users="20", pop_n="100", schemes="uniform,adaptive")
+    before = specs(at)
+    at.session_state[state.EPSILON] = 0.1
+    at.session_state[state.widget_key(state.EPSILON)] = 0.1
+    at.run()
+    after = specs(at)
+    assert [meta_of(f["layout"])["eps"] for f in after] == [0.1, 0.1]
+    assert np.median(array(after[0]["data"][0]["x"])) > 5 * np.median(array(before[0]["data"][0]["x"]))
+
+
+def test_a_bad_landmark_rule_is_named_and_stops_the_page():
+    at = open_page(pop_users="10", pop_n="100")
+    at.text_input(key="pop_rule_text").set_value("percentile:120").run()
+    assert any("Landmark rule" in e.value for e in at.error) and not at.get("plotly_chart")
+
+
+def test_the_fleet_settings_and_rule_are_in_the_link():
+    at = open_page(pop_users="25", pop_n="150", pop_rule="below:0.05")
+    assert at.query_params["pop_users"] in ("25", ["25"]) and at.query_params["pop_rule"] in ("below:0.05",
+                                                                                              ["below:0.05"])
+    assert at.text_input(key="pop_rule_text").value == "below:0.05"
+
+
+def test_the_upload_mode_asks_for_a_file_without_error():
+    at = open_page(pop_src="upload")
+    assert not at.exception and any("Upload a multi-user file" in i.value for i in at.info)
+
+
+def test_a_chart_with_text_customdata_has_the_same_revision_every_run():
+    """Object arrays (user ids as text) must not be hashed by their pointers: a new datarevision on every run
+    made plotly redraw the chart and drop the user's click selection."""
+    from ui.charts import data_revision
+
+    ids = [np.array([str(i) for i in range(5)], dtype=object) for _ in range(2)]
+    assert data_revision([{"customdata": ids[0]}]) == data_revision([{"customdata": ids[1]}])

@@ -1,0 +1,57 @@
+"""Charts of the Population page: per-user MAE per scheme, and landmark share vs MAE (one point per user)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ui.charts import SCHEME_COLOURS, _common_layout, _figure
+
+FLAG_COLOURS = {"protected": "#0072B2", "no better than user level": "#E69F00", "violates Theorem 2": "#D55E00"}
+
+
+def mae_distribution(summaries: pd.DataFrame, schemes, *, unit: str, epsilon: float):
+    """One horizontal box per scheme: the distribution of the users' MAE (log axis when it spans decades)."""
+    data = []
+    for s in schemes:
+        rows = summaries[summaries["scheme"] == s]
+        data.append({"type": "box", "x": rows["mae"].to_numpy(), "name": s, "orientation": "h",
+                     "marker": {"color": SCHEME_COLOURS.get(s, "#555"), "size": 4},
+                     "line": {"color": SCHEME_COLOURS.get(s, "#555")}, "boxpoints": "outliers",
+                     "customdata": rows["user"].astype(str).to_numpy(), "showlegend": False,
+                     "hovertemplate": "user %{customdata}: %{x:.4g} " + unit + "<extra>" + s + "</extra>"})
+    positive = summaries["mae"][summaries["mae"] > 0]
+    log = len(positive) > 1 and positive.max() / positive.min() > 30
+    layout = _common_layout(height=110 + 48 * max(len(schemes), 1), meta={"eps": epsilon}, legend=False)
+    layout.update(margin={"l": 90, "r": 30, "t": 30, "b": 50}, yaxis={"autorange": "reversed"},
+                  xaxis={"title": {"text": f"per-user mean absolute error ({unit})" + (", log scale" if log else "")},
+                         "type": "log" if log else "linear"})
+    return _figure(data, layout)
+
+
+def share_vs_mae(rows: pd.DataFrame, scheme: str, *, unit: str, epsilon: float):
+    """Each user's landmark share (x) against its MAE (y) under one scheme, coloured by what the policy gives it;
+    the dashed line is the user-level error (the policy is degenerate for users on or above it)."""
+    status = np.where(~rows["theorem2_holds"], "violates Theorem 2",
+                      np.where(rows["degenerate"] & (scheme != "user"), "no better than user level", "protected"))
+    data = []
+    for label, colour in FLAG_COLOURS.items():
+        part = rows[status == label]
+        if part.empty:
+            continue
+        data.append({"type": "scatter", "mode": "markers", "name": f"{label} ({len(part):,})",
+                     "x": 100 * part["landmark_share"].to_numpy(), "y": part["mae"].to_numpy(),
+                     "customdata": part["user"].astype(str).to_numpy(),
+                     "marker": {"color": colour, "size": 7, "opacity": 0.75},
+                     "hovertemplate": "user %{customdata}<br>landmarks %{x:.1f} %<br>MAE %{y:.4g} " + unit
+                                      + "<extra></extra>"})
+    baseline = float(np.median(rows["user_level_mae"])) if len(rows) else 0.0
+    layout = _common_layout(height=420, meta={"eps": epsilon, "scheme": scheme})
+    layout.update(margin={"l": 70, "r": 30, "t": 60, "b": 50}, clickmode="event+select",
+                  xaxis={"title": {"text": "landmarks (% of the user's events)"}, "rangemode": "tozero"},
+                  yaxis={"title": {"text": f"MAE ({unit}), log scale"}, "type": "log"},
+                  shapes=[{"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": baseline, "y1": baseline,
+                           "line": {"dash": "dash", "color": "#6b6b6b", "width": 1}}],
+                  annotations=[{"xref": "paper", "x": 1, "y": np.log10(baseline) if baseline > 0 else 0,
+                                "text": "user level", "showarrow": False, "xanchor": "right", "yanchor": "bottom",
+                                "font": {"color": "#6b6b6b", "size": 12}}])
+    return _figure(data, layout)

@@ -1,0 +1,122 @@
+"""The Population page's state: the population of this session (a synthetic fleet or its own upload), its
+per-scheme summaries (memoised in the session), and opening one user in the single-series pages."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from ui import state, text
+
+MEMO_MAX = 8  # population summaries kept per session (ε back and forth is instant)
+DEFAULT_RULES = {"values": "percentile:20", "trajectory": "stay:30min", "contacts": "share:20"}
+UPLOAD_TYPES = ["csv", "txt", "tsv", "parquet", "pq", "plt", "dat"]
+
+
+@dataclass
+class Population:
+    """A population ready for the core: its Source, a token naming its data, its kind and a description."""
+
+    source: object
+    token: str
+    kind: str
+    description: str
+    default_rule: str
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def _fleet(users: int, events: int, share: tuple[float, float], seed: int):
+    from lmdk.population.fleet import synthetic_fleet
+
+    return synthetic_fleet(users, events, share, rng=seed)
+
+
+def population() -> Population | None:
+    """This session's population (None, with the reason shown, when an upload is missing or unreadable)."""
+    from lmdk.population.fleet import FLEET_RULE
+    from lmdk.population.input import frame_source
+
+    ss = st.session_state
+    if ss[state.POP_SOURCE] == "fleet":
+        args = (int(ss[state.POP_USERS]), int(ss[state.POP_EVENTS]), tuple(ss[state.POP_SHARE]),
+                int(ss[state.POP_FLEET_SEED]))
+        fleet = _fleet(*args)
+        return Population(frame_source(fleet.table), "fleet:" + ":".join(map(str, args)), "values",
+                          f"synthetic fleet of {args[0]:,} meters × {args[1]:,} hours", FLEET_RULE)
+    held = ss.get(state.POP_UPLOAD)
+    if held is None:
+        return None
+    frame, name, digest = held
+    kind = frame_source(frame).kind
+    return Population(frame_source(frame), f"upload:{digest}", kind,
+                      f"{text.escape_markdown(name)}: {frame['user'].nunique():,} users, {len(frame):,} events",
+                      DEFAULT_RULES[kind])
+
+
+def on_upload(key: str) -> None:
+    """Read the uploaded multi-user file into a canonical long table held in this session only."""
+    import hashlib
+
+    import pandas as pd
+
+    from lmdk.population.fleet import MAX_CELLS
+    from lmdk.population.input import upload_source
+
+    ss = st.session_state
+    ss[state.POP_UPLOAD], ss[state.POP_RESULTS] = None, {}
+    file = ss.get(key)
+    if file is None:
+        return
+    raw = file.getvalue()
+    try:
+        source = upload_source(raw, file.name)
+        frame = pd.concat(list(source.chunks(MAX_CELLS)), ignore_index=True)
+    except ValueError as exc:  # lmdk.errors: the message names the field and the fix
+        ss["_pop_error"] = str(exc)
+        return
+    except Exception:  # never a traceback for a visitor
+        ss["_pop_error"] = ("The file could not be read as a multi-user table. Use columns user, timestamp and "
+                            "value (or lat, lon / contact), or one of the supported multi-user formats.")
+        return
+    if len(frame) > MAX_CELLS:
+        ss["_pop_error"] = (f"{len(frame):,} events are over this page's limit of {MAX_CELLS:,}; run larger "
+                            "populations with `lmdk population` (see README).")
+        return
+    ss["_pop_error"] = None
+    ss[state.POP_UPLOAD] = (frame, file.name, hashlib.sha256(raw).hexdigest()[:16])
+    ss[state.POP_RULE] = None  # the new data's default rule
+
+
+def summaries(pop: Population, rule: str, schemes: tuple, epsilon: float, w: int, seed: int):
+    """Per-user summaries of every scheme (lmdk.population.explore.compare_schemes), memoised in the session."""
+    from lmdk.population import Policy
+    from lmdk.population.explore import compare_schemes
+
+    memo = st.session_state.setdefault(state.POP_RESULTS, {})
+    key = (pop.token, rule, schemes, epsilon, w, seed)
+    if key not in memo:
+        policy = Policy(landmarks=rule, scheme=schemes[0], epsilon=epsilon, w=w, seed=seed)
+        memo[key] = compare_schemes(pop.source, policy, schemes)
+        while len(memo) > MEMO_MAX:
+            memo.pop(next(iter(memo)))
+    return memo[key]
+
+
+def open_user(pop: Population, user: str, rule: str) -> None:
+    """Make one user's series (and the policy's landmarks of it) the current series of the single-series pages."""
+    import numpy as np
+
+    from lmdk.landmarks import parse_rule
+    from lmdk.population.explore import user_series
+
+    ss = st.session_state
+    series = user_series(pop.source, user, name=f"user {user} of the population")
+    ss[state.SERIES_UPLOAD] = series
+    ss[state.UPLOAD_FILE_NAME] = None
+    ss[state.IMPORT_SPEC], ss[state.IMPORT_DETECTION], ss[state.UPLOAD_ERROR] = None, None, None
+    ss[state.SOURCE] = "upload"
+    ss[state.LENGTH] = min(len(series), state.N_MAX)
+    ss[state.LANDMARKS] = tuple(np.asarray(parse_rule(rule).indices(series), dtype=np.int64).tolist())
+    ss[state.LANDMARKS_TOKEN] = f"upload:{series.source_hash}:{min(len(series), state.N_MAX)}"
+    ss[state.LANDMARKS_DEFAULT] = False
+    ss[state.LANDMARK_UNDO], ss[state.LANDMARK_REDO] = [], []
