@@ -7,6 +7,7 @@ one-element list holding it — see ui.charts.meta_of; set when Plotly has drawn
 on benchmarks/trivial_page.py (one slider, one chart). Target: at most 3× the baseline.
 
     python benchmarks/bench_browser.py
+    python benchmarks/bench_browser.py --population   # Population page, 500 users × 1,000 events (target < 2 s)
 """
 from __future__ import annotations
 
@@ -53,9 +54,25 @@ def measure(url: str, path: str) -> list[float]:
     return times
 
 
+def population() -> int:
+    """ε change on the Population page: a 500 × 1,000 fleet, six schemes, every chart redrawn (target < 2 s)."""
+    import os
+
+    load = os.getloadavg()[0]
+    with streamlit_server(ROOT / "app.py") as url:
+        times = measure(url, "/population?pop_users=500&pop_n=1000")
+    median = statistics.median(times)
+    print(f"population page (500 users × 1,000 events, 6 schemes): median {median:7.1f} ms, max {max(times):.0f} ms  "
+          f"trials {', '.join(f'{t:.0f}' for t in times)}; target < 2000 ms: {'OK' if max(times) < 2000 else 'SLOW'} "
+          f"(1-min load average {load:.2f} before, {os.getloadavg()[0]:.2f} after, on {os.cpu_count()} CPUs)")
+    return 0
+
+
 def main() -> int:
     import os
 
+    if "--population" in sys.argv[1:]:
+        return population()
     load = os.getloadavg()[0]  # browser timings on a shared machine are noisy: report the load with them
     with streamlit_server(ROOT / "benchmarks" / "trivial_page.py") as url:
         base = measure(url, "/")
