@@ -54,36 +54,6 @@ def budget_run(cfg: dict, reps: int, rng: np.random.Generator) -> pd.DataFrame:
     return out.rename(columns={"rep": "repetition"})[["repetition", "t", "alpha", "distance_m", "leakage"]]
 
 
-WINDOW_SPANS = {"T=[4:8]": (4, 8), "T=[16:20]": (16, 20)}  # the event windows of Figs. 8–10, 1-based inclusive
-
-
-def window_means(raw: pd.DataFrame) -> pd.DataFrame:
-    """Event-window dip (§5.2, Figs. 8 vs 9): mean α per repetition over each window and outside both, with 95 % CIs.
-
-    ``raw``: per-repetition rows of ``priste-budget`` (``run_figure(..., keep_raw=True)`` or ``--raw``). Each
-    repetition's α is averaged over the timestamps of a span, then mean and t-interval over repetitions; the
-    difference to the span outside both windows is paired by repetition (the α trend over time cancels when the
-    same span is compared across panels — the paper's own comparison of Fig. 8 with Fig. 9).
-    """
-    from lmdk.experiments.spec import mean_ci
-
-    t1 = raw["t"] + 1  # the paper's timestamps are 1-based
-    inside = {name: t1.between(a, b) for name, (a, b) in WINDOW_SPANS.items()}
-    spans = {**inside, "outside both": ~(inside["T=[4:8]"] | inside["T=[16:20]"])}
-    keys = [k for k in ("cell_km", "panel", "epsilon", "alpha0") if k in raw]
-    per_rep = pd.concat({name: raw[mask].groupby(keys + ["repetition"])["alpha"].mean() for name, mask in spans.items()},
-                        axis=1)
-    rows = []
-    for key, grp in per_rep.groupby(level=keys, sort=False):
-        for name in spans:
-            mean, _, lo, hi = mean_ci(grp[name].to_numpy())
-            d_mean, _, d_lo, d_hi = mean_ci((grp[name] - grp["outside both"]).to_numpy())
-            rows.append({**dict(zip(keys, key)), "span": name, "alpha": mean, "alpha_ci_low": lo, "alpha_ci_high": hi,
-                         "minus_outside": d_mean, "minus_outside_ci_low": d_lo, "minus_outside_ci_high": d_hi,
-                         "repetitions": len(grp)})
-    return pd.DataFrame(rows)
-
-
 PRISTE_BUDGET = FigureSpec(
     name="priste-budget", paper="priste", title="PriSTE: α per timestamp (Figs. 8–11)",
     claim="A strict PLM (small α) meets ε-spatiotemporal event privacy with little calibration, a loose one "

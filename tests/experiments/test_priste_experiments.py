@@ -80,7 +80,7 @@ def test_table2_tiny_compares_the_two_checks():
 
 
 def test_window_means_pairs_each_span_with_the_timestamps_outside_both_windows():
-    from lmdk.experiments.priste import window_means
+    from lmdk.experiments.priste_window import window_dip, window_means
 
     rows = [{"panel": "fig8", "epsilon": 1.0, "alpha0": 1.0, "repetition": r, "t": t,
              "alpha": (0.1 if 3 <= t <= 7 else 0.3) + 0.01 * r} for r in range(3) for t in range(25)]
@@ -89,6 +89,10 @@ def test_window_means_pairs_each_span_with_the_timestamps_outside_both_windows()
     assert out.loc["T=[4:8]", "minus_outside"] == pytest.approx(-0.2)
     assert out.loc["T=[4:8]", "minus_outside_ci_high"] == pytest.approx(-0.2)  # paired: the repetition offset cancels
     assert out.loc["T=[16:20]", "alpha"] == pytest.approx(0.31) and (out["repetitions"] == 3).all()
+    fig9 = pd.DataFrame(rows).assign(panel="fig9", alpha=lambda d: d["alpha"] + 0.05)  # no dip, just higher
+    dip = window_dip(window_means(pd.concat([pd.DataFrame(rows), fig9]))).set_index("span")
+    assert dip.loc["T=[4:8]", "dip"] == pytest.approx(-0.05) and dip.loc["T=[16:20]", "dip"] == pytest.approx(0.05)
+    assert dip.loc["T=[4:8]", "dip_ci_low"] < -0.05 < dip.loc["T=[4:8]", "dip_ci_high"] < 0
 
 
 def test_cli_raw_writes_the_repetition_rows(tmp_path, monkeypatch):
