@@ -106,3 +106,16 @@ def dummies_headline(marked: int, real: int, chance_real: float, words: str) -> 
     return (f"{hidden:,} ordinary {words} are marked as sensitive next to the {real:,} real ones, so an observer who "
             f"knows the method can only say that a marked one is real with {round(100 * chance_real):.0f} % "
             f"certainty; the {words} left unmarked are known to be ordinary.")
+
+
+def overview_headline(epsilon: float, n: int, landmarks: int, verdicts: dict[str, bool]) -> str:
+    """The Overview example in one sentence: which schemes protect the landmarks together at this ε."""
+    ok = [s for s, holds in verdicts.items() if holds]
+    bad = [s for s, holds in verdicts.items() if not holds]
+    named = lambda names: ", ".join(f"*{s}*" for s in names)  # noqa: E731
+    text = f"With ε = {epsilon:g} and {landmarks} landmark{'s' if landmarks != 1 else ''} among {n} events, "
+    if ok:
+        text += f"{named(ok)} protect{'s' if len(ok) == 1 else ''} the landmarks together"
+    if bad:
+        text += (" — " if ok else "") + f"{named(bad)} do{'es' if len(bad) == 1 else ''} **not**"
+    return text + "."

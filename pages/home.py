@@ -2,8 +2,8 @@
 import numpy as np
 import streamlit as st
 
-from lmdk import privacy, schemes
-from ui import charts, ensure_entrypoint, explain, state
+from lmdk import headlines, privacy, report, reproduce, schemes
+from ui import charts, ensure_entrypoint, explain, state, widgets
 
 ensure_entrypoint()  # this page needs no series, so it does not start with state.current()
 st.title("Landmark privacy lab")
@@ -43,6 +43,17 @@ for col, (scheme, budget) in zip(cols, example.items()):
     col.badge("satisfies" if ok else "violates", color="green" if ok else "red",
               icon=":material/check_circle:" if ok else ":material/cancel:")
     col.caption(f"worst Σ = {worst:.3g}")
+verdicts = {s: privacy.satisfies_landmark_privacy(b, landmarks, eps) for s, b in example.items()}
+said = headlines.overview_headline(eps, 8, int(landmarks.size), verdicts)
+st.markdown(said)
+d1, d2 = st.columns(2)
+widgets.download_deferred("Report (HTML)", report.overview_report,
+                          (said, eps, landmarks, example, charts.figure_spec(fig)), key="dl_home_report",
+                          file_name="lmdk_overview.html", mime="text/html", container=d1,
+                          icon=":material/description:")
+d2.download_button("Reproduce in Python (script)", data=reproduce.overview_script(landmarks, eps),
+                   file_name="reproduce_overview.py", mime="text/x-python", key="dl_home_script", on_click="ignore",
+                   icon=":material/code:")
 st.caption(
     "Event-level spends ε at every timestamp, so as soon as there is one landmark, the landmark plus "
     "any other event add up to 2ε > ε: it fails. User-level spends ε/8 everywhere and always passes, "

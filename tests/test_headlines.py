@@ -49,3 +49,12 @@ def test_dummies_headline_states_the_chance_and_what_stays_exposed():
     text = headlines.dummies_headline(500, 200, 0.4, "hours")
     assert text.startswith("300 ordinary hours are marked as sensitive next to the 200 real ones")
     assert "with 40 % certainty" in text and "left unmarked are known to be ordinary" in text
+
+
+def test_overview_headline_names_who_protects_and_who_does_not():
+    from lmdk.headlines import overview_headline
+
+    text = overview_headline(1.0, 8, 3, {"event": False, "user": True, "uniform": True})
+    assert text == ("With ε = 1 and 3 landmarks among 8 events, *user*, *uniform* protect the landmarks together "
+                    "— *event* does **not**.")
+    assert overview_headline(0.5, 8, 0, {"uniform": True}).endswith("*uniform* protects the landmarks together.")

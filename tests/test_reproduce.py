@@ -92,3 +92,17 @@ def test_tpl_script_prints_the_temporal_loss_pages_maxima(tmp_path):
     assert printed["max TPL"] == pytest.approx(tpl_t.max(), rel=1e-5)
     assert printed["max overall loss with landmarks"] == pytest.approx(overall.max(), rel=1e-5)
     assert printed["same without correlation"] == pytest.approx(privacy.landmark_loss(budgets, L).max(), rel=1e-5)
+
+
+def test_overview_script_prints_the_examples_verdicts(tmp_path):
+    from lmdk.reproduce import overview_script
+
+    script = tmp_path / "reproduce_overview.py"
+    script.write_text(overview_script([1, 3, 5], 1.0), encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert done.returncode == 0, done.stderr
+    verdicts = {line.split()[0]: line.split()[-1] for line in done.stdout.splitlines()[1:]}
+    assert verdicts == {"event": "violates", "user": "satisfies", "uniform": "satisfies", "skip": "satisfies"}
+    uniform = next(line for line in done.stdout.splitlines() if line.startswith("uniform"))
+    assert "0.25" in uniform and "worst Σ = 1" in uniform  # ε/(|L|+1) with three landmarks
