@@ -43,10 +43,14 @@ def describe_series(series, events: int | None = None) -> dict:
     return described
 
 
+LANDMARK_VERDICTS = ("(ε, L)-landmark privacy (Theorem 2)", "scheme", "worst Σ over L ∪ {t}")
+
+
 def html_report(title: str, headline: str, configuration: dict, verdicts: dict[str, tuple[bool, float]],
-                tables: dict, figures: list, description: dict) -> str:
+                tables: dict, figures: list, description: dict, verdict_labels: tuple = LANDMARK_VERDICTS) -> str:
     """The report as one HTML document. ``verdicts``: scheme → (satisfies Theorem 2, worst Σ over L ∪ {t});
-    ``tables``: caption → pandas DataFrame; ``figures``: plotly figure specs (dicts; drawn interactively, offline)."""
+    ``tables``: caption → pandas DataFrame; ``figures``: plotly figure specs (dicts; drawn interactively, offline);
+    ``verdict_labels``: (section title, name column, number column) of the verdict table."""
     import plotly.io as pio
     from plotly.offline import get_plotlyjs
 
@@ -62,8 +66,8 @@ def html_report(title: str, headline: str, configuration: dict, verdicts: dict[s
 <style>{STYLE}</style><script>{get_plotlyjs()}</script></head><body>
 <h1>{html.escape(title)}</h1><p class="headline">{_emphasis(headline)}</p>
 <h2>Configuration</h2>{_table(configuration)}
-<h2>(ε, L)-landmark privacy (Theorem 2)</h2><table><tr><th>scheme</th><th>verdict</th>
-<th>worst Σ over L ∪ {{t}}</th></tr>{verdict_rows}</table>
+<h2>{html.escape(verdict_labels[0])}</h2><table><tr><th>{html.escape(verdict_labels[1])}</th><th>verdict</th>
+<th>{html.escape(verdict_labels[2])}</th></tr>{verdict_rows}</table>
 <h2>Results</h2>{table_html}{charts}
 <h2>Data (described, not included)</h2>{_table(description)}
 <footer>Made with lmdk {__version__} on {made}. The numbers come from a demonstration seed: they reproduce the
@@ -86,3 +90,20 @@ def overview_report(args) -> str:
                         "landmarks": ", ".join(str(int(t)) for t in landmarks) or "none"},
                        verdicts, {"Budget εₜ per timestamp": table}, [figure],
                        {"data": "none: a teaching example of eight events (only the budgets depend on the choice)"})
+
+
+def spatiotemporal_report(args) -> str:
+    """The PriSTE view's report: (headline, configuration, comparison result, ε, [figure specs], description)."""
+    import numpy as np
+    import pandas as pd
+
+    headline, configuration, res, epsilon, figures, description = args
+    plain, calibrated = float(np.max(res.plain_leakage["median"])), float(np.max(res.priste_leakage["median"]))
+    verdicts = {"plain α-PLM": (plain <= epsilon + 1e-9, plain), "PriSTE": (calibrated <= epsilon + 1e-9, calibrated)}
+    utility = pd.DataFrame({"mechanism": ["plain α-PLM", "PriSTE"],
+                            "mean distance (m)": [res.plain_distance_m, res.priste_distance_m],
+                            "mean α (per km)": [configuration.get("α₀ (per km)"), res.priste_mean_alpha]})
+    return html_report("Spatiotemporal event privacy (PriSTE)", headline, configuration, verdicts,
+                       {"Utility": utility}, figures, description,
+                       verdict_labels=(f"ε-spatiotemporal event privacy (ε = {epsilon:g})", "mechanism",
+                                       "largest median leakage (nats)"))

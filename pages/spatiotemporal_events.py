@@ -103,6 +103,38 @@ def grid_deck(grid, region, true_cells, paths: dict) -> pdk.Deck:
                     tooltip={"text": "cell {cell}: {what}"}, height=520)
 
 
+def handover(view: dict, said: str, res, grid, figures) -> None:
+    """Report (HTML) and 'Reproduce in Python' of this view."""
+    from lmdk.report import describe_series, spatiotemporal_report
+    from lmdk.reproduce import _load_lines, spatiotemporal_script
+
+    configuration = {"trace": SOURCE_LABELS[view["source"]], "timestamps T": view["T"],
+                     "grid": f"{grid.rows}×{grid.cols} cells of {grid.cell_size_m:g} m",
+                     "mobility M": "estimated from the trace" if view["estimate"] else f"Gaussian, σ = {view['sigma']:g}",
+                     "event": f"{view['kind']}, t = {view['window'][0]}–{view['window'][1]}, {len(view['region'])} cells",
+                     "ε (event privacy)": f"{view['epsilon']:g}", "α₀ (per km)": view["alpha"],
+                     "δ-location set": "off" if view["delta"] is None else f"δ = {view['delta']:g}",
+                     "repetitions": view["repetitions"], "demonstration seed": view["seed"]}
+    if view["source"] == "series":
+        cur = state.current()
+        description = describe_series(cur.series, cur.n)
+        name = (ss.get(state.UPLOAD_FILE_NAME) or "YOUR_FILE") if ss[state.SOURCE] == "upload" else None
+        config = state.run_config(cur)
+        view = {**view, "load": 'from lmdk.data.runconfig import RunConfig\n\nconfig = RunConfig.from_json(r"""'
+                + config.to_json() + '""")\n' + _load_lines(config, name)}
+    else:
+        description = {"data": f"{SOURCE_LABELS[view['source']]} (synthetic, seed {view['trace_seed']})"}
+    c1, c2 = st.columns(2)
+    widgets.download_deferred("Report (HTML)", spatiotemporal_report,
+                              (said, configuration, res, float(view["epsilon"]),
+                               [charts.figure_spec(f) for f in figures], description), key="dl_priste_report",
+                              file_name="lmdk_spatiotemporal_report.html", mime="text/html", container=c1,
+                              icon=":material/description:")
+    c2.download_button("Reproduce in Python (script)", data=spatiotemporal_script(view),
+                       file_name="reproduce_spatiotemporal.py", mime="text/x-python", key="dl_priste_script",
+                       on_click="ignore", icon=":material/code:")
+
+
 st.title("Spatiotemporal events")
 st.caption("Continuously released planar-Laplace locations can reveal *events* such as “was in this area between "
            "t₁ and t₂” even when every single location is protected. PriSTE (Cao et al., TKDE 2020) checks the "
@@ -197,9 +229,10 @@ with st.spinner(f"Running the plain α-PLM and PriSTE {reps}× each on {grid.m} 
                          int(reps), delta, int(seed))
 t = np.arange(T)
 
-st.markdown("##### " + headlines.spatiotemporal_headline(
+said = headlines.spatiotemporal_headline(
     float(eps), float(np.max(res.plain_leakage["median"])), res.plain_distance_m, res.priste_distance_m,
-    float(alpha), res.priste_mean_alpha))
+    float(alpha), res.priste_mean_alpha)
+st.markdown("##### " + said)
 
 # ------------------------------------------------------------------ map
 st.subheader("2 · The trace on the grid")
@@ -239,6 +272,10 @@ st.caption("Euclidean distance between released and true cell centres, averaged 
 d = st.columns(2)
 widgets.download_figure(leak_fig, "priste_leakage", key="dl_priste_leak", container=d[0])
 widgets.download_figure(alpha_fig, "priste_alpha", key="dl_priste_alpha", container=d[1])
+view = {"source": source, "T": T, "cell_m": cell_m, "side": side, "trace_seed": trace_seed, "estimate": estimate,
+        "sigma": sigma, "kind": kind, "window": window, "region": sorted(region), "epsilon": eps, "alpha": alpha,
+        "delta": delta, "repetitions": reps, "seed": seed}
+handover(view, said, res, grid, [leak_fig, alpha_fig])
 
 explain.explain(
     "**Event.** A PRESENCE event is true when the user is in the region at *one or more* of the window's "

@@ -106,3 +106,31 @@ def test_overview_script_prints_the_examples_verdicts(tmp_path):
     assert verdicts == {"event": "violates", "user": "satisfies", "uniform": "satisfies", "skip": "satisfies"}
     uniform = next(line for line in done.stdout.splitlines() if line.startswith("uniform"))
     assert "0.25" in uniform and "worst Σ = 1" in uniform  # ε/(|L|+1) with three landmarks
+
+
+@pytest.mark.parametrize("source", ["taxi", "walk"])
+def test_spatiotemporal_script_prints_the_pages_leakage_and_distances(tmp_path, source):
+    from lmdk import priste
+    from lmdk.priste import views as pv
+    from lmdk.reproduce import spatiotemporal_script
+
+    view = {"source": source, "T": 12, "cell_m": 500, "side": 6, "trace_seed": 2, "estimate": source == "taxi",
+            "sigma": 1.0, "kind": "presence", "window": (3, 6), "region": [0, 1, 2, 7], "epsilon": 0.5,
+            "alpha": 0.5, "delta": None, "repetitions": 2, "seed": 4}
+    script = tmp_path / "reproduce_spatiotemporal.py"
+    script.write_text(spatiotemporal_script(view), encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert done.returncode == 0, done.stderr
+    # the page's computation (pages/spatiotemporal_events.py → run_comparison)
+    if source == "walk":
+        grid, M, cells = pv.synthetic_walk(6, 6, 500.0, 1.0, 12, 2)
+    else:
+        latlon = lmdk.data.sample("taxi", n=12, seed=2).latlon()
+        grid, cells = pv.snap_trace(latlon[:, 0], latlon[:, 1], 500.0)
+        M = priste.estimate_transition(cells, 0.01, m=grid.m)
+    mask = np.zeros(grid.m, dtype=bool)
+    mask[[0, 1, 2, 7]] = True
+    res = pv.compare(cells, priste.Event("presence", mask, np.arange(3, 7)), 0.5, 0.5, M, grid, 2, seed=4)
+    assert f"mean distance {res.priste_distance_m:.6g} m" in done.stdout
+    assert f"max median leakage {res.plain_leakage['median'].max():.6g}" in done.stdout
