@@ -150,6 +150,20 @@ def _parquet_files(path: Path) -> list[str]:
     return sorted(str(p) for p in path.rglob("*") if p.is_file() and p.suffix.lower() in PARQUET_SUFFIXES)
 
 
+def _pieces(handle, columns: list[str], rows: int):
+    """A Parquet file's row groups as tables; a row group much larger than ``rows`` in batches of ``rows``.
+
+    Whole row groups, because ``iter_batches`` keeps ~8 MB of buffers alive per batch read (pyarrow 26): RSS
+    grew by ~1 GB over a 87.6 M-row file; reading row groups keeps it flat.
+    """
+    for group in range(handle.metadata.num_row_groups):
+        if handle.metadata.row_group(group).num_rows <= 4 * rows:
+            yield handle.read_row_group(group, columns=columns)
+            continue
+        for batch in handle.iter_batches(batch_size=rows, row_groups=[group], columns=columns):
+            yield batch
+
+
 def parquet_source(files: list[str], spec=None) -> Source:
     """Stream Parquet files by row batches, reading only the needed columns."""
     import pyarrow.parquet as pq
@@ -164,21 +178,20 @@ def parquet_source(files: list[str], spec=None) -> Source:
         import pyarrow as pa
 
         pending, size = [], 0
-        for name in files:  # batches of at most ~a row group (large batch sizes decode slowly), joined to ``rows``
-            for batch in pq.ParquetFile(name).iter_batches(batch_size=min(rows, 1 << 20),
-                                                           columns=list(layout.columns.values())):
-                pending.append(batch)
-                size += batch.num_rows
+        for name in files:
+            for piece in _pieces(pq.ParquetFile(name), list(layout.columns.values()), rows):
+                pending.append(piece)
+                size += piece.num_rows
                 if size >= rows:
-                    yield canonical(pa.Table.from_batches(pending).to_pandas(), layout)
+                    yield canonical(pa.concat_tables(pending).to_pandas(), layout)
                     pending, size = [], 0
         if pending:
-            yield canonical(pa.Table.from_batches(pending).to_pandas(), layout)
+            yield canonical(pa.concat_tables(pending).to_pandas(), layout)
 
     def users(rows: int) -> Iterator[np.ndarray]:
         for name in files:
-            for batch in pq.ParquetFile(name).iter_batches(batch_size=rows, columns=[layout.columns["user"]]):
-                yield batch.column(0).to_numpy(zero_copy_only=False)
+            for piece in _pieces(pq.ParquetFile(name), [layout.columns["user"]], rows):
+                yield piece.column(0).to_numpy()
 
     return Source(layout.kind, chunks, f"{len(files)} Parquet file(s)", parquet=tuple(files), layout=layout,
                   users=users)
