@@ -65,9 +65,13 @@ def grid(scale) -> np.ndarray:
     return np.exp2(np.ceil(np.log2(np.asarray(scale, dtype=np.float64))))
 
 
-def snap(values: np.ndarray, scale, bound: float) -> np.ndarray:
-    """Round to the nearest multiple of Λ = grid(scale) and clamp to [−bound, bound] (per coordinate)."""
-    lam = grid(scale)
+def snap(values: np.ndarray, scale, bound: float, lam=None) -> np.ndarray:
+    """Round to the nearest multiple of Λ = grid(scale) and clamp to [−bound, bound] (per coordinate).
+
+    ``lam``: Λ computed by the caller (``grid`` of the same scales, e.g. once per row of a population batch
+    whose row shares one scale); ``scale`` is then ignored.
+    """
+    lam = grid(scale) if lam is None else np.asarray(lam)
     if values.ndim == lam.ndim + 1:  # (…, 2) coordinates share their timestamp's grid
         lam = lam[..., None]
     return np.clip(np.round(values / lam) * lam, -bound, bound) + 0.0  # + 0.0 turns −0.0 into 0.0

@@ -95,6 +95,21 @@ def _draw(mechanism: str, sampler: str, lengths: np.ndarray, n: int, mask: np.nd
     return noise, mask, eps_pub, eps_sel
 
 
+def _snap_shared(values, safe, budgets, published, per_coordinate: float, bound: float) -> np.ndarray:
+    """``snapping.snap(values, per_coordinate / safe, bound)`` with Λ computed once per row: a data-independent
+    scheme gives every published cell of a row the same budget (and unpublished cells 1.0), so Λ takes at
+    most two values per row — the same numbers as the cell-by-cell grid, without its log2/exp2 per cell."""
+    from lmdk import snapping
+
+    row = budgets.max(axis=1, keepdims=True)
+    if not np.all((budgets == row) | ~published):  # not row-shared: cell by cell
+        return snapping.snap(values, per_coordinate / safe, bound)
+    lam = snapping.grid(per_coordinate / row)
+    if not published.all():
+        lam = np.where(published, lam, snapping.grid(per_coordinate / np.ones(1)))
+    return snapping.snap(values, None, bound, lam=lam)
+
+
 def release_batch(x, landmarks, lengths, scheme: str, epsilon, *, mechanism: str = "laplace", generators,
                   w=None, sensitivity: float = 1.0, dummies=None, sampler: str = "textbook",
                   bound: float | None = None) -> BatchRelease:
@@ -134,7 +149,7 @@ def release_batch(x, landmarks, lengths, scheme: str, epsilon, *, mechanism: str
             safe = np.where(published, budgets, 1.0)
             values = schemes.perturb(mechanism, x, safe, noise, delta)
             if post is not None:
-                values = post(values, safe)
+                values = _snap_shared(values, safe, budgets, published, per_coordinate, b)
             if not published.all():
                 values = schemes._forward_fill(values, published, base)
     budgets = np.where(valid, budgets, 0.0)

@@ -31,14 +31,21 @@ def scheduler_address(scheduler: str | None) -> str | None:
 
 def run_local(source: Source, job: Job, rows: int, progress: Progress, folder: str | None = None,
               on_total: Callable[[int], None] | None = None) -> pd.DataFrame:
-    """Stream whole-user frames through ``process_frame`` in this process."""
+    """Stream whole-user frames through ``process_frame`` in this process (clustered Parquet: row ranges cut at
+    user boundaries, read one after the other; other input: ``partition.user_frames``)."""
     info = None
     if not source.clustered:
         info = partition.scan(source, rows)
         if on_total is not None:
             on_total(info.users)
+    if source.parquet and info is not None and info.clustered:
+        ranges = partition.user_ranges(info, rows)
+        frames = (canonical(partition.read_rows(source.parquet, list(source.layout.columns.values()), a, b)
+                            .to_pandas(split_blocks=True), source.layout) for a, b in ranges)
+    else:
+        frames = partition.user_frames(source, rows, info, folder)
     parts = [summary_meta()]
-    for frame in partition.user_frames(source, rows, info, folder):
+    for frame in frames:
         part = process_frame(frame, job)
         parts.append(part)
         progress(len(part), int(part["n"].sum()))
@@ -79,7 +86,7 @@ def _dask_frame(source: Source, rows: int):
 def process_rows(files: tuple[str, ...], layout, start: int, stop: int, job: Job) -> pd.DataFrame:
     """``process_frame`` of rows [start, stop) of Parquet files (a task of the Dask engine on clustered input)."""
     table = partition.read_rows(files, list(layout.columns.values()), start, stop)
-    return process_frame(canonical(table.to_pandas(), layout), job)
+    return process_frame(canonical(table.to_pandas(split_blocks=True), layout), job)
 
 
 def _tasks(source: Source, job: Job, rows: int, workers: int, on_total) -> list:

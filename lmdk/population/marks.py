@@ -45,6 +45,8 @@ def _smallest(keys: np.ndarray, k: int) -> np.ndarray:
     below = keys < kth
     tied = keys == kth
     room = k - below.sum(axis=1, keepdims=True)  # how many of the tied cells still fit, earliest first
+    if np.all(tied.sum(axis=1, keepdims=True) <= room):  # every tie fits (the usual case: one cell at the kth)
+        return below | tied
     return below | (tied & (np.cumsum(tied, axis=1) <= room))
 
 

@@ -60,13 +60,26 @@ def _clean(frame: pd.DataFrame, kind: str) -> tuple[pd.DataFrame, pd.Series]:
     return (frame[~bad] if bad.any() else frame), dropped
 
 
+def _codes(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(code per row, user per code) in order of first appearance; from runs when users come grouped (no hashing
+    of every row), else by ``pd.factorize``."""
+    if ids.size:
+        change = np.flatnonzero(ids[1:] != ids[:-1]) + 1
+        runs = ids[np.r_[0, change]]
+        if len(pd.unique(runs)) == len(runs):
+            codes = np.zeros(ids.size, dtype=np.int64)
+            codes[change] = 1
+            return np.cumsum(codes), runs
+    return pd.factorize(ids)
+
+
 def _ordered(frame: pd.DataFrame, kind: str) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
     """Rows grouped by user (order of first appearance) and sorted by time; returns (rows, users, starts)."""
-    codes, users = pd.factorize(frame["user"])
+    codes, users = _codes(frame["user"].to_numpy())
     ns = frame["timestamp"].array.asi8  # no copy (tz-aware too)
-    step = np.diff(ns)
-    same = np.diff(codes) == 0
-    if not (np.all(np.diff(codes) >= 0) and np.all(step[same] >= 0)):
+    step, change = np.diff(ns), np.diff(codes)
+    same = change == 0
+    if not (np.all(change >= 0) and np.all(step[same] >= 0)):
         order = np.lexsort((ns, codes))
         frame, codes, ns = frame.iloc[order], codes[order], ns[order]
         step, same = np.diff(ns), np.diff(codes) == 0
