@@ -119,6 +119,9 @@ def handover(view: dict, said: str, res, grid, figures) -> None:
         cur = state.current()
         description = describe_series(cur.series, cur.n)
         name = (ss.get(state.UPLOAD_FILE_NAME) or "YOUR_FILE") if ss[state.SOURCE] == "upload" else None
+        from lmdk.views import MECHANISM_FOR_KIND
+
+        ss[state.MECHANISM] = MECHANISM_FOR_KIND[cur.series.kind]  # as the scheme controls set it for this series
         config = state.run_config(cur)
         view = {**view, "load": 'from lmdk.data.runconfig import RunConfig\n\nconfig = RunConfig.from_json(r"""'
                 + config.to_json() + '""")\n' + _load_lines(config, name)}
