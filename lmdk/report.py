@@ -107,3 +107,14 @@ def spatiotemporal_report(args) -> str:
                        {"Utility": utility}, figures, description,
                        verdict_labels=(f"ε-spatiotemporal event privacy (ε = {epsilon:g})", "mechanism",
                                        "largest median leakage (nats)"))
+
+
+def dummies_report(args) -> str:
+    """The Dummy landmarks view's report: (headline, configuration, {scheme: (holds, worst)}, MAE table,
+    disclosure table, [figure specs], description) → HTML."""
+    headline, configuration, verdicts, mae_table, disclosure_table, figures, description = args
+    return html_report("Landmark privacy — dummy landmarks", headline, configuration, verdicts,
+                       {"What the dummies protect": disclosure_table,
+                        "Mean absolute error without and with dummies": mae_table}, figures, description,
+                       verdict_labels=("(ε, L)-landmark privacy of the release on L′ (Theorem 2)", "scheme",
+                                       "worst Σ over L′ ∪ {t}, plus ε for the selection"))

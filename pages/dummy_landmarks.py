@@ -86,6 +86,47 @@ def _mae_table(rows: list[dict], unit: str) -> pd.DataFrame:
     })
 
 
+def handover(cur, chosen, sel, disclosure, eps, eps_pub, rows, unit, figures) -> None:
+    """Report (HTML) and 'Reproduce in Python' of this view."""
+    from lmdk.privacy import landmark_loss
+    from lmdk.report import describe_series, dummies_report
+    from lmdk.reproduce import dummies_script
+
+    ss = st.session_state
+    method, utility, share = ss[state.DUMMY_METHOD], ss[state.DUMMY_UTILITY], float(ss[state.DUMMY_SHARE])
+    x, mechanism, _ = views.release_input(cur.series, cur.landmarks)
+    seed, w = int(ss[state.SEED]), int(ss[state.W])
+    verdicts = {}
+    for s in chosen:
+        budgets = cache_loss.budgets_for(cur.token, x, sel.chosen, s, eps_pub, mechanism, seed, w)
+        worst = float(landmark_loss(budgets, sel.chosen).max()) + (eps - eps_pub)
+        verdicts[s] = (worst <= eps * (1 + 1e-9), worst)
+    configuration = {"method": method, "utility": utility, "share of ε for the selection": f"{100 * share:g} %",
+                     "ε (total)": f"{eps:g}", "ε for publishing": f"{eps_pub:.4g}",
+                     "landmarks |L|": f"{cur.landmarks.size:,} of {cur.n:,} events",
+                     "chosen |L′|": f"{sel.chosen.size:,}", "repetitions": int(ss[state.REPETITIONS]),
+                     "demonstration seed": seed}
+    disclosure_table = pd.DataFrame({"": ["P(real landmark | marked), chosen option",
+                                          "P(real landmark | marked), expected over the options",
+                                          "an unmarked event"],
+                                     "value": [f"{100 * disclosure.chosen:.0f} %", f"{100 * disclosure.expected:.0f} %",
+                                               "known to be a regular event"]})
+    said = headlines.dummies_headline(int(sel.chosen.size), int(cur.landmarks.size), disclosure.chosen,
+                                      headlines.event_word(cur.series.kind,
+                                                           headlines.median_step_seconds(cur.series.timestamps)))
+    c1, c2 = st.columns(2)
+    widgets.download_deferred("Report (HTML)", dummies_report,
+                              (said, configuration, verdicts, _mae_table(rows, unit), disclosure_table,
+                               [charts.figure_spec(f) for f in figures], describe_series(cur.series, cur.n)),
+                              key="dl_dummy_report", file_name="lmdk_dummies_report.html", mime="text/html",
+                              container=c1, icon=":material/description:")
+    name = (ss.get(state.UPLOAD_FILE_NAME) or "YOUR_FILE") if ss[state.SOURCE] == "upload" else None
+    c2.download_button("Reproduce in Python (script)",
+                       data=dummies_script(state.run_config(cur), method, utility, share, state.SCHEME_NAMES, name),
+                       file_name="reproduce_dummies.py", mime="text/x-python", key="dl_dummy_script",
+                       on_click="ignore", icon=":material/code:")
+
+
 def _page() -> None:
     ss = st.session_state
     st.title("Dummy landmarks")
@@ -189,6 +230,7 @@ def _page() -> None:
                "its own private selection of L′ (so the MAE includes that randomness), and every scheme is run on "
                "the same selections.")
 
+    handover(cur, chosen, sel, disclosure, eps, eps_pub, rows, unit, [timeline, opt_fig, budget_fig, mae_fig])
     d = st.columns(4)
     widgets.download_figure(timeline, "dummy_timeline", key="dl_dummy_timeline", container=d[0])
     widgets.download_figure(opt_fig, "dummy_options", key="dl_dummy_options", container=d[1])

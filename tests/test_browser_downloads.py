@@ -120,6 +120,7 @@ REPORTS = [  # (page and query, charts drawn, text the report must hold)
     ("temporal_loss", 3, ("With ε = 1",)),
     ("", 1, ("With ε = 1", "Budget εₜ per timestamp")),
     ("spatiotemporal_events", 2, ("Plain location noise", "PriSTE", "mean distance (m)")),
+    ("dummy_landmarks", 4, ("known to be a regular event", "Mean absolute error without and with dummies")),
 ]
 
 

@@ -134,3 +134,28 @@ def test_spatiotemporal_script_prints_the_pages_leakage_and_distances(tmp_path, 
     res = pv.compare(cells, priste.Event("presence", mask, np.arange(3, 7)), 0.5, 0.5, M, grid, 2, seed=4)
     assert f"mean distance {res.priste_distance_m:.6g} m" in done.stdout
     assert f"max median leakage {res.plain_leakage['median'].max():.6g}" in done.stdout
+
+
+def test_dummies_script_prints_the_pages_selection_and_mae(tmp_path):
+    from lmdk import dummies
+    from lmdk.reproduce import dummies_script
+    from ui import cache_loss, state
+
+    series = lmdk.sample("hue", n=300)
+    landmarks = tuple(range(5, 300, 10))
+    cfg = RunConfig(data="sample:hue", events=300, landmarks=landmarks, schemes=("uniform", "adaptive"),
+                    mechanism="laplace", epsilon=1.0, w=10, repetitions=4, seed=3)
+    script = tmp_path / "reproduce_dummies.py"
+    script.write_text(dummies_script(cfg, "partitioned", "position", 0.05, state.SCHEME_NAMES), encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert done.returncode == 0, done.stderr
+    # what the page computes (ui.cache_loss, the same functions pages/dummy_landmarks.py calls)
+    x, mechanism, _ = views.release_input(series, np.asarray(landmarks))
+    token, L = "test", np.asarray(landmarks, dtype=np.int64)
+    sel = cache_loss.selection(token, 300, L, 0.05, "partitioned", "position", 3)
+    assert f"|L′| = {sel.chosen.size:,}" in done.stdout
+    assert f"chosen {dummies.membership_disclosure(sel).chosen:.6g}" in done.stdout
+    for scheme in ("uniform", "adaptive"):
+        mae, _ = cache_loss.dummy_mae(token, x, L, scheme, 1.0, mechanism, 4, 3, 10, "partitioned", 0.05, "position")
+        assert f"{scheme:<10} MAE with dummies {mae:.6g}" in done.stdout
