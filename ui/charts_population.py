@@ -7,6 +7,7 @@ import pandas as pd
 from ui.charts import SCHEME_COLOURS, _common_layout, _figure
 
 FLAG_COLOURS = {"protected": "#0072B2", "no better than user level": "#E69F00", "violates Theorem 2": "#D55E00"}
+LEGEND = {"protected": "protected", "no better than user level": "user-level utility", "violates Theorem 2": "violates"}
 
 
 def mae_distribution(summaries: pd.DataFrame, schemes, *, unit: str, epsilon: float):
@@ -38,15 +39,16 @@ def share_vs_mae(rows: pd.DataFrame, scheme: str, *, unit: str, epsilon: float):
         part = rows[status == label]
         if part.empty:
             continue
-        data.append({"type": "scatter", "mode": "markers", "name": f"{label} ({len(part):,})",
+        data.append({"type": "scatter", "mode": "markers", "name": f"{LEGEND[label]} ({len(part):,})",
                      "x": 100 * part["landmark_share"].to_numpy(), "y": part["mae"].to_numpy(),
                      "customdata": part["user"].astype(str).to_numpy(),
                      "marker": {"color": colour, "size": 7, "opacity": 0.75},
                      "hovertemplate": "user %{customdata}<br>landmarks %{x:.1f} %<br>MAE %{y:.4g} " + unit
-                                      + "<extra></extra>"})
+                                      + "<br>" + label + "<extra></extra>"})
     baseline = float(np.median(rows["user_level_mae"])) if len(rows) else 0.0
     layout = _common_layout(height=420, meta={"eps": epsilon, "scheme": scheme})
     layout.update(margin={"l": 70, "r": 30, "t": 60, "b": 50}, clickmode="event+select",
+                  legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom"},
                   xaxis={"title": {"text": "landmarks (% of the user's events)"}, "rangemode": "tozero"},
                   yaxis={"title": {"text": f"MAE ({unit}), log scale"}, "type": "log"},
                   shapes=[{"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": baseline, "y1": baseline,
