@@ -101,8 +101,9 @@ if ss[state.EX_RUN] == name:  # a recomputation is the view (after Recompute, or
         bar.empty()
 if df is None and cached:
     df = cached[0]
+    scale = f", cells of {meta['cell_km']:g} km (α per km)" if "cell_km" in meta else ""  # PriSTE figures
     source = (f"cached default run: {meta.get('repetitions', '?')} repetitions, seed {meta.get('seed', '?')}, "
-              f"{meta.get('seconds', '?')} s")
+              f"{meta.get('seconds', '?')} s{scale}")
 if df is None:
     st.info(f"No cached run of {name}; press Recompute or run "
             f"`python -m lmdk.experiments {name} --out assets/experiments_default`.")

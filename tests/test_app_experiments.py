@@ -133,3 +133,13 @@ def test_query_keys_are_distinct_and_short():
     assert all(len(k) <= 14 and not k.startswith((state.WIDGET_PREFIX, "_")) for k in keys)
     assert {k for k in keys if k.startswith("st_")} == {getattr(state, n) for n in names if n.startswith("ST_")}
     assert {k for k in keys if k.startswith("ex_")} == {getattr(state, n) for n in names if n.startswith("EX_")}
+
+
+def test_a_priste_figure_names_its_cell_size():
+    """The cached PriSTE runs carry the map's scale (issue 16): in the caption and in the chart's title."""
+    at = open_page()
+    at.selectbox(key=W(state.EX_FIGURE)).set_value("priste-table2").run()
+    assert not at.exception, at.exception
+    spec = chart(at)
+    assert "cells of 0.1 km (α per km)" in spec["layout"]["meta"]["source"]
+    assert "100 m cells" in spec["layout"]["title"]["text"]
