@@ -30,7 +30,8 @@ except ValueError as exc:  # lmdk errors are ValueErrors with a message meant fo
     st.error(f"Could not load the series: {text.escape_markdown(exc)}")
     current = None
 st.session_state[state.CURRENT] = current
-widgets.landmark_status(current)
+if page.title != "Population":  # that page works on a fleet, not on the current series
+    widgets.landmark_status(current)
 page.run()
 state.sync_query_params()
 widgets.share_link()

@@ -66,3 +66,8 @@ def test_a_chart_with_text_customdata_has_the_same_revision_every_run():
 
     ids = [np.array([str(i) for i in range(5)], dtype=object) for _ in range(2)]
     assert data_revision([{"customdata": ids[0]}]) == data_revision([{"customdata": ids[1]}])
+
+
+def test_the_sidebar_shows_no_single_series_landmark_status_on_this_page():
+    at = open_page(pop_users="10", pop_n="100")
+    assert not [m for m in at.metric if m.label == "Landmarks"]
