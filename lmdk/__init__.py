@@ -8,8 +8,10 @@ The names a notebook needs, importable from the top::
     out = lmdk.release(series.values, L, "adaptive", 1.0, mechanism="laplace", repetitions=10, rng=0)
 
 Subpackages, one per concept of the papers: :mod:`lmdk.data`, :mod:`lmdk.tpl`, :mod:`lmdk.dummies`,
-:mod:`lmdk.priste`, :mod:`lmdk.experiments`; modules :mod:`lmdk.mechanisms`, :mod:`lmdk.schemes`,
-:mod:`lmdk.privacy`, :mod:`lmdk.metrics`, :mod:`lmdk.landmarks`, :mod:`lmdk.synthetic`.
+:mod:`lmdk.priste`, :mod:`lmdk.experiments`, :mod:`lmdk.population`; modules :mod:`lmdk.mechanisms`, :mod:`lmdk.schemes`,
+:mod:`lmdk.privacy`, :mod:`lmdk.metrics`, :mod:`lmdk.landmarks`, :mod:`lmdk.synthetic`, :mod:`lmdk.snapping`.
+Apart from the maths: :mod:`lmdk.present` (views, headlines, reports, generated scripts for the app) and
+:mod:`lmdk.cli` (the ``lmdk`` command, one module per command).
 """
 from __future__ import annotations
 
@@ -31,7 +33,10 @@ __all__ = [
     "select", "temporal_privacy_loss", "worst_case_leakage",
     # subpackages and modules, one per concept of the papers
     "data", "dummies", "experiments", "landmarks", "mechanisms", "metrics", "privacy", "priste", "schemes",
-    "synthetic", "tpl", "cli", "errors", "views", "views_loss",
+    "synthetic", "tpl", "cli", "errors", "present", "views", "views_loss",
 ]
 
-from lmdk import cli, errors, views, views_loss  # noqa: E402
+# Public names the API reference lists: the command line, the errors, and two presentation modules kept under
+# their old names (generated scripts call ``lmdk.views.release_input``).
+from lmdk import cli, errors, present  # noqa: E402
+from lmdk.present import views, views_loss  # noqa: E402

@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from lmdk import views
+from lmdk.present import views
 from ui import cache, charts, explain, import_step, maps, state, text, widgets
 
 DETECTOR = "detector"

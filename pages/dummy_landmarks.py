@@ -3,7 +3,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from lmdk import dummies, headlines, views
+from lmdk import dummies
+from lmdk.present import headlines, views
 from lmdk.errors import LmdkError
 from ui import cache, cache_loss, charts, charts_loss, explain, state, text, widgets
 
@@ -89,8 +90,8 @@ def _mae_table(rows: list[dict], unit: str) -> pd.DataFrame:
 def handover(cur, chosen, sel, disclosure, eps, eps_pub, rows, unit, figures) -> None:
     """Report (HTML) and 'Reproduce in Python' of this view."""
     from lmdk.privacy import landmark_loss
-    from lmdk.report import describe_series, dummies_report
-    from lmdk.reproduce import dummies_script
+    from lmdk.present.report import describe_series, dummies_report
+    from lmdk.present.reproduce import dummies_script
 
     ss = st.session_state
     method, utility, share = ss[state.DUMMY_METHOD], ss[state.DUMMY_UTILITY], float(ss[state.DUMMY_SHARE])

@@ -2,7 +2,8 @@
 import numpy as np
 import streamlit as st
 
-from lmdk import headlines, privacy, report, reproduce, schemes
+from lmdk import privacy, schemes
+from lmdk.present import headlines, report, reproduce
 from ui import charts, ensure_entrypoint, explain, state, widgets
 
 ensure_entrypoint()  # this page needs no series, so it does not start with state.current()

@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from lmdk import views
+from lmdk.present import views
 from ui import cache, charts, explain, maps, state, text, widgets
 
 RESULTS = "schemes_results"  # key of the st.fragment below
@@ -52,8 +52,8 @@ def clamp_range(mechanism: str) -> tuple[float, float] | None:
 
 
 def headline(cur, summaries: dict, eps: float, unit: str) -> str:
-    """The page's verdict in plain words (lmdk.headlines), above the technical line; returns the text."""
-    from lmdk import headlines
+    """The page's verdict in plain words (lmdk.present.headlines), above the technical line; returns the text."""
+    from lmdk.present import headlines
 
     words = headlines.event_word(cur.series.kind, headlines.median_step_seconds(cur.series.timestamps))
     text_ = headlines.schemes_headline(eps, cur.n, int(cur.landmarks.size), words, text.escape_markdown(unit),
@@ -72,8 +72,8 @@ class Report:
 
 
 def build_report(r: Report) -> str:
-    """The self-contained HTML report (lmdk.report) of the Schemes & utility view."""
-    from lmdk.report import describe_series, html_report
+    """The self-contained HTML report (lmdk.present.report) of the Schemes & utility view."""
+    from lmdk.present.report import describe_series, html_report
 
     cfg = r.config
     configuration = {"schemes": ", ".join(cfg.schemes), "ε (total budget)": f"{cfg.epsilon:g}",

@@ -4,7 +4,8 @@ import plotly.graph_objects as go
 import pydeck as pdk
 import streamlit as st
 
-from lmdk import headlines, priste
+from lmdk import priste
+from lmdk.present import headlines
 from lmdk.priste import views as priste_views
 from lmdk.errors import LmdkError
 from ui import charts, explain, maps, state, text, widgets
@@ -105,8 +106,8 @@ def grid_deck(grid, region, true_cells, paths: dict) -> pdk.Deck:
 
 def handover(view: dict, said: str, res, grid, figures) -> None:
     """Report (HTML) and 'Reproduce in Python' of this view."""
-    from lmdk.report import describe_series, spatiotemporal_report
-    from lmdk.reproduce import _load_lines, spatiotemporal_script
+    from lmdk.present.report import describe_series, spatiotemporal_report
+    from lmdk.present.reproduce import _load_lines, spatiotemporal_script
 
     configuration = {"trace": SOURCE_LABELS[view["source"]], "timestamps T": view["T"],
                      "grid": f"{grid.rows}×{grid.cols} cells of {grid.cell_size_m:g} m",
@@ -119,7 +120,7 @@ def handover(view: dict, said: str, res, grid, figures) -> None:
         cur = state.current()
         description = describe_series(cur.series, cur.n)
         name = (ss.get(state.UPLOAD_FILE_NAME) or "YOUR_FILE") if ss[state.SOURCE] == "upload" else None
-        from lmdk.views import MECHANISM_FOR_KIND
+        from lmdk.data.mechanism_input import MECHANISM_FOR_KIND
 
         ss[state.MECHANISM] = MECHANISM_FOR_KIND[cur.series.kind]  # as the scheme controls set it for this series
         config = state.run_config(cur)

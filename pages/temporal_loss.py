@@ -3,7 +3,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from lmdk import tpl, views, views_loss
+from lmdk import tpl
+from lmdk.present import views, views_loss
 from lmdk.errors import LmdkError
 from ui import cache, cache_loss, charts, charts_loss, explain, state, text, widgets
 
@@ -98,8 +99,8 @@ def _correlation_controls(uploaded: bool):
 
 
 def _report_html(parts: tuple) -> str:
-    """The self-contained HTML report of this view (lmdk.report)."""
-    from lmdk.report import describe_series, html_report
+    """The self-contained HTML report of this view (lmdk.present.report)."""
+    from lmdk.present.report import describe_series, html_report
 
     said, cfg, verdicts, maxima, figures, series, described = parts
     configuration = {"scheme analysed": next(iter(verdicts)), "ε (total budget)": f"{cfg.epsilon:g}",
@@ -138,7 +139,7 @@ def _page() -> None:
     asym = losses.asymptotes
     total = float(np.sum(summary.budgets))
 
-    from lmdk import headlines
+    from lmdk.present import headlines
 
     corr = ss[state.CORRELATION] if ss[state.CORRELATION] in ("weak", "moderate", "strong") else "the chosen"
     if ss.get(MATRIX_KEY) is not None:
@@ -208,7 +209,7 @@ def _page() -> None:
     widgets.download_deferred("Report (HTML)", _report_html, report, key="dl_tpl_report",
                               file_name="lmdk_temporal_loss_report.html", mime="text/html",
                               icon=":material/description:", help="One self-contained page, readable offline.")
-    from lmdk.reproduce import tpl_script
+    from lmdk.present.reproduce import tpl_script
 
     name = (ss.get(state.UPLOAD_FILE_NAME) or "YOUR_FILE") if ss[state.SOURCE] == "upload" else None
     st.download_button("Reproduce in Python (script)", data=tpl_script(state.run_config(cur), scheme, P, name),

@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 import lmdk
-from lmdk import cli, privacy, views
+from lmdk import cli, privacy
+from lmdk.present import views
 from lmdk.data.export import export_release
 from lmdk.data.runconfig import RunConfig, scheme_rng
 

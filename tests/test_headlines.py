@@ -1,7 +1,7 @@
 """Plain-language headlines name the right winner and ratio."""
 from __future__ import annotations
 
-from lmdk import headlines
+from lmdk.present import headlines
 
 
 def test_schemes_headline_names_the_best_protecting_scheme_and_its_ratio_to_user_level():
@@ -52,7 +52,7 @@ def test_dummies_headline_states_the_chance_and_what_stays_exposed():
 
 
 def test_overview_headline_names_who_protects_and_who_does_not():
-    from lmdk.headlines import overview_headline
+    from lmdk.present.headlines import overview_headline
 
     text = overview_headline(1.0, 8, 3, {"event": False, "user": True, "uniform": True})
     assert text == ("With ε = 1 and 3 landmarks among 8 events, *user*, *uniform* protect the landmarks together "

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import lmdk
-from lmdk import views
+from lmdk.present import views
 from lmdk.data.runconfig import RunConfig, scheme_rng
-from lmdk.reproduce import schemes_script
+from lmdk.present.reproduce import schemes_script
 
 ROOT = Path(__file__).resolve().parents[1]
 REALWORLD = ROOT.parent / "shared" / "data" / "realworld"
@@ -70,7 +70,7 @@ def test_script_for_an_upload_reads_the_file_with_the_views_import_mapping(tmp_p
 def test_tpl_script_prints_the_temporal_loss_pages_maxima(tmp_path):
     """The second page: the Temporal privacy loss view's three maxima, as ui.cache_loss computes them."""
     from lmdk import privacy, tpl
-    from lmdk.reproduce import tpl_script
+    from lmdk.present.reproduce import tpl_script
 
     series = lmdk.sample("hue")
     L = tuple(int(i) for i in lmdk.landmarks.by_percentile(series.values, 0.2))
@@ -95,7 +95,7 @@ def test_tpl_script_prints_the_temporal_loss_pages_maxima(tmp_path):
 
 
 def test_overview_script_prints_the_examples_verdicts(tmp_path):
-    from lmdk.reproduce import overview_script
+    from lmdk.present.reproduce import overview_script
 
     script = tmp_path / "reproduce_overview.py"
     script.write_text(overview_script([1, 3, 5], 1.0), encoding="utf-8")
@@ -112,7 +112,7 @@ def test_overview_script_prints_the_examples_verdicts(tmp_path):
 def test_spatiotemporal_script_prints_the_pages_leakage_and_distances(tmp_path, source):
     from lmdk import priste
     from lmdk.priste import views as pv
-    from lmdk.reproduce import spatiotemporal_script
+    from lmdk.present.reproduce import spatiotemporal_script
 
     view = {"source": source, "T": 12, "cell_m": 500, "side": 6, "trace_seed": 2, "estimate": source == "taxi",
             "sigma": 1.0, "kind": "presence", "window": (3, 6), "region": [0, 1, 2, 7], "epsilon": 0.5,
@@ -138,7 +138,7 @@ def test_spatiotemporal_script_prints_the_pages_leakage_and_distances(tmp_path, 
 
 def test_dummies_script_prints_the_pages_selection_and_mae(tmp_path):
     from lmdk import dummies
-    from lmdk.reproduce import dummies_script
+    from lmdk.present.reproduce import dummies_script
     from ui import cache_loss, state
 
     series = lmdk.sample("hue", n=300)

@@ -1,4 +1,4 @@
-"""Tests of lmdk.views: URL encoding of landmark sets, release summaries, clamping, release inputs."""
+"""Tests of lmdk.present.views: URL encoding of landmark sets, release summaries, clamping, release inputs."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lmdk import schemes, views
+from lmdk import schemes
+from lmdk.present import views
 from lmdk.errors import ParameterError
 
 

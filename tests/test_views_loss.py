@@ -1,10 +1,10 @@
-"""lmdk.views_loss: matrix upload parsing, loss asymptotes, the Figure 9 comparison for any matrix."""
+"""lmdk.present.views_loss: matrix upload parsing, loss asymptotes, the Figure 9 comparison for any matrix."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from lmdk import views_loss as vl
+from lmdk.present import views_loss as vl
 from lmdk.errors import DataError, ParameterError, TooLargeError
 from lmdk.privacy import landmark_loss
 from lmdk.tpl.temporal import landmark_temporal_privacy_loss, temporal_privacy_loss, transition_matrix

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from lmdk import views
+from lmdk.present import views
 from ui import state
 
 MAX_ENTRIES = 64

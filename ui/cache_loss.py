@@ -28,13 +28,14 @@ class Losses:
     own: np.ndarray
     bound: np.ndarray
     reference: np.ndarray  # privacy.landmark_loss: the overall loss without correlation (Theorem 2)
-    asymptotes: object  # lmdk.views_loss.Asymptotes
+    asymptotes: object  # lmdk.present.views_loss.Asymptotes
 
 
 @st.cache_data(max_entries=MAX_ENTRIES, show_spinner=False)
 def temporal_losses(budgets: np.ndarray, landmarks: np.ndarray, P: np.ndarray) -> Losses:
     """BPL/FPL/TPL (lmdk.tpl.temporal), the landmark temporal privacy loss, its no-correlation line and the asymptotes."""
-    from lmdk import privacy, tpl, views_loss
+    from lmdk import privacy, tpl
+    from lmdk.present import views_loss
 
     bpl, fpl, tp = tpl.temporal_privacy_loss(budgets, P)
     lm = tpl.landmark_temporal_privacy_loss(budgets, landmarks, P)
@@ -44,8 +45,8 @@ def temporal_losses(budgets: np.ndarray, landmarks: np.ndarray, P: np.ndarray) -
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def distribution_comparison(n: int, epsilon: float, P: np.ndarray, seed: int):
-    """Figure 9 for the current matrix and ε at n capped to COMPARISON_N_MAX (lmdk.views_loss)."""
-    from lmdk import views_loss
+    """Figure 9 for the current matrix and ε at n capped to COMPARISON_N_MAX (lmdk.present.views_loss)."""
+    from lmdk.present import views_loss
 
     return views_loss.distribution_comparison(min(int(n), COMPARISON_N_MAX), epsilon, P,
                                               repetitions=COMPARISON_REPETITIONS, rng=np.random.default_rng([seed, 9]))

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import streamlit as st
 
-from lmdk.views import decode_landmarks, encode_landmarks
+from lmdk.present.views import decode_landmarks, encode_landmarks
 from ui import ENTRY_RERUN, SESSION_STARTED, ensure_entrypoint  # noqa: F401 (ENTRY_RERUN: a session key)
 
 # ---------------------------------------------------------------- bounds (documented maxima)
@@ -46,7 +46,7 @@ SYN_FRACTION = "syn_frac"  # landmark share of a synthetic series
 SYN_DISTRIBUTION = "syn_dist"
 SYN_CORRELATION = "syn_corr"  # temporal correlation of the synthetic series, 0..1
 SYN_SEED = "syn_seed"
-LANDMARKS = "lm"  # the landmark set, encoded by lmdk.views.encode_landmarks
+LANDMARKS = "lm"  # the landmark set, encoded by lmdk.present.views.encode_landmarks
 SCHEMES = "schemes"  # selected subset of SCHEME_NAMES
 MECHANISM = "mech"
 EPSILON = "eps"

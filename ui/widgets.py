@@ -105,7 +105,7 @@ def scheme_page_setup():
 def scheme_controls(kind: str, n: int, *, container=None) -> None:
     """Schemes, mechanism, ε (log scale), w, repetitions and seed — written to ``ui.state`` keys."""
     box = container or st.sidebar
-    from lmdk.views import MECHANISM_FOR_KIND
+    from lmdk.data.mechanism_input import MECHANISM_FOR_KIND
 
     box.multiselect("Schemes", state.SCHEME_NAMES, **bind(state.SCHEMES),
                     help="Any subset of the six budget schemes; each keeps its colour on every page.")
@@ -246,7 +246,7 @@ def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list
     json_download("Landmark set (JSON)", landmark_json(cur), "landmarks.json", key="dl_landmarks_s", container=d3)
     config = state.run_config(cur)
     json_download("RunConfig (JSON)", config.to_json(), "runconfig.json", key="dl_runconfig", container=d4)
-    from lmdk.reproduce import schemes_script
+    from lmdk.present.reproduce import schemes_script
 
     name = (ss.get(state.UPLOAD_FILE_NAME) or "YOUR_FILE") if ss[state.SOURCE] == "upload" else None
     st.download_button("Reproduce in Python (script)", data=schemes_script(config, data_path=name),

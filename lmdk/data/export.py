@@ -140,10 +140,11 @@ def export_scheme_release(series, landmarks, scheme: str, epsilon: float, *, w=N
     ``bound``: the public limit B of |values| (metres from the series' origin for locations); required for
     values and locations.
     """
-    from lmdk import schemes, views
+    from lmdk import schemes
+    from lmdk.data.mechanism_input import release_input
     from lmdk.snapping import fresh_generator
 
-    x, mechanism, origin = views.release_input(series, landmarks)
+    x, mechanism, origin = release_input(series, landmarks)
     if mechanism != "randomized_response" and bound is None:
         raise ParameterError("an export needs a public bound of the values (e.g. the meter's rating in kWh, or a "
                              "radius in metres for locations); it must not be derived from the data")

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from lmdk.assets import ASSETS
-from lmdk.arguments import positive_float, positive_int, seed
+from lmdk.cli.arguments import positive_float, positive_int, seed
 from lmdk.errors import ParameterError
 from lmdk.experiments.registry import FIGURES, GROUPS, figure_names, figures, ordered_names  # noqa: F401 (re-exported)
 from lmdk.experiments.spec import (  # noqa: F401 (re-exported: figure code and tests use them via the runner)

@@ -48,7 +48,7 @@ def user_series(source: Source, user, name: str = "") -> Series:
 
 def headline(summaries: pd.DataFrame, schemes, epsilon: float, unit: str) -> str:
     """The page's verdict in plain words: the best protecting scheme's median error, how many users it fails."""
-    from lmdk.headlines import readable
+    from lmdk.present.headlines import readable
 
     stats = summaries.groupby("scheme").agg(median=("mae", "median"), holds=("theorem2_holds", "all"),
                                             degenerate=("degenerate", "sum"), violated=("theorem2_holds",

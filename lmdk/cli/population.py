@@ -1,4 +1,4 @@
-"""``lmdk population``: release many users' series under one policy (wired into ``lmdk.cli``).
+"""``lmdk population``: release many users' series under one policy (wired into ``lmdk.cli.main``).
 
 Exit codes as ``lmdk release``: 0 done, 2 bad input (one line naming the field), 3 some user's release
 violates (ε, L)-landmark privacy (Theorem 2): nothing is released unless ``--allow-violation``.
@@ -9,7 +9,8 @@ import argparse
 import sys
 import time
 
-from lmdk.arguments import positive_float, positive_int, seed
+from lmdk.cli.arguments import positive_float, positive_int, seed
+from lmdk.cli.common import EXIT_OK, EXIT_VIOLATION, read_json
 
 EXAMPLES = """examples:
   lmdk population fleet.parquet --config policy.json --out released/ --bound 25
@@ -54,14 +55,13 @@ def _policy(args):
     """The policy file, with --seed and --mapping applied."""
     from dataclasses import replace
 
-    from lmdk.cli import _read_json
     from lmdk.population.policy import load_policy
 
     policy = load_policy(args.config)
     if args.seed is not None:
         policy = replace(policy, seed=args.seed)
     if args.mapping is not None:
-        policy = replace(policy, mapping=_read_json(args.mapping, "--mapping"))
+        policy = replace(policy, mapping=read_json(args.mapping, "--mapping"))
     return policy
 
 
@@ -127,7 +127,6 @@ def _summary_lines(result, seconds: float) -> list[str]:
 
 def run(args) -> int:
     """Run ``lmdk population``; returns the exit code."""
-    from lmdk.cli import EXIT_OK, EXIT_VIOLATION
     from lmdk.population.api import release
 
     policy = _policy(args)

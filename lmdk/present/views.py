@@ -1,5 +1,8 @@
 """Small pure helpers the dashboard needs around the core: URL encoding of landmark sets,
-summaries of a Release across repetitions, and post-processing by clamping (numpy/pandas only)."""
+summaries of a Release across repetitions, and post-processing by clamping (numpy/pandas only).
+
+``release_input`` and ``MECHANISM_FOR_KIND`` live in :mod:`lmdk.data.mechanism_input` (the core); they are
+re-exported here because generated scripts call ``lmdk.views.release_input``."""
 from __future__ import annotations
 
 import base64
@@ -8,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from lmdk.data.mechanism_input import MECHANISM_FOR_KIND, release_input  # noqa: F401 (re-exported)
 from lmdk.errors import ParameterError
 
 _MAX_RANGES_CHARS = 2_000
@@ -115,7 +119,6 @@ class ReleaseSummary:
     first_published: np.ndarray | None = None  # its published flags
 
 
-MECHANISM_FOR_KIND = {"values": "laplace", "trajectory": "planar_laplace", "contacts": "randomized_response"}
 MAE_UNIT = {"laplace": None, "planar_laplace": "m", "randomized_response": "% wrong reports"}
 SYNTHETIC_ORIGIN = (39.9042, 116.4074)  # synthetic trajectories are placed in Beijing (T-drive's city)
 SYNTHETIC_FIX_SECONDS = 177  # T-drive's average sampling interval (§4.1.1)
@@ -137,21 +140,6 @@ def synthetic_series(kind: str, n: int, correlation: float, rng=None):
         times = np.datetime64("2008-02-02T08:00:00") + np.arange(n) * np.timedelta64(SYNTHETIC_FIX_SECONDS, "s")
         return data_series.from_trajectory(times, lat, lon, name=f"synthetic trajectory (n={n}, ρ={correlation:g})")
     raise ParameterError(f"kind must be 'values' or 'trajectory' for a synthetic series, not {kind!r}")
-
-
-def release_input(series, landmarks) -> tuple[np.ndarray, str, tuple | None]:
-    """What the mechanism perturbs: (array, mechanism, origin). Values → kWh etc. (Laplace); trajectories →
-    local metres (planar Laplace, origin for converting back); contacts → the 0/1 landmark indicator
-    reported by randomized response, as in the paper's contact experiment (§4.1.2)."""
-    kind = series.kind
-    if kind == "values":
-        return series.values, "laplace", None
-    if kind == "trajectory":
-        xy, origin = series.xy()
-        return np.asarray(xy, dtype=float), "planar_laplace", tuple(origin)
-    bits = np.zeros(len(series), dtype=np.int64)
-    bits[np.asarray(landmarks, dtype=np.int64)] = 1
-    return bits, "randomized_response", None
 
 
 def timeline_values(series) -> tuple[np.ndarray, str]:

@@ -1,0 +1,12 @@
+"""The ``lmdk`` command line, one module per command side by side: ``release``, ``loss``, ``population``
+(``experiments`` is :mod:`lmdk.experiments.runner`); ``common`` holds what they share and ``main`` the parser.
+
+Exit codes: 0 done; 2 bad input or arguments (one line naming the field and the fix); 3 the policy violates
+(ε, L)-landmark privacy (Theorem 2) and ``--allow-violation`` was not given.
+"""
+from __future__ import annotations
+
+from lmdk.cli.common import EXIT_INPUT, EXIT_OK, EXIT_VIOLATION
+from lmdk.cli.main import build_parser, main
+
+__all__ = ["EXIT_INPUT", "EXIT_OK", "EXIT_VIOLATION", "build_parser", "main"]

@@ -1,0 +1,168 @@
+"""What the ``lmdk`` commands share: exit codes, reading INPUT and JSON files, the policy flags, writing tables.
+
+Every command module (release, loss, population, …) imports this one; none imports another command or the
+parser (``lmdk.cli.main``), so the command line has no import circle.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from lmdk.cli.arguments import positive_float, positive_int
+from lmdk.errors import ParameterError
+
+EXIT_OK, EXIT_INPUT, EXIT_VIOLATION = 0, 2, 3
+SAMPLE_PREFIX = "sample:"
+PREFERRED_SCHEMES = ("adaptive", "skip", "uniform", "user", "w-event", "event")  # default pick among a config's
+
+
+@dataclass(frozen=True)
+class Policy:
+    """What a release needs besides the data: landmarks, scheme, mechanism, ε, w, repetitions, seed."""
+
+    landmarks: np.ndarray
+    scheme: str
+    mechanism: str
+    epsilon: float
+    w: int | None
+    repetitions: int  # releases written
+    seed: int | None
+    dummies: dict | None = None
+    draws: int = 1  # releases drawn: a RunConfig's repetitions, so a seeded stream matches the app's
+
+
+# --------------------------------------------------------------------------- input
+def load_input(text: str, cfg=None, mapping_file: str | None = None):
+    """A series from a file path (read with the import mapping: the config's, a file's, or detected) or
+    ``sample:hue|taxi|contacts``; a config's first ``events`` events, after checking the file's hash."""
+    from lmdk import data
+
+    events = cfg.events if cfg is not None else None
+    if text.startswith(SAMPLE_PREFIX):
+        name, _, seed = text[len(SAMPLE_PREFIX):].partition(":seed=")
+        return data.sample(name, n=events if events is not None else -1, seed=int(seed or 0))
+    path = Path(text)
+    if not path.is_file():
+        raise ParameterError(f"INPUT {text!r} is not a file; give a path or sample:hue|taxi|contacts")
+    if mapping_file is not None:
+        mapping = data.ImportSpec.from_dict(read_json(mapping_file, "--mapping"))
+    else:
+        mapping = cfg.mapping if cfg is not None and cfg.mapping is not None else "detect"
+    series = data.load_series(str(path), mapping=mapping)
+    if cfg is not None and cfg.data.startswith("sha256:") and series.source_hash != cfg.data[len("sha256:"):]:
+        raise ParameterError("INPUT is not the file the configuration was made with (its content hash differs)")
+    if events is not None:
+        if len(series) < events:
+            raise ParameterError(f"INPUT has {len(series):,} events but the configuration says events={events:,}")
+        series = series.head(events)
+    return series
+
+
+def read_bytes(path: str, flag: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise ParameterError(f"{flag} {path!r} cannot be read: {exc.strerror or exc}") from None
+
+
+def read_json(path: str, flag: str) -> dict:
+    try:
+        return json.loads(read_bytes(path, flag))
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        raise ParameterError(f"{flag} {path!r} is not valid JSON") from None
+
+
+def read_config(path: str):
+    """A RunConfig saved by the app (or written by hand)."""
+    from lmdk.data.runconfig import RunConfig
+
+    return RunConfig.from_json(read_bytes(path, "--config"))
+
+
+def config_input_matches(cfg, text: str) -> None:
+    """Refuse a sample config applied to a different sample (files are checked by their content hash)."""
+    if cfg.data.startswith(SAMPLE_PREFIX) and text.startswith(SAMPLE_PREFIX) and cfg.data != text:
+        raise ParameterError(f"the configuration was made for {cfg.data}, not {text}")
+
+
+def policy_from_args(args, series, cfg) -> Policy:
+    """The policy: a RunConfig's fields, overridden by any flag given on the command line."""
+    from lmdk import landmarks as lmk
+    from lmdk.schemes import SCHEMES
+
+    if args.landmarks is not None:
+        L = lmk.parse_rule(args.landmarks).indices(series)
+    elif cfg is not None:
+        L = np.asarray(cfg.landmarks, dtype=np.int64)
+    else:
+        raise ParameterError("no landmarks: pass --landmarks RULE (e.g. percentile:20, or none) or --config")
+    if args.scheme is not None:
+        scheme = args.scheme
+    elif cfg is not None:
+        scheme = next((s for s in PREFERRED_SCHEMES if s in cfg.schemes), cfg.schemes[0])
+    else:
+        raise ParameterError(f"no scheme: pass --scheme ({', '.join(SCHEMES)}) or --config")
+    epsilon = args.epsilon if args.epsilon is not None else (cfg.epsilon if cfg is not None else None)
+    if epsilon is None:
+        raise ParameterError("no privacy budget: pass --epsilon E (a number > 0) or --config")
+    mechanism = args.mechanism or (cfg.mechanism if cfg is not None else default_mechanism(series))
+    if mechanism != default_mechanism(series):
+        raise ParameterError(f"mechanism {mechanism!r} does not apply to a {series.kind} series; "
+                             f"use {default_mechanism(series)!r} (or leave --mechanism out)")
+    w = args.w if args.w is not None else (cfg.w if cfg is not None else None)
+    repetitions = args.repetitions if args.repetitions is not None else 1
+    draws = max(repetitions, cfg.repetitions if cfg is not None else 1)
+    return Policy(L, scheme, mechanism, float(epsilon), w, repetitions, args.seed,
+                  cfg.dummies if cfg is not None else None, draws)
+
+
+def default_mechanism(series) -> str:
+    """The §4.1.2 mechanism of a series' kind."""
+    return {"values": "laplace", "trajectory": "planar_laplace", "contacts": "randomized_response"}[series.kind]
+
+
+def write_table(frame, out: str | None, note: str | None = None) -> None:
+    """CSV (default, also to stdout; ``note`` as its first line) or Parquet (``note`` in its metadata)."""
+    text = note + "\n" if note else ""
+    if out is None or out == "-":
+        sys.stdout.write(text + frame.to_csv(index=False, lineterminator="\n"))
+        return
+    path = Path(out)
+    if path.suffix.lower() in (".parquet", ".pq"):
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        table = pa.Table.from_pandas(frame, preserve_index=False)
+        if note:
+            table = table.replace_schema_metadata({**(table.schema.metadata or {}), b"lmdk": note.encode()})
+        pq.write_table(table, path)
+    else:
+        path.write_text(text + frame.to_csv(index=False, lineterminator="\n"), encoding="utf-8")
+
+
+def say(args, text: str) -> None:
+    if not getattr(args, "quiet", False):
+        print(text, file=sys.stderr)
+
+
+def policy_flags(p: argparse.ArgumentParser) -> None:
+    from lmdk.landmarks import RULE_HELP
+    from lmdk.mechanisms import MECHANISMS
+    from lmdk.schemes import SCHEMES
+
+    p.add_argument("input", metavar="INPUT", help="a data file (CSV/TSV/Parquet/.plt/.dat …) or sample:hue|taxi|contacts")
+    p.add_argument("--config", metavar="FILE", help="a RunConfig JSON saved by the app; flags below override it")
+    p.add_argument("--mapping", metavar="FILE", help="an import mapping JSON (how to read INPUT); default: the "
+                                                     "config's, else detected as in the app's import step")
+    p.add_argument("--scheme", choices=SCHEMES, help="budget scheme (default: the config's, adaptive first)")
+    p.add_argument("--epsilon", type=positive_float("--epsilon"), help="total privacy budget ε > 0")
+    p.add_argument("--mechanism", choices=MECHANISMS, help="default: the config's, else by the kind of series")
+    p.add_argument("--landmarks", metavar="RULE", help="landmark rule: " + RULE_HELP.replace("%", "%%"))
+    p.add_argument("--w", type=positive_int("--w", 10_000_000), help="window of the w-event scheme")
+    p.add_argument("--out", metavar="FILE", help="output .csv or .parquet (default: CSV on standard output)")
+    p.add_argument("--quiet", action="store_true", help="print nothing but errors")

@@ -1,0 +1,72 @@
+"""The ``lmdk`` command line: release a series under a landmark-privacy policy, its temporal privacy loss,
+the papers' experiments and (when installed) population releases.
+
+Exit codes: 0 done; 2 bad input or arguments (one line naming the field and the fix); 3 the policy violates
+(ε, L)-landmark privacy (Theorem 2) and ``--allow-violation`` was not given.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence
+
+from lmdk.cli import loss as loss_command
+from lmdk.cli import population as population_command
+from lmdk.cli import release as release_command
+from lmdk.cli.common import EXIT_INPUT, EXIT_OK
+from lmdk.errors import LmdkError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``lmdk`` argument parser with its subcommands."""
+    from lmdk import __version__
+
+    parser = argparse.ArgumentParser(prog="lmdk", description=__doc__.split("\n\n")[0],
+                                     epilog="exit codes: 0 done, 2 bad input or arguments, 3 policy violates "
+                                            "landmark privacy (release, population)")
+    parser.add_argument("--version", action="version", version=f"lmdk {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    rel = sub.add_parser("release", help="release a series under a landmark-privacy policy",
+                         description="Load a series, mark landmarks by a rule, release it with a scheme and "
+                                     "write the released series; prints n, |L|, budgets and the Theorem 2 verdict.",
+                         epilog=release_command.RELEASE_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    release_command.configure(rel)
+
+    loss = sub.add_parser("loss", help="temporal privacy loss (BPL/FPL/TPL, landmark quantities) as CSV",
+                          description="Budgets of a policy's scheme and their temporal privacy loss under a "
+                                      "Markov correlation (papers/000 §2.3, §3.3).",
+                          epilog=loss_command.LOSS_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    loss_command.configure(loss)
+
+    exp = sub.add_parser("experiments", help="reproduce the papers' figures (same flags as python -m lmdk.experiments)",
+                         add_help=False)
+    exp.set_defaults(func=None)
+
+    pop = sub.add_parser("population", help="release many users' series under one policy",
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    population_command.configure(pop)
+    pop.set_defaults(func=population_command.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``lmdk`` command; returns the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "experiments":
+        from lmdk.experiments.runner import main as experiments_main
+
+        return experiments_main(argv[1:], prog="lmdk experiments")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except LmdkError as exc:
+        print(f"lmdk: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,133 @@
+"""``lmdk release``: load a series, mark landmarks by a rule, release it under a scheme, write it, summarise;
+refuse a policy that violates (ε, L)-landmark privacy (Theorem 2)."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from lmdk.cli.arguments import positive_float, positive_int, seed
+from lmdk.cli.common import (EXIT_OK, EXIT_VIOLATION, Policy, config_input_matches, load_input, policy_flags,
+                             policy_from_args, read_config, say, write_table)
+from lmdk.errors import ParameterError
+
+RELEASE_EXAMPLES = """examples:
+  lmdk release sample:hue --scheme adaptive --epsilon 1 --landmarks percentile:20 --bound 10 --out released.csv
+  lmdk release meter.csv --config runconfig.json --bound 25 --out released.parquet
+  lmdk release trace.plt --scheme skip --epsilon 0.01 --landmarks stay:30min --bound 50000
+  lmdk release sample:hue --config runconfig.json --seed 0   # the app's demonstration view, reproducible
+
+Without --seed the noise comes from fresh OS entropy that is never recorded and the floating-point-safe
+snapping sampler (needs --bound B, a public limit of the values): a release to hand out. With --seed S
+the output is reproducible (a demonstration: anyone with the seed can remove the noise)."""
+
+def run_release(series, policy: Policy):
+    """(mechanism input, Release, origin) of ``policy`` on ``series``; fresh entropy unless a seed is set."""
+    from lmdk import schemes
+    from lmdk.data.mechanism_input import release_input
+    from lmdk.data.runconfig import scheme_rng
+
+    x, _, origin = release_input(series, policy.landmarks)
+    rng = scheme_rng(policy.seed, policy.scheme) if policy.seed is not None else np.random.default_rng()
+    rel = schemes.release(x, policy.landmarks, policy.scheme, policy.epsilon, mechanism=policy.mechanism,
+                          repetitions=policy.draws, rng=rng, w=policy.w, dummies=policy.dummies)
+    return x, rel, origin
+
+
+def release_summary(series, policy: Policy, rel) -> dict:
+    """n, |L|, budgets, the worst Σ ε over L ∪ {t} and the Theorem 2 verdict of one release."""
+    from lmdk import privacy
+
+    budgets = np.atleast_2d(rel.budgets)
+    worst = float(np.max(privacy.landmark_loss(budgets, policy.landmarks))) if budgets.size else 0.0
+    return {
+        "events": len(series), "landmarks": int(len(policy.landmarks)), "scheme": policy.scheme,
+        "mechanism": policy.mechanism, "epsilon": policy.epsilon, "budget_min": float(budgets.min()),
+        "budget_max": float(budgets.max()), "budget_total": float(budgets.sum(axis=-1).max()),
+        "worst_sum_over_L_and_t": worst, "theorem2_holds": bool(worst <= policy.epsilon * (1 + 1e-9)),
+        "reproducible_seed": policy.seed is not None,
+    }
+
+
+def _summary_line(summary: dict) -> str:
+    verdict = ("satisfies (ε, L)-landmark privacy (Theorem 2)" if summary["theorem2_holds"]
+               else "VIOLATES (ε, L)-landmark privacy (Theorem 2)")
+    return (f"{summary['scheme']}: n = {summary['events']:,}, |L| = {summary['landmarks']:,}, ε = {summary['epsilon']:g}, "
+            f"budgets {summary['budget_min']:.4g}..{summary['budget_max']:.4g} per event, "
+            f"worst Σ over L ∪ {{t}} = {summary['worst_sum_over_L_and_t']:.4g} → {verdict}")
+
+
+def released_table(series, policy: Policy, rel, origin):
+    """The released series as a table: the app's released-series CSV, one block per repetition."""
+    import pandas as pd
+
+    from lmdk.data.export import released_frame
+
+    frames = []
+    for r in range(policy.repetitions):
+        frame = released_frame(series, rel, policy.landmarks, policy.mechanism, origin, repetition=r)
+        if policy.repetitions > 1:
+            frame.insert(0, "repetition", r + 1)
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+
+
+def cmd_release(args) -> int:
+    """``lmdk release``: load, mark landmarks, release, write, summarise; refuse violations."""
+    from lmdk.data.export import export_scheme_release
+
+    cfg = read_config(args.config) if args.config else None
+    if cfg is not None:
+        config_input_matches(cfg, args.input)
+    series = load_input(args.input, cfg, args.mapping)
+    policy = policy_from_args(args, series, cfg)
+    if policy.seed is None:
+        if policy.repetitions > 1:
+            raise ParameterError("--repetitions applies to demonstration releases (--seed): every exported "
+                                 "release spends ε again")
+        exported = export_scheme_release(series, policy.landmarks, policy.scheme, policy.epsilon, w=policy.w,
+                                         bound=args.bound, private_columns=args.include_private_columns,
+                                         dummies=policy.dummies)
+        rel, table, note = exported.release, exported.frame, exported.note
+    else:
+        _, rel, origin = run_release(series, policy)
+        table, note = released_table(series, policy, rel, origin), None
+    summary = release_summary(series, policy, rel)
+    if not summary["theorem2_holds"] and not args.allow_violation:
+        say(args, _summary_line(summary))
+        print(f"lmdk: refused: scheme {policy.scheme!r} violates the landmark-privacy policy; choose a scheme "
+              "that satisfies it (adaptive, skip, uniform, user) or pass --allow-violation", file=sys.stderr)
+        return EXIT_VIOLATION
+    write_table(table, args.out, note)
+    say(args, _summary_line(summary))
+    if note is not None:
+        say(args, note.lstrip("# "))
+    else:
+        say(args, f"demonstration seed {policy.seed}: anyone with it can regenerate and remove the noise — "
+                   "do not hand this file out as a release")
+    if args.summary:
+        Path(args.summary).write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    return EXIT_OK
+
+
+def configure(rel: argparse.ArgumentParser) -> None:
+    """Add the ``release`` arguments to ``rel``."""
+    policy_flags(rel)
+    rel.add_argument("--repetitions", type=positive_int("--repetitions", 10_000),
+                     help="independent releases to write (default 1). With --config the config's repetitions are "
+                          "drawn, as in the app, and the first N written: repetition 1 is the app's download")
+    rel.add_argument("--seed", type=seed, help="demonstration seed (reproducible, NOT safe to hand out; the "
+                                                "textbook sampler, as the app's views)")
+    rel.add_argument("--bound", type=positive_float("--bound"),
+                     help="public limit B of the values (|value| ≤ B; metres from the series' origin for "
+                          "locations) for the floating-point-safe snapping sampler of exports; required without "
+                          "--seed for values and locations — take it from the device (e.g. the meter's rating), "
+                          "never from the data")
+    rel.add_argument("--include-private-columns", action="store_true",
+                     help="also write the budget, published and landmark columns (they reveal the landmark set)")
+    rel.add_argument("--allow-violation", action="store_true", help="write a release that violates the policy")
+    rel.add_argument("--summary", metavar="FILE", help="also write the summary as JSON")
+    rel.set_defaults(func=cmd_release)
