@@ -1,4 +1,4 @@
-"""Plotly figures of the temporal-loss and dummy-landmark pages, in the conventions of ui.charts.
+"""Plotly figures of the temporal-loss and dummy-landmark pages, in the conventions of ui.chart_style.
 
 Line styles carry meaning on both pages: a scheme's own quantities are drawn in its colour (solid =
 the headline quantity), the no-correlation reference is black dashed, asymptotes are black dotted,
@@ -13,15 +13,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ui.charts import (
-    BAR_LIMIT,
-    DUMMY_MARKER,
-    LANDMARK_MARKER,
-    REGULAR,
-    SCHEME_COLOURS,
-    _base_layout,
-    rgba,
-)
+from ui.chart_style import DUMMY_MARKER, LANDMARK_MARKER, REGULAR, SCHEME_COLOURS, _base_layout, rgba
+from ui.charts_budgets import BAR_LIMIT
 
 REFERENCE = dict(color="#000000", dash="dash", width=1.5)  # no correlation
 ASYMPTOTE = dict(color="#000000", dash="dot", width=1.5)
@@ -38,7 +31,7 @@ LOG_RATIO = 30  # a MAE chart whose bars span more than this factor gets a log a
 
 
 def _lines(n: int):
-    """Scattergl for long series (as ui.charts.timeline), Scatter otherwise."""
+    """Scattergl for long series (as ui.charts_timeline.timeline), Scatter otherwise."""
     return go.Scattergl if n > 3_000 else go.Scatter
 
 
@@ -218,7 +211,7 @@ def budgets_before_after(
                                      hovertemplate="dummy t=%{x}<br>εₜ=%{y:.4g}<extra></extra>"), row=row, col=1)
         fig.update_yaxes(title_text="εₜ", range=[0, 1.3 * top if top > 0 else 1.0], row=row, col=1)  # one scale
     _base_layout(fig, height=110 + 2 * row_height, meta={"eps": epsilon, "scheme": scheme, **(meta or {})})
-    fig.update_annotations(font=dict(size=13), xanchor="left", x=0.0)  # subplot titles as in ui.charts.budgets
+    fig.update_annotations(font=dict(size=13), xanchor="left", x=0.0)  # subplot titles as in ui.charts_budgets
     n = max(len(before), len(after))
     fig.update_layout(bargap=0.25 if n <= 60 else 0, margin=dict(l=70, r=20, t=LEGEND_MARGIN_TOP + 20, b=50),
                       legend=dict(y=1.1, yanchor="bottom"))

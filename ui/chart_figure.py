@@ -1,0 +1,109 @@
+"""Figures drawn once per mount (``_figure``, ``single_draw``; read their meta with ``meta_of``) and their export
+(``figure_spec``, ``to_html``)."""
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ui.chart_style import _AXIS, _TEMPLATE_FONT, MODEBAR
+
+def data_revision(data: list[dict]) -> str:
+    """A short digest of the traces' values, for ``layout.datarevision``."""
+    h = hashlib.blake2b(digest_size=8)
+    for trace in data:
+        for key in sorted(trace):
+            value = trace[key]
+            h.update(key.encode())
+            numeric = isinstance(value, np.ndarray) and value.dtype.kind != "O"  # object arrays' bytes are pointers
+            h.update(value.tobytes() if numeric else repr(value.tolist() if isinstance(value, np.ndarray)
+                                                             else value).encode())
+    return h.hexdigest()
+
+
+class DrawOnceFigure(go.Figure):
+    """A figure built by ``_figure``: ``to_dict`` hands out its dicts with numpy arrays as they are (no deep copy,
+    no base64), so ``st.plotly_chart``'s ``to_dict`` + orjson writes them straight into plain JSON lists — a deep
+    copy of per-point Python lists cost more server time than building the chart."""
+
+    def to_dict(self):
+        return {"data": [dict(trace) for trace in self._data], "layout": dict(self._layout)}
+
+
+def _figure(data: list[dict], layout: dict) -> go.Figure:
+    """A figure drawn ONCE per mount, from plain dicts built by the chart modules (tests validate them against
+    plotly's schema; skipping plotly.py's per-property validation saves ~10 ms per multi-panel chart and rerun).
+
+    Streamlit's chart element hands plotly.js a JSON deep copy of the figure right after mounting it, and
+    plotly.js redraws everything when an object-valued setting is a new object: the data arrays (unless
+    ``datarevision`` is set), base64 typed arrays (decoded, they are compared as objects whatever the
+    datarevision), ``layout.template`` and ``layout.meta``. So here the template is inlined (``template`` is
+    ``False``), ``datarevision`` is a digest of the data, arrays travel as plain JSON lists (C-contiguous
+    numpy arrays that orjson writes as lists, see ``DrawOnceFigure``), and ``meta`` is wrapped in a
+    one-element list (arrays are compared by ``datarevision``): read it with ``meta_of``. That halves the
+    browser's work per ε change.
+    """
+    data = [_arrays(trace) for trace in data]
+    revision = data_revision(data)
+    layout = {**layout, "template": False, "datarevision": revision,
+              "meta": [layout.get("meta") or {}], "paper_bgcolor": "white", "plot_bgcolor": "white",
+              "font": {**_TEMPLATE_FONT, **layout.get("font", {})},
+              # room for 6-character tick labels ("0.0005") beside a rotated axis title without overlap
+              "margin": {**layout.get("margin", {}), "l": max(84, layout.get("margin", {}).get("l", 0))}}
+    for key, axis in layout.items():
+        if key.startswith(("xaxis", "yaxis")):
+            title = {**_AXIS["title"], **axis.get("title", {})}
+            if not title.get("text"):  # plotly measures every tick label of an axis whose title has a standoff
+                title.pop("standoff")
+            layout[key] = {**_AXIS, **axis, "title": title}
+    return DrawOnceFigure(data=data, layout=layout, _validate=False)
+
+
+def _arrays(value):
+    """Every array (numpy, or a base64 typed array from ``to_plotly_json``; also nested in dicts) as a
+    C-contiguous numpy array, which orjson serialises as a plain JSON list (NaN → null: a gap in a line)."""
+    if isinstance(value, dict):
+        if set(value) <= {"dtype", "bdata", "shape"} and "bdata" in value:
+            import base64
+
+            array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]).newbyteorder("<"))
+            if value.get("shape"):
+                array = array.reshape([int(d) for d in str(value["shape"]).split(",")])
+            value = array.astype(array.dtype.newbyteorder("="))
+        else:
+            return {k: _arrays(v) for k, v in value.items()}
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind in "US":  # strings: plain lists (orjson does not write numpy string arrays)
+            return value.tolist()
+        value = np.ascontiguousarray(value, dtype=np.float32 if value.dtype == np.float16 else None)
+    return value
+
+
+def single_draw(fig: go.Figure) -> go.Figure:
+    """Any figure styled by ui.chart_style (``TEMPLATE``) in the draw-once form of ``_figure`` — for pages whose
+    charts are rebuilt on every ε change. Its ``layout.meta`` becomes a one-element list (see ``meta_of``)."""
+    spec = fig.to_plotly_json()
+    layout = {k: v for k, v in spec["layout"].items() if k != "template"}
+    return _figure(spec["data"], layout)
+
+
+def meta_of(layout) -> dict:
+    """``layout.meta`` as a dict, whether stored plainly or (figures from ``_figure``) as a one-element list."""
+    meta = layout.get("meta") if isinstance(layout, dict) else layout.meta
+    return (meta[0] if isinstance(meta, (list, tuple)) and meta else meta) or {}
+
+
+def figure_spec(fig: go.Figure) -> dict:
+    """The figure as a plain plotly spec, ready for plotly.io outside Streamlit."""
+    spec = fig.to_dict()
+    if spec["layout"].get("template") is False:  # draw-once figures inline their styling (see _figure)
+        spec["layout"] = {k: v for k, v in spec["layout"].items() if k != "template"}
+    return spec
+
+
+def to_html(fig: go.Figure) -> str:
+    """A standalone HTML file of the figure (plotly.js from the CDN keeps the file small)."""
+    import plotly.io as pio
+
+    return pio.to_html(figure_spec(fig), include_plotlyjs="cdn", full_html=True, config=MODEBAR, validate=False)

@@ -1,0 +1,91 @@
+"""The look every chart shares: one Okabe–Ito colour per scheme, one landmark style, fonts, axes and layout.
+
+Conventions (keep them when adding a chart):
+- a scheme is always drawn in ``SCHEME_COLOURS[scheme]``; the original series in ``ORIGINAL``;
+- real landmarks are filled black diamonds (``LANDMARK_MARKER``), dummy landmarks open diamonds
+  (``DUMMY_MARKER``), regular events small grey dots; in the thin "L" strip above multi-panel charts,
+  landmarks are solid black ticks and dummies dotted ticks (one path: cheap to draw; see ui.chart_panels);
+- axes carry units; repetitions are a median line plus a shaded band, never one line per repetition;
+- ``layout.meta`` carries a small dict (e.g. ``{"eps": 1.0}``) that browser tests and the benchmark
+  read to know a chart was redrawn for the current settings.
+"""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from lmdk.experiments.charts import rgba  # noqa: F401  (one colour helper for the pages and the runner's charts)
+
+SCHEME_COLOURS = {  # Okabe & Ito (2008); yellow is left out (too pale on white)
+    "event": "#E69F00",  # orange
+    "user": "#56B4E9",  # sky blue
+    "w-event": "#009E73",  # bluish green
+    "uniform": "#0072B2",  # blue
+    "skip": "#D55E00",  # vermilion
+    "adaptive": "#CC79A7",  # reddish purple
+}
+ORIGINAL = "#000000"
+REGULAR = "#8C8C8C"
+LANDMARK_COLOUR = "#000000"
+DUMMY_COLOUR = "#000000"
+LANDMARK_MARKER = dict(symbol="diamond", size=8, color=LANDMARK_COLOUR, line=dict(width=0))
+DUMMY_MARKER = dict(symbol="diamond-open", size=9, color=DUMMY_COLOUR, line=dict(width=1.5))
+REGULAR_MARKER = dict(symbol="circle", size=4, color=REGULAR)
+FONT = dict(size=14)
+MODEBAR = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
+# Pass to st.plotly_chart: our own light styling instead of Streamlit's theme, whose client-side
+# restyling of large multi-panel specs costs several hundred milliseconds per redraw.
+PLOTLY_KW = {"config": MODEBAR, "theme": None}
+# ticklabeloverflow "allow": our margins keep labels inside the chart, and plotly's default ("hide past div")
+# measures every tick label's box after drawing — a forced browser layout per label on multi-panel charts.
+_AXIS = {"gridcolor": "#E6E6E6", "zeroline": False, "linecolor": "#BDBDBD", "ticks": "outside",
+         "tickcolor": "#BDBDBD", "title": {"font": {"size": 13, "color": "#31333F"}, "standoff": 12}, "ticklabeloverflow": "allow"}
+_TEMPLATE_FONT = {"family": "Source Sans Pro, Source Sans 3, sans-serif", "size": 13, "color": "#31333F"}
+TEMPLATE = go.layout.Template(layout={
+    "font": _TEMPLATE_FONT,
+    "xaxis": _AXIS, "yaxis": _AXIS, "paper_bgcolor": "white", "plot_bgcolor": "white",
+    "colorway": list(SCHEME_COLOURS.values()),
+})
+
+
+def time_values(x) -> np.ndarray:
+    """Timestamps as float milliseconds of local wall time: plotly reads numbers on a date axis as ms,
+    and numeric arrays travel base64-encoded (ISO strings would make every chart several times larger)."""
+    import pandas as pd
+
+    if not isinstance(x, pd.DatetimeIndex):
+        try:
+            x = pd.DatetimeIndex(x)
+        except (TypeError, ValueError):
+            return np.asarray(x)
+    if x.tz is not None:
+        x = x.tz_localize(None)
+    return x.asi8.astype(np.float64) / 1e6
+
+
+def _common_layout(*, height: int, meta: dict | None = None, legend: bool = True) -> dict:
+    """Layout keys every chart shares (as a plain dict)."""
+    return {
+        "height": height,
+        "margin": {"l": 70, "r": 20, "t": 70, "b": 50},  # legend below the (hover-only) toolbar
+        "font": FONT,
+        "template": TEMPLATE,
+        "showlegend": legend,
+        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0},
+        "meta": meta or {},
+        "hovermode": "closest",
+    }
+
+
+def _base_layout(fig: go.Figure, *, height: int, meta: dict | None = None, legend: bool = True) -> go.Figure:
+    fig.update_layout(**_common_layout(height=height, meta=meta, legend=legend))
+    return fig
+
+
+def number(v: float) -> str:
+    """A short, readable number: 3 significant digits, thousands separated, no exponent below 1e6."""
+    if v is None or not np.isfinite(v):
+        return "–"
+    if abs(v) >= 1e6 or (v != 0 and abs(v) < 1e-3):
+        return f"{v:.2e}"
+    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}"

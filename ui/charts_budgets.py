@@ -1,0 +1,132 @@
+"""The per-timestamp budget chart (Overview and Schemes & utility pages): a bar panel per scheme up to
+``BAR_LIMIT`` timestamps, one plot with a row per scheme beyond; landmarks in the strip "L" on top."""
+from __future__ import annotations
+
+from typing import Iterable
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ui.chart_decimate import _short, _steps
+from ui.chart_figure import _figure
+from ui.chart_panels import _rug, _stacked
+from ui.chart_style import SCHEME_COLOURS, _common_layout, number, rgba
+
+ABSOLUTE_RANGE = (-5.0, 1.3)  # log10 of the shared εₜ axis: 10⁻⁵ … 20, every budget the app can produce at n ≤ 400
+BAR_LIMIT = 400  # above this many timestamps, budget bars are drawn as a filled step line (same look, faster)
+
+
+def _index_sets(landmarks, dummies, n: int) -> tuple[np.ndarray, np.ndarray]:
+    lm = np.unique(np.asarray(list(landmarks), dtype=np.int64))
+    dm = np.setdiff1d(np.asarray(list(dummies), dtype=np.int64), lm)
+    return lm[(lm >= 0) & (lm < n)], dm[(dm >= 0) & (dm < n)]
+
+
+def budgets(
+    budgets_by_scheme: dict[str, np.ndarray],
+    landmarks: Iterable[int],
+    *,
+    epsilon: float,
+    dummies: Iterable[int] = (),
+    meta: dict | None = None,
+    row_height: int = 120,
+    absolute: bool = False,
+) -> go.Figure:
+    """Per-timestamp budgets per scheme, landmark budgets darkened and landmarks marked in a strip "L" on top.
+
+    Up to ``BAR_LIMIT`` timestamps: real bars, one panel per scheme, landmark bars hatched; each panel scaled to
+    its own largest εₜ, or with ``absolute`` one fixed logarithmic εₜ axis shared by every panel and every ε
+    (``ABSOLUTE_RANGE``), so a change of ε or between schemes is seen as a change of height.
+    Beyond: one filled step line per scheme, all in ONE plot as rows (each scaled to its own largest εₜ, which the
+    row label states; hover shows εₜ) — the same picture as separate panels at a fraction of the browser's work."""
+    schemes = list(budgets_by_scheme)
+    n = max((len(b) for b in budgets_by_scheme.values()), default=0)
+    lm, dm = _index_sets(landmarks, dummies, n)
+    mask = np.zeros(n, dtype=bool)
+    mask[lm] = True
+    meta = {"eps": epsilon, **(meta or {})}
+    if n > BAR_LIMIT:
+        return _budget_rows(budgets_by_scheme, mask, lm, dm, meta=meta, row_height=row_height)
+    # the unit sits in each panel's heading, not in a y-axis title: a titled axis measures all its tick labels on
+    # every redraw (plotly's title standoff), and these labels change with ε
+    layout, axes, rug_axes = _stacked(len(schemes), [f"{s} — budget εₜ" for s in schemes], rug=True, gap_px=30,
+                                      row_px=row_height)
+    t = np.arange(n)
+    data: list[dict] = _rug(rug_axes, lm, dm, t)
+    for (xa, ya), scheme in zip(axes, schemes):
+        b = np.asarray(budgets_by_scheme[scheme], dtype=float)
+        colour = SCHEME_COLOURS.get(scheme, "#555555")
+        data.append({"type": "bar", "x": t, "y": b, "name": scheme, "showlegend": False, "xaxis": xa, "yaxis": ya,
+                     "marker": {"color": colour, "line": {"width": np.where(mask, 1.5, 0), "color": "#000"},
+                                "pattern": {"shape": np.where(mask, "x", ""), "fgcolor": "#000", "size": 6,
+                                            "fillmode": "overlay", "fgopacity": 0.6}},
+                     "hovertemplate": "t=%{x}<br>ε_t=%{y:.4g}<extra>" + scheme + "</extra>"})
+        if absolute:
+            layout["yaxis" + ya[1:]].update(type="log", range=list(ABSOLUTE_RANGE), tick0=0, dtick=2, tickformat="~g")
+            continue
+        top = float(b.max()) if b.size else 1.0
+        layout["yaxis" + ya[1:]].update(range=[0, 1.15 * top if top > 0 else 1.0])
+    ry = "yaxis" + rug_axes[1][1:]
+    layout[ry].update(range=[-1.1, 1.1], showticklabels=False, showgrid=False, zeroline=False, ticks="",
+                      title={"text": "L", "font": {"size": 12}})
+    layout["xaxis" + axes[-1][0][1:] if axes else "xaxis"].update(title={"text": "timestamp t"})
+    layout["bargap"] = 0.25 if n <= 60 else 0
+    layout.update(_common_layout(height=110 + (row_height + 30) * len(schemes), meta=meta))
+    return _figure(data, layout)
+
+
+ROW_FILL = 0.8  # share of a row's height the largest budget of that scheme reaches (budget rows, n > BAR_LIMIT)
+
+
+def _row_outline(values: np.ndarray, base: float, top: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """A per-timestamp series as a closed "hv" step outline standing on ``base`` (change points only), its heights
+    scaled so ``top`` reaches ROW_FILL; returns x, y, the unscaled values (rounded for hover) and hover labels."""
+    sx, sy, label = _steps(values)
+    scale = ROW_FILL / top if top > 0 else 0.0
+    x = np.concatenate([sx[:1], sx, sx[-1:]])
+    y = np.concatenate([[base], base + sy * scale, [base]])
+    return x, _short(y, 5), np.concatenate([[0.0], sy, [0.0]]), ["", *label, ""]
+
+
+def _budget_rows(budgets_by_scheme: dict, mask: np.ndarray, lm: np.ndarray, dm: np.ndarray, *, meta: dict,
+                 row_height: int) -> go.Figure:
+    """The budget chart for many timestamps: one plot, a row per scheme (top to bottom in the given order) and
+    the landmark strip on top; each row is a filled step outline scaled to its own largest εₜ."""
+    schemes = list(budgets_by_scheme)
+    rows = len(schemes)
+    data: list[dict] = []
+    rug = _rug(("x", "y"), lm, dm, np.arange(mask.size, dtype=float))
+    for trace in rug:  # ticks from the strip's base to its top (they were drawn from −1 to 1)
+        trace["y"] = rows + 0.05 + (trace["y"] + 1.0) * ROW_FILL / 2
+    data += rug
+    tickvals, ticktext = [], []
+    for i, scheme in enumerate(schemes):
+        base = float(rows - 1 - i)
+        b = np.asarray(budgets_by_scheme[scheme], dtype=float)
+        top = float(b.max()) if b.size else 0.0
+        colour = SCHEME_COLOURS.get(scheme, "#555555")
+        x, y, eps_t, label = _row_outline(b, base, top)
+        data.append({"type": "scatter", "x": x, "y": y, "customdata": eps_t, "text": label, "mode": "lines",
+                     "name": scheme, "showlegend": False, "fill": "toself", "fillcolor": rgba(colour, 0.6),
+                     "line": {"color": colour, "width": 1, "shape": "hv"},
+                     "hovertemplate": "%{text}<br>ε_t=%{customdata:.4g}<extra>" + scheme + "</extra>"})
+        if lm.size:
+            lx, ly, _, _ = _row_outline(np.where(mask, b, 0.0), base, top)
+            data.append({"type": "scatter", "x": lx, "y": ly, "mode": "lines", "name": "budget on landmarks",
+                         "legendgroup": "lmbudget", "showlegend": i == 0, "fill": "toself",
+                         "fillcolor": "rgba(0,0,0,0.55)", "line": {"width": 0, "shape": "hv"}, "hoverinfo": "skip"})
+        tickvals.append(base + ROW_FILL / 2)
+        ticktext.append(f"<b>{scheme}</b><br><span style='font-size:11px'>max εₜ {number(top)}</span>")
+    tickvals.append(rows + 0.05 + ROW_FILL / 2)
+    ticktext.append("<b>L</b>")
+    layout = _common_layout(height=round(130 + row_height * 0.8 * (rows + 0.6)), meta=meta)
+    layout.update(
+        margin={**layout["margin"], "l": 110},
+        xaxis={"title": {"text": "timestamp t"}, "range": [-0.5, mask.size - 0.5], "zeroline": False},
+        yaxis={"range": [-0.08, rows + 0.95], "tickvals": tickvals, "ticktext": ticktext, "showgrid": False,
+               "zeroline": False, "ticks": "", "fixedrange": True},
+        annotations=[{"text": "εₜ per timestamp — each row scaled to its scheme's largest εₜ (hover for values)",
+                      "x": 0, "xref": "paper", "xanchor": "left", "y": 1.0, "yref": "paper", "yanchor": "bottom",
+                      "yshift": 4, "showarrow": False, "font": {"size": 13}}],
+    )
+    return _figure(data, layout)
