@@ -4,6 +4,9 @@ Policy (counted in ``Series.warnings`` so the app can show it):
 - rows with a missing (empty/NaN) timestamp or value are dropped;
 - values: rows sharing a timestamp are averaged into one event;
 - trajectory: of fixes sharing a timestamp the first is kept, the others dropped;
+  (both warnings name a categorical column whose values make the timestamps repeat — several users or
+  devices in one table — as the entity to choose, see ``repeat_columns``);
+- timestamps with different UTC offsets (daylight saving) are converted to UTC, with a warning;
 - contacts: identical (timestamp, contact) rows are dropped; different contacts found in the same
   scan stay separate events (so a contacts index may repeat a timestamp);
 - rows out of time order are sorted (stable);
@@ -45,7 +48,13 @@ def to_series(table: RawTable, kind: str = "auto", entity=None, name: str = "",
     notes: list[str] = []
     mapper = _Mapper(table, notes)
     frame, kind, units, default_name = mapper.build(kind, entity)
-    frame = _clean(frame, kind, notes, table)
+    explain = ""
+    if kind != "contacts" and frame["timestamp"].duplicated().any():
+        found = repeat_columns(mapper.table.frame, frame["timestamp"])
+        explain = entity_advice([mapper.original.get(c, c) for c in found],
+                                "load the file without strict=True and choose one with entity=...",
+                                column_examples(mapper.table.frame[found[0]]) if found else ())
+    frame = _clean(frame, kind, notes, table, explain=explain)
     return Series(frame=frame, kind=kind, units=units, name=name or default_name,
                   warnings=tuple(notes), source_hash=source_hash)
 
@@ -240,7 +249,11 @@ class _Mapper:
             nanos[nat] = np.iinfo(np.int64).min  # NaT
             parsed = pd.Series(nanos.view("datetime64[ns]"), index=raw.index)
         else:
-            parsed = _parse_strings(raw)
+            parsed, mixed = _parse_strings(raw)
+            if mixed:
+                note = offsets_note(raw)
+                if note:
+                    self.notes.append(note)
             bad = parsed.isna() & raw.notna()
             if bad.any():
                 bad[bad] = raw[bad].astype("string").str.strip() != ""  # blank cells count as missing
@@ -314,15 +327,24 @@ class _Mapper:
         return ", ".join(repr(self.original.get(c, c)) for c in cols)
 
 
-def _parse_strings(raw: pd.Series) -> pd.Series:
-    """Parse date/time strings: a fast inferred-format pass, then a lenient pass for the rest."""
+def _parse_strings(raw: pd.Series) -> tuple[pd.Series, bool]:
+    """Parse date/time strings: a fast inferred-format pass, then a lenient pass for the rest.
+
+    Returns (parsed, mixed): ``mixed`` is True when the strings carry different UTC offsets (daylight saving),
+    which are then all converted to UTC.
+    """
+    mixed = False
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             parsed = pd.to_datetime(raw, errors="coerce")
-        except (ValueError, TypeError, OverflowError):
+        except ValueError as exc:  # newer pandas refuses mixed offsets without utc=True
             parsed = pd.Series(pd.NaT, index=raw.index, dtype="datetime64[ns]")
-        if parsed.dtype == object:  # mixed UTC offsets
+            mixed = "utc" in str(exc).lower() or "time zone" in str(exc).lower()
+        except (TypeError, OverflowError):
+            parsed = pd.Series(pd.NaT, index=raw.index, dtype="datetime64[ns]")
+        if parsed.dtype == object or mixed:  # mixed UTC offsets
+            mixed = True
             parsed = pd.to_datetime(raw, errors="coerce", utc=True, format="mixed")
         retry = parsed.isna() & raw.notna()
         if retry.any() and retry.sum() < len(raw):
@@ -331,11 +353,96 @@ def _parse_strings(raw: pd.Series) -> pd.Series:
             if again.dtype == parsed.dtype:
                 parsed = parsed.copy()
                 parsed[retry] = again
-    return parsed
+    return parsed, mixed
 
 
-def _clean(frame: pd.DataFrame, kind: str, notes: list[str], table: RawTable) -> pd.DataFrame:
-    """Apply the module's missing/duplicate/order policy and set the timestamp index."""
+_OFFSET = re.compile(r"(Z|[+-]\d{2}(?::?\d{2})?)\s*$")
+
+
+def offsets_note(text: pd.Series) -> str:
+    """'timestamps carried UTC offsets +01:00 and +02:00 (daylight saving); converted to UTC', or '' when the
+    strings carry at most one offset."""
+    found = text.dropna().astype(str).drop_duplicates().str.extract(_OFFSET)[0].dropna()
+    minutes = sorted({_offset_minutes(o) for o in found})
+    if len(minutes) < 2:
+        return ""
+    shown = [_offset_text(m) for m in minutes]
+    listed = shown[0] + " and " + shown[1] if len(shown) == 2 else ", ".join(shown[:-1]) + " and " + shown[-1]
+    dst = " (daylight saving)" if len(minutes) == 2 and minutes[1] - minutes[0] in (30, 60) else ""
+    return f"timestamps carried UTC offsets {listed}{dst}; converted to UTC"
+
+
+def _offset_minutes(offset: str) -> int:
+    """'+01:00' / '+0100' / '+01' / 'Z' → minutes east of UTC."""
+    if offset == "Z":
+        return 0
+    digits = offset[1:].replace(":", "")
+    minutes = int(digits[:2]) * 60 + (int(digits[2:4]) if len(digits) >= 4 else 0)
+    return minutes if offset[0] == "+" else -minutes
+
+
+def _offset_text(minutes: int) -> str:
+    """Minutes east of UTC → '+01:00'."""
+    sign = "+" if minutes >= 0 else "-"
+    return f"{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+
+
+def repeat_columns(frame: pd.DataFrame, times) -> list[str]:
+    """Categorical columns of ``frame`` whose values make ``times`` repeat (several users or devices in one
+    table): columns of text (not numbers) with 2 … n/2 distinct values such that (time, column) pairs repeat at
+    most half as often as the times do; best first. Empty when no time repeats."""
+    key = pd.Series(np.asarray(times), index=frame.index)
+    present = key.notna().to_numpy()
+    key, frame = key[present], frame[present]
+    repeats = int(key.duplicated().sum())
+    if repeats == 0:
+        return []
+    found = []
+    for col in frame.columns:
+        column = frame[col]
+        if column.dtype.kind in "iufbmM" or _mostly_numbers(column):
+            continue
+        text = column.astype("string").str.strip().fillna("")
+        distinct = text.nunique()
+        if distinct < 2 or distinct > len(text) / 2:
+            continue
+        within = int(pd.DataFrame({"t": key.to_numpy(), "c": text.to_numpy()}).duplicated().sum())
+        if 2 * within <= repeats:
+            found.append((within, col))
+    return [col for _, col in sorted(found, key=lambda pair: pair[0])]
+
+
+def entity_advice(columns: list[str], how: str, examples=()) -> str:
+    """"the column 'source' (e.g. 'Coal', 'Wind') looks like an entity (user/device): <how>", or '' for no
+    columns (``examples``: a few values of the first column)."""
+    if not columns:
+        return ""
+    shown = [str(v) for v in list(examples)[:3]]
+    eg = f" (e.g. {', '.join(map(repr, shown))}{', …' if len(examples) > 3 else ''})" if shown else ""
+    if len(columns) == 1:
+        return f"the column {columns[0]!r}{eg} looks like an entity (user/device): {how}"
+    names = ", ".join(map(repr, columns[:-1])) + f" or {columns[-1]!r}"
+    return f"the columns {names} look like an entity (user/device): {how}"
+
+
+def column_examples(column: pd.Series) -> list:
+    """The distinct values of a column, most frequent first (for messages)."""
+    return list(column.astype("string").str.strip().value_counts(sort=True).index)
+
+
+def _mostly_numbers(column: pd.Series) -> bool:
+    """At least 90 % of the first 1,000 non-empty cells are numbers (decimal comma allowed)."""
+    text = column.astype("string").str.strip()
+    text = text[text.notna() & (text != "")].head(1000)
+    if text.empty:
+        return False
+    numbers = pd.to_numeric(text.str.replace(",", ".", regex=False), errors="coerce")
+    return bool(numbers.notna().mean() >= 0.9)
+
+
+def _clean(frame: pd.DataFrame, kind: str, notes: list[str], table: RawTable, explain: str = "") -> pd.DataFrame:
+    """Apply the module's missing/duplicate/order policy and set the timestamp index (``explain``: why the
+    timestamps may repeat, added to the warning about them)."""
     missing = frame.isna().any(axis=1).to_numpy()
     if missing.any():
         labels = frame.index[missing][:_SHOWN_ROWS]
@@ -359,24 +466,25 @@ def _clean(frame: pd.DataFrame, kind: str, notes: list[str], table: RawTable) ->
         notes.append("rows were not in time order; sorted them by timestamp")
         frame = frame.sort_index(kind="stable")
     if frame.index.has_duplicates:
-        frame = _deduplicate(frame, kind, notes)
+        frame = _deduplicate(frame, kind, notes, explain)
     if kind == "contacts" and not pd.api.types.is_string_dtype(frame["contact"].dtype):
         frame["contact"] = frame["contact"].astype(np.int64)
     return frame
 
 
-def _deduplicate(frame: pd.DataFrame, kind: str, notes: list[str]) -> pd.DataFrame:
+def _deduplicate(frame: pd.DataFrame, kind: str, notes: list[str], explain: str = "") -> pd.DataFrame:
     """Repeated timestamps: average values, keep the first fix, drop repeated (time, contact) pairs."""
     before = len(frame)
+    tail = f"; {explain}" if explain else ""
     if kind == "values":
         repeated = int(frame.index.duplicated(keep=False).sum())
         frame = frame.groupby(level=0, sort=True).mean()
         notes.append(f"{_count(repeated, 'row')} shared {_count(repeated - (before - len(frame)), 'timestamp')}; "
-                     f"averaged them ({_count(before - len(frame), 'row')} fewer)")
+                     f"averaged them ({_count(before - len(frame), 'row')} fewer){tail}")
     elif kind == "trajectory":
         frame = frame[~frame.index.duplicated(keep="first")]
         notes.append(f"{_count(before - len(frame), 'fix', 'fixes')} repeated an earlier timestamp; "
-                     "kept the first fix")
+                     f"kept the first fix{tail}")
     else:
         keys = pd.DataFrame({"t": frame.index.asi8, "c": frame["contact"].to_numpy()})
         repeated = keys.duplicated(keep="first").to_numpy()

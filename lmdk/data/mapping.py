@@ -35,6 +35,17 @@ TIME_FORMATS = {
     "relative_s": "seconds from a start you choose",
 }
 LAYOUTS = ("table", "hue", "geolife", "tdrive")
+LAYOUT_NAMES = {"table": "table", "hue": "HUE", "geolife": "GeoLife", "tdrive": "T-drive"}
+AUDIENCES = ("api", "app")
+ADVICE = {  # how a reader changes a choice, in the warnings of a Series: Python callers vs the app's import step
+    "api": {"entity": "choose one with entity=...",
+            "value": "pass mapping= with another value_column to use one of them",
+            "start": "pass mapping= with the real start (e.g. lmdk.data.detect(path).spec with start=...) if you "
+                     "know it"},
+    "app": {"entity": "choose it as the user/device column in the import settings",
+            "value": "choose another value column in the import settings",
+            "start": "the start chosen in the import step"},
+}
 MISSING_MARKS = ("", "?", "NA", "N/A", "NaN", "nan", "null", "NULL", "None", "-")
 DEFAULT_RELATIVE_START = "2000-01-01 00:00:00"
 RELATIVE_LIMIT_S = 1e8  # numbers below ~3 years of seconds are not plausible Unix times for sensor exports
@@ -97,6 +108,35 @@ class ImportSpec:
         """Plain JSON-ready dict (stored in a RunConfig)."""
         return asdict(self)
 
+    def summary(self) -> str:
+        """The mapping in one short line: "delimiter ';', time 'tracked_at', lat 'latitude', lon 'longitude'"."""
+        entity = f", entity {self.entity_column!r}={self.entity!r}" if self.entity_column and self.entity is not None \
+            else ""
+        if self.layout != "table":
+            return f"{LAYOUT_NAMES[self.layout]} layout{entity}"
+        parts = [f"delimiter {self.delimiter!r}"]
+        if self.decimal != ".":
+            parts.append(f"decimal {self.decimal!r}")
+        if not self.header:
+            parts.append("no header")
+        time = f"time {self.time_column!r}"
+        if self.date_column:
+            time = f"date {self.date_column!r} + {time}"
+        if self.time_format == "relative_s":
+            time += f" (seconds from {self.start})"
+        elif self.time_format != "auto":
+            time += f" ({self.time_format})"
+        if self.timezone:
+            time += f" in {self.timezone}"
+        parts.append(time)
+        if self.kind == "values":
+            parts.append(f"value {self.value_column!r}")
+        elif self.kind == "trajectory":
+            parts.append(f"lat {self.lat_column!r}, lon {self.lon_column!r}")
+        else:
+            parts.append(f"contact {self.contact_column!r}")
+        return ", ".join(parts) + entity
+
     @classmethod
     def from_dict(cls, data: dict) -> "ImportSpec":
         """Build from a dict; unknown fields are rejected by name."""
@@ -118,22 +158,26 @@ class Detection:
     preview: pd.DataFrame
     entities: pd.Series | None = None  # entity id → rows, largest first
     questions: tuple[str, ...] = ()  # choices detection could not make for sure (shown as warnings)
-    notes: tuple[str, ...] = field(default=())
+    notes: tuple[str, ...] = field(default=())  # the same choices worded for Python callers (load_series)
+    entity_candidates: tuple[str, ...] = ()  # text columns whose values make timestamps repeat (users/devices)
 
 
 # --------------------------------------------------------------------------- detection
-def detect(source, *, max_bytes: int = MAX_BYTES, max_rows: int = MAX_ROWS) -> Detection:
-    """Propose an import mapping for a file (path, bytes or file-like), reading it once."""
+def detect(source, *, max_bytes: int = MAX_BYTES, max_rows: int = MAX_ROWS, kind: str | None = None) -> Detection:
+    """Propose an import mapping for a file (path, bytes or file-like), reading it once (``kind``: the kind of
+    series wanted, when not the one the columns suggest)."""
     raw, filename = read_source(source, max_bytes)
-    return detect_bytes(raw, filename, max_rows=max_rows)
+    return detect_bytes(raw, filename, max_rows=max_rows, kind=kind)
 
 
-def detect_bytes(raw: bytes, filename: str = "", *, max_rows: int = MAX_ROWS) -> Detection:
+def detect_bytes(raw: bytes, filename: str = "", *, max_rows: int = MAX_ROWS, kind: str | None = None) -> Detection:
     """``detect`` for bytes already in memory."""
+    if kind is not None and kind not in KINDS:
+        raise DataError(f"kind must be 'auto' or one of {', '.join(KINDS)}, not {kind!r}")
     check_not_binary_format(raw)
     layout_table = _known_layout(raw, filename, max_rows)
     if layout_table is not None:
-        return _detect_layout(layout_table)
+        return _detect_layout(layout_table, kind)
     body = check_text(raw)
     text = body[:65536].decode("utf-8", errors="ignore")
     lines = [ln for ln in re.split(r"\r\n|\r|\n", text)]
@@ -145,7 +189,7 @@ def detect_bytes(raw: bytes, filename: str = "", *, max_rows: int = MAX_ROWS) ->
     header = not all(_looks_like_data(f, decimal) for f in fields_)
     spec = ImportSpec(delimiter=delimiter, decimal=decimal, header=header, skip_rows=skip)
     frame = read_table(body, spec, max_rows)
-    return _propose(frame, spec)
+    return _propose(frame, spec, kind)
 
 
 def propose_bytes(raw: bytes, spec: ImportSpec, *, max_rows: int = MAX_ROWS) -> Detection:
@@ -163,54 +207,74 @@ def _known_layout(raw: bytes, filename: str, max_rows: int) -> RawTable | None:
     except DataTooLargeError:
         raise
     except DataError:
+        if raw[:4] == b"PAR1":  # Parquet has no other reader: its error is the answer
+            raise
         return None
     return table if table.layout in ("hue", "geolife", "tdrive") or table.first_line is None else None
 
 
-def _detect_layout(table: RawTable) -> Detection:
+def _detect_layout(table: RawTable, wanted: str | None = None) -> Detection:
     """Detection for a recognised layout: only the entity is a choice."""
     entity_col = {"tdrive": "id"}.get(table.layout)
     kind = {"hue": "values", "geolife": "trajectory", "tdrive": "trajectory"}.get(table.layout, "values")
     entities = _entity_counts(table.frame[entity_col]) if entity_col else None
     entity = None if entities is None or len(entities) < 2 else str(entities.index[0])
-    spec = ImportSpec(layout=table.layout if table.layout in LAYOUTS else "table", kind=kind,
+    spec = ImportSpec(layout=table.layout if table.layout in LAYOUTS else "table", kind=wanted or kind,
                       entity_column=table.original.get(entity_col, entity_col) if entity_col else None, entity=entity)
     frame = table.frame.rename(columns=table.original)
     if table.layout == "table":  # Parquet: map its columns like a text table
-        return _propose(frame, spec)
-    questions = ()
+        return _propose(frame, spec, wanted)
+    questions, notes = (), ()
     if entities is not None and len(entities) > 1:
         questions = (f"The file holds {len(entities)} taxis; "
                      f"using {entity} ({entities.iloc[0]:,} rows). Choose another below.",)
-    return Detection(spec, tuple(frame.columns), frame.head(_PREVIEW_ROWS), entities, questions)
+        notes = (f"the file holds {len(entities)} taxis (column {spec.entity_column!r}); kept taxi {entity} (the one "
+                 f"with most rows, {entities.iloc[0]:,}); pass entity=... to choose another",)
+    return Detection(spec, tuple(frame.columns), frame.head(_PREVIEW_ROWS), entities, questions, notes)
 
 
-def _propose(frame: pd.DataFrame, spec: ImportSpec) -> Detection:
-    """Fill the column choices of ``spec`` from the parsed ``frame``."""
+def _propose(frame: pd.DataFrame, spec: ImportSpec, wanted: str | None = None) -> Detection:
+    """Fill the column choices of ``spec`` from the parsed ``frame`` (``wanted``: a kind asked for)."""
     cols = [str(c) for c in frame.columns]
     norm = {normalise_name(c): c for c in cols}
     questions: list[str] = []
+    notes: list[str] = []
     time_col, date_col = _time_columns(frame, norm)
     if time_col is None:
-        raise DataError(f"no column holds dates or times among {', '.join(map(repr, cols))}; choose the time "
-                        "column in the import step, or add one")
+        raise DataError(f"no column holds dates or times among {', '.join(map(repr, cols))}; add one, or name it "
+                        "in the import mapping (time_column; in the app: the import settings)")
     time_format, question = _time_format(frame, time_col, date_col, spec)
     if question:
         questions.append(question)
+        if time_format in ("dayfirst", "monthfirst"):
+            other = "monthfirst" if time_format == "dayfirst" else "dayfirst"
+            notes.append(f"every date in {date_col or time_col!r} fits both day/month orders; read them "
+                         f"{'day' if time_format == 'dayfirst' else 'month'} first — pass mapping= with "
+                         f"time_format={other!r} if that is wrong")
     used = {time_col, date_col}
     lat = _named(norm, ("lat", "latitude"), used)
     lon = _named(norm, ("lon", "lng", "long", "longitude"), used)
     entity_col, contact_col, both = _contact_columns(frame, norm, used | {lat, lon})
-    if lat and lon:
-        kind = "trajectory"
-        entity_col = entity_col or _named(norm, ("user_id", "user", "id", "taxi", "taxi_id", "device", "device_id"),
-                                          used | {lat, lon})
-    elif contact_col:
-        kind = "contacts"
+    trajectory_ids = ("user_id", "user", "id", "taxi", "taxi_id", "device", "device_id")
+    kind = wanted or ("trajectory" if lat and lon else "contacts" if contact_col else "values")
+    if kind == "trajectory":
+        if not (lat and lon):
+            raise DataError(f"kind='trajectory' but no latitude/longitude columns among {', '.join(map(repr, cols))}; "
+                            "name them 'lat' and 'lon' (decimal degrees)")
+        if contact_col and wanted:
+            entity_col, contact_col, both = None, None, False
+        entity_col = entity_col or _named(norm, trajectory_ids, used | {lat, lon})
+    elif kind == "contacts":
+        if contact_col is None:
+            entity_col = _named(norm, trajectory_ids, used | {lat, lon})
+            rest = [c for c in cols if c not in used | {lat, lon, entity_col}]
+            if len(rest) != 1:
+                raise DataError(f"kind='contacts' but no contact column among {', '.join(map(repr, cols))}; name "
+                                "the column holding the discovered device's id 'contact'")
+            contact_col, both = rest[0], False
     else:
-        kind = "values"
-        entity_col = _named(norm, ("user_id", "user", "id", "taxi", "taxi_id", "device", "device_id", "meter",
-                                   "meter_id", "entity"), used)
+        contact_col, both = None, False
+        entity_col = _named(norm, trajectory_ids + ("meter", "meter_id", "entity"), used)
     value_col = None
     if kind == "values":
         value_col, question = _value_column(frame, norm, used | {entity_col})
@@ -226,14 +290,62 @@ def _propose(frame: pd.DataFrame, spec: ImportSpec) -> Detection:
             what = "people" if kind == "contacts" else "entities"
             questions.append(f"The file holds {len(entities):,} {what} (column {entity_col!r}); using {entity} "
                              f"({entities.iloc[0]:,} rows), the one with most rows. Choose another below.")
+            notes.append(f"the file holds {len(entities):,} {what} (column {entity_col!r}); kept {entity} (the one "
+                         f"with most rows, {entities.iloc[0]:,}); pass entity=... to choose another")
         else:
             entity_col, entities = None, None
+    candidates: tuple[str, ...] = ()
+    if kind != "contacts":
+        from lmdk.data.columns import repeat_columns
+
+        times = _datetime_text(frame, time_col, date_col)
+        skip = used | {value_col, lat, lon}
+        candidates = tuple(repeat_columns(frame[[c for c in cols if c not in skip]], times))
+        if candidates and entity_col is None:
+            repeats = int(times.duplicated().sum())
+            fate = "averaged" if kind == "values" else "dropped but the first"
+            questions.append(f"{repeats:,} rows repeat an earlier timestamp, and the column {candidates[0]!r} looks "
+                             f"like an entity (user/device): choose it below as the user/device column to read one "
+                             f"of its series; otherwise rows sharing a timestamp are {fate}.")
     units = _units_of(value_col) if value_col else ""
     spec = replace(spec, time_column=time_col, date_column=date_col, time_format=time_format, kind=kind,
                    value_column=value_col, lat_column=lat if kind == "trajectory" else None,
-                   lon_column=lon if kind == "trajectory" else None, contact_column=contact_col,
+                   lon_column=lon if kind == "trajectory" else None,
+                   contact_column=contact_col,
                    entity_column=entity_col, entity=entity, both_directions=both, units=units)
-    return Detection(spec, tuple(cols), frame.head(_PREVIEW_ROWS), entities, tuple(questions))
+    return Detection(spec, tuple(cols), frame.head(_PREVIEW_ROWS), entities, tuple(questions), tuple(notes),
+                     candidates)
+
+
+def table_frame(raw: bytes, spec: ImportSpec, *, filename: str = "", max_rows: int = MAX_ROWS) -> pd.DataFrame:
+    """A table-layout file's cells as text, read with ``spec``'s delimiter, decimal mark, header and skipped lines
+    (Parquet: its columns as text)."""
+    if raw[:4] == b"PAR1":
+        return _parquet_frame(raw, filename, max_rows)
+    return read_table(check_text(raw), spec, max_rows)
+
+
+def with_entity_column(raw: bytes, detection: Detection, column: str | None, *, filename: str = "",
+                       max_rows: int = MAX_ROWS) -> Detection:
+    """``detection`` with ``column`` as the entity (user/device) column — its ids counted, the one with most rows
+    chosen — or with no entity column (None): how a user picks one of ``detection.entity_candidates``."""
+    spec = detection.spec
+    if spec.layout != "table":
+        raise DataError(f"the entity column of the {LAYOUT_NAMES[spec.layout]} layout is fixed")
+    if column is None:
+        return replace(detection, spec=replace(spec, entity_column=None, entity=None, both_directions=False),
+                       entities=None)
+    if column not in detection.columns:
+        raise DataError(f"entity column {column!r} is not a column of the file; its columns are "
+                        f"{', '.join(map(repr, detection.columns))}")
+    if column in (spec.time_column, spec.date_column, spec.value_column, spec.lat_column, spec.lon_column,
+                  spec.contact_column):
+        raise DataError(f"entity column {column!r} is already used for the times or the readings; choose another")
+    counts = _entity_counts(table_frame(raw, spec, filename=filename, max_rows=max_rows)[column])
+    if counts.empty:
+        raise DataError(f"entity column {column!r} is empty; choose another")
+    spec = replace(spec, entity_column=column, entity=str(counts.index[0]), both_directions=False)
+    return replace(detection, spec=spec, entities=counts)
 
 
 def _time_columns(frame: pd.DataFrame, norm: dict) -> tuple[str | None, str | None]:
@@ -258,7 +370,8 @@ def _time_columns(frame: pd.DataFrame, norm: dict) -> tuple[str | None, str | No
             values = pd.to_numeric(frame[col], errors="coerce").dropna()
             if len(values) and 1e8 <= values.min() and values.max() < 1e13 and values.is_monotonic_increasing:
                 return col, None
-    return None, None
+    named = _named(norm, names + ("date", "datum"), set())  # named so, but cells that are not dates: reading it
+    return named, None  # names the first bad row (None: no time column at all)
 
 
 def _time_format(frame, time_col: str, date_col: str | None, spec: ImportSpec) -> tuple[str, str | None]:
@@ -367,6 +480,17 @@ def read_table(body: bytes, spec: ImportSpec, max_rows: int = MAX_ROWS) -> pd.Da
     frame.columns = [str(c).strip() for c in frame.columns]
     if len(set(frame.columns)) != len(frame.columns):
         raise DataError("two columns have the same name in the header; rename one")
+    if spec.header:
+        seen: dict[str, str] = {}
+        for name in frame.columns:
+            base = name.rsplit(".", 1)[0] if re.search(r"\.\d+$", name) else None
+            if base is not None and base in frame.columns:  # pandas renamed a repeated name 'x' to 'x.1'
+                raise DataError(f"column {base!r} appears more than once in the header; rename or delete the "
+                                "repeated column")
+            if normalise_name(name) in seen:
+                raise DataError(f"column {name!r} appears more than once in the header (as {seen[normalise_name(name)]!r}, "
+                                "ignoring case); rename or delete the repeated column")
+            seen[normalise_name(name)] = name
     if frame.empty:
         raise DataError("the file has a header but no data rows")
     return frame
@@ -374,14 +498,19 @@ def read_table(body: bytes, spec: ImportSpec, max_rows: int = MAX_ROWS) -> pd.Da
 
 # --------------------------------------------------------------------------- applying
 def apply(source, spec: ImportSpec | dict, *, name: str = "", max_bytes: int = MAX_BYTES,
-          max_rows: int = MAX_ROWS) -> Series:
-    """Read ``source`` with the mapping ``spec`` into a validated ``Series``."""
+          max_rows: int = MAX_ROWS, audience: str = "api") -> Series:
+    """Read ``source`` with the mapping ``spec`` into a validated ``Series`` (its ``mapping`` is ``spec``).
+
+    ``audience`` words the warnings' advice for Python callers ("api": entity=…, mapping=…) or for the app's
+    import step ("app": the import settings)."""
     import hashlib
 
     from lmdk.data.columns import to_series
 
     if isinstance(spec, dict):
         spec = ImportSpec.from_dict(spec)
+    if not isinstance(spec, ImportSpec):
+        raise DataError(f"mapping must be an ImportSpec, its dict or 'detect', not {type(spec).__name__}")
     raw, filename = read_source(source, max_bytes)
     digest = hashlib.sha256(raw).hexdigest()
     default = filename.replace("\\", "/").rsplit("/", 1)[-1]
@@ -389,17 +518,21 @@ def apply(source, spec: ImportSpec | dict, *, name: str = "", max_bytes: int = M
         table = parse_raw(raw, filename, max_rows)
         if table.layout != spec.layout:
             raise DataError(f"this file is not in the {spec.layout} layout the mapping names; detect it again")
-        return to_series(table, kind=spec.kind, entity=spec.entity, name=name or default, source_hash=digest)
-    frame = _parquet_frame(raw, filename, max_rows) if raw[:4] == b"PAR1" else read_table(check_text(raw), spec, max_rows)
-    return apply_frame(frame, spec, filename=filename, source_hash=digest, name=name or default)
+        series = to_series(table, kind=spec.kind, entity=spec.entity, name=name or default, source_hash=digest)
+        return replace(series, mapping=spec)
+    frame = table_frame(raw, spec, filename=filename, max_rows=max_rows)
+    return apply_frame(frame, spec, filename=filename, source_hash=digest, name=name or default, audience=audience)
 
 
 def apply_frame(frame: pd.DataFrame, spec: ImportSpec, *, filename: str = "", source_hash: str = "",
-                name: str = "") -> Series:
+                name: str = "", audience: str = "api") -> Series:
     """``apply`` after reading: a table-layout file's text cells (``read_table``) → the mapped ``Series``
     (lmdk.population reads a multi-entity file once and maps each entity's rows with this)."""
-    from lmdk.data.columns import _clean, _Mapper
+    from lmdk.data.columns import _clean, _Mapper, column_examples, entity_advice, repeat_columns
 
+    if audience not in AUDIENCES:
+        raise DataError(f"audience must be one of {', '.join(map(repr, AUDIENCES))}, not {audience!r}")
+    advice = ADVICE[audience]
     missing = [c for c in (spec.time_column, spec.date_column, spec.value_column, spec.lat_column, spec.lon_column,
                            spec.contact_column, spec.entity_column) if c is not None and c not in frame.columns]
     if missing:
@@ -414,10 +547,16 @@ def apply_frame(frame: pd.DataFrame, spec: ImportSpec, *, filename: str = "", so
     mapper = _Mapper(table, notes)
     col = normalise_name
     times = parse_times(frame, spec, mapper)
+    used = {spec.time_column, spec.date_column, spec.value_column, spec.lat_column, spec.lon_column,
+            spec.contact_column, spec.entity_column}
     if spec.kind == "values":
         if spec.value_column is None:
             raise DataError("choose the value column (the import mapping names none)")
         built = pd.DataFrame({"timestamp": times, "value": mapper._numeric(col(spec.value_column))})
+        ignored = [c for c in frame.columns if c not in used and _is_number_column(frame[c].head(1000))]
+        if ignored:
+            notes.append(f"used column {spec.value_column!r} as the value; ignored the other numeric "
+                         f"column{'s' if len(ignored) > 1 else ''} {', '.join(map(repr, ignored))} — {advice['value']}")
     elif spec.kind == "trajectory":
         if spec.lat_column is None or spec.lon_column is None:
             raise DataError("choose the latitude and longitude columns (the import mapping names none)")
@@ -426,16 +565,25 @@ def apply_frame(frame: pd.DataFrame, spec: ImportSpec, *, filename: str = "", so
         if spec.contact_column is None:
             raise DataError("choose the column that holds the contact's id (the import mapping names none)")
         built = mapper._contacts(times, col(spec.contact_column))
-    cleaned = _clean(built, spec.kind, notes, table)
+    explain = ""
+    if spec.kind != "contacts" and times.duplicated().any():
+        rest = frame[[c for c in frame.columns if c not in used - {spec.entity_column}]]
+        found = repeat_columns(rest, times)
+        explain = entity_advice(found, advice["entity"], column_examples(rest[found[0]]) if found else ())
+    cleaned = _clean(built, spec.kind, notes, table, explain=explain)
     if spec.time_format == "relative_s":
-        notes.append(f"times are seconds from {pd.Timestamp(spec.start)} (the start chosen in the import step)")
+        if audience == "app":
+            notes.append(f"times are seconds from {pd.Timestamp(spec.start)} ({advice['start']})")
+        else:
+            notes.append(f"the times in {spec.time_column!r} are small numbers, read as seconds from "
+                         f"{pd.Timestamp(spec.start)} (not as dates in 1970) — {advice['start']}")
     units = spec.units or (_units_of(spec.value_column) if spec.value_column else "")
     units = units if spec.kind == "values" else {"trajectory": "degrees", "contacts": "contact id"}[spec.kind]
     label = name
     if spec.entity is not None:
         label = f"{label} — {spec.entity}"
     return Series(frame=cleaned, kind=spec.kind, units=units, name=label, warnings=tuple(notes),
-                  source_hash=source_hash)
+                  source_hash=source_hash, mapping=spec)
 
 
 def _parquet_frame(raw: bytes, filename: str, max_rows: int) -> pd.DataFrame:
@@ -501,10 +649,24 @@ def parse_times(frame: pd.DataFrame, spec: ImportSpec, mapper) -> pd.Series:
         if spec.time_format in ("dayfirst", "monthfirst"):
             parsed = _parse_dmy(text, dayfirst=spec.time_format == "dayfirst")
         else:
-            parsed = pd.to_datetime(text, errors="coerce", format="ISO8601")
+            mixed = False
+            try:
+                parsed = pd.to_datetime(text, errors="coerce", format="ISO8601")
+            except ValueError:  # newer pandas refuses mixed UTC offsets without utc=True
+                parsed, mixed = None, True
+            if mixed or parsed.dtype == object:  # several UTC offsets (daylight saving): all to UTC
+                mixed = True
+                parsed = pd.to_datetime(text, errors="coerce", format="ISO8601", utc=True)
             retry = parsed.isna() & (text.str.strip() != "")
             if retry.any():
                 parsed = pd.to_datetime(text, errors="coerce", format="mixed", utc=True)
+                mixed = True
+            if mixed:
+                from lmdk.data.columns import offsets_note
+
+                note = offsets_note(text)
+                if note:
+                    mapper.notes.append(note)
     bad = parsed.isna() & (text.str.strip() != "")
     if bad.any():
         what = f"{spec.date_column} + {spec.time_column}" if spec.date_column else spec.time_column

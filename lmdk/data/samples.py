@@ -73,10 +73,10 @@ def sample(name: str, *, n: int | None = -1, seed: int = 0) -> Series:
         raise ParameterError(f"n must be a positive number of events or None, not {n!r}")
     if name == "hue":
         if n is None:
-            return load_series(HUE_FILE, name=info.title)
+            return load_series(HUE_FILE, name=info.title, strict=True)
         with open(HUE_FILE, "rb") as handle:  # the first n data rows, so warnings concern them only
             head = b"".join(line for _, line in zip(range(int(n) + 1), handle))
-        return load_series(head, name=info.title)
+        return load_series(head, name=info.title, strict=True)
     if n is None:
         raise ParameterError(f"sample {name!r} is synthetic: give n, the number of events")
     if name == "taxi":

@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from lmdk.errors import DataError, ParameterError
+
+if TYPE_CHECKING:
+    from lmdk.data.mapping import ImportSpec
 
 KINDS = ("values", "trajectory", "contacts")
 COLUMNS = {"values": ("value",), "trajectory": ("lat", "lon"), "contacts": ("contact",)}
@@ -39,7 +43,12 @@ def frame_hash(frame: pd.DataFrame) -> str:
 
 @dataclass(frozen=True, eq=False)
 class Series:
-    """One user's time series: ``frame`` holds the events (see module docstring for the index)."""
+    """One user's time series: ``frame`` holds the events (see module docstring for the index).
+
+    ``warnings`` says in words what loading did to the file's rows (dropped, averaged, sorted, converted) and
+    which choices it made; ``mapping`` is the import mapping (``lmdk.data.mapping.ImportSpec``) the file was
+    read with, None for ``load_series(..., strict=True)`` and for series built in memory.
+    """
 
     frame: pd.DataFrame
     kind: str
@@ -47,6 +56,7 @@ class Series:
     name: str = ""
     warnings: tuple[str, ...] = ()
     source_hash: str = ""
+    mapping: "ImportSpec | None" = None
 
     def __post_init__(self) -> None:
         """Check the invariants every consumer relies on."""
@@ -80,8 +90,12 @@ class Series:
         return len(self.frame)
 
     def __repr__(self) -> str:
-        """Short description (the frame itself can be large)."""
-        return f"Series(kind={self.kind!r}, n={len(self)}, units={self.units!r}, name={self.name!r})"
+        """One line: n, kind, units, time span, name and the import mapping in short (the frame can be large)."""
+        index = self.frame.index
+        span = f"{index[0]} to {index[-1]}" if len(index) else "no events"
+        how = "None" if self.mapping is None else f"<{self.mapping.summary()}>"
+        return (f"Series(n={len(self)}, kind={self.kind!r}, units={self.units!r}, {span}, name={self.name!r}, "
+                f"mapping={how})")
 
     @property
     def timestamps(self) -> pd.DatetimeIndex:

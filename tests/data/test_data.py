@@ -104,13 +104,21 @@ COPENHAGEN = "timestamp,user_a,user_b,rssi\n0,449,-1,0\n300,449,12,-80\n300,449,
 
 
 def test_copenhagen_layout_keeps_sentinels_and_several_contacts_per_scan():
-    s = load_series(csv(COPENHAGEN))
+    s = load_series(csv(COPENHAGEN), strict=True)  # the strict reader: seconds since 1970
     assert s.kind == "contacts"
     np.testing.assert_array_equal(s.contacts, [data.NOTHING_FOUND, 12, data.NON_PARTICIPANT, 12])
     assert s.frame.index[0] == pd.Timestamp("1970-01-01 00:00:00")  # seconds since the study start
     assert s.frame.index[1] == s.frame.index[2]  # one scan found two devices
     assert s.contacts.dtype == np.int64
     assert any("kept device 449" in w for w in s.warnings)
+
+
+def test_copenhagen_layout_by_default_reads_relative_seconds_like_the_app():
+    s = load_series(csv(COPENHAGEN))
+    assert s.kind == "contacts" and s.mapping.time_format == "relative_s"
+    assert s.frame.index[0] == pd.Timestamp("2000-01-01 00:00:00")
+    assert any("seconds from 2000-01-01" in w and "start" in w for w in s.warnings)
+    assert any("449" in w and "entity=" in w for w in s.warnings)  # the device kept, and how to choose another
 
 
 def test_contacts_repeated_pair_is_dropped_and_counted():
@@ -136,8 +144,12 @@ def test_values_policy_drops_missing_and_averages_repeated_timestamps():
 
 
 def test_numeric_timestamps_are_seconds_since_1970():
-    s = load_series(csv("timestamp,value\n0,1\n3600,2\n"))
+    s = load_series(csv("timestamp,value\n0,1\n3600,2\n"), strict=True)
     assert s.frame.index[1] == pd.Timestamp("1970-01-01 01:00")
+    s = load_series(csv("timestamp,value\n1300000000,1\n1300003600,2\n"))  # detected: Unix time
+    assert s.frame.index[1] == pd.Timestamp("2011-03-13 08:06:40", tz="UTC")
+    s = load_series(csv("timestamp,value\n0,1\n3600,2\n"))  # detected: small numbers are relative seconds
+    assert s.frame.index[1] == pd.Timestamp("2000-01-01 01:00") and "not as dates in 1970" in s.warnings[0]
 
 
 def test_headerless_timestamp_value_pairs():

@@ -37,9 +37,50 @@ CASES = [  # (file content, kind, words the message must contain)
 @pytest.mark.parametrize("text,kind,words", CASES)
 def test_bad_file_names_field_and_fix(text, kind, words):
     with pytest.raises(DataError) as err:
+        load_series(text.encode(), kind=kind, strict=True)
+    for word in words:
+        assert word in str(err.value)
+
+
+DETECTED_CASES = [  # the default call (detected mapping) refuses these too, naming the field and the fix
+    ("timestamp,value\n2020-01-01,1\n2020-01-02,abc\n", "auto", ["'value'", "row 2 (line 3)", "'abc'", "not a number"]),
+    ("timestamp,value\n2020-01-01,1\n2020-01-02,inf\n", "auto", ["'value'", "row 2", "finite"]),
+    ("timestamp,lat,lon\n2020-01-01,1,2\n2020-01-02,120,30\n", "auto", ["'lat'", "row 2 (line 3)", "[-90, 90]", "swapped"]),
+    ("timestamp,lat,lon\n2020-01-01,1,200\n", "auto", ["'lon'", "row 1", "[-180, 180]"]),
+    ("timestamp,value\n2020-01-01,1\nnotadate,2\n", "auto", ["'timestamp'", "row 2 (line 3)", "'notadate'", "ISO 8601"]),
+    ("when,value\nsoon,1\n", "auto", ["no column holds dates", "'when'", "time_column"]),
+    ("timestamp,value\n2020-01-01,1\n", "trajectory", ["latitude/longitude", "'lat'", "'lon'"]),
+    ("timestamp,a,b\n2020-01-01,1,2\n", "contacts", ["contact column", "'contact'"]),
+    ("timestamp,value\n", "auto", ["no data rows"]),
+    ("timestamp,value\n2020-01-01,1\n2020-01-02,1,3\n", "auto", ["line 3", "3 fields", "first row has 2"]),
+    ("timestamp,value,Value\n2020-01-01,1,2\n", "auto", ["'Value'", "more than once"]),
+    ("timestamp,value,value\n2020-01-01,1,2\n", "auto", ["'value'", "more than once"]),
+    ("date,hour,energy_kWh\n6/1/2012,25,1\n", "auto", ["'hour'", "row 1", "0 and 24"]),
+    ("date,hour,energy_kWh\n6/1/2012,1,1\n", "trajectory", ["HUE", "kind='values'"]),
+    ("timestamp,contact\n2020-01-01,1.5\n", "auto", ["'contact'", "whole-number"]),
+    ("timestamp,value\n2020-01-01,\n", "auto", ["no usable rows"]),
+    ("timestamp,value\n2020-01-01,true\n", "auto", ["'value'", "not a number"]),
+]
+
+
+@pytest.mark.parametrize("text,kind,words", DETECTED_CASES)
+def test_bad_file_names_field_and_fix_with_the_detected_mapping(text, kind, words):
+    with pytest.raises(DataError) as err:
         load_series(text.encode(), kind=kind)
     for word in words:
         assert word in str(err.value)
+
+
+@pytest.mark.parametrize("text", [
+    "timestamp;value\n2020-01-01;1,5\n",  # decimal comma
+    "when,value\n2020-01-01,1\n",  # a time column not named so
+    "timestamp,a,b\n2020-01-01,1,2\n",  # several number columns: the first, with a warning
+    "Zeitstempel;Verbrauch (kWh)\n01.02.2020 00:00;1,5\n",
+])
+def test_what_strict_reading_refuses_the_default_call_reads(text):
+    with pytest.raises(DataError):
+        load_series(text.encode(), strict=True)
+    assert len(load_series(text.encode())) == 1
 
 
 @pytest.mark.parametrize("raw,words", [
@@ -92,7 +133,16 @@ def test_bad_arguments():
 def test_unknown_entity_lists_what_the_file_holds():
     raw = b"2,2008-02-02 15:36:08,116.5,39.9\n3,2008-02-02 15:37:08,116.5,39.9\n"
     with pytest.raises(DataError, match="'id'.*entity 9.*2, 3"):
+        load_series(raw, entity=9, strict=True)
+    with pytest.raises(DataError, match="'id'.*entity '9'.*2, 3"):
         load_series(raw, entity=9)
+
+
+def test_strict_and_mapping_together_are_refused():
+    with pytest.raises(DataError, match="strict=True.*mapping"):
+        load_series(b"timestamp,value\n2020-01-01,1\n", strict=True, mapping="detect")
+    with pytest.raises(DataError, match="mapping must be"):
+        load_series(b"timestamp,value\n2020-01-01,1\n", mapping="guess")
 
 
 def test_text_mode_stream_is_accepted():
