@@ -86,6 +86,49 @@ def test_changing_the_delimiter_rereads_the_columns():
     assert "Traceback" not in shown(at)
 
 
+def _long_table(sources=("Coal", "Wind", "Nuclear"), months=17) -> bytes:
+    """An Iowa-electricity-like long table: one row per (month, source), so each month repeats."""
+    import pandas as pd
+
+    days = pd.date_range("2001-01-01", periods=months, freq="MS").strftime("%Y-%m-%d")
+    rows = [f"{day},{source},{1000 + 10 * m + i}" for m, day in enumerate(days) for i, source in enumerate(sources)]
+    return ("date,source,megawatthours\n" + "\n".join(rows) + "\n").encode()
+
+
+def test_long_table_says_what_it_averaged_and_offers_the_source_column_as_the_entity():
+    at = upload(open_page(source="upload"), "iowa.csv", _long_table())
+    note = shown(at)
+    assert "51 rows shared 17 timestamps; averaged them" in note and "'source'" in note  # the loader's warning
+    assert "choose it below as the user/device column" in note  # the detection's question
+    assert "entity=" not in note  # the app speaks of its settings, not of Python arguments
+    box = at.selectbox(key="imp_entity_column")
+    assert box.options == ["(none)", "source"] and box.value == "(none)"
+    assert len(at.session_state[state.SERIES_UPLOAD]) == 17
+    box.set_value("source")
+    submit(at)
+    series = at.session_state[state.SERIES_UPLOAD]
+    assert len(series) == 17 and series.mapping.entity_column == "source" and series.mapping.entity == "Coal"
+    assert "averaged" not in shown(at)
+    entity = at.selectbox(key="imp_entity")
+    assert set(entity.options) == {"Coal — 17 rows", "Wind — 17 rows", "Nuclear — 17 rows"}
+    entity.set_value("Wind")
+    submit(at)
+    series = at.session_state[state.SERIES_UPLOAD]
+    assert series.mapping.entity == "Wind" and series.values[0] == 1001
+
+
+def test_every_loader_warning_is_shown():
+    raw = (b"date,temp_max,temp_min,precipitation\n2012-01-02,10.6,2.8,10.9\n2012-01-01,12.8,5.0,0.0\n"
+           b"2012-01-03,11.7,7.2,0.8\n2012-01-04,,5.6,20.3\n")
+    at = upload(open_page(source="upload"), "seattle.csv", raw)
+    series = at.session_state[state.SERIES_UPLOAD]
+    assert len(series.warnings) == 3  # the value column taken, a missing value dropped, rows sorted
+    note = shown(at)
+    for warning in series.warnings:
+        assert warning in note
+    assert "used column 'temp_max' as the value; ignored the other numeric columns 'temp_min', 'precipitation'" in note
+
+
 def test_a_refused_file_says_why_in_words():
     at = upload(open_page(source="upload"), "photo.png", b"\x89PNG\r\n\x1a\n\x00\x00")
     assert at.error and "PNG image" in str(at.error[0].value)

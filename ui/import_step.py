@@ -43,7 +43,7 @@ def _load(spec) -> None:
     buffer = io.BytesIO(raw)
     buffer.name = name
     try:
-        series = mapping.apply(buffer, spec, name=name)
+        series = mapping.apply(buffer, spec, name=name, audience="app")  # warnings point to the import settings
     except ValueError as exc:  # lmdk.errors.*: the message names the field and the fix
         ss[state.UPLOAD_ERROR] = str(exc)
         return
@@ -118,7 +118,13 @@ def _on_apply() -> None:
                            value_column=column("value_column"), lat_column=column("lat_column"),
                            lon_column=column("lon_column"), contact_column=column("contact_column"),
                            units=value("units", old.units) or "")
-        if detection.entities is not None and value("entity") is not None:
+        if detection.entity_candidates and column("entity_column") != spec.entity_column:
+            upload = _file()  # a user/device column chosen (or dropped): count its ids, the largest is proposed
+            detection = mapping.with_entity_column(upload[0], replace(detection, spec=spec),
+                                                   column("entity_column"), filename=upload[1])
+            spec = detection.spec
+            ss.pop(_FIELD + "entity", None)  # the ids of the old column are no choice any more
+        elif detection.entities is not None and value("entity") is not None:
             spec = replace(spec, entity=str(value("entity")))
     except ValueError as exc:
         ss[state.UPLOAD_ERROR] = str(exc)
@@ -158,6 +164,15 @@ def import_step() -> None:
         with st.form(FORM, border=False):
             if spec.layout == "table":
                 _table_fields(detection)
+            if detection.entity_candidates:
+                options = [_NONE] + list(detection.entity_candidates)
+                if spec.entity_column and spec.entity_column not in options:
+                    options.append(spec.entity_column)
+                _select(st, "User / device column — its values make the timestamps repeat: one series each",
+                        options, spec.entity_column or _NONE, "entity_column",
+                        help="Rows of several users, devices or sources in one table share timestamps. Choose the "
+                             "column that names them to read one of them; (none) averages the readings that share "
+                             "a timestamp (locations: keeps the first).")
             if detection.entities is not None and len(detection.entities) > 1:
                 counts = detection.entities
                 what = "Taxi" if spec.layout == "tdrive" else "Person" if spec.kind == "contacts" else "User / device"

@@ -50,6 +50,7 @@ MISSING_MARKS = ("", "?", "NA", "N/A", "NaN", "nan", "null", "NULL", "None", "-"
 DEFAULT_RELATIVE_START = "2000-01-01 00:00:00"
 RELATIVE_LIMIT_S = 1e8  # numbers below ~3 years of seconds are not plausible Unix times for sensor exports
 _PREVIEW_ROWS = 8
+_REPEAT_QUESTION = "choose it below as the user/device column"
 _DMY = re.compile(r"^\s*(\d{1,2})([./-])(\d{1,2})\2(\d{2}|\d{4})(?:[ T]+(\d{1,2}):(\d{2})(?::(\d{2})(\.\d+)?)?)?\s*$")
 _ID_PAIR = re.compile(r"^(id|user|node|person|device|i|j|source|target|from|to)_?([12ab])?$")
 
@@ -305,8 +306,8 @@ def _propose(frame: pd.DataFrame, spec: ImportSpec, wanted: str | None = None) -
             repeats = int(times.duplicated().sum())
             fate = "averaged" if kind == "values" else "dropped but the first"
             questions.append(f"{repeats:,} rows repeat an earlier timestamp, and the column {candidates[0]!r} looks "
-                             f"like an entity (user/device): choose it below as the user/device column to read one "
-                             f"of its series; otherwise rows sharing a timestamp are {fate}.")
+                             f"like an entity (user/device): {_REPEAT_QUESTION} to read one of its series; otherwise "
+                             f"rows sharing a timestamp are {fate}.")
     units = _units_of(value_col) if value_col else ""
     spec = replace(spec, time_column=time_col, date_column=date_col, time_format=time_format, kind=kind,
                    value_column=value_col, lat_column=lat if kind == "trajectory" else None,
@@ -333,8 +334,9 @@ def with_entity_column(raw: bytes, detection: Detection, column: str | None, *, 
     if spec.layout != "table":
         raise DataError(f"the entity column of the {LAYOUT_NAMES[spec.layout]} layout is fixed")
     if column is None:
+        questions = tuple(q for q in detection.questions if not q.startswith("The file holds"))
         return replace(detection, spec=replace(spec, entity_column=None, entity=None, both_directions=False),
-                       entities=None)
+                       entities=None, questions=questions)
     if column not in detection.columns:
         raise DataError(f"entity column {column!r} is not a column of the file; its columns are "
                         f"{', '.join(map(repr, detection.columns))}")
@@ -345,7 +347,10 @@ def with_entity_column(raw: bytes, detection: Detection, column: str | None, *, 
     if counts.empty:
         raise DataError(f"entity column {column!r} is empty; choose another")
     spec = replace(spec, entity_column=column, entity=str(counts.index[0]), both_directions=False)
-    return replace(detection, spec=spec, entities=counts)
+    questions = [q for q in detection.questions if _REPEAT_QUESTION not in q and not q.startswith("The file holds")]
+    questions.append(f"The file holds {len(counts):,} entities (column {column!r}); using {spec.entity} "
+                     f"({counts.iloc[0]:,} rows), the one with most rows. Choose another below.")
+    return replace(detection, spec=spec, entities=counts, questions=tuple(questions))
 
 
 def _time_columns(frame: pd.DataFrame, norm: dict) -> tuple[str | None, str | None]:
