@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lmdk.data import load_series, mapping
+from lmdk.data import DataError, load_series, mapping
 
 REALWORLD = Path(__file__).resolve().parents[3] / "shared" / "data" / "realworld"
 pytestmark = pytest.mark.skipif(not REALWORLD.is_dir(), reason="../shared/data/realworld is absent")
@@ -132,3 +132,39 @@ def test_load_series_detect_is_the_same_as_detect_then_apply():
     a = load_series(path, mapping="detect")
     b = mapping.apply(path, mapping.detect(path).spec)
     pd.testing.assert_frame_equal(a.frame, b.frame)
+
+
+# the strict reader (load_series(..., strict=True)) refuses these; the default call detects their mapping
+STRICT_REFUSES = {"redd_house1_channel1_epoch.dat", "sociopatterns_primaryschool.csv",
+                  "trackintel_geolife_trajectory_semicolon.csv", "trackintel_google_trajectory_semicolon.csv",
+                  "trackintel_posmo_trajectory_semicolon.csv", "uci_hourly_kwh_excel_de_bom_semicolon_decimalcomma.csv",
+                  "uci_household_power_consumption_subset.txt"}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_real_file_loads_by_the_default_call_like_the_app(name):
+    choice, kind, n, first, last, _, _ = CASES[name]
+    series = load_series(REALWORLD / name)
+    detection = mapping.detect(REALWORLD / name)
+    assert series.kind == kind and series.mapping == detection.spec  # the app's proposal, no click
+    pd.testing.assert_frame_equal(series.frame, mapping.apply(REALWORLD / name, detection.spec).frame)
+    if choice is None:
+        assert len(series) == n and series.timestamps[0] == pd.Timestamp(first)
+    else:  # the entity with most rows; the file's other entities are one argument away
+        entity = choice["entity"]
+        assert any("entity=" in w for w in series.warnings)
+        chosen = load_series(REALWORLD / name, entity=entity)
+        assert len(chosen) == n and chosen.mapping.entity == entity
+    text = repr(series)
+    assert "\n" not in text and f"n={len(series)}" in text and series.mapping.summary() in text
+    assert str(series.timestamps[0]) in text and str(series.timestamps[-1]) in text
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_strict_reading_refuses_what_it_refused_before(name):
+    if name in STRICT_REFUSES:
+        with pytest.raises(DataError):
+            load_series(REALWORLD / name, strict=True)
+    else:
+        series = load_series(REALWORLD / name, strict=True)
+        assert series.mapping is None and "mapping=None" in repr(series)
