@@ -10,6 +10,7 @@ import argparse
 import sys
 from typing import Sequence
 
+from lmdk.cli import ledger as ledger_command
 from lmdk.cli import loss as loss_command
 from lmdk.cli import population as population_command
 from lmdk.cli import release as release_command
@@ -47,6 +48,10 @@ def build_parser() -> argparse.ArgumentParser:
                          formatter_class=argparse.RawDescriptionHelpFormatter)
     population_command.configure(pop)
     pop.set_defaults(func=population_command.run)
+
+    led = sub.add_parser("ledger", help="total privacy spent by the exports recorded in a ledger (JSON)",
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    ledger_command.configure(led)
     return parser
 
 

@@ -11,6 +11,7 @@ import time
 
 from lmdk.cli.arguments import positive_float, positive_int, seed
 from lmdk.cli.common import EXIT_OK, EXIT_VIOLATION, read_json
+from lmdk.cli.ledger import ledger_flag, record_population
 
 EXAMPLES = """examples:
   lmdk population fleet.parquet --config policy.json --out released/ --bound 25
@@ -49,6 +50,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allow-violation", action="store_true", help="release even if a user's release violates "
                                                                        "Theorem 2")
     parser.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+    ledger_flag(parser)
 
 
 def _policy(args):
@@ -146,4 +148,5 @@ def run(args) -> int:
               f"{result.aggregates['violated']:,} users; nothing was released (the summary is in {args.out}). Choose "
               "a scheme that satisfies it (adaptive, skip, uniform, user) or pass --allow-violation", file=sys.stderr)
         return EXIT_VIOLATION
+    record_population(args, result)
     return EXIT_OK

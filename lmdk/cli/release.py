@@ -12,6 +12,7 @@ import numpy as np
 from lmdk.cli.arguments import positive_float, positive_int, seed
 from lmdk.cli.common import (EXIT_OK, EXIT_VIOLATION, Policy, config_input_matches, load_input, policy_flags,
                              policy_from_args, read_config, say, write_table)
+from lmdk.cli.ledger import ledger_flag, record_release
 from lmdk.errors import ParameterError
 
 RELEASE_EXAMPLES = """examples:
@@ -102,6 +103,7 @@ def cmd_release(args) -> int:
               "that satisfies it (adaptive, skip, uniform, user) or pass --allow-violation", file=sys.stderr)
         return EXIT_VIOLATION
     write_table(table, args.out, note)
+    record_release(args, series, policy, exported if policy.seed is None else None)
     say(args, _summary_line(summary))
     if note is not None:
         say(args, note.lstrip("# "))
@@ -130,4 +132,5 @@ def configure(rel: argparse.ArgumentParser) -> None:
                      help="also write the budget, published and landmark columns (they reveal the landmark set)")
     rel.add_argument("--allow-violation", action="store_true", help="write a release that violates the policy")
     rel.add_argument("--summary", metavar="FILE", help="also write the summary as JSON")
+    ledger_flag(rel)
     rel.set_defaults(func=cmd_release)
