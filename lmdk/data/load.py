@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import hashlib
-import io
 from dataclasses import replace
 
 from lmdk.data.columns import to_series
@@ -48,23 +47,22 @@ def load_series(source, *, strict: bool = False, mapping=None, kind: str = "auto
             default = filename.replace("\\", "/").rsplit("/", 1)[-1]
             table = parse_raw(raw, filename, max_rows)
             return to_series(table, kind=kind, entity=entity, name=name or default, source_hash=digest)
-        return _load_mapped(raw, filename, mapping, kind=kind, entity=entity, name=name, max_rows=max_rows,
-                            max_bytes=max_bytes)
+        return _load_mapped(raw, filename, mapping, kind=kind, entity=entity, name=name, max_rows=max_rows)
     except LmdkError:
         raise
     except (ValueError, OverflowError) as exc:  # e.g. pandas' OutOfBoundsDatetime at the year 2262
         raise DataError(f"could not interpret the file: {exc}; check its timestamps and numbers") from None
 
 
-def _load_mapped(raw: bytes, filename: str, mapping, *, kind: str, entity, name: str, max_rows: int,
-                 max_bytes: int) -> Series:
+def _load_mapped(raw: bytes, filename: str, mapping, *, kind: str, entity, name: str, max_rows: int) -> Series:
     """Detect (or take) the import mapping, apply ``kind`` and ``entity`` to it, and read the file with it."""
     from lmdk.data import mapping as import_mapping
 
     wanted = None if kind == "auto" else kind
     notes: tuple[str, ...] = ()
+    parsed = None
     if mapping is None or (isinstance(mapping, str) and mapping == "detect"):
-        detection = import_mapping.detect_bytes(raw, filename, max_rows=max_rows, kind=wanted)
+        detection, parsed = import_mapping.detect_parsed(raw, filename, max_rows=max_rows, kind=wanted)
         spec = detection.spec
         if entity is not None:
             spec = _choose_entity(raw, filename, detection, entity, max_rows)
@@ -85,9 +83,9 @@ def _load_mapped(raw: bytes, filename: str, mapping, *, kind: str, entity, name:
                 raise DataError(f"entity={entity!r} given but the mapping names no entity column; set its "
                                 "entity_column or drop entity=")
             spec = replace(spec, entity=str(entity))
-    named = io.BytesIO(raw)
-    named.name = filename
-    series = import_mapping.apply(named, spec, name=name, max_bytes=max_bytes, max_rows=max_rows, audience="api")
+    if not name and not filename and spec.layout == "table":  # bytes: named after what they hold, as strict reading
+        name = spec.value_column if spec.kind == "values" else spec.kind
+    series = import_mapping.apply_parsed(raw, filename, spec, parsed, name=name, max_rows=max_rows, audience="api")
     return replace(series, warnings=notes + series.warnings)
 
 

@@ -51,6 +51,8 @@ DEFAULT_RELATIVE_START = "2000-01-01 00:00:00"
 RELATIVE_LIMIT_S = 1e8  # numbers below ~3 years of seconds are not plausible Unix times for sensor exports
 _PREVIEW_ROWS = 8
 _REPEAT_QUESTION = "choose it below as the user/device column"
+_SNIFF_BYTES = 65536
+_SAMPLE_CELLS = 5000  # type guesses (numbers? dates?) look at this many cells of a column
 _DMY = re.compile(r"^\s*(\d{1,2})([./-])(\d{1,2})\2(\d{2}|\d{4})(?:[ T]+(\d{1,2}):(\d{2})(?::(\d{2})(\.\d+)?)?)?\s*$")
 _ID_PAIR = re.compile(r"^(id|user|node|person|device|i|j|source|target|from|to)_?([12ab])?$")
 
@@ -173,12 +175,20 @@ def detect(source, *, max_bytes: int = MAX_BYTES, max_rows: int = MAX_ROWS, kind
 
 def detect_bytes(raw: bytes, filename: str = "", *, max_rows: int = MAX_ROWS, kind: str | None = None) -> Detection:
     """``detect`` for bytes already in memory."""
+    return detect_parsed(raw, filename, max_rows=max_rows, kind=kind)[0]
+
+
+def detect_parsed(raw: bytes, filename: str = "", *, max_rows: int = MAX_ROWS,
+                  kind: str | None = None) -> tuple[Detection, RawTable | pd.DataFrame | None]:
+    """``detect_bytes`` plus what it parsed — the recognised layout's RawTable, or the table's text cells — so
+    ``apply_parsed`` need not read the file again (``load_series``)."""
     if kind is not None and kind not in KINDS:
         raise DataError(f"kind must be 'auto' or one of {', '.join(KINDS)}, not {kind!r}")
     check_not_binary_format(raw)
     layout_table = _known_layout(raw, filename, max_rows)
     if layout_table is not None:
-        return _detect_layout(layout_table, kind)
+        parsed = layout_table if layout_table.layout != "table" else None  # Parquet is read again as text
+        return _detect_layout(layout_table, kind), parsed
     body = check_text(raw)
     text = body[:65536].decode("utf-8", errors="ignore")
     lines = [ln for ln in re.split(r"\r\n|\r|\n", text)]
@@ -190,7 +200,7 @@ def detect_bytes(raw: bytes, filename: str = "", *, max_rows: int = MAX_ROWS, ki
     header = not all(_looks_like_data(f, decimal) for f in fields_)
     spec = ImportSpec(delimiter=delimiter, decimal=decimal, header=header, skip_rows=skip)
     frame = read_table(body, spec, max_rows)
-    return _propose(frame, spec, kind)
+    return _propose(frame, spec, kind), frame
 
 
 def propose_bytes(raw: bytes, spec: ImportSpec, *, max_rows: int = MAX_ROWS) -> Detection:
@@ -204,6 +214,10 @@ def propose_bytes(raw: bytes, spec: ImportSpec, *, max_rows: int = MAX_ROWS) -> 
 def _known_layout(raw: bytes, filename: str, max_rows: int) -> RawTable | None:
     """A RawTable when the file is one of the recognised layouts (HUE, GeoLife, T-drive, Copenhagen)."""
     try:
+        if len(raw) > 2 * _SNIFF_BYTES and raw[:4] != b"PAR1":  # a long text file: its first lines tell the layout
+            head = raw[:raw.rfind(b"\n", 0, _SNIFF_BYTES) + 1] or raw[:_SNIFF_BYTES]
+            if parse_raw(head, filename, max_rows).layout not in ("hue", "geolife", "tdrive"):
+                return None
         table = parse_raw(raw, filename, max_rows)
     except DataTooLargeError:
         raise
@@ -299,7 +313,7 @@ def _propose(frame: pd.DataFrame, spec: ImportSpec, wanted: str | None = None) -
     if kind != "contacts":
         from lmdk.data.columns import repeat_columns
 
-        times = _datetime_text(frame, time_col, date_col)
+        times = frame[time_col] if date_col is None else frame[date_col] + " " + frame[time_col]
         skip = used | {value_col, lat, lon}
         candidates = tuple(repeat_columns(frame[[c for c in cols if c not in skip]], times))
         if candidates and entity_col is None:
@@ -394,6 +408,8 @@ def _time_format(frame, time_col: str, date_col: str | None, spec: ImportSpec) -
                                   f"as seconds from a start you choose (now {DEFAULT_RELATIVE_START}), not as dates "
                                   "in 1970. Set the real start below if you know it.")
         return "epoch_s", None
+    if _datetime_text(frame.head(_SAMPLE_CELLS), time_col, date_col).str.match(_DMY).mean() < 0.5:
+        return "auto", None  # ISO 8601 and other forms: no day/month order to decide
     text = _datetime_text(frame, time_col, date_col)
     order = day_month_order(text)
     if order == "ambiguous":
@@ -408,6 +424,9 @@ def _time_format(frame, time_col: str, date_col: str | None, spec: ImportSpec) -
 
 def day_month_order(text: pd.Series) -> str:
     """'dayfirst', 'monthfirst', 'auto' (not d/m/y numbers) or 'ambiguous', decided over the whole column."""
+    sample = text.dropna().head(_SAMPLE_CELLS).astype(str)
+    if sample.empty or sample.str.match(_DMY).mean() < 0.5:  # ISO 8601 and other forms: no d/m order to decide
+        return "auto"
     parts = text.dropna().astype(str).str.extract(_DMY)
     matched = parts[0].notna()
     if not matched.any() or matched.sum() < 0.9 * len(parts):
@@ -508,24 +527,31 @@ def apply(source, spec: ImportSpec | dict, *, name: str = "", max_bytes: int = M
 
     ``audience`` words the warnings' advice for Python callers ("api": entity=…, mapping=…) or for the app's
     import step ("app": the import settings)."""
-    import hashlib
-
-    from lmdk.data.columns import to_series
-
     if isinstance(spec, dict):
         spec = ImportSpec.from_dict(spec)
     if not isinstance(spec, ImportSpec):
         raise DataError(f"mapping must be an ImportSpec, its dict or 'detect', not {type(spec).__name__}")
     raw, filename = read_source(source, max_bytes)
+    return apply_parsed(raw, filename, spec, name=name, max_rows=max_rows, audience=audience)
+
+
+def apply_parsed(raw: bytes, filename: str, spec: ImportSpec, parsed=None, *, name: str = "",
+                 max_rows: int = MAX_ROWS, audience: str = "api") -> Series:
+    """``apply`` for bytes in memory; ``parsed`` is what ``detect_parsed`` read from them (None: read them)."""
+    import hashlib
+
+    from lmdk.data.columns import to_series
+
     digest = hashlib.sha256(raw).hexdigest()
     default = filename.replace("\\", "/").rsplit("/", 1)[-1]
     if spec.layout != "table":
-        table = parse_raw(raw, filename, max_rows)
+        table = parsed if isinstance(parsed, RawTable) else parse_raw(raw, filename, max_rows)
         if table.layout != spec.layout:
             raise DataError(f"this file is not in the {spec.layout} layout the mapping names; detect it again")
         series = to_series(table, kind=spec.kind, entity=spec.entity, name=name or default, source_hash=digest)
         return replace(series, mapping=spec)
-    frame = table_frame(raw, spec, filename=filename, max_rows=max_rows)
+    frame = parsed if isinstance(parsed, pd.DataFrame) else table_frame(raw, spec, filename=filename,
+                                                                         max_rows=max_rows)
     return apply_frame(frame, spec, filename=filename, source_hash=digest, name=name or default, audience=audience)
 
 
@@ -762,8 +788,8 @@ def _looks_like_data(cell: str, decimal: str) -> bool:
 
 
 def _is_number_column(column: pd.Series) -> bool:
-    """At least 90 % of the non-empty cells are numbers (decimal comma allowed)."""
-    text = column.astype(str).str.strip()
+    """At least 90 % of the non-empty cells are numbers (decimal comma allowed), judged on the first cells."""
+    text = column.head(_SAMPLE_CELLS).astype(str).str.strip()
     text = text[(text != "") & (text != "?") & (text.str.lower() != "nan")]
     if text.empty:
         return False
@@ -779,7 +805,7 @@ def _is_integer_column(column: pd.Series) -> bool:
 
 def _parses_as_dates(column: pd.Series) -> bool:
     """Most non-empty cells look like dates/times (not plain numbers)."""
-    text = column.astype(str).str.strip()
+    text = column.head(_SAMPLE_CELLS).astype(str).str.strip()
     text = text[text != ""].head(200)
     if text.empty or _is_number_column(text):
         return False
