@@ -146,7 +146,7 @@ def download_deferred(label: str, build: Callable, payload, *, key: str, file_na
     held = _Held(payload)
     st.session_state.setdefault(state.DOWNLOAD_FIGURES, {})[key] = held
     (container or st).download_button(label, data=functools.partial(_built, build, weakref.ref(held)),
-                                      file_name=file_name, mime=mime, key=key, on_click="ignore", **kwargs)
+                                      file_name=file_name, mime=mime, key=key, **{"on_click": "ignore", **kwargs})
 
 
 class _Held:
@@ -224,6 +224,9 @@ def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list
     if not summ.satisfies:
         st.warning(f"*{scheme}* does not satisfy (ε, L)-landmark privacy for these landmarks: its release does not "
                    "protect them together.", icon=":material/gpp_bad:")
+    from ui import ledger
+
+    ledger.panel(float(ss[state.EPSILON]))
     d1, d2 = st.columns(2)
     d3, d4 = st.columns(2)
     if needs_bound and not bound:
@@ -234,6 +237,8 @@ def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list
                           (cur.series, cur.landmarks, scheme, float(ss[state.EPSILON]), min(int(ss[state.W]), cur.n),
                            bound if needs_bound else None, private), container=d1,
                           file_name=f"release_{scheme}.csv", mime="text/csv", key="dl_release_csv",
+                          **ledger.export_options(cur, scheme, mechanism, float(ss[state.EPSILON]),
+                                                  min(int(ss[state.W]), cur.n)),
                           icon=":material/download:",
                           help="One new release: fresh noise that is never recorded, floating-point-safe "
                                 "(snapping) sampler. Each download is a new release and spends ε again.")

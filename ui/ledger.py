@@ -1,0 +1,98 @@
+"""The session's privacy ledger: every release handed out is recorded (in ``st.session_state``, never on disk),
+its running total is shown beside the release downloads, and an optional cap on the total ε asks for
+confirmation before an export that would pass it. The maths is :mod:`lmdk.ledger`.
+
+Recording happens in the download button's ``on_click`` callback (:func:`record`), which runs in the session at
+the start of the rerun the click triggers; the file itself is still drawn by the deferred callable, outside it.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from lmdk import ledger
+from ui import state
+
+CAP_WIDGET = state.widget_key(state.LEDGER_CAP)
+
+
+def entries() -> list[ledger.LedgerEntry]:
+    """This session's ledger (oldest first)."""
+    return st.session_state.setdefault(state.LEDGER, [])
+
+
+def record(fields: dict) -> None:
+    """The download's ``on_click``: append one entry (stamped now) and withdraw any confirmation past the cap."""
+    entries().append(ledger.LedgerEntry(**fields))
+    st.session_state[state.LEDGER_ACCEPT] = False  # every export past the cap asks again
+
+
+def _protected(cur):
+    """The neighbouring relation of the current view (``ui.relation.current``), or None where there is none."""
+    try:
+        from ui import relation
+    except ImportError:
+        return None
+    current = getattr(relation, "current", None)
+    return current(cur) if callable(current) else None
+
+
+def entry_fields(cur, scheme: str, mechanism: str, epsilon: float, w: int) -> dict:
+    """What one release to hand out of the current view records (all but the time of the click)."""
+    try:
+        from lmdk.data.export import sampler_for
+
+        sampler = sampler_for(mechanism)
+    except ImportError:
+        sampler = "snapping"
+    sensitivity, relation = ledger.relation_of(_protected(cur), mechanism=mechanism)
+    return {"fingerprint": ledger.fingerprint_series(cur.series), "epsilon": float(epsilon), "scheme": scheme,
+            "mechanism": mechanism, "landmark_count": int(len(cur.landmarks)),
+            "w": int(w) if scheme == "w-event" else None, "sensitivity": sensitivity, "relation": relation,
+            "sampler": sampler, "tool": "app"}
+
+
+def blocked(epsilon: float) -> bool:
+    """Whether an export spending ``epsilon`` would pass the cap and has not been confirmed."""
+    over = ledger.would_exceed(entries(), epsilon, st.session_state.get(state.LEDGER_CAP))
+    return over and not st.session_state.get(state.LEDGER_ACCEPT, False)
+
+
+def export_options(cur, scheme: str, mechanism: str, epsilon: float, w: int) -> dict:
+    """``download_button`` options of a release to hand out: recorded on click, not offered past the cap."""
+    return {"on_click": record, "args": (entry_fields(cur, scheme, mechanism, epsilon, w),),
+            "disabled": blocked(epsilon)}
+
+
+def _keep_cap() -> None:
+    st.session_state[state.LEDGER_CAP] = st.session_state[CAP_WIDGET]
+
+
+def panel(epsilon: float) -> None:
+    """The running total of this session's exports, the optional cap and its confirmation, the ledger download."""
+    ss = st.session_state
+    batch = entries()
+    totals = ledger.compose(batch, ledger.DELTA)
+    with st.container(border=True, key="ledger_panel"):
+        st.markdown("**This session's privacy ledger** — every release handed out spends ε again")
+        m1, m2, m3, m4 = st.columns(4, vertical_alignment="bottom")
+        m1.metric("Releases handed out", f"{totals['releases']:,}")
+        m2.metric("Total ε (sum)", f"{totals['epsilon_basic']:.4g}",
+                  help="Sequential composition: the ε of every release added up (a pure ε-DP guarantee, δ = 0).")
+        m3.metric("Total ε at δ = 10⁻⁶", f"{totals['epsilon_pld']:.4g}",
+                  help="The tighter (ε, δ) total of the privacy-loss distributions of every release (Google's "
+                       "dp_accounting), each release counted as one pure ε-DP mechanism.")
+        ss[CAP_WIDGET] = ss.get(state.LEDGER_CAP)
+        cap = m4.number_input("Cap on total ε (optional)", min_value=0.0, value=None, step=1.0, key=CAP_WIDGET,
+                              on_change=_keep_cap, placeholder="no cap",
+                              help="The most ε this session may spend in total (the sum). A release that would "
+                                   "pass it is offered only after you confirm.")
+        if ledger.would_exceed(batch, epsilon, cap):
+            after = totals["epsilon_basic"] + float(epsilon)
+            st.warning(f"The next release (ε = {epsilon:g}) takes this session's total to {after:.4g}, past the cap "
+                       f"of {cap:g}.", icon=":material/block:")
+            st.checkbox("I accept exceeding the cap", key=state.LEDGER_ACCEPT,
+                        help="Offers the release to hand out once; the next one past the cap asks again.")
+        st.download_button("Privacy ledger (JSON Lines)", data=ledger.to_jsonl(batch), file_name="lmdk_ledger.jsonl",
+                           mime="application/jsonl", key="dl_ledger", on_click="ignore", icon=":material/download:",
+                           help="One line per release handed out in this session (time, fingerprint of the data, "
+                                "policy, ε); sum it up with `lmdk ledger lmdk_ledger.jsonl`.")
