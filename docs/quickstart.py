@@ -3,12 +3,16 @@
 Loads the bundled HUE smart-meter sample, marks the 20 % lowest readings as landmarks, releases the
 series with every budget scheme at ε = 1, checks (ε, L)-landmark privacy (Theorem 2) and prints the
 MAE table, then the temporal privacy loss of Uniform under strong correlation.
+
+Your own file: ``lmdk.load_series("my_meter.csv")`` detects its import mapping like the app and the ``lmdk``
+command (``series.mapping`` and ``print(series)`` say which; ``series.warnings`` what loading chose or changed);
+``strict=True`` keeps the strict reader of a ``timestamp,value`` header.
 """
 import numpy as np
 
 import lmdk
 
-series = lmdk.sample("hue")  # or lmdk.load_series("my_meter.csv")
+series = lmdk.sample("hue")  # or lmdk.load_series("my_meter.csv"): mapping detected as in the app
 landmarks = lmdk.landmarks.parse_rule("percentile:20").indices(series)
 print(f"{series.name}: {len(series):,} hourly readings ({series.units}), {landmarks.size} landmarks")
 

@@ -512,8 +512,8 @@ def read_table(body: bytes, spec: ImportSpec, max_rows: int = MAX_ROWS) -> pd.Da
                 raise DataError(f"column {base!r} appears more than once in the header; rename or delete the "
                                 "repeated column")
             if normalise_name(name) in seen:
-                raise DataError(f"column {name!r} appears more than once in the header (as {seen[normalise_name(name)]!r}, "
-                                "ignoring case); rename or delete the repeated column")
+                raise DataError(f"column {name!r} appears more than once in the header (as "
+                                f"{seen[normalise_name(name)]!r}, ignoring case); rename or delete the repeated column")
             seen[normalise_name(name)] = name
     if frame.empty:
         raise DataError("the file has a header but no data rows")
@@ -586,8 +586,9 @@ def apply_frame(frame: pd.DataFrame, spec: ImportSpec, *, filename: str = "", so
         built = pd.DataFrame({"timestamp": times, "value": mapper._numeric(col(spec.value_column))})
         ignored = [c for c in frame.columns if c not in used and _is_number_column(frame[c].head(1000))]
         if ignored:
-            notes.append(f"used column {spec.value_column!r} as the value; ignored the other numeric "
-                         f"column{'s' if len(ignored) > 1 else ''} {', '.join(map(repr, ignored))} — {advice['value']}")
+            plural = "s" if len(ignored) > 1 else ""
+            notes.append(f"used column {spec.value_column!r} as the value; ignored the other numeric column{plural} "
+                         f"{', '.join(map(repr, ignored))} — {advice['value']}")
     elif spec.kind == "trajectory":
         if spec.lat_column is None or spec.lon_column is None:
             raise DataError("choose the latitude and longitude columns (the import mapping names none)")
