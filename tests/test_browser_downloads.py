@@ -23,6 +23,8 @@ def check(name: str, data: bytes) -> None:
     """The file parses as what its name says."""
     if name.endswith(".json"):
         json.loads(data)
+    elif name.endswith(".jsonl"):
+        [json.loads(line) for line in data.decode("utf-8").splitlines()]
     elif name.endswith(".csv"):
         frame = pd.read_csv(io.BytesIO(data), comment="#")
         assert len(frame) > 0 and "timestamp" in frame.columns or len(frame.columns) > 1
@@ -110,6 +112,35 @@ def test_each_click_on_the_release_to_hand_out_is_a_new_release(context, app_url
         assert len(first) == len(second) == len(demo)
         assert (first != second).mean() > 0.5 and (first != demo).mean() > 0.5
         assert abs(first).max() <= 8 and abs(second).max() <= 8
+        assert not exceptions(page)
+    finally:
+        page.close()
+
+
+def test_two_releases_handed_out_make_the_session_ledger_show_two(context, app_url):
+    """Each click on the release to hand out is recorded in the session ledger: its total reads 2 releases and
+    2 ε after two clicks, and the ledger downloaded from the app sums up with lmdk ledger."""
+    from lmdk import ledger
+
+    page = context.new_page()
+    try:
+        page.goto(f"{app_url}/schemes_utility?schemes=adaptive&reps=5&eps=1")
+        wait_idle(page, timeout=120_000)
+        bound = page.locator(".st-key-_export_bound input")
+        bound.fill("10")
+        bound.press("Enter")
+        wait_idle(page)
+        panel = page.locator(".st-key-ledger_panel")
+        for _ in range(2):
+            with page.expect_download(timeout=60_000):
+                page.get_by_role("button", name="Release to hand out (CSV)").click()
+            wait_idle(page)
+        metrics = panel.get_by_test_id("stMetricValue").all_inner_texts()
+        assert metrics[:2] == ["2", "2"], metrics
+        with page.expect_download(timeout=60_000) as info:
+            page.get_by_role("button", name="Privacy ledger (JSON Lines)").click()
+        totals = ledger.compose(ledger.read(info.value.path()))
+        assert totals["releases"] == 2 and totals["epsilon_basic"] == 2.0
         assert not exceptions(page)
     finally:
         page.close()
