@@ -133,12 +133,24 @@ def relation_of(*sources, mechanism: str = "laplace") -> tuple[float, str]:
     """(Δ, its description) of the neighbouring relation: the first source (or its ``relation``) with a
     ``sensitivity`` and a ``label()``, else the first ``sensitivity`` found (default 1) and a generic description."""
     for source in sources:
-        for candidate in (getattr(source, "relation", None), source):
+        for candidate in (_relation(getattr(source, "relation", None)), source):
             label = getattr(candidate, "label", None)
             if callable(label) and getattr(candidate, "sensitivity", None) is not None:
                 return float(candidate.sensitivity), str(label())
     sensitivity = next((float(s.sensitivity) for s in sources if getattr(s, "sensitivity", None) is not None), 1.0)
     return sensitivity, RELATIONS.get(mechanism, "").format(delta=sensitivity)
+
+
+def _relation(value):
+    """A relation given as its dict (a population policy's ``relation``) as a ``lmdk.relation.Relation``."""
+    if not isinstance(value, dict):
+        return value
+    try:
+        from lmdk.relation import Relation
+
+        return Relation.from_dict(value)
+    except (ImportError, ParameterError):
+        return None
 
 
 # --------------------------------------------------------------------------- JSON Lines file

@@ -65,6 +65,22 @@ def test_cap_check_counts_the_next_export():
     assert ledger.would_exceed(batch, 1.5, 3.0)
 
 
+def test_the_relation_comes_from_the_policy_or_its_release_and_defaults_to_delta_one():
+    from types import SimpleNamespace
+
+    class Range:
+        sensitivity = 25.0
+
+        def label(self) -> str:
+            return "range [0, 25] kWh (Δ = 25)"
+
+    assert ledger.relation_of(SimpleNamespace(relation=Range()), SimpleNamespace(sensitivity=3.0)) == (
+        25.0, "range [0, 25] kWh (Δ = 25)")
+    assert ledger.relation_of(SimpleNamespace(relation=None), SimpleNamespace(sensitivity=2.0)) == (
+        2.0, "one event's value changes by up to 2")
+    assert ledger.relation_of(None, mechanism="randomized_response") == (1.0, "one event's contact changes")
+
+
 # --------------------------------------------------------------------------- the file
 def test_round_trip_of_the_file_and_a_missing_file_is_empty(tmp_path):
     path = tmp_path / "ledger.jsonl"
