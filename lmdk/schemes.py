@@ -182,12 +182,15 @@ def _forward_fill(noisy: np.ndarray, published: np.ndarray, default: np.ndarray)
     return np.where(before_first, default, filled)
 
 
-def _adaptive(x, mask, eps, mechanism, sensitivity, noise, default, post=None, lengths=None):
+def _adaptive(x, mask, eps, mechanism, sensitivity, noise, default, post=None, lengths=None, draw=None):
     """Adaptive scheme (§3.2, Figure 4), vectorised over repetitions, one step per timestamp.
 
     ``x`` is one series ((n,) or (n, 2)) shared by every repetition, or one series per row ((reps, n) or
     (reps, n, 2): lmdk.population runs users in lockstep); ``lengths`` (reps,) marks timestamps ≥ lengths[r]
-    of row r as padding (neither landmark nor regular; their outputs are meaningless).
+    of row r as padding (neither landmark nor regular; their outputs are meaningless). ``draw(t, x_t, budget, pub)``
+    (laplace only; ``noise`` is then None): the noisy values of step t at the step's budgets, needed only where
+    ``pub`` (the exact discrete Laplace, whose integer scale depends on the budget, is drawn only there);
+    ``post(noisy, budget)``: applied after either.
 
     Budget management: every release is reserved ε/(|L|+1). A landmark that is published spends the
     current landmark share = (ε − R − spent_L)/(landmarks left); a landmark that is approximated
@@ -216,7 +219,7 @@ def _adaptive(x, mask, eps, mechanism, sensitivity, noise, default, post=None, l
     inv_left = (1.0 / np.maximum(lm_count[:, None] - np.cumsum(mask, axis=1) + mask, 1)).T  # 1/landmarks left incl. t
     mask_t = np.ascontiguousarray(mask.T)
     frees_t = np.ascontiguousarray((mask & regular_after).T)  # approximating here raises R
-    noise_t = np.ascontiguousarray(np.moveaxis(noise, 1, 0))
+    noise_t = None if noise is None else np.ascontiguousarray(np.moveaxis(noise, 1, 0))
     level = np.where(lm_count < size, eps / (lm_count + 1.0), 0.0)  # R
     pool = eps - level  # ε − R − spent_L: what the remaining landmarks may still spend
     next_pub = np.zeros(reps, dtype=np.int64)
@@ -228,7 +231,7 @@ def _adaptive(x, mask, eps, mechanism, sensitivity, noise, default, post=None, l
     published = np.empty((n, reps), dtype=bool)
     wide = last.ndim == 2
     pub_wide = np.empty(last.shape, dtype=bool)
-    laplace = mechanism == "laplace"
+    laplace = mechanism == "laplace" and draw is None
     any_landmark = mask_t.any(axis=1)
     grown = np.empty(reps, dtype=np.int64)
     # np.copyto(..., where=) instead of np.where: ~2× faster on (reps,) arrays, this loop is the hot path.
@@ -246,6 +249,9 @@ def _adaptive(x, mask, eps, mechanism, sensitivity, noise, default, post=None, l
         if laplace:
             scale = sensitivity / budget
             noisy = x_t[t] + noise_t[t] * scale
+        elif draw is not None:  # sampler="discrete": drawn now, at this step's budgets
+            scale = sensitivity / budget
+            noisy = draw(t, x_t[t], budget, pub)
         else:
             noisy, scale = _perturb_step(mechanism, x_t[t], budget, noise_t[t], sensitivity)
         if post is not None:  # exports: snap to the noise's grid before anything looks at the value
@@ -271,6 +277,63 @@ def _adaptive(x, mask, eps, mechanism, sensitivity, noise, default, post=None, l
         np.copyto(next_pub, interval + t, where=pub)
     np.multiply(budgets, published, out=budgets)
     return np.moveaxis(values, 0, 1), budgets.T.copy(), published.T.copy()
+
+
+def _discrete_range(value_range, mechanism: str) -> tuple[float, float] | None:
+    """The public range of sampler="discrete" (laplace), None for randomized_response; refuses locations."""
+    if mechanism == "planar_laplace":
+        raise ParameterError("sampler='discrete' draws values (laplace) only; locations: use sampler='snapping' "
+                             "with a public bound")
+    if mechanism != "laplace":
+        return None  # randomized_response: its full-precision flip, as with sampler='snapping'
+    if value_range is None:
+        raise ParameterError("value_range is required for sampler='discrete': the public range (low, high) of one "
+                             "value, e.g. value_range=(0, 25) for a 25 kWh meter — from the device or the domain, "
+                             "never from the data")
+    from lmdk.discrete_laplace import validate_range
+
+    return validate_range(value_range)
+
+
+def discrete_cells(x, budgets: np.ndarray, published: np.ndarray, sensitivity: float, value_range, rng) -> np.ndarray:
+    """sampler="discrete" for data-independent budgets: the exact discrete Laplace at every published cell at once
+    (row-major order, each at its own budget; ``x`` clamped to ``value_range`` and broadcasting to budgets);
+    unpublished cells keep x (the scheme republishes there)."""
+    from lmdk import discrete_laplace as dl
+
+    xs = np.broadcast_to(x, budgets.shape)
+    values = np.array(xs, dtype=np.float64)
+    cal = dl._calibrate(budgets[published], sensitivity, *value_range)
+    values[published] = dl.on_grid(xs[published], cal, dl.discrete_laplace(cal.scale, 1, rng))
+    return values
+
+
+def discrete_step(noise, sensitivity: float, value_range):
+    """Adaptive's ``draw`` hook for sampler="discrete": step t's values from ``noise`` (a
+    ``lmdk.discrete_laplace.LockstepNoise``) at the step's budgets, for the publishing rows only (the others'
+    values are never looked at; budget 0 happens only on padding: drawn at 1)."""
+    from lmdk import discrete_laplace as dl
+
+    low, high = value_range
+    memo = [None, None]  # the last budgets and their calibration: Adaptive's budgets change only at landmarks
+
+    def draw(t, x_t, budget, pub):
+        out = np.broadcast_to(x_t, pub.shape)
+        if not pub.any():
+            return out
+        if memo[0] is None or not np.array_equal(memo[0], budget):
+            memo[0] = budget.copy()
+            memo[1] = dl._calibrate(np.where(budget > 0, budget, 1.0), sensitivity, low, high)
+        cal = memo[1]
+        if pub.all():
+            return dl.on_grid(out, cal, noise.step(t, cal.scale))
+        rows = np.flatnonzero(pub)
+        cal = cal.take(rows)
+        out = out.copy()
+        out[rows] = dl.on_grid(out[rows], cal, noise.step(t, cal.scale, rows))
+        return out
+
+    return draw
 
 
 def _repetitions(repetitions) -> int:
@@ -312,6 +375,7 @@ def release(
     default=None,
     sampler: str = "textbook",
     bound: float | None = None,
+    value_range: tuple[float, float] | None = None,
 ) -> Release:
     """Run ``scheme`` with ``mechanism`` ``repetitions`` times at once (repetitions are axis 0).
 
@@ -321,8 +385,11 @@ def release(
 its fields); then L′ per
     repetition and the remaining ε come from ``lmdk.dummies.selection.landmark_sets_for_release``.
     ``default``: the public value released before any noisy release (see the module docstring).
-    ``sampler``: "textbook" (fast; views, experiments) or "snapping" (exports: Mironov's floating-point-safe
-    snapping with the public ``bound`` B on |values| — metres from the origin for locations; lmdk.snapping).
+    ``sampler``: "textbook" (fast; views, experiments), "discrete" (exports of values: the exact discrete Laplace
+    on a 2^k grid, ε-DP at every scale for changes of one value by at most ``sensitivity`` inside the public
+    ``value_range`` (low, high), which it requires; lmdk.discrete_laplace; randomized_response keeps its
+    full-precision flip) or "snapping" (Mironov's floating-point-safe snapping with the public ``bound`` B on
+    |values| — metres from the origin for locations; lmdk.snapping).
     """
     scheme = _check_scheme(scheme)
     x = _prepare_series(series, mechanism)
@@ -342,12 +409,17 @@ its fields); then L′ per
     elif mask.ndim == 2 and mask.shape[0] not in (1, reps):
         raise ParameterError(f"landmarks mask has {mask.shape[0]} rows but repetitions={reps}")
     mask = np.broadcast_to(mask, (reps, n))
-    post = None
-    if sampler == "snapping":
+    post = draw = discrete = None
+    if sampler == "discrete":
+        discrete = _discrete_range(value_range, mechanism)
+    if sampler == "discrete" and discrete is not None:
+        x = np.clip(x, *discrete)
+        noise = None
+    elif sampler in ("snapping", "discrete"):
         from lmdk import snapping
 
         noise = snapping.unit_noise(mechanism, (reps, n), gen)
-        if mechanism != "randomized_response":
+        if sampler == "snapping" and mechanism != "randomized_response":
             b = snapping.validate_bound(bound)
             x = np.clip(x, -b, b)
             per_coordinate = delta if mechanism == "laplace" else 1.0  # planar: 1/ε per coordinate
@@ -355,14 +427,21 @@ its fields); then L′ per
     elif sampler == "textbook":
         noise = unit_noise(mechanism, (reps, n), gen)
     else:
-        raise ParameterError(f"sampler must be 'textbook' or 'snapping', not {sampler!r}")
+        raise ParameterError(f"sampler must be 'textbook', 'discrete' or 'snapping', not {sampler!r}")
     if scheme == "adaptive":
-        values, budgets, published = _adaptive(x, mask, eps_pub, mechanism, delta, noise, base, post)
+        if discrete is not None:
+            from lmdk.discrete_laplace import LockstepNoise
+
+            draw = discrete_step(LockstepNoise.from_generator(gen, reps, n), delta, discrete)
+        values, budgets, published = _adaptive(x, mask, eps_pub, mechanism, delta, noise, base, post, draw=draw)
     else:
         budgets = _allocate_mask(scheme, mask, eps_pub, window)
         published = budgets > 0
         safe = np.where(published, budgets, 1.0)
-        values = perturb(mechanism, x, safe, noise, delta)
+        if discrete is not None:
+            values = discrete_cells(x, budgets, published, delta, discrete, gen)
+        else:
+            values = perturb(mechanism, x, safe, noise, delta)
         if post is not None:
             values = post(values, safe)
         if not published.all():

@@ -2,7 +2,8 @@
 
 Row r is user r's series, padded after ``lengths[r]`` events (padding is never a landmark and its outputs
 are meaningless). Each user's randomness is drawn from that user's own Generator in the order
-``lmdk.schemes.release`` draws it (dummy-landmark selection, then the unit noise), and every later step is
+``lmdk.schemes.release`` draws it (dummy-landmark selection, then the unit noise — for the discrete sampler the
+noise at the budgets, each user's cells from its own Generator), and every later step is
 elementwise along the users axis, so row r is byte-identical to
 ``lmdk.schemes.release(x[r, :lengths[r]], L_r, ..., repetitions=1, rng=generators[r])``. Adaptive's loop over
 t runs once per batch (``lmdk.schemes._adaptive`` with one series per row), not once per user.
@@ -77,13 +78,19 @@ def _window(w, lengths: np.ndarray, scheme: str):
 
 
 def _draw(mechanism: str, sampler: str, lengths: np.ndarray, n: int, mask: np.ndarray, epsilon: float,
-          dummies, generators) -> tuple[np.ndarray, np.ndarray, float, float]:
-    """Per user, in ``schemes.release``'s order: dummy landmarks, then unit noise → (noise, mask, ε_pub, ε_sel)."""
+          dummies, generators) -> tuple[np.ndarray | None, np.ndarray, float, float]:
+    """Per user, in ``schemes.release``'s order: dummy landmarks, then unit noise → (noise, mask, ε_pub, ε_sel).
+
+    The discrete sampler for values draws its noise later, at the budgets (``_discrete_cells``,
+    ``LockstepNoise``): noise is then None."""
     from lmdk import snapping
 
-    draw = snapping.unit_noise if sampler == "snapping" else unit_noise
+    draw = snapping.unit_noise if sampler in ("snapping", "discrete") else unit_noise
+    if sampler == "discrete" and mechanism == "laplace":
+        draw = None
     users = len(lengths)
-    noise = np.full((users, n, 2) if mechanism == "planar_laplace" else (users, n), PAD_NOISE)
+    noise = None if draw is None else np.full((users, n, 2) if mechanism == "planar_laplace" else (users, n),
+                                              PAD_NOISE)
     eps_pub, eps_sel = epsilon, 0.0
     if dummies is not None:
         mask = mask.copy()
@@ -91,8 +98,24 @@ def _draw(mechanism: str, sampler: str, lengths: np.ndarray, n: int, mask: np.nd
         if dummies is not None:
             chosen, eps_pub, eps_sel = schemes._dummy_landmarks(size, mask[r, :size], epsilon, dummies, 1, gen)
             mask[r, :size] = chosen[0]
-        noise[r, :size] = draw(mechanism, (1, size), gen)[0]
+        if draw is not None:
+            noise[r, :size] = draw(mechanism, (1, size), gen)[0]
     return noise, mask, eps_pub, eps_sel
+
+
+def _discrete_cells(x, budgets, published, valid, lengths, sensitivity: float, value_range, generators) -> np.ndarray:
+    """``schemes.discrete_cells`` per user: each user's published cells from that user's Generator, in order."""
+    from lmdk import discrete_laplace as dl
+
+    cells = published & valid
+    values = np.array(x, dtype=np.float64)
+    cal = dl._calibrate(budgets[cells], sensitivity, *value_range)
+    z = np.empty(cal.scale.shape, dtype=np.int64)
+    ends = np.cumsum(cells.sum(axis=1)).tolist()
+    for gen, start, end in zip(generators, [0] + ends[:-1], ends):
+        z[start:end] = dl.discrete_laplace(cal.scale[start:end], 1, gen)
+    values[cells] = dl.on_grid(values[cells], cal, z)
+    return values
 
 
 def _snap_shared(values, safe, budgets, published, per_coordinate: float, bound: float) -> np.ndarray:
@@ -112,15 +135,16 @@ def _snap_shared(values, safe, budgets, published, per_coordinate: float, bound:
 
 def release_batch(x, landmarks, lengths, scheme: str, epsilon, *, mechanism: str = "laplace", generators,
                   w=None, sensitivity: float = 1.0, dummies=None, sampler: str = "textbook",
-                  bound: float | None = None) -> BatchRelease:
+                  bound: float | None = None, value_range: tuple[float, float] | None = None) -> BatchRelease:
     """Run ``scheme`` once for every user of a padded batch at once (users are axis 0); see the module docstring."""
     scheme = schemes._check_scheme(scheme)
     eps = schemes._total_epsilon(epsilon)
     delta = validate_sensitivity(sensitivity)
     if mechanism != "laplace" and delta != 1.0:
         raise ParameterError(f"sensitivity applies to the laplace mechanism only; leave it at 1.0 for {mechanism}")
-    if sampler not in ("textbook", "snapping"):
-        raise ParameterError(f"sampler must be 'textbook' or 'snapping', not {sampler!r}")
+    if sampler not in ("textbook", "snapping", "discrete"):
+        raise ParameterError(f"sampler must be 'textbook', 'discrete' or 'snapping', not {sampler!r}")
+    discrete = schemes._discrete_range(value_range, mechanism) if sampler == "discrete" else None
     x, lengths = _check_batch(np.asarray(x), np.asarray(landmarks), lengths, mechanism)
     users, n = x.shape[:2]
     generators = list(generators)
@@ -131,7 +155,13 @@ def release_batch(x, landmarks, lengths, scheme: str, epsilon, *, mechanism: str
     window = _window(w, lengths, scheme)
     base = schemes._default_value(None, x[0, :1], mechanism)
     noise, mask, eps_pub, eps_sel = _draw(mechanism, sampler, lengths, n, mask, eps, dummies, generators)
-    post = None
+    post = draw = None
+    if discrete is not None:
+        x = np.clip(x, *discrete)
+        if scheme == "adaptive":
+            from lmdk.discrete_laplace import LockstepNoise
+
+            draw = schemes.discrete_step(LockstepNoise.from_generators(generators, lengths, n), delta, discrete)
     if sampler == "snapping" and mechanism != "randomized_response":
         from lmdk import snapping
 
@@ -142,12 +172,15 @@ def release_batch(x, landmarks, lengths, scheme: str, epsilon, *, mechanism: str
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # padded cells only
         if scheme == "adaptive":
             values, budgets, published = schemes._adaptive(x, mask, eps_pub, mechanism, delta, noise, base, post,
-                                                           lengths=lengths)
+                                                           lengths=lengths, draw=draw)
         else:
             budgets = schemes._allocate_mask(scheme, mask, eps_pub, window, lengths=lengths[:, None])
             published = budgets > 0
             safe = np.where(published, budgets, 1.0)
-            values = schemes.perturb(mechanism, x, safe, noise, delta)
+            if discrete is not None:
+                values = _discrete_cells(x, budgets, published, valid, lengths, delta, discrete, generators)
+            else:
+                values = schemes.perturb(mechanism, x, safe, noise, delta)
             if post is not None:
                 values = _snap_shared(values, safe, budgets, published, per_coordinate, b)
             if not published.all():

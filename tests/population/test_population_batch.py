@@ -37,20 +37,50 @@ def _same(a, b) -> bool:
 
 
 @pytest.mark.parametrize("mechanism", ["laplace", "planar_laplace", "randomized_response"])
-@pytest.mark.parametrize("sampler", ["textbook", "snapping"])
+@pytest.mark.parametrize("sampler", ["textbook", "snapping", "discrete"])
 @pytest.mark.parametrize("scheme", schemes.SCHEMES)
 def test_lockstep_equals_per_user_release(mechanism, sampler, scheme):
     rng = np.random.default_rng(zlib.crc32(f"{mechanism}/{sampler}/{scheme}".encode()))
     x, mask, lengths = _batch(mechanism, rng)
     w = 3 if scheme == "w-event" else None
-    rel = release_batch(x, mask, lengths, scheme, 0.7, mechanism=mechanism, w=w, sampler=sampler, bound=6.0,
+    options = {"sampler": sampler, "bound": 6.0}
+    if sampler == "discrete":  # the exact discrete Laplace: a public range instead of a bound
+        options = {"sampler": sampler, "value_range": (-6.0, 6.0)}
+        if mechanism == "laplace":
+            options["sensitivity"] = 12.0
+        if mechanism == "planar_laplace":  # values only: both refuse, naming the sampler to use
+            with pytest.raises(ValueError, match="snapping"):
+                release_batch(x, mask, lengths, scheme, 0.7, mechanism=mechanism, w=w, **options,
+                              generators=seeding.generators(11, scheme, range(USERS)))
+            with pytest.raises(ValueError, match="snapping"):
+                schemes.release(x[0], mask[0], scheme, 0.7, mechanism=mechanism, w=w, **options)
+            return
+    rel = release_batch(x, mask, lengths, scheme, 0.7, mechanism=mechanism, w=w, **options,
                         generators=seeding.generators(11, scheme, range(USERS)))
     for r, gen in enumerate(seeding.generators(11, scheme, range(USERS))):
         n = lengths[r]
-        one = schemes.release(x[r, :n], mask[r, :n], scheme, 0.7, mechanism=mechanism, rng=gen, w=w,
-                              sampler=sampler, bound=6.0)
+        one = schemes.release(x[r, :n], mask[r, :n], scheme, 0.7, mechanism=mechanism, rng=gen, w=w, **options)
         for field in ("values", "budgets", "published", "landmarks"):
             assert _same(getattr(rel, field)[r, :n], getattr(one, field)[0]), (r, field)
+
+
+@pytest.mark.parametrize("scheme", ["uniform", "adaptive"])
+def test_lockstep_discrete_with_rare_paths_equals_per_user_release(scheme, monkeypatch):
+    """The discrete sampler's rare paths (more bits of the exponential, restarts at −0) also stay per user: with
+    a 2-bit first draw and a tiny range (integer scale t = 1..2) they happen at most steps."""
+    from lmdk import discrete_laplace
+
+    monkeypatch.setattr(discrete_laplace, "FRACTION_BITS", 2)
+    monkeypatch.setattr(discrete_laplace, "GRID_BITS", -2)
+    rng = np.random.default_rng(17)
+    x, mask, lengths = _batch("laplace", rng)
+    options = {"sampler": "discrete", "value_range": (-6.0, 6.0), "sensitivity": 12.0}
+    rel = release_batch(x, mask, lengths, scheme, 5.0, **options, generators=seeding.generators(4, scheme,
+                                                                                                 range(USERS)))
+    for r, gen in enumerate(seeding.generators(4, scheme, range(USERS))):
+        n = lengths[r]
+        one = schemes.release(x[r, :n], mask[r, :n], scheme, 5.0, rng=gen, **options)
+        assert _same(rel.values[r, :n], one.values[0]), r
 
 
 @pytest.mark.parametrize("scheme", ["uniform", "adaptive"])
