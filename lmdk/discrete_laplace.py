@@ -207,6 +207,32 @@ def _floor_scaled(t: np.ndarray, v: np.ndarray, f: np.ndarray, gen_of) -> np.nda
     return x
 
 
+def _scalar_laplace(t: int, s: int, gen: np.random.Generator) -> int:
+    """One sample of :func:`discrete_laplace` with Python integers (a lockstep row's restart): the same steps —
+    V, F_b, B, the floor (refined if needed), the restart at −0 — one draw at a time."""
+    bits = FRACTION_BITS
+    while True:
+        v = 0
+        while True:  # Bernoulli(exp(−1)): Algorithm 1's K-loop from K = 2 (Bernoulli(1/1) always succeeds)
+            k = 2
+            while gen.integers(0, k) == 0:
+                k += 1
+            if not k & 1:
+                break
+            v += 1
+        while True:  # F_b: uniform on {0..2^b−1}, accepted with Bernoulli(exp(−F_b/2^b))
+            f = int(gen.integers(0, 2**bits))
+            k = 1
+            while gen.integers(0, 2**bits * k) < f:
+                k += 1
+            if k & 1:
+                break
+        b = int(gen.integers(0, 2))
+        y = (t * v + _refined_floor(t, f, bits, gen)) // s
+        if not (b == 1 and y == 0):
+            return -y if b else y
+
+
 def _signed(y: np.ndarray, b: np.ndarray) -> np.ndarray:
     """(1 − 2B)·Y."""
     return np.where(b == 1, -y, y)
@@ -249,9 +275,10 @@ class LockstepNoise:
     """
 
     def __init__(self, v: np.ndarray, f: np.ndarray, b: np.ndarray, seeds: np.ndarray):
-        if v.size and int(v.max()) >= 2**31:  # probability e^−(2^31): never, but int32 must hold V exactly
-            raise RuntimeError("V overflows int32")
-        self._v, self._f, self._b = v.astype(np.int32), f.astype(np.uint32), b
+        # (steps, rows), contiguous per step
+        self._v = np.ascontiguousarray(v.T, dtype=np.int64)
+        self._f = np.ascontiguousarray(f.T, dtype=np.uint64)
+        self._b = np.ascontiguousarray(b.T)
         self._seeds = seeds
         self._children: dict[int, np.random.Generator] = {}
 
@@ -282,15 +309,19 @@ class LockstepNoise:
             self._children[r] = np.random.default_rng(np.random.SeedSequence(self._seeds[r].tolist()))
         return self._children[r]
 
-    def step(self, j: int, t: np.ndarray) -> np.ndarray:
-        """Z ~ Lap_Z(t[r]) for every row r at step j (t: (rows,) int64 in 1..2^52)."""
-        b = self._b[:, j]
-        y = _floor_scaled(t, self._v[:, j].astype(np.int64), self._f[:, j], self._child)
+    def step(self, j: int, t: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+        """Z ~ Lap_Z(t[i]) at step j for every row (``rows`` None) or for the rows ``rows[i]`` (ascending)."""
+        v, f, b = self._v[j], self._f[j], self._b[j]
+        child = self._child
+        if rows is not None:
+            v, f, b = v[rows], f[rows], b[rows]
+            child = lambda i: self._child(int(rows[i]))  # noqa: E731
+        y = _floor_scaled(t, v, f, child)
         z = _signed(y, b)
         again = (b == 1) & (y == 0)
         if again.any():  # restart: a fresh sample from the row's own Generator
-            for r in np.flatnonzero(again).tolist():
-                z[r] = discrete_laplace(int(t[r]), 1, self._child(r))
+            for i in np.flatnonzero(again).tolist():
+                z[i] = _scalar_laplace(int(t[i]), 1, child(i))
         return z
 
 
@@ -328,6 +359,11 @@ class Calibration:
     low: np.ndarray  # ⌈low/g⌉: lowest grid index inside the range (int64)
     high: np.ndarray  # ⌊high/g⌋ (int64)
     sensitivity: float  # Δ actually used: min(Δ, high − low)
+
+    def take(self, rows: np.ndarray) -> "Calibration":
+        """The calibration of the elements ``rows`` (of a 1-D calibration)."""
+        return Calibration(self.exponent[rows], self.steps[rows], self.scale[rows], self.low[rows], self.high[rows],
+                           self.sensitivity)
 
     @property
     def grid(self) -> np.ndarray:

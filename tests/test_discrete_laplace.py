@@ -1,0 +1,277 @@
+"""The exact discrete Laplace (lmdk.discrete_laplace): its law, its calibration, what an attacker sees, the schemes."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from lmdk import discrete_laplace as dl
+from lmdk import privacy, schemes
+from lmdk.errors import ParameterError
+
+ALPHA = 1e-6  # false alarms are rare; every law test has a power check that a wrong law is rejected
+N = 200_000
+
+
+def _cdf(z, t, s=1):
+    """P(Z ≤ z) for Lap_Z(t/s), q = e^(−s/t): q^(−z)/(1+q) below 0, 1 − q^(z+1)/(1+q) from 0."""
+    q = np.exp(-s / t)
+    z = np.asarray(z, dtype=float)
+    return np.where(z < 0, q ** np.abs(z) / (1 + q), 1 - q ** (np.maximum(z, 0) + 1) / (1 + q))
+
+
+def _chi2(z, t, s=1, bins=60):
+    """χ² p-value of integer samples z against Lap_Z(t/s), on integer bins of about equal mass."""
+    inner = np.unique(np.round(stats.laplace.ppf(np.linspace(0, 1, bins + 1)[1:-1], scale=t / s)))
+    edges = np.concatenate(([-np.inf], inner, [np.inf]))  # bin i: edges[i] < z ≤ edges[i+1]
+    probs = np.diff(np.concatenate(([0.0], _cdf(inner, t, s), [1.0])))
+    observed = np.histogram(z, bins=np.concatenate(([-np.inf], inner + 0.5, [np.inf])))[0]
+    keep = probs * len(z) >= 5
+    expected = probs * len(z)
+    extra = expected[~keep].sum()
+    observed = np.append(observed[keep], observed[~keep].sum())
+    expected = np.append(expected[keep], extra)
+    if extra == 0:
+        observed, expected = observed[:-1], expected[:-1]
+    assert len(edges) > 2
+    return stats.chisquare(observed, expected * observed.sum() / expected.sum()).pvalue
+
+
+@pytest.mark.parametrize(("t", "s"), [(1, 1), (3, 1), (10, 3), (2, 5), (1500, 1), (1537, 1024)])
+def test_discrete_laplace_has_the_exact_pmf(t, s):
+    z = dl.discrete_laplace(t, s, np.random.default_rng(t * 31 + s), size=N)
+    assert z.dtype == np.int64
+    assert _chi2(z, t, s) > ALPHA
+    assert _chi2(z, t * 1.2, s) < ALPHA  # power: a 20 % wrong scale is rejected
+
+
+def test_the_rare_paths_keep_the_law(monkeypatch):
+    """More bits of the exponential (cells straddling a multiple of 1/t) and restarts at −0 are exact too: with a
+    2-bit first draw most samples refine; at t = 2^40 every sample does (the default 32 bits never suffice)."""
+    monkeypatch.setattr(dl, "FRACTION_BITS", 2)
+    for t, s in ((3, 1), (10, 3), (1, 1)):
+        z = dl.discrete_laplace(t, s, np.random.default_rng(t), size=N // 2)
+        assert _chi2(z, t, s) > ALPHA and _chi2(z, t * 1.2, s) < ALPHA
+    gen = np.random.default_rng(8)  # a lockstep row's restart: the same sampler one draw at a time
+    z = np.array([dl._scalar_laplace(5, 2, gen) for _ in range(20_000)])
+    assert _chi2(z, 5, 2) > ALPHA and _chi2(z, 6, 2) < ALPHA
+    monkeypatch.setattr(dl, "FRACTION_BITS", 32)
+    t = 2**40
+    z = dl.discrete_laplace(t, 1, np.random.default_rng(7), size=20_000)
+    assert _chi2(z, t, bins=20) > ALPHA and _chi2(z, t * 1.2, bins=20) < ALPHA
+
+
+def test_lockstep_noise_has_the_same_law_per_row():
+    """Adaptive's step-by-step draws (parts drawn ahead, the floor at each step's t) follow Lap_Z(t) per row."""
+    scales = np.repeat([1, 3, 1500, 7], [2, 4, 10, 6])
+    steps = 12_000
+    noise = dl.LockstepNoise.from_generator(np.random.default_rng(3), len(scales), steps)
+    z = np.array([noise.step(j, scales) for j in range(steps)])
+    for t in np.unique(scales):
+        sample = z[:, scales == t].ravel()
+        assert _chi2(sample, t) > ALPHA and _chi2(sample, t * 1.2) < ALPHA, t
+    half = np.array([noise.step(j, scales[:2] * 2, np.array([1, 3])) for j in range(2000)])  # a subset of rows
+    assert half.shape == (2000, 2)
+
+
+def test_lockstep_rows_depend_on_their_own_generator_only():
+    lengths = np.array([30, 50, 10])
+    gens = [np.random.default_rng(s) for s in (5, 6, 7)]
+    batch = dl.LockstepNoise.from_generators(gens, lengths, 50)
+    steps = [batch.step(j, np.array([1, 2, 3])) for j in range(50)]
+    for r, seed in enumerate((5, 6, 7)):
+        one = dl.LockstepNoise.from_generator(np.random.default_rng(seed), 1, lengths[r])
+        alone = [one.step(j, np.array([r + 1]))[0] for j in range(lengths[r])]
+        assert [s[r] for s in steps[:lengths[r]]] == alone
+
+
+@pytest.mark.parametrize(("num", "den"), [(0, 1), (1, 3), (1, 1), (7, 3), (5, 1), (999, 1000)])
+def test_bernoulli_exp_frequencies(num, den):
+    draws = dl.bernoulli_exp(np.full(N, num), den, np.random.default_rng(num + 17 * den))
+    assert draws.dtype == bool
+    p = np.exp(-num / den)
+    if num == 0:
+        assert draws.all()
+        return
+    hits = int(draws.sum())
+    assert stats.binomtest(hits, N, p).pvalue > ALPHA
+    assert stats.binomtest(hits, N, np.exp(-num / den * 1.05)).pvalue < ALPHA  # power: 5 % off in γ
+
+
+def test_bernoulli_exp_validates_and_broadcasts():
+    out = dl.bernoulli_exp(np.array([[0], [3]]), np.array([1, 2, 4]), 0)
+    assert out.shape == (2, 3) and out[0].all()
+    with pytest.raises(ParameterError):
+        dl.bernoulli_exp(-1, 1)
+    with pytest.raises(ParameterError):
+        dl.bernoulli_exp(1, 0)
+    with pytest.raises(ParameterError):
+        dl.discrete_laplace(0)
+    with pytest.raises(ParameterError):
+        dl.discrete_laplace(1.5)
+
+
+def test_same_seed_same_numbers():
+    a = dl.discrete_laplace([5, 1000, 3], 1, np.random.default_rng(9), size=(4, 3))
+    b = dl.discrete_laplace([5, 1000, 3], 1, np.random.default_rng(9), size=(4, 3))
+    assert a.shape == (4, 3) and np.array_equal(a, b)
+    x = np.linspace(-3, 30, 50)
+    assert np.array_equal(dl.release_values(x, 0.5, 25, (0, 25), 4), dl.release_values(x, 0.5, 25, (0, 25), 4))
+    assert not np.array_equal(dl.release_values(x, 0.5, 25, (0, 25), 4), dl.release_values(x, 0.5, 25, (0, 25), 5))
+
+
+def test_outputs_are_multiples_of_the_grid_inside_the_range():
+    rng = np.random.default_rng(2)
+    x = rng.uniform(-10, 40, (3, 400))
+    eps = np.array([[0.01], [1.0], [40.0]])  # per-row budgets broadcasting against x
+    out = dl.release_values(x, eps, 25.0, (0.0, 25.0), rng)
+    g = dl.calibrate(eps, 25.0, (0.0, 25.0)).grid
+    assert out.shape == x.shape
+    assert np.all((out >= 0) & (out <= 25))
+    assert np.all(out / g == np.round(out / g))
+    assert np.all(g <= np.minimum(25.0, 25.0 / eps) / 2**dl.GRID_BITS)
+    odd = dl.release_values(np.full(2000, 1.3), 2.0, 0.7, (-1.1, 2.9), rng)  # range ends off the grid
+    g2 = dl.calibrate(2.0, 0.7, (-1.1, 2.9)).grid
+    assert np.all((odd >= -1.1) & (odd <= 2.9)) and np.all(odd / g2 == np.round(odd / g2))
+
+
+@settings(max_examples=300, deadline=None)
+@given(eps=st.floats(1e-9, 1e4), delta=st.floats(1e-6, 1e6), low=st.floats(-1e6, 1e6),
+       width=st.floats(1e-3, 1e6))
+def test_calibration_guarantees_epsilon_exactly(eps, delta, low, width):
+    high = low + width
+    if not high > low:
+        return
+    try:
+        cal = dl.calibrate(eps, delta, (low, high))
+    except ParameterError:  # refused only where the integers would not fit: t > 2^52 or the range > 2^61 steps
+        k = int(dl.grid_exponent(min(delta, width, delta / eps)))
+        assert 2048 / eps > 2**51 or max(abs(low), abs(high)) / 2.0**k > 2**60
+        return
+    steps, t, k = int(cal.steps), int(cal.scale), int(cal.exponent)
+    assert Fraction(steps, t) <= Fraction(eps)  # Δ_int/t ≤ ε in exact arithmetic
+    assert float(cal.epsilon) <= eps
+    used = Fraction(cal.sensitivity)
+    assert used >= min(Fraction(delta), Fraction(high) - Fraction(low))  # clamped changes are ≤ Δ used
+    assert Fraction(steps) > used / Fraction(2) ** k  # Δ_int = ⌊Δ/g⌋ + 1 > Δ/g: the rounding argument
+    assert t <= Fraction(steps) / Fraction(eps) * (1 + Fraction(1, 2**30)) + 1  # no needless extra noise
+    assert float(cal.low) * 2.0**k >= low and float(cal.high) * 2.0**k <= high
+
+
+def _clopper_pearson(k: int, n: int, alpha: float) -> tuple[float, float]:
+    """Two-sided Clopper–Pearson interval of a binomial proportion at level 1 − alpha."""
+    lower = stats.beta.ppf(alpha / 2, k, n - k + 1) if k > 0 else 0.0
+    upper = stats.beta.ppf(1 - alpha / 2, k + 1, n - k) if k < n else 1.0
+    return float(lower), float(upper)
+
+
+def _loss_lower_bound(a: np.ndarray, b: np.ndarray, low: float, high: float, alpha: float = 1e-3,
+                      bins: int = 10) -> float:
+    """A lower confidence bound on max over output bins of |ln P(a ∈ bin)/P(b ∈ bin)| (Bonferroni over bins and
+    both directions): if the release were ε-DP the bound exceeds ε with probability ≤ alpha."""
+    edges = np.linspace(low, high, bins + 1)
+    edges[-1] = np.nextafter(high, np.inf)
+    ca, cb = np.histogram(a, edges)[0], np.histogram(b, edges)[0]
+    level = alpha / (2 * bins)
+    best = 0.0
+    for ka, kb in zip(ca.tolist(), cb.tolist()):
+        a_lo, a_hi = _clopper_pearson(ka, len(a), level)
+        b_lo, b_hi = _clopper_pearson(kb, len(b), level)
+        if a_lo > 0:
+            best = max(best, np.log(a_lo / b_hi))
+        if b_lo > 0:
+            best = max(best, np.log(b_lo / a_hi))
+    return best
+
+
+def test_attacker_cannot_tell_the_range_ends_apart_beyond_epsilon():
+    """One event at the range's low end vs its high end, 20,000 releases each at ε = 1 with Δ = high − low: the
+    empirical privacy loss is at most ε (its lower confidence bound). The same test flags a broken calibration
+    (Δ = 1 on the 25-unit range) with a bound far above ε."""
+    low, high, eps, reps = 0.0, 25.0, 1.0, 20_000
+    rng = np.random.default_rng(11)
+    at_low = dl.release_values(np.full(reps, low), eps, high - low, (low, high), rng)
+    at_high = dl.release_values(np.full(reps, high), eps, high - low, (low, high), rng)
+    assert _loss_lower_bound(at_low, at_high, low, high) <= eps
+    broken_low = dl.release_values(np.full(reps, low), eps, 1.0, (low, high), rng)
+    broken_high = dl.release_values(np.full(reps, high), eps, 1.0, (low, high), rng)
+    assert _loss_lower_bound(broken_low, broken_high, low, high) > 5 * eps
+
+
+RANGE = (0.0, 25.0)
+
+
+def _series(n: int = 200, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    x = np.clip(rng.gamma(2.0, 3.0, n), *RANGE)
+    landmarks = np.flatnonzero(rng.random(n) < 0.05)
+    return x, landmarks
+
+
+@pytest.mark.parametrize("scheme", schemes.SCHEMES)
+def test_every_scheme_releases_on_the_grid_inside_the_range(scheme):
+    x, L = _series()
+    rel = schemes.release(x, L, scheme, 1.0, repetitions=20, rng=1, sampler="discrete", value_range=RANGE,
+                          sensitivity=25.0, w=10 if scheme == "w-event" else None)
+    again = schemes.release(x, L, scheme, 1.0, repetitions=20, rng=1, sampler="discrete", value_range=RANGE,
+                            sensitivity=25.0, w=10 if scheme == "w-event" else None)
+    assert np.array_equal(rel.values, again.values)  # seed determinism
+    values = rel.values
+    assert np.all((values >= 0) & (values <= 25))
+    published = rel.published
+    g = dl.calibrate(rel.budgets[published], 25.0, RANGE).grid
+    assert np.all(values[published] / g == np.round(values[published] / g))
+    if scheme != "event":
+        assert privacy.satisfies_landmark_privacy(rel.budgets, L, 1.0)
+
+
+def _mae(rel, x) -> np.ndarray:
+    return np.abs(rel.values - x).mean(axis=1)
+
+
+@pytest.mark.parametrize("scheme", schemes.SCHEMES)
+def test_discrete_mae_equals_textbook_mae_at_the_same_sensitivity(scheme):
+    """Away from the range's ends (range ±10^7, Δ = 25) the discrete release costs what the textbook one costs:
+    same MAE within 5 standard errors plus the grid's 1/1024."""
+    x, L = _series(seed=3)
+    w = 10 if scheme == "w-event" else None
+    common = dict(repetitions=400, sensitivity=25.0, w=w)
+    discrete = _mae(schemes.release(x, L, scheme, 1.0, rng=5, sampler="discrete", value_range=(-1e7, 1e7),
+                                    **common), x)
+    textbook = _mae(schemes.release(x, L, scheme, 1.0, rng=6, **common), x)
+    error = np.sqrt(discrete.var() / len(discrete) + textbook.var() / len(textbook))
+    assert abs(discrete.mean() - textbook.mean()) <= 5 * error + textbook.mean() / 512
+
+
+@pytest.mark.parametrize("scheme", ["event", "uniform", "skip"])
+def test_discrete_mae_with_clamping_equals_clamped_textbook(scheme):
+    """Inside the public range (0, 25) with Δ = 25 the noise is clamped; clamping the textbook release the same
+    way gives the same MAE (within statistical error)."""
+    x, L = _series(seed=4)
+    common = dict(repetitions=400, sensitivity=25.0)
+    discrete = _mae(schemes.release(x, L, scheme, 1.0, rng=7, sampler="discrete", value_range=RANGE, **common), x)
+    textbook = schemes.release(x, L, scheme, 1.0, rng=8, **common)
+    clamped = np.abs(np.clip(textbook.values, *RANGE) - x).mean(axis=1)
+    error = np.sqrt(discrete.var() / len(discrete) + clamped.var() / len(clamped))
+    assert abs(discrete.mean() - clamped.mean()) <= 5 * error + clamped.mean() / 512
+
+
+def test_discrete_sampler_options_are_checked():
+    x, L = _series()
+    with pytest.raises(ParameterError, match="value_range is required"):
+        schemes.release(x, L, "uniform", 1.0, sampler="discrete")
+    with pytest.raises(ParameterError, match="value_range"):
+        schemes.release(x, L, "uniform", 1.0, sampler="discrete", value_range=(5, 5))
+    with pytest.raises(ParameterError, match="sampler='snapping'"):
+        schemes.release(np.zeros((5, 2)), [], "uniform", 1.0, mechanism="planar_laplace", sampler="discrete",
+                        value_range=RANGE)
+    with pytest.raises(ParameterError, match="sampler must be"):
+        schemes.release(x, L, "uniform", 1.0, sampler="exact")
+    bits = (x > 10).astype(float)
+    rr = schemes.release(bits, L, "adaptive", 1.0, mechanism="randomized_response", rng=3, sampler="discrete")
+    snap = schemes.release(bits, L, "adaptive", 1.0, mechanism="randomized_response", rng=3, sampler="snapping")
+    assert np.array_equal(rr.values, snap.values)  # randomized response: the same full-precision flip
