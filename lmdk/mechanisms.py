@@ -93,7 +93,10 @@ def unit_noise(mechanism: str, shape: tuple, rng=None) -> np.ndarray:
 
 
 def perturb(mechanism: str, values: np.ndarray, epsilon: np.ndarray, noise: np.ndarray, sensitivity: float = 1.0):
-    """Apply pre-drawn :func:`unit_noise` with budgets ε (> 0, unchecked) to values; shapes broadcast."""
+    """Apply pre-drawn :func:`unit_noise` with budgets ε (> 0, unchecked) to values; shapes broadcast.
+
+    ``sensitivity`` Δ: the largest protected change (laplace: of a value; planar_laplace: the radius in metres
+    within which a location is protected at ε, i.e. ε/Δ per metre); randomized response ignores it."""
     if mechanism == "laplace":  # values + Laplace(0, Δf/ε)
         return values + noise * (sensitivity / epsilon)
     if mechanism == "randomized_response":  # flip with probability 1/(e^ε + 1)
@@ -101,7 +104,7 @@ def perturb(mechanism: str, values: np.ndarray, epsilon: np.ndarray, noise: np.n
         if values.dtype == bool:
             return values ^ flip
         return np.where(flip, 1 - values, values).astype(values.dtype, copy=False)
-    radius = noise[..., 0] / epsilon  # planar Laplace: r scales as 1/ε
+    radius = noise[..., 0] * (sensitivity / epsilon)  # planar Laplace: r scales as Δ/ε (Δ: the protected radius)
     offset = np.stack((radius * np.cos(noise[..., 1]), radius * np.sin(noise[..., 1])), axis=-1)
     return values + offset
 

@@ -159,7 +159,7 @@ def _perturb_step(mechanism: str, x_t, budget: np.ndarray, noise_t: np.ndarray, 
         scale = sensitivity / budget
         return x_t + noise_t * scale, scale
     noisy = perturb(mechanism, x_t, budget, noise_t, sensitivity)
-    scale = 2.0 / budget if mechanism == "planar_laplace" else expit(-budget)
+    scale = 2.0 * sensitivity / budget if mechanism == "planar_laplace" else expit(-budget)
     return noisy, scale
 
 
@@ -379,11 +379,10 @@ def release(
 ) -> Release:
     """Run ``scheme`` with ``mechanism`` ``repetitions`` times at once (repetitions are axis 0).
 
-    ``series``: (n,) values (laplace), (n,) 0/1 (randomized_response) or (n, 2) metres with ε per
-    metre (planar_laplace; ``sensitivity`` must stay 1 for the last two). ``landmarks``: indices,
-    an (n,) mask, or a (repetitions, n) mask. ``dummies``: a ``lmdk.dummies.selection.DummySpec`` (or a dict of
-its fields); then L′ per
-    repetition and the remaining ε come from ``lmdk.dummies.selection.landmark_sets_for_release``.
+    ``series``: (n,) values (laplace), (n,) 0/1 (randomized_response) or (n, 2) metres (planar_laplace: ε/Δ
+    per metre, Δ = ``sensitivity`` the protected radius; randomized response takes no sensitivity).
+    ``landmarks``: indices, an (n,) mask, or a (repetitions, n) mask. ``dummies``: a
+    ``lmdk.dummies.selection.DummySpec`` (or a dict of its fields); then L′ per repetition and the remaining ε come from ``lmdk.dummies.selection.landmark_sets_for_release``.
     ``default``: the public value released before any noisy release (see the module docstring).
     ``sampler``: "textbook" (fast; views, experiments), "discrete" (exports of values: the exact discrete Laplace
     on a 2^k grid, ε-DP at every scale for changes of one value by at most ``sensitivity`` inside the public
@@ -396,8 +395,8 @@ its fields); then L′ per
     n = x.shape[0]
     eps = _total_epsilon(epsilon)
     delta = validate_sensitivity(sensitivity)
-    if mechanism != "laplace" and delta != 1.0:
-        raise ParameterError(f"sensitivity applies to the laplace mechanism only; leave it at 1.0 for {mechanism}")
+    if mechanism == "randomized_response" and delta != 1.0:
+        raise ParameterError("sensitivity does not apply to randomized response (one bit flips); leave it at 1.0")
     reps = _repetitions(repetitions)
     window = _window(w, n, scheme)
     base = _default_value(default, x, mechanism)
@@ -414,6 +413,7 @@ its fields); then L′ per
         discrete = _discrete_range(value_range, mechanism)
     if sampler == "discrete" and discrete is not None:
         x = np.clip(x, *discrete)
+        base = np.clip(base, *discrete)  # the public value before any release lies in the public range too
         noise = None
     elif sampler in ("snapping", "discrete"):
         from lmdk import snapping
@@ -422,7 +422,7 @@ its fields); then L′ per
         if sampler == "snapping" and mechanism != "randomized_response":
             b = snapping.validate_bound(bound)
             x = np.clip(x, -b, b)
-            per_coordinate = delta if mechanism == "laplace" else 1.0  # planar: 1/ε per coordinate
+            per_coordinate = delta  # laplace: Δ/ε; planar: Δ/ε per coordinate (Δ = the protected radius)
             post = lambda noisy, budget: snapping.snap(noisy, per_coordinate / budget, b)  # noqa: E731
     elif sampler == "textbook":
         noise = unit_noise(mechanism, (reps, n), gen)

@@ -6,7 +6,7 @@ import streamlit as st
 from lmdk import dummies
 from lmdk.present import headlines, views
 from lmdk.errors import LmdkError
-from ui import cache, cache_loss, charts, charts_loss, explain, state, text, widgets
+from ui import cache, config, cache_loss, charts, charts_loss, explain, relation, state, text, widgets
 
 SHARE_OPTIONS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 0.9)  # share of ε spent on the selection
 METHOD_HELP = {
@@ -99,7 +99,8 @@ def handover(cur, chosen, sel, disclosure, eps, eps_pub, rows, unit, figures) ->
     seed, w = int(ss[state.SEED]), int(ss[state.W])
     verdicts = {}
     for s in chosen:
-        budgets = cache_loss.budgets_for(cur.token, x, sel.chosen, s, eps_pub, mechanism, seed, w)
+        budgets = cache_loss.budgets_for(cur.token, x, sel.chosen, s, eps_pub, mechanism, seed, w,
+                                         relation.options(cur, mechanism))
         worst = float(landmark_loss(budgets, sel.chosen).max()) + (eps - eps_pub)
         verdicts[s] = (worst <= eps * (1 + 1e-9), worst)
     configuration = {"method": method, "utility": utility, "share of ε for the selection": f"{100 * share:g} %",
@@ -123,7 +124,7 @@ def handover(cur, chosen, sel, disclosure, eps, eps_pub, rows, unit, figures) ->
                               container=c1, icon=":material/description:")
     name = (ss.get(state.UPLOAD_FILE_NAME) or "YOUR_FILE") if ss[state.SOURCE] == "upload" else None
     c2.download_button("Reproduce in Python (script)",
-                       data=dummies_script(state.run_config(cur), method, utility, share, state.SCHEME_NAMES, name),
+                       data=dummies_script(config.run_config(cur), method, utility, share, state.SCHEME_NAMES, name),
                        file_name="reproduce_dummies.py", mime="text/x-python", key="dl_dummy_script",
                        on_click="ignore", icon=":material/code:")
 
@@ -201,13 +202,16 @@ def _page() -> None:
         ss[SCHEME_KEY] = "uniform" if "uniform" in chosen else chosen[0]
     scheme = st.segmented_control("Scheme", chosen, required=True, key=SCHEME_KEY)
     try:
-        before = cache.scheme_summary(cur.token, x, cur.landmarks, scheme, eps, mechanism, reps, seed, w, None).budgets
-        after = cache_loss.budgets_for(cur.token, x, sel.chosen, scheme, eps_pub, mechanism, seed, w)
+        before = cache.scheme_summary(cur.token, x, cur.landmarks, scheme, eps, mechanism, reps, seed, w, None,
+                                      relation.options(cur, mechanism)).budgets
+        after = cache_loss.budgets_for(cur.token, x, sel.chosen, scheme, eps_pub, mechanism, seed, w,
+                                       relation.options(cur, mechanism))
         rows = []
         for s in chosen:
-            plain = cache.scheme_summary(cur.token, x, cur.landmarks, s, eps, mechanism, reps, seed, w, None)
+            plain = cache.scheme_summary(cur.token, x, cur.landmarks, s, eps, mechanism, reps, seed, w, None,
+                                         relation.options(cur, mechanism))
             mae, (low, high) = cache_loss.dummy_mae(cur.token, x, cur.landmarks, s, eps, mechanism, reps, seed, w,
-                                                    method, share, utility)
+                                                    method, share, utility, relation.options(cur, mechanism))
             rows.append({"scheme": s, "mae": plain.mae, "low": plain.mae_ci[0], "high": plain.mae_ci[1],
                          "dummies": mae, "dummies_low": low, "dummies_high": high})
     except LmdkError as exc:

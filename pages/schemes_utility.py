@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from lmdk.present import views
-from ui import cache, charts, explain, maps, state, text, widgets
+from ui import cache, config, charts, explain, maps, relation, state, text, widgets
 
 RESULTS = "schemes_results"  # key of the st.fragment below
 
@@ -56,9 +56,13 @@ def headline(cur, summaries: dict, eps: float, unit: str) -> str:
     from lmdk.present import headlines
 
     words = headlines.event_word(cur.series.kind, headlines.median_step_seconds(cur.series.timestamps))
+    protected = relation.current(cur)
+    protects = (protected.protects(words.removesuffix("s")) if protected is not None
+                else "changes of up to 1 unit in one value (Δ = 1: no public range set yet)")
     text_ = headlines.schemes_headline(eps, cur.n, int(cur.landmarks.size), words, text.escape_markdown(unit),
                                        {s: summ.mae for s, summ in summaries.items()},
-                                       {s: summ.satisfies for s, summ in summaries.items()})
+                                       {s: summ.satisfies for s, summ in summaries.items()},
+                                       text.escape_markdown(protects))
     st.markdown(f"##### {text_}")
     return text_
 
@@ -66,9 +70,10 @@ def headline(cur, summaries: dict, eps: float, unit: str) -> str:
 class Report:
     """What the report of this view needs (held in the session; its download callable keeps a weak reference)."""
 
-    def __init__(self, headline_text, config, verdicts, mae_table, figures, series):
+    def __init__(self, headline_text, config, verdicts, mae_table, figures, series, statement=None):
         self.headline, self.config, self.verdicts = headline_text, config, verdicts
         self.mae_table, self.figures, self.series = mae_table, figures, series
+        self.statement = statement  # lines of lmdk.data.statement.Guarantee of the default export scheme
 
 
 def build_report(r: Report) -> str:
@@ -76,13 +81,16 @@ def build_report(r: Report) -> str:
     from lmdk.present.report import describe_series, html_report
 
     cfg = r.config
+    protected = cfg.protected()
     configuration = {"schemes": ", ".join(cfg.schemes), "ε (total budget)": f"{cfg.epsilon:g}",
+                     "what ε protects": protected.label() if cfg.relation is not None else
+                     "changes of up to 1 unit (Δ = 1; no public range set)",
                      "landmarks |L|": f"{len(cfg.landmarks):,} of {cfg.events:,} events", "mechanism": cfg.mechanism,
                      "w (w-event window)": cfg.w, "repetitions": cfg.repetitions, "demonstration seed": cfg.seed}
     description = describe_series(r.series, cfg.events)
     return html_report("Landmark privacy — schemes and utility", r.headline, configuration, r.verdicts,
                        {"Mean absolute error per scheme (95 % CI)": r.mae_table},
-                       [charts.figure_spec(f) for f in r.figures], description)
+                       [charts.figure_spec(f) for f in r.figures], description, statement=r.statement)
 
 
 def badges(cur, chosen: list[str], summaries: dict, eps: float) -> None:
@@ -109,7 +117,8 @@ def results() -> None:
     eps = float(ss[state.EPSILON])
     reps, seed, w = int(ss[state.REPETITIONS]), int(ss[state.SEED]), int(ss[state.W])
     clamp = clamp_range(mechanism)
-    summaries = {s: cache.scheme_summary(cur.token, x, cur.landmarks, s, eps, mechanism, reps, seed, w, clamp)
+    protect = relation.options(cur, mechanism)
+    summaries = {s: cache.scheme_summary(cur.token, x, cur.landmarks, s, eps, mechanism, reps, seed, w, clamp, protect)
                  for s in chosen}
     said = headline(cur, summaries, eps, unit)
     badges(cur, chosen, summaries, eps)
@@ -173,8 +182,9 @@ def results() -> None:
         widgets.download_figure(release_fig, "releases", key="dl_releases", container=d[1],
                                 label="Release chart (HTML)")
     widgets.download_figure(mae_fig, "mae", key="dl_mae", container=d[2], label="MAE chart (HTML)")
-    report = Report(said, state.run_config(cur), {s: (summaries[s].satisfies, summaries[s].worst_sigma) for s in chosen},
-                    pd.DataFrame(rows), [f for f in (budget_fig, release_fig, mae_fig) if f is not None], cur.series)
+    report = Report(said, config.run_config(cur), {s: (summaries[s].satisfies, summaries[s].worst_sigma) for s in chosen},
+                    pd.DataFrame(rows), [f for f in (budget_fig, release_fig, mae_fig) if f is not None], cur.series,
+                    widgets.statement_lines(cur, chosen, summaries, mechanism))
     widgets.download_deferred("Report (HTML)", build_report, report, key="dl_report", file_name="lmdk_report.html",
                               mime="text/html", icon=":material/description:",
                               help="One self-contained page: headline, settings, verdicts, table and interactive "

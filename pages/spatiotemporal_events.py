@@ -8,7 +8,7 @@ from lmdk import priste
 from lmdk.present import headlines
 from lmdk.priste import views as priste_views
 from lmdk.errors import LmdkError
-from ui import charts, explain, maps, state, text, widgets
+from ui import charts, config, explain, maps, state, text, widgets
 
 # the configuration lives in ui.state (ST_* keys, mirrored to the URL); these are session-only
 K_MAP, K_GRID_SIG, K_PREV_PICK = "priste_map", "_priste_grid_sig", "_priste_prev_pick"
@@ -123,9 +123,9 @@ def handover(view: dict, said: str, res, grid, figures) -> None:
         from lmdk.data.mechanism_input import MECHANISM_FOR_KIND
 
         ss[state.MECHANISM] = MECHANISM_FOR_KIND[cur.series.kind]  # as the scheme controls set it for this series
-        config = state.run_config(cur)
+        saved = config.run_config(cur)
         view = {**view, "load": 'from lmdk.data.runconfig import RunConfig\n\nconfig = RunConfig.from_json(r"""'
-                + config.to_json() + '""")\n' + _load_lines(config, name)}
+                + saved.to_json() + '""")\n' + _load_lines(saved, name)}
     else:
         description = {"data": f"{SOURCE_LABELS[view['source']]} (synthetic, seed {view['trace_seed']})"}
     c1, c2 = st.columns(2)

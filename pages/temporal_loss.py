@@ -6,7 +6,7 @@ import streamlit as st
 from lmdk import tpl
 from lmdk.present import views, views_loss
 from lmdk.errors import LmdkError
-from ui import cache, cache_loss, charts, charts_loss, explain, state, text, widgets
+from ui import cache, config, cache_loss, charts, charts_loss, explain, relation, state, text, widgets
 
 S_OPTIONS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 100.0)  # log-scale s slider
 PRESETS = ("weak", "moderate", "strong")
@@ -131,7 +131,8 @@ def _page() -> None:
     if P is None:
         return
     try:
-        summary = cache.scheme_summary(cur.token, x, cur.landmarks, scheme, eps, mechanism, reps, seed, w, None)
+        summary = cache.scheme_summary(cur.token, x, cur.landmarks, scheme, eps, mechanism, reps, seed, w, None,
+                                       relation.options(cur, mechanism))
         losses = cache_loss.temporal_losses(np.asarray(summary.budgets, dtype=float), cur.landmarks, P)
     except LmdkError as exc:
         st.error(f"Cannot compute the temporal privacy loss: {text.escape_markdown(exc)}", icon=":material/error:")
@@ -204,7 +205,7 @@ def _page() -> None:
                                          "Σ of all budgets"],
                            "value": [float(losses.tpl.max()), float(losses.overall.max()),
                                      float(losses.reference.max()), total]})
-    report = (said, state.run_config(cur), {scheme: (bool(summary.satisfies), float(summary.worst_sigma))}, maxima,
+    report = (said, config.run_config(cur), {scheme: (bool(summary.satisfies), float(summary.worst_sigma))}, maxima,
               [fig1, fig2, fig3], cur.series, described)
     widgets.download_deferred("Report (HTML)", _report_html, report, key="dl_tpl_report",
                               file_name="lmdk_temporal_loss_report.html", mime="text/html",
@@ -212,7 +213,7 @@ def _page() -> None:
     from lmdk.present.reproduce import tpl_script
 
     name = (ss.get(state.UPLOAD_FILE_NAME) or "YOUR_FILE") if ss[state.SOURCE] == "upload" else None
-    st.download_button("Reproduce in Python (script)", data=tpl_script(state.run_config(cur), scheme, P, name),
+    st.download_button("Reproduce in Python (script)", data=tpl_script(config.run_config(cur), scheme, P, name),
                        file_name="reproduce_tpl.py", mime="text/x-python", key="dl_tpl_script", on_click="ignore",
                        icon=":material/code:", help="A short script with the lmdk Python API that prints this view's "
                                                     "largest losses (same demonstration seed).")

@@ -81,9 +81,9 @@ def test_without_a_seed_each_release_draws_fresh_noise(capsys, tmp_path):
     outs = []
     for i in range(2):
         code, out, err = run(capsys, "release", "sample:hue", "--scheme", "uniform", "--epsilon", "1",
-                             "--landmarks", HUE_RULE, "--bound", "10")
+                             "--landmarks", HUE_RULE, "--range", "0", "25")
         assert code == 0 and "fresh OS entropy" in err
-        assert out.startswith("# lmdk export: noise from fresh OS entropy") and "snapping" in out.splitlines()[0]
+        assert out.startswith("# lmdk export: noise from fresh OS entropy") and "exact discrete Laplace" in out
         frame = pd.read_csv(pd.io.common.StringIO(out), comment="#")
         assert list(frame.columns) == ["timestamp", "released"]  # no column that reveals L
         outs.append(out)
@@ -120,7 +120,7 @@ def test_summary_matches_theorem_2_accounting(capsys, tmp_path):
 
 def test_trajectory_release_writes_lat_lon_columns(capsys, tmp_path):
     code, out, _ = run(capsys, "release", "sample:taxi", "--scheme", "skip", "--epsilon", "1", "--landmarks",
-                       "stay:30min", "--quiet", "--bound", "50000")
+                       "stay:30min", "--quiet", "--radius", "200", "--bound", "50000")
     assert code == 0
     frame = pd.read_csv(pd.io.common.StringIO(out), comment="#")
     assert {"released_lat", "released_lon"} <= set(frame.columns) and len(frame) == 1000
@@ -180,12 +180,13 @@ def test_experiments_subcommand_is_the_runner(capsys):
 def test_python_dash_m_lmdk_prints_help():
     done = subprocess.run([sys.executable, "-m", "lmdk", "release", "--help"], capture_output=True, text=True,
                           timeout=60)
-    assert done.returncode == 0 and "examples:" in done.stdout and "fresh OS entropy" in done.stdout
+    assert done.returncode == 0 and "examples:" in done.stdout and "fresh OS" in done.stdout
+    assert "--range" in done.stdout and "--up-to" in done.stdout
 
 
-def test_an_export_needs_a_public_bound_and_one_release(capsys):
+def test_an_export_needs_a_public_range_and_one_release(capsys):
     code, _, err = run(capsys, "release", "sample:hue", "--scheme", "uniform", "--epsilon", "1", "--landmarks", HUE_RULE)
-    assert code == cli.EXIT_INPUT and "public bound" in err
+    assert code == cli.EXIT_INPUT and "public range" in err
     code, _, err = run(capsys, "release", "sample:hue", "--scheme", "uniform", "--epsilon", "1", "--landmarks",
                        HUE_RULE, "--bound", "10", "--repetitions", "3")
     assert code == cli.EXIT_INPUT and "spends ε again" in err

@@ -226,7 +226,8 @@ def test_release_validation():
     with pytest.raises(ParameterError, match="series"):
         schemes.release([0.0, np.nan], [], "uniform", 1.0)
     with pytest.raises(ParameterError, match="sensitivity"):
-        schemes.release(np.zeros((5, 2)), [], "uniform", 1.0, mechanism="planar_laplace", sensitivity=2.0)
+        schemes.release([0, 1, 0], [], "uniform", 1.0, mechanism="randomized_response", sensitivity=2.0)
+
     with pytest.raises(ParameterError, match="repetitions"):
         schemes.release(x, [], "uniform", 1.0, repetitions=0)
     with pytest.raises(ParameterError, match="default"):
@@ -236,6 +237,14 @@ def test_release_validation():
 
 
 # --- utility on the bundled HUE sample (§4.2.1, Fig. 7b) -----------------------------------------
+
+def test_planar_sensitivity_is_the_protected_radius():
+    """Δ = r metres: ε/r per metre, so the same draws land r times as far."""
+    xy = np.zeros((50, 2))
+    one = schemes.release(xy, [], "event", 1.0, mechanism="planar_laplace", rng=3, repetitions=4)
+    wide = schemes.release(xy, [], "event", 1.0, mechanism="planar_laplace", rng=3, repetitions=4, sensitivity=200.0)
+    assert np.allclose(np.asarray(wide.values), 200.0 * np.asarray(one.values))
+
 
 def test_hue_mae_ordering_at_epsilon_one():
     csv = Path(__file__).resolve().parents[1] / "assets" / "hue_residential_1.csv"

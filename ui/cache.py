@@ -175,13 +175,13 @@ def set_landmarks(landmarks, note: str = "", *, history: bool = True) -> None:
 @st.cache_data(max_entries=MAX_ENTRIES, show_spinner=False)
 def scheme_summary(
     token: str, x: np.ndarray, landmarks: np.ndarray, scheme: str, epsilon: float, mechanism: str,
-    repetitions: int, seed: int, w: int, clamp_range: tuple[float, float] | None,
+    repetitions: int, seed: int, w: int, clamp_range: tuple[float, float] | None, options: tuple = (),
 ) -> views.ReleaseSummary:
-    """Run one scheme ``repetitions`` times (lmdk.schemes.release) and summarise it for drawing."""
+    """Run one scheme ``repetitions`` times (lmdk.schemes.release) and summarise it for drawing; ``options``: the
+    neighbouring relation's Δ, sampler and public range (``ui.relation.options``), as the exports use them."""
     from lmdk import schemes
-
     from lmdk.data.runconfig import scheme_rng
 
     release = schemes.release(x, landmarks, scheme, epsilon, mechanism=mechanism, repetitions=repetitions,
-                              rng=scheme_rng(seed, scheme), w=w)
+                              rng=scheme_rng(seed, scheme), w=w, **dict(options))
     return views.summarize(scheme, x, release, landmarks, epsilon, mechanism, clamp_range=clamp_range)

@@ -62,13 +62,14 @@ def selection(token: str, n: int, landmarks: np.ndarray, epsilon: float, method:
 
 @st.cache_data(max_entries=MAX_ENTRIES, show_spinner=False)
 def budgets_for(token: str, x: np.ndarray, landmarks: np.ndarray, scheme: str, epsilon: float, mechanism: str,
-                seed: int, w: int) -> np.ndarray:
-    """Budgets of one run of ``scheme`` on a given landmark set (e.g. the chosen L′) with total ``epsilon``."""
+                seed: int, w: int, options: tuple = ()) -> np.ndarray:
+    """Budgets of one run of ``scheme`` on a given landmark set (e.g. the chosen L′) with total ``epsilon``;
+    ``options``: the relation's Δ, sampler and range (``ui.relation.options``)."""
     from lmdk import schemes
 
     rng = np.random.default_rng([seed, state.SCHEME_NAMES.index(scheme)])
     return schemes.release(x, landmarks, scheme, epsilon, mechanism=mechanism, repetitions=1, rng=rng,
-                           w=w).budgets[0]
+                           w=w, **dict(options)).budgets[0]
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -86,7 +87,8 @@ def dummy_masks(token: str, n: int, landmarks: np.ndarray, epsilon: float, repet
 
 @st.cache_data(max_entries=MAX_ENTRIES, show_spinner=False)
 def dummy_mae(token: str, x: np.ndarray, landmarks: np.ndarray, scheme: str, epsilon: float, mechanism: str,
-              repetitions: int, seed: int, w: int, method: str, share: float, utility: str) -> tuple[float, tuple]:
+              repetitions: int, seed: int, w: int, method: str, share: float, utility: str,
+              options: tuple = ()) -> tuple[float, tuple]:
     """MAE and 95 % CI of ``scheme`` run on the dummy_masks L′ (one per repetition) with ε − ε_sel.
 
     Equivalent to schemes.release(dummies=…), which would regenerate the options for every scheme
@@ -96,6 +98,7 @@ def dummy_mae(token: str, x: np.ndarray, landmarks: np.ndarray, scheme: str, eps
 
     mask, eps_pub = dummy_masks(token, len(x), landmarks, epsilon, repetitions, seed, method, share, utility)
     rng = np.random.default_rng([seed, state.SCHEME_NAMES.index(scheme), 1])
-    release = schemes.release(x, mask, scheme, eps_pub, mechanism=mechanism, repetitions=repetitions, rng=rng, w=w)
+    release = schemes.release(x, mask, scheme, eps_pub, mechanism=mechanism, repetitions=repetitions, rng=rng, w=w,
+                              **dict(options))
     error = metrics.mae(x, release.values, mechanism)
     return error.mean, error.ci

@@ -54,6 +54,12 @@ W = "w"
 REPETITIONS = "reps"
 SEED = "seed"
 CLAMP = "clamp"
+# the neighbouring relation (what ε protects); None: the data source's public default (ui.relation)
+REL_KIND = "rel"  # "range" (any value in the public range) | "up_to" (changes of up to d)
+REL_LOW = "rlo"  # public range of one value
+REL_HIGH = "rhi"
+REL_D = "rd"  # the largest protected change (up_to)
+REL_RADIUS = "rad"  # metres (locations)
 CLAMP_LOW = "clamp_lo"
 CLAMP_HIGH = "clamp_hi"
 # used by the temporal-loss and dummy-landmark pages
@@ -288,6 +294,11 @@ PARAMS: dict[str, Param] = {
     REPETITIONS: Param(100, _number(int, 1, REPETITIONS_MAX)),
     SEED: Param(0, _number(int, 0, SEED_MAX)),
     CLAMP: Param(False, _flag, _dump_flag),
+    REL_KIND: Param("range", _choice(("range", "up_to"))),
+    REL_LOW: Param(None, _number(float, -1e12, 1e12), lambda v: "" if v is None else f"{v:g}"),
+    REL_HIGH: Param(None, _number(float, -1e12, 1e12), lambda v: "" if v is None else f"{v:g}"),
+    REL_D: Param(None, _number(float, 1e-12, 1e12), lambda v: "" if v is None else f"{v:g}"),
+    REL_RADIUS: Param(None, _number(float, 1e-3, 1e7), lambda v: "" if v is None else f"{v:g}"),
     CLAMP_LOW: Param(None, _number(float, -1e12, 1e12), lambda v: "" if v is None else f"{v:g}"),
     CLAMP_HIGH: Param(None, _number(float, -1e12, 1e12), lambda v: "" if v is None else f"{v:g}"),
     CORRELATION: Param("moderate", _choice(("weak", "moderate", "strong", "custom"))),
@@ -387,25 +398,6 @@ def bump(key: str) -> None:
     st.session_state[key] = st.session_state.get(key, 0) + 1
 
 
-def run_config(cur):
-    """The lmdk.data.RunConfig of the current view (data reference, landmarks, scheme settings)."""
-    from lmdk.data.runconfig import RunConfig, sample_reference
-
-    ss = st.session_state
-    mapping = None
-    if ss[SOURCE] == "sample":
-        data_ref = sample_reference(ss[SAMPLE])
-    elif ss[SOURCE] == "upload" and ss.get(SERIES_UPLOAD) is not None:  # the file's hash and how it was read
-        data_ref = "sha256:" + ss[SERIES_UPLOAD].source_hash
-        mapping = ss[IMPORT_SPEC].to_dict() if ss.get(IMPORT_SPEC) is not None else None
-    else:  # a synthetic series: its content hash
-        data_ref = "sha256:" + cur.series.source_hash
-    schemes = tuple(ss[SCHEMES]) or SCHEME_NAMES
-    return RunConfig(data=data_ref, events=cur.n, landmarks=tuple(int(i) for i in cur.landmarks), schemes=schemes,
-                     mechanism=ss[MECHANISM], epsilon=float(ss[EPSILON]), w=min(int(ss[W]), cur.n),
-                     repetitions=int(ss[REPETITIONS]), seed=int(ss[SEED]), mapping=mapping)
-
-
 def nearest_epsilon(epsilon: float) -> float:
     """The slider value nearest to ε on a log scale (ε from 1e-9 to 1e300 maps to an end, never to a wrong middle)."""
     import math
@@ -413,48 +405,3 @@ def nearest_epsilon(epsilon: float) -> float:
     return min(EPSILON_OPTIONS, key=lambda e: abs(math.log(e) - math.log(epsilon)))
 
 
-def load_run_config() -> None:
-    """Callback of the RunConfig upload: validate it and apply it to the session (errors go to CONFIG_ERROR)."""
-    from lmdk.data.runconfig import RunConfig
-
-    ss = st.session_state
-    ss[CONFIG_ERROR] = ss[CONFIG_NOTE] = None
-    file = ss.get(CONFIG_UPLOAD)
-    if file is None:
-        return
-    try:
-        cfg = RunConfig.from_json(file.getvalue())
-    except ValueError as exc:
-        ss[CONFIG_ERROR] = f"This RunConfig is not valid: {exc}"
-        return
-    if cfg.data.startswith("sample:"):
-        name = cfg.data.split(":")[1]
-        ss[SOURCE], ss[SAMPLE], ss[LENGTH] = "sample", name, max(N_MIN, min(N_MAX, cfg.events))
-    elif ss.get(SERIES_UPLOAD) is None or ss[SERIES_UPLOAD].source_hash != cfg.data[len("sha256:"):]:
-        ss[CONFIG_ERROR] = ("This RunConfig refers to other data (content hash differs): load or upload the same "
-                            "series first, then the config.")
-        return
-    else:
-        ss[LENGTH] = max(N_MIN, min(N_MAX, cfg.events))
-    ss[SCHEMES] = list(cfg.schemes)
-    ss[EPSILON] = nearest_epsilon(cfg.epsilon)
-    if cfg.w is not None:
-        ss[W] = min(cfg.w, W_MAX)
-    ss[REPETITIONS] = max(1, min(REPETITIONS_MAX, cfg.repetitions))
-    ss[SEED] = min(cfg.seed, SEED_MAX)
-    ss[LANDMARKS] = tuple(cfg.landmarks)
-    ss[LANDMARKS_TOKEN] = "url"  # re-attached (and range-checked) to the series on the next run
-    notes = []
-    if ss[EPSILON] != cfg.epsilon:
-        notes.append(f"ε {cfg.epsilon:g} is not on the slider: using {ss[EPSILON]:g}, the nearest value")
-    if ss[REPETITIONS] != cfg.repetitions:
-        notes.append(f"repetitions capped at {REPETITIONS_MAX}")
-    kind_mechanism = {"values": "laplace", "trajectory": "planar_laplace", "contacts": "randomized_response"}
-    cur = current()
-    if cur is not None and kind_mechanism[cur.series.kind] != cfg.mechanism:
-        notes.append(f"the mechanism follows the kind of series: {kind_mechanism[cur.series.kind]}, not the "
-                     f"config's {cfg.mechanism}")
-    if cfg.s is not None:
-        notes.append(f"the correlation strength s = {cfg.s:g} is set on the Temporal privacy loss page, not restored")
-    ss[LAST_EDIT] = "RunConfig loaded" + (f" ({'; '.join(notes)})" if notes else "") + "."
-    ss[CONFIG_NOTE] = "; ".join(notes) or None

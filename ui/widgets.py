@@ -14,7 +14,7 @@ from typing import Callable
 import numpy as np
 import streamlit as st
 
-from ui import charts, ensure_entrypoint, state, text
+from ui import charts, config, ensure_entrypoint, state, text
 
 
 
@@ -70,7 +70,7 @@ def commit_form(*keys: str) -> None:
 
 
 def _load_run_config() -> None:
-    state.load_run_config()
+    config.load_run_config()
     st.rerun()  # the whole app: a RunConfig changes the series, landmarks and every setting (even from a fragment)
 
 
@@ -95,6 +95,7 @@ def scheme_page_setup():
     with st.sidebar:
         st.subheader("Scheme settings")
         scheme_controls(cur.series.kind, cur.n)
+        relation_controls(cur, st.sidebar)
     chosen = list(st.session_state[state.SCHEMES])
     if not chosen:
         st.warning("Pick at least one scheme in the sidebar.")
@@ -124,6 +125,49 @@ def scheme_controls(kind: str, n: int, *, container=None) -> None:
     box.number_input(f"Repetitions (max {state.REPETITIONS_MAX})", min_value=1, max_value=state.REPETITIONS_MAX,
                      step=10, **bind(state.REPETITIONS))
     box.number_input("Seed", min_value=0, max_value=state.SEED_MAX, step=1, **bind(state.SEED))
+
+
+def relation_controls(cur, box) -> None:
+    """Sidebar: what ε protects — the public range (values, or changes of up to d), the radius (locations)."""
+    from ui import relation
+
+    kind = cur.series.kind
+    base = relation.default(cur)
+    box.markdown("**What ε protects**")
+    if kind == "contacts":
+        box.caption("One contact bit flipped (randomized response).")
+        return
+    if kind == "trajectory":
+        box.number_input("Protected radius (m)", min_value=0.001, step=50.0, **bind(state.REL_RADIUS),
+                         placeholder=f"{base.d:g} (public default)" if base is not None else "e.g. 200",
+                         help="Any location may move anywhere within this radius: planar Laplace with ε/radius "
+                              "per metre. A move of c metres is protected at c/radius·ε.")
+    else:
+        ss = st.session_state
+        unit = cur.series.units or "value units"
+        box.radio("Protect", ("range", "up_to"), horizontal=True, **bind(state.REL_KIND),
+                  format_func=lambda k: "any value in the range" if k == "range" else "changes up to d",
+                  help="Any value: one event may take any value in the public range (Δ = high − low). "
+                       "Changes up to d: only changes of one value by at most d are protected at ε (Δ = d).")
+        c1, c2 = box.columns(2)
+        c1.number_input(f"low ({unit})", step=1.0, **bind(state.REL_LOW),
+                        placeholder=f"{base.low:g} (default)" if base is not None else "e.g. 0")
+        c2.number_input(f"high ({unit})", step=1.0, **bind(state.REL_HIGH),
+                        placeholder=f"{base.high:g} (default)" if base is not None else "e.g. the meter's rating")
+        if ss.get(state.REL_KIND) == "up_to":
+            box.number_input(f"d ({unit})", min_value=1e-12, step=0.5, format="%g", **bind(state.REL_D),
+                             placeholder="a tenth of the range")
+        if base is not None and ss[state.SOURCE] == "sample":
+            from lmdk.data import SAMPLES
+
+            box.caption(f"Public default: {SAMPLES[ss[state.SAMPLE]].relation_source}.")
+    protected = relation.current(cur)
+    if protected is None:
+        box.warning("Enter the public range of one value (from the device or domain — e.g. 0 and the meter's "
+                    "rating — never from the data). Until then the views protect changes of up to 1 unit (Δ = 1).",
+                    icon=":material/warning:")
+    else:
+        box.caption(f"Protected: {protected.protects('event')} — Δ = {protected.sensitivity:g}.")
 
 
 def download_figure(fig, name: str, *, key: str, container=None, label: str = "Chart as HTML") -> None:
@@ -208,13 +252,16 @@ def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list
     ss = st.session_state
     c1, c2, c3 = st.columns(3, vertical_alignment="bottom")
     scheme = c1.selectbox("Release of the scheme", chosen, index=_default_export_scheme(chosen), key="export_scheme")
-    unit = "m from the series' centre" if mechanism == "planar_laplace" else (cur.series.units or "value units")
-    needs_bound = mechanism != "randomized_response"
-    bound = c2.number_input(f"Public limit of |values| ({unit})", min_value=0.0, value=None, step=1.0,
+    from ui import relation
+
+    protected = relation.current(cur)
+    needs_bound = mechanism == "planar_laplace"  # values take their public range from the relation
+    bound = c2.number_input("Public box ±B (m from the series' centre)", min_value=0.0, value=None, step=1000.0,
                             key=state.EXPORT_BOUND, disabled=not needs_bound,
-                            placeholder="e.g. the meter's rating" if needs_bound else "not needed",
-                            help="The floating-point-safe sampler clamps to ±this limit. Take it from the device "
-                                 "or the policy, never from the data (a limit read off the data leaks it).")
+                            placeholder="e.g. the city's radius" if needs_bound else "the relation's range",
+                            help="Locations: the snapping sampler clamps to this box around the series' centre. "
+                                 "Take it from the policy (e.g. the city), never from the data. Values use the "
+                                 "public range of 'What ε protects' in the sidebar.")
     private = c3.checkbox("Landmark flags (private)", key="export_private",
                           help="Adds budget, published and landmark columns: they reveal which events are landmarks.")
     summ = summaries[scheme]
@@ -224,24 +271,26 @@ def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list
     if not summ.satisfies:
         st.warning(f"*{scheme}* does not satisfy (ε, L)-landmark privacy for these landmarks: its release does not "
                    "protect them together.", icon=":material/gpp_bad:")
+    guarantee_box(cur, protected, scheme, summ, mechanism)
     from ui import ledger
 
     ledger.panel(float(ss[state.EPSILON]))
     d1, d2 = st.columns(2)
     d3, d4 = st.columns(2)
-    if needs_bound and not bound:
+    if (needs_bound and not bound) or protected is None:
         d1.button("Release to hand out (CSV)", disabled=True, key="dl_release_csv_off", icon=":material/download:",
-                  help="Set the public limit first.")
+                  help="Set the public box first." if protected is not None else
+                       "Set the public range of one value first (sidebar: What ε protects).")
     else:
         download_deferred("Release to hand out (CSV)", _hand_out_csv,
                           (cur.series, cur.landmarks, scheme, float(ss[state.EPSILON]), min(int(ss[state.W]), cur.n),
-                           bound if needs_bound else None, private), container=d1,
+                           bound if needs_bound else None, private, protected, _event(cur)), container=d1,
                           file_name=f"release_{scheme}.csv", mime="text/csv", key="dl_release_csv",
                           **ledger.export_options(cur, scheme, mechanism, float(ss[state.EPSILON]),
                                                   min(int(ss[state.W]), cur.n)),
                           icon=":material/download:",
-                          help="One new release: fresh noise that is never recorded, floating-point-safe "
-                                "(snapping) sampler. Each download is a new release and spends ε again.")
+                          help="One new release: fresh noise that is never recorded, drawn with the floating-point-"
+                                "safe sampler stated above. Each download is a new release and spends ε again.")
     download_deferred("Demonstration release (seed)", _demonstration_csv,
                       (cur.series, _first_release(summ), cur.landmarks, mechanism, origin), container=d2,
                       file_name=f"demonstration_{scheme}_seed{int(ss[state.SEED])}.csv", mime="text/csv",
@@ -249,12 +298,12 @@ def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list
                       help="Repetition 1 as drawn on this page from the demonstration seed: reproducible, so anyone "
                             "with the seed can remove its noise — for teaching, never to hand out.")
     json_download("Landmark set (JSON)", landmark_json(cur), "landmarks.json", key="dl_landmarks_s", container=d3)
-    config = state.run_config(cur)
-    json_download("RunConfig (JSON)", config.to_json(), "runconfig.json", key="dl_runconfig", container=d4)
+    saved = config.run_config(cur)
+    json_download("RunConfig (JSON)", saved.to_json(), "runconfig.json", key="dl_runconfig", container=d4)
     from lmdk.present.reproduce import schemes_script
 
     name = (ss.get(state.UPLOAD_FILE_NAME) or "YOUR_FILE") if ss[state.SOURCE] == "upload" else None
-    st.download_button("Reproduce in Python (script)", data=schemes_script(config, data_path=name),
+    st.download_button("Reproduce in Python (script)", data=schemes_script(saved, data_path=name),
                        file_name="reproduce_schemes.py", mime="text/x-python", key="dl_script", on_click="ignore",
                        icon=":material/code:", help="A short script with the lmdk Python API that prints this view's "
                                                     "MAE and Theorem 2 verdicts (same demonstration seed).")
@@ -279,9 +328,50 @@ def _hand_out_csv(args) -> str:
     """A new release to hand out, drawn when its button is clicked: every click is a fresh release."""
     from lmdk.data import export
 
-    series, landmarks, scheme, epsilon, w, bound, private = args
-    return export.export_scheme_release(series, landmarks, scheme, epsilon, w=w, bound=bound,
-                                        private_columns=private).csv()
+    series, landmarks, scheme, epsilon, w, bound, private, protected, event = args
+    return export.export_scheme_release(series, landmarks, scheme, epsilon, w=w, bound=bound, relation=protected,
+                                        private_columns=private, event=event).csv()
+
+
+def _event(cur) -> str:
+    """What one event of the current series is called in statements ("hour", "location", …)."""
+    from lmdk.present.headlines import event_word, median_step_seconds
+
+    return event_word(cur.series.kind, median_step_seconds(cur.series.timestamps)).removesuffix("s")
+
+
+def statement_lines(cur, chosen: list[str], summaries: dict, mechanism: str) -> list[str] | None:
+    """The guarantee of the scheme a release to hand out starts with (for reports); None without a relation."""
+    from lmdk.data.export import sampler_for
+    from lmdk.data.statement import guarantee
+    from ui import relation
+
+    protected = relation.current(cur)
+    if protected is None:
+        return None
+    scheme = chosen[_default_export_scheme(chosen)]
+    said = guarantee(protected, scheme, float(st.session_state[state.EPSILON]), landmarks=int(cur.landmarks.size),
+                     sampler=sampler_for(mechanism), event=_event(cur), w=min(int(st.session_state[state.W]), cur.n),
+                     satisfies=summaries[scheme].satisfies)
+    return [f"A release of {scheme}:", *said.lines()]
+
+
+def guarantee_box(cur, protected, scheme: str, summ, mechanism: str) -> None:
+    """The statement a privacy officer signs, next to the download buttons: protected, not protected, sampler."""
+    from lmdk.data.export import sampler_for
+    from lmdk.data.statement import guarantee
+
+    if protected is None:
+        st.warning("No public range yet: a release to hand out needs the range of one value (sidebar, *What ε "
+                   "protects*). The views meanwhile protect changes of up to 1 unit (Δ = 1).",
+                   icon=":material/warning:")
+        return
+    said = guarantee(protected, scheme, float(st.session_state[state.EPSILON]), landmarks=int(cur.landmarks.size),
+                     sampler=sampler_for(mechanism), event=_event(cur), w=min(int(st.session_state[state.W]), cur.n),
+                     satisfies=summ.satisfies)
+    with st.container(border=True):
+        st.markdown("**What a release of *" + text.escape_markdown(scheme) + "* guarantees**")
+        st.markdown("\n".join(f"- {text.escape_markdown(line)}" for line in said.lines()))
 
 
 def _demonstration_csv(args) -> str:

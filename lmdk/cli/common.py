@@ -34,6 +34,7 @@ class Policy:
     seed: int | None
     dummies: dict | None = None
     draws: int = 1  # releases drawn: a RunConfig's repetitions, so a seeded stream matches the app's
+    relation: object = None  # lmdk.relation.Relation: what ε protects (Δ = its sensitivity)
 
 
 # --------------------------------------------------------------------------- input
@@ -118,7 +119,37 @@ def policy_from_args(args, series, cfg) -> Policy:
     repetitions = args.repetitions if args.repetitions is not None else 1
     draws = max(repetitions, cfg.repetitions if cfg is not None else 1)
     return Policy(L, scheme, mechanism, float(epsilon), w, repetitions, args.seed,
-                  cfg.dummies if cfg is not None else None, draws)
+                  cfg.dummies if cfg is not None else None, draws, relation_from_args(args, series, cfg))
+
+
+def relation_from_args(args, series, cfg=None):
+    """The neighbouring relation: --range/--up-to/--radius, else the config's, else the legacy --bound (values:
+    the range [−B, B]); None when nothing says what is protected (exports then refuse, demonstrations use Δ = 1)."""
+    from lmdk import relation
+
+    if series.kind == "contacts":
+        return relation.FLIP
+    low_high = getattr(args, "range", None)
+    up_to, radius_m = getattr(args, "up_to", None), getattr(args, "radius", None)
+    if series.kind == "values" and radius_m is not None:
+        raise ParameterError("--radius applies to locations; for values give --range LOW HIGH (and --up-to D)")
+    if series.kind == "trajectory" and (low_high is not None or up_to is not None):
+        raise ParameterError("--range/--up-to apply to values; for locations give --radius R (metres)")
+    if up_to is not None and low_high is None and not (cfg is not None and cfg.relation is not None):
+        raise ParameterError("--up-to D needs the public range too (--range LOW HIGH): values are clamped to it")
+    if low_high is not None or radius_m is not None:
+        low, high = low_high if low_high is not None else (None, None)
+        return relation.from_options(None, low=low, high=high, d=up_to, radius_m=radius_m,
+                                     unit=series.units or "", series_kind=series.kind)
+    if cfg is not None and cfg.relation is not None:
+        protected = relation.Relation.from_dict(cfg.relation)
+        if up_to is not None:
+            protected = relation.up_to(up_to, protected.low, protected.high, protected.unit)
+        return protected.check_kind(series.kind)
+    bound = getattr(args, "bound", None)
+    if series.kind == "values" and bound is not None:
+        return relation.public_range(-bound, bound, series.units or "")
+    return None
 
 
 def default_mechanism(series) -> str:
@@ -143,6 +174,27 @@ def write_table(frame, out: str | None, note: str | None = None) -> None:
         pq.write_table(table, path)
     else:
         path.write_text(text + frame.to_csv(index=False, lineterminator="\n"), encoding="utf-8")
+
+
+def event_word(series) -> str:
+    """What one event of ``series`` is called in statements ("hour", "fix", "event")."""
+    from lmdk.present.headlines import event_word as word, median_step_seconds
+
+    return word(series.kind, median_step_seconds(series.timestamps)).removesuffix("s")  # "hours" → "hour"
+
+
+def relation_flags(p: argparse.ArgumentParser) -> None:
+    """The neighbouring relation's flags: what ε protects (--range, --up-to for values; --radius for locations)."""
+    p.add_argument("--range", nargs=2, type=float, metavar=("LOW", "HIGH"),
+                   help="public range of one value, from the device or domain, never from the data (e.g. 0 25 for a "
+                        "25 kWh meter): any change of one event within it is protected (Δ = HIGH − LOW); values "
+                        "are clamped to it")
+    p.add_argument("--up-to", type=positive_float("--up-to"), metavar="D",
+                   help="protect only changes of one value of up to D units (Δ = D) instead of the whole range; "
+                        "every output then says so")
+    p.add_argument("--radius", type=positive_float("--radius"), metavar="R",
+                   help="locations: protect one location moved anywhere within R metres (planar Laplace with ε/R "
+                        "per metre)")
 
 
 def say(args, text: str) -> None:

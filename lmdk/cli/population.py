@@ -10,7 +10,8 @@ import sys
 import time
 
 from lmdk.cli.arguments import positive_float, positive_int, seed
-from lmdk.cli.common import EXIT_OK, EXIT_VIOLATION, read_json
+from lmdk.cli.common import EXIT_OK, EXIT_VIOLATION, read_json, relation_flags
+from lmdk.errors import ParameterError
 from lmdk.cli.ledger import ledger_flag, record_population
 
 EXAMPLES = """examples:
@@ -50,6 +51,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allow-violation", action="store_true", help="release even if a user's release violates "
                                                                        "Theorem 2")
     parser.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+    relation_flags(parser)
     ledger_flag(parser)
 
 
@@ -64,7 +66,30 @@ def _policy(args):
         policy = replace(policy, seed=args.seed)
     if args.mapping is not None:
         policy = replace(policy, mapping=read_json(args.mapping, "--mapping"))
+    protected = _relation(args, policy)
+    if protected is not None:
+        policy = replace(policy, relation=protected.to_dict(), sensitivity=protected.sensitivity)
     return policy
+
+
+def _relation(args, policy):
+    """--range/--up-to/--radius over the policy file's relation (None: leave the policy's)."""
+    from lmdk import relation
+
+    if args.radius is not None:
+        if args.range is not None or args.up_to is not None:
+            raise ParameterError("--radius (locations) and --range/--up-to (values) exclude each other")
+        return relation.radius(args.radius)
+    if args.range is None and args.up_to is None:
+        return None
+    base = relation.Relation.from_dict(policy.relation) if policy.relation is not None else None
+    low, high = args.range if args.range is not None else ((base.low, base.high) if base and base.low is not None
+                                                           else (None, None))
+    unit = base.unit if base is not None else ""
+    if low is None:
+        raise ParameterError("--up-to D needs the public range too (--range LOW HIGH or 'relation' in the policy)")
+    return relation.up_to(args.up_to, low, high, unit) if args.up_to is not None else relation.public_range(low, high,
+                                                                                                             unit)
 
 
 class _Bar:

@@ -10,20 +10,25 @@ from pathlib import Path
 import numpy as np
 
 from lmdk.cli.arguments import positive_float, positive_int, seed
-from lmdk.cli.common import (EXIT_OK, EXIT_VIOLATION, Policy, config_input_matches, load_input, policy_flags,
-                             policy_from_args, read_config, say, write_table)
+from lmdk.cli.common import (EXIT_OK, EXIT_VIOLATION, Policy, config_input_matches, event_word, load_input,
+                             policy_flags, policy_from_args, read_config, relation_flags, say, write_table)
 from lmdk.cli.ledger import ledger_flag, record_release
 from lmdk.errors import ParameterError
 
 RELEASE_EXAMPLES = """examples:
-  lmdk release sample:hue --scheme adaptive --epsilon 1 --landmarks percentile:20 --bound 10 --out released.csv
-  lmdk release meter.csv --config runconfig.json --bound 25 --out released.parquet
-  lmdk release trace.plt --scheme skip --epsilon 0.01 --landmarks stay:30min --bound 50000
+  lmdk release sample:hue --scheme adaptive --epsilon 1 --landmarks percentile:20 --range 0 25 --out released.csv
+  lmdk release meter.csv --scheme skip --epsilon 1 --landmarks below:0.5 --range 0 25 --up-to 2
+  lmdk release meter.csv --config runconfig.json --out released.parquet
+  lmdk release trace.plt --scheme skip --epsilon 1 --landmarks stay:30min --radius 200 --bound 50000
   lmdk release sample:hue --config runconfig.json --seed 0   # the app's demonstration view, reproducible
 
-Without --seed the noise comes from fresh OS entropy that is never recorded and the floating-point-safe
-snapping sampler (needs --bound B, a public limit of the values): a release to hand out. With --seed S
-the output is reproducible (a demonstration: anyone with the seed can remove the noise)."""
+What ε protects is part of the policy: --range LOW HIGH (values; any change of one event within the public
+range, Δ = HIGH − LOW), optionally --up-to D (only changes of up to D units, Δ = D), or --radius R (locations).
+Take them from the device or the domain, never from the data. Without --seed the noise comes from fresh OS
+entropy that is never recorded: values use the exact discrete Laplace on a 2^k grid (proof at every scale),
+locations the snapping sampler inside the public box --bound B. Every export carries the statement of what it
+protects and what it does not. With --seed S the output is reproducible (a demonstration: anyone with the seed
+can remove the noise)."""
 
 def run_release(series, policy: Policy):
     """(mechanism input, Release, origin) of ``policy`` on ``series``; fresh entropy unless a seed is set."""
@@ -34,8 +39,16 @@ def run_release(series, policy: Policy):
     x, _, origin = release_input(series, policy.landmarks)
     rng = scheme_rng(policy.seed, policy.scheme) if policy.seed is not None else np.random.default_rng()
     rel = schemes.release(x, policy.landmarks, policy.scheme, policy.epsilon, mechanism=policy.mechanism,
-                          repetitions=policy.draws, rng=rng, w=policy.w, dummies=policy.dummies)
+                          repetitions=policy.draws, rng=rng, w=policy.w, **view_options(policy))
     return x, rel, origin
+
+
+def view_options(policy: Policy) -> dict:
+    """``schemes.release`` options of a demonstration: the relation's Δ and the exports' sampler, as the app's
+    views, or the papers' Δ = 1 without a relation."""
+    from lmdk.relation import release_options
+
+    return {**release_options(policy.relation, policy.mechanism), "dummies": policy.dummies}
 
 
 def release_summary(series, policy: Policy, rel) -> dict:
@@ -90,13 +103,21 @@ def cmd_release(args) -> int:
             raise ParameterError("--repetitions applies to demonstration releases (--seed): every exported "
                                  "release spends ε again")
         exported = export_scheme_release(series, policy.landmarks, policy.scheme, policy.epsilon, w=policy.w,
-                                         bound=args.bound, private_columns=args.include_private_columns,
-                                         dummies=policy.dummies)
+                                         relation=policy.relation, bound=args.bound,
+                                         private_columns=args.include_private_columns, dummies=policy.dummies,
+                                         event=event_word(series))
         rel, table, note = exported.release, exported.frame, exported.note
     else:
+        if policy.relation is None and series.kind != "contacts":
+            say(args, "no --range/--radius given: this demonstration protects changes of up to 1 unit (Δ = 1, the "
+                      "papers' simplification)")
         _, rel, origin = run_release(series, policy)
         table, note = released_table(series, policy, rel, origin), None
     summary = release_summary(series, policy, rel)
+    if policy.seed is None:
+        summary["guarantee"] = exported.guarantee.to_dict()
+        summary["sensitivity"] = exported.relation.sensitivity
+        summary["sampler"] = exported.sampler
     if not summary["theorem2_holds"] and not args.allow_violation:
         say(args, _summary_line(summary))
         print(f"lmdk: refused: scheme {policy.scheme!r} violates the landmark-privacy policy; choose a scheme "
@@ -106,7 +127,8 @@ def cmd_release(args) -> int:
     record_release(args, series, policy, exported if policy.seed is None else None)
     say(args, _summary_line(summary))
     if note is not None:
-        say(args, note.lstrip("# "))
+        for line in note.splitlines():
+            say(args, line.lstrip("# "))
     else:
         say(args, f"demonstration seed {policy.seed}: anyone with it can regenerate and remove the noise — "
                    "do not hand this file out as a release")
@@ -118,16 +140,16 @@ def cmd_release(args) -> int:
 def configure(rel: argparse.ArgumentParser) -> None:
     """Add the ``release`` arguments to ``rel``."""
     policy_flags(rel)
+    relation_flags(rel)
     rel.add_argument("--repetitions", type=positive_int("--repetitions", 10_000),
                      help="independent releases to write (default 1). With --config the config's repetitions are "
                           "drawn, as in the app, and the first N written: repetition 1 is the app's download")
     rel.add_argument("--seed", type=seed, help="demonstration seed (reproducible, NOT safe to hand out; the "
-                                                "textbook sampler, as the app's views)")
+                                                "app's views: same relation and sampler)")
     rel.add_argument("--bound", type=positive_float("--bound"),
-                     help="public limit B of the values (|value| ≤ B; metres from the series' origin for "
-                          "locations) for the floating-point-safe snapping sampler of exports; required without "
-                          "--seed for values and locations — take it from the device (e.g. the meter's rating), "
-                          "never from the data")
+                     help="locations: the public box ±B metres around the series' centre for the snapping sampler "
+                          "(required for exported locations). Values: without --range, the public range [−B, B] "
+                          "(Δ = 2B; a meter reading 0..B is better served by --range 0 B)")
     rel.add_argument("--include-private-columns", action="store_true",
                      help="also write the budget, published and landmark columns (they reveal the landmark set)")
     rel.add_argument("--allow-violation", action="store_true", help="write a release that violates the policy")

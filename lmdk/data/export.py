@@ -106,52 +106,118 @@ def released_frame(series, release, landmarks, mechanism: str, origin=None, *, r
     return frame if private_columns else frame.drop(columns=list(PRIVATE_COLUMNS))
 
 
-def export_note(bound: float | None, epsilon: float, sensitivity: float, private_columns: bool) -> str:
-    """The metadata line of an exported release: how its noise was drawn and what it leaves out."""
-    from lmdk.snapping import snapping_epsilon
+def export_note(bound: float | None, epsilon: float, sensitivity: float, private_columns: bool,
+                guarantee=None) -> str:
+    """The metadata of an exported release: how its noise was drawn, what it leaves out, and (``guarantee``, a
+    :class:`lmdk.data.statement.Guarantee`) what it protects — one ``# `` line each."""
+    if guarantee is None:  # population exports of a locations/contacts fleet still describe their sampler alone
+        from lmdk.snapping import snapping_epsilon
 
-    sampler = ("snapping sampler (Mironov 2012), public bound ±" + f"{bound:g}, guaranteed ε′ = "
-               f"{snapping_epsilon(epsilon, bound, sensitivity)!r} for nominal ε = {epsilon:g}"
-               if bound is not None else "full-precision randomized response")
+        sampler = ("snapping sampler (Mironov 2012), public bound ±" + f"{bound:g}, guaranteed ε′ = "
+                   f"{snapping_epsilon(epsilon, bound, sensitivity)!r} for nominal ε = {epsilon:g}"
+                   if bound is not None else "full-precision randomized response")
+    else:
+        sampler = f"nominal ε = {epsilon:g}, sensitivity Δ = {sensitivity:g}"
     flags = ("INCLUDES the landmark/budget/published flags, which reveal the landmark set"
              if private_columns else "no landmark, budget or published flags (they would reveal the landmark set)")
-    return (f"# lmdk export: noise from fresh OS entropy, not recorded (this release cannot be regenerated); "
+    head = (f"# lmdk export: noise from fresh OS entropy, not recorded (this release cannot be regenerated); "
             f"{sampler}; {flags}; each export is a new release and spends ε again; landmark privacy takes the "
             f"landmark set as given by the policy: a set chosen from these values is not covered by ε")
+    if guarantee is None:
+        return head
+    return "\n".join([head, *("# " + line for line in guarantee.lines())])
 
 
 @dataclass(frozen=True)
 class ExportedRelease:
-    """One release that leaves the app: its table, its metadata line and the Release behind it (for accounting)."""
+    """One release that leaves the app: its table, its metadata lines, the Release behind it (for accounting)
+    and the signed statement of what it protects."""
 
     frame: pd.DataFrame
     note: str
     release: object
+    guarantee: object = None
+    relation: object = None
+    sampler: str = ""
 
     def csv(self) -> str:
-        """The file: the metadata line, then the table (read it with ``pandas.read_csv(comment="#")``)."""
+        """The file: the metadata lines, then the table (read it with ``pandas.read_csv(comment="#")``)."""
         return self.note + "\n" + self.frame.to_csv(index=False, lineterminator="\n")
 
 
-def export_scheme_release(series, landmarks, scheme: str, epsilon: float, *, w=None, bound: float | None = None,
-                          private_columns: bool = False, dummies=None, rng=None) -> ExportedRelease:
-    """One exported release: fresh entropy (unless ``rng`` is given, for tests) and the snapping sampler.
+def export_relation(series, relation=None, bound: float | None = None):
+    """The neighbouring relation of an export: the given one (checked against the series' kind), FLIP for contacts,
+    or — for values given only the legacy public bound B — the public range [−B, B]."""
+    from lmdk import relation as rel
 
-    ``bound``: the public limit B of |values| (metres from the series' origin for locations); required for
-    values and locations.
+    if series.kind == "contacts":
+        return rel.FLIP
+    if relation is not None:
+        return rel.Relation.from_dict(relation).check_kind(series.kind)
+    if series.kind == "values" and bound is not None:
+        return rel.public_range(-bound, bound, series.units or "")
+    if series.kind == "values":
+        raise ParameterError("an export needs the public range of one value (e.g. 0 to the meter's rating in kWh): "
+                             "it says what is protected and calibrates the noise; it must not be derived from the "
+                             "data")
+    raise ParameterError("an export of locations needs the protected radius in metres (e.g. 200: any location moved "
+                         "within 200 m is protected) and a public bound of the box around the series' centre")
+
+
+def sampler_for(mechanism: str) -> str:
+    """The floating-point-safe sampler of an export for ``mechanism``."""
+    return {"laplace": "discrete", "planar_laplace": "snapping"}.get(mechanism, "randomized_response")
+
+
+def _check_snapping(rel, sensitivity: float, bound: float) -> None:
+    """Mironov's condition λ = Δ/ε < B for every published budget, else a refusal naming what works."""
+    budgets = np.asarray(rel.budgets)[np.asarray(rel.published, dtype=bool)]
+    if budgets.size == 0:
+        return
+    smallest = float(budgets.min())
+    if sensitivity / smallest >= bound:
+        raise ParameterError(f"the snapping sampler's proof needs the noise scale Δ/ε_t = {sensitivity / smallest:.4g} m "
+                             f"below the public bound B = {bound:g} m at every timestamp; use a bound above "
+                             f"{sensitivity / smallest:.4g} m, a smaller radius, or a larger ε")
+
+
+def export_scheme_release(series, landmarks, scheme: str, epsilon: float, *, relation=None, w=None,
+                          bound: float | None = None, private_columns: bool = False, dummies=None,
+                          rng=None, event: str = "event") -> ExportedRelease:
+    """One exported release: fresh entropy (unless ``rng`` is given, for tests) and a floating-point-safe sampler.
+
+    ``relation``: the neighbouring relation (:class:`lmdk.relation.Relation` or its dict) — values need a public
+    range, locations a radius; contacts always flip one bit. ``bound``: for locations the public box ±B metres
+    around the series' centre (snapping); for values without a relation, the legacy public range [−B, B].
+    Values use the exact discrete Laplace (:mod:`lmdk.discrete_laplace`) with Δ = the relation's sensitivity.
     """
-    from lmdk import schemes
+    from lmdk import privacy, schemes
     from lmdk.data.mechanism_input import release_input
+    from lmdk.data.statement import guarantee
     from lmdk.snapping import fresh_generator
 
     x, mechanism, origin = release_input(series, landmarks)
-    if mechanism != "randomized_response" and bound is None:
-        raise ParameterError("an export needs a public bound of the values (e.g. the meter's rating in kWh, or a "
-                             "radius in metres for locations); it must not be derived from the data")
+    protected = export_relation(series, relation, bound)
+    sampler = sampler_for(mechanism)
+    kwargs = {}
+    if mechanism == "laplace":
+        kwargs = {"sampler": "discrete", "value_range": protected.value_range, "sensitivity": protected.sensitivity}
+    elif mechanism == "planar_laplace":
+        if bound is None:
+            raise ParameterError("an export of locations needs a public bound B (metres around the series' centre, "
+                                 "e.g. the city's radius); it must not be derived from the data")
+        kwargs = {"sampler": "snapping", "bound": bound, "sensitivity": protected.sensitivity}
+    else:
+        kwargs = {"sampler": "snapping"}
     rel = schemes.release(x, landmarks, scheme, epsilon, mechanism=mechanism, repetitions=1,
-                          rng=rng if rng is not None else fresh_generator(), w=w, dummies=dummies,
-                          sampler="snapping", bound=bound)
+                          rng=rng if rng is not None else fresh_generator(), w=w, dummies=dummies, **kwargs)
+    if mechanism == "planar_laplace":
+        _check_snapping(rel, protected.sensitivity, bound)
+    worst = float(np.max(privacy.landmark_loss(np.atleast_2d(rel.budgets), landmarks))) if len(landmarks) else 0.0
+    statement = guarantee(protected, scheme, epsilon, landmarks=len(landmarks), sampler=sampler, event=event,
+                          w=rel.w, satisfies=worst + float(rel.selection_epsilon or 0) <= epsilon * (1 + 1e-9),
+                          dummies=dummies is not None, selection_epsilon=float(rel.selection_epsilon or 0))
     frame = released_frame(series, rel, landmarks, mechanism, origin, private_columns=private_columns)
-    note = export_note(bound if mechanism != "randomized_response" else None, epsilon, rel.sensitivity,
-                       private_columns)
-    return ExportedRelease(frame, note, rel)
+    note = export_note(bound if mechanism == "planar_laplace" else None, epsilon, protected.sensitivity,
+                       private_columns, statement)
+    return ExportedRelease(frame, note, rel, statement, protected, sampler)

@@ -47,6 +47,9 @@ class RunConfig:
     ``data``: "sample:<name>" (optionally ":seed=<k>" for the synthetic samples) or
     "sha256:<hex>" (``Series.source_hash`` of an upload); ``events``: n; ``s``: Laplacian-smoothing
     strength of the correlation (None: not used); ``dummies``: ``lmdk.dummies.selection.DummySpec`` fields.
+    ``relation``: what ε protects (:class:`lmdk.relation.Relation` as a dict); its Δ is ``sensitivity``, and runs
+    use the exports' sampler. A config saved before the relation was explicit has none: it protects changes of
+    up to ``sensitivity`` units (the papers' Δ = 1) with the textbook sampler, as it did (see ``relation_note``).
     """
 
     data: str
@@ -63,6 +66,7 @@ class RunConfig:
     sensitivity: float = 1.0
     version: str = field(default=__version__)
     mapping: dict | None = None  # the import mapping of an uploaded file (lmdk.data.mapping.ImportSpec fields)
+    relation: dict | None = None  # the neighbouring relation (lmdk.relation.Relation fields); None: a legacy config
 
     def __post_init__(self) -> None:
         """Validate every field; each message names the field and the allowed range."""
@@ -93,6 +97,16 @@ class RunConfig:
             raise ParameterError(f"sensitivity must be a finite number > 0, not {self.sensitivity!r}")
         if not isinstance(self.version, str) or not self.version:
             raise ParameterError(f"version must be the lmdk version string, not {self.version!r}")
+        if self.relation is not None:
+            from lmdk.relation import Relation
+
+            protected = Relation.from_dict(self.relation)
+            if abs(protected.sensitivity - float(self.sensitivity)) > 1e-12 * max(1.0, protected.sensitivity):
+                if self.sensitivity != 1.0:
+                    raise ParameterError(f"sensitivity {self.sensitivity!r} differs from the relation's Δ = "
+                                         f"{protected.sensitivity:g}; leave sensitivity out or make them equal")
+                object.__setattr__(self, "sensitivity", protected.sensitivity)
+            object.__setattr__(self, "relation", protected.to_dict())
         if self.mapping is not None:
             from lmdk.data.mapping import ImportSpec
 
@@ -169,6 +183,27 @@ class RunConfig:
                                  "from the app") from None
         return cls.from_dict(data)
 
+    # -- the neighbouring relation --------------------------------------------------------
+    def protected(self):
+        """The relation a run uses: the config's, or for a legacy config changes of up to ``sensitivity`` units."""
+        from lmdk import relation
+
+        if self.relation is not None:
+            return relation.Relation.from_dict(self.relation)
+        if self.mechanism == "randomized_response":
+            return relation.FLIP
+        return relation.legacy(self.sensitivity)
+
+    @property
+    def relation_note(self) -> str | None:
+        """For a config saved before the relation was explicit: which default it gets, in words; else None."""
+        if self.relation is not None or self.mechanism == "randomized_response":
+            return None
+        unit = "metres" if self.mechanism == "planar_laplace" else ("unit" if self.sensitivity == 1 else "units")
+        return (f"this configuration was saved before the protected change was explicit: it protects changes of up "
+                f"to {self.sensitivity:g} {unit} (Δ = {self.sensitivity:g}, the papers' simplification) with the "
+                "textbook sampler; set a public range (or radius) to protect any value")
+
     # -- running ------------------------------------------------------------------------
     def check_series(self, series) -> None:
         """Raise unless ``series`` is the data this config refers to (content hash and length)."""
@@ -200,12 +235,23 @@ class RunConfig:
             scheme: schemes.release(
                 x, np.asarray(self.landmarks, dtype=np.int64), scheme, self.epsilon,
                 mechanism=self.mechanism, repetitions=self.repetitions, rng=scheme_rng(self.seed, scheme),
-                w=self.w, sensitivity=self.sensitivity, dummies=self.dummies)
+                w=self.w, **self.release_options())
             for scheme in self.schemes
         }
+
+    def relation_options(self) -> dict:
+        """Keyword arguments of ``lmdk.schemes.release`` the relation fixes: Δ, sampler and public range."""
+        from lmdk.relation import release_options
+
+        if self.relation is None:  # a legacy configuration: as it ran when it was saved
+            return {"sensitivity": self.sensitivity}
+        return release_options(self.protected(), self.mechanism)
+
+    def release_options(self) -> dict:
+        """``relation_options`` plus the dummy-landmark options: everything ``release`` passes on."""
+        return {**self.relation_options(), "dummies": self.dummies}
 
 
 def sample_reference(name: str, seed: int = 0) -> str:
     """The ``data`` string of a bundled sample (the seed matters for the synthetic ones only)."""
     return f"sample:{name}" if name == "hue" or seed == 0 else f"sample:{name}:seed={int(seed)}"
-

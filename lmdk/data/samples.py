@@ -39,6 +39,8 @@ class SampleInfo:
     synthetic: bool
     description: str
     default_n: int | None
+    relation: dict | None = None  # the public neighbouring relation of the sample (lmdk.relation.Relation fields)
+    relation_source: str = ""  # where that public fact comes from (never the data)
 
 
 SAMPLES: dict[str, SampleInfo] = {
@@ -46,12 +48,14 @@ SAMPLES: dict[str, SampleInfo] = {
         "hue", "HUE smart meter, residence 1 (real)", "values", False,
         "Real hourly electricity use (kWh) of residence 1 of the HUE data set (BC Hydro, British "
         "Columbia, from 2012-06-01; Makonin, CC BY 4.0). The paper uses the first 1,000 hours.",
-        1000),
+        1000, {"kind": "range", "low": 0.0, "high": 25.0, "unit": "kWh"},
+        "a residential service of 100 A at 240 V delivers at most 24 kW, so one hour reads at most 24 kWh"),
     "taxi": SampleInfo(
         "taxi", "Beijing taxi (synthetic)", "trajectory", True,
         "Synthetic taxi trace in Beijing imitating T-drive: a GPS fix about every 177 s, about "
         "623 m apart on average, with stops of varying length. Generated from a seed; not real data.",
-        1000),
+        1000, {"kind": "radius", "d": 200.0, "unit": "m"},
+        "a city block: whether the taxi stood at one address or another one within 200 m"),
     "contacts": SampleInfo(
         "contacts", "Bluetooth contacts (synthetic)", "contacts", True,
         "Synthetic Bluetooth contact log imitating the Copenhagen Networks Study: one scan every "

@@ -12,15 +12,11 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from lmdk.errors import DataError, ParameterError
-
-if TYPE_CHECKING:
-    from lmdk.data.mapping import ImportSpec
 
 KINDS = ("values", "trajectory", "contacts")
 COLUMNS = {"values": ("value",), "trajectory": ("lat", "lon"), "contacts": ("contact",)}
@@ -56,7 +52,7 @@ class Series:
     name: str = ""
     warnings: tuple[str, ...] = ()
     source_hash: str = ""
-    mapping: "ImportSpec | None" = None
+    mapping: object = None  # lmdk.data.mapping.ImportSpec (not imported: mapping builds Series)
 
     def __post_init__(self) -> None:
         """Check the invariants every consumer relies on."""

@@ -59,15 +59,40 @@ def _sorted(summary: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _note(policy: Policy, mechanism: str, bound: float | None, private: bool) -> str:
-    """The metadata line of the released files (export note, or the demonstration warning)."""
+def _note(policy: Policy, mechanism: str, bound: float | None, private: bool, statement=None) -> str:
+    """The metadata lines of the released files (export note with its guarantee, or the demonstration warning)."""
     from lmdk.data.export import export_note
 
     if policy.seed is not None:
         return (f"# lmdk population demonstration: seed {policy.seed} — anyone with it can regenerate and remove "
                 "the noise; do not hand these files out as a release")
-    return export_note(bound if mechanism != "randomized_response" else None, policy.epsilon, policy.sensitivity,
-                       private)
+    return export_note(bound if mechanism == "planar_laplace" else None, policy.epsilon, policy.sensitivity,
+                       private, statement)
+
+
+def export_relation(policy: Policy, kind: str, bound: float | None):
+    """The relation of a population export: the policy's, FLIP for contacts, the legacy --bound for values (the
+    range [−B, B]) or a 1 m radius for locations given only a box (as before the relation was explicit)."""
+    from lmdk import relation
+
+    protected = policy.protected(kind)
+    if protected is not None:
+        return protected
+    if bound is None:
+        what = "--range LOW HIGH (or 'relation' in the policy)" if kind == "values" else "--radius R and --bound B"
+        raise ParameterError(f"a population export needs what ε protects: {what}, from the device or the domain, "
+                             "never from the data. A demonstration with --seed needs none")
+    return relation.public_range(-bound, bound) if kind == "values" else relation.radius(1.0)
+
+
+def population_guarantee(policy: Policy, kind: str, protected, mechanism: str):
+    """The statement of a population export: the policy's guarantee for every user (their own landmark sets)."""
+    from lmdk.data.export import sampler_for
+    from lmdk.data.statement import guarantee
+
+    return guarantee(protected, policy.scheme, policy.epsilon, landmarks=None, sampler=sampler_for(mechanism),
+                     event={"values": "reading", "trajectory": "location", "contacts": "contact"}[kind], w=policy.w,
+                     dummies=policy.dummies is not None)
 
 
 def _out_folder(out) -> Path | None:
@@ -101,11 +126,21 @@ def release(table_or_path, policy, out=None, scheduler: str | None = None, worke
     pol = _policy(policy)
     source = open_source(table_or_path, pol.mapping)
     mechanism = pol.mechanism_for(source.kind)
-    sampler = "textbook" if pol.seed is not None else "snapping"
-    if sampler == "snapping" and mechanism != "randomized_response" and bound is None:
-        raise ParameterError("a population export needs a public bound of the values (--bound B: e.g. the meters' "
-                             "rating in kWh, or a radius in metres for locations); it must not be derived from the "
-                             "data. A demonstration with --seed needs none")
+    protected, statement, value_range = pol.protected(source.kind), None, None
+    if pol.seed is not None:  # a demonstration: the app's views (the relation's Δ and sampler, or Δ = 1)
+        from lmdk.relation import release_options
+
+        options = release_options(protected, mechanism)
+        sampler, value_range = options.get("sampler", "textbook"), options.get("value_range")
+    else:
+        protected = export_relation(pol, source.kind, bound)
+        if mechanism == "planar_laplace" and bound is None:
+            raise ParameterError("a population export of locations needs --bound B, the public box in metres "
+                                 "around each user's mean point (e.g. the city's radius)")
+        pol = replace(pol, relation=protected.to_dict(), sensitivity=protected.sensitivity)
+        sampler = {"laplace": "discrete", "planar_laplace": "snapping"}.get(mechanism, "snapping")
+        value_range = protected.value_range if mechanism == "laplace" else None
+        statement = population_guarantee(pol, source.kind, protected, mechanism)
     private = pol.seed is not None if private_columns is None else bool(private_columns)
     folder = _out_folder(out)
     staging = folder / f".{RELEASED}-staging" if folder is not None else None
@@ -113,8 +148,9 @@ def release(table_or_path, policy, out=None, scheduler: str | None = None, worke
         shutil.rmtree(staging)
     job = Job(kind=source.kind, mechanism=mechanism, rule=pol.landmarks, scheme=pol.scheme, epsilon=pol.epsilon,
               w=pol.w, dummies=pol.dummies, seed=pol.seed, sensitivity=pol.sensitivity, sampler=sampler,
-              bound=bound if sampler == "snapping" else None, released=str(staging) if staging else None,
-              private_columns=private, note=_note(pol, mechanism, bound, private), batch_cells=batch_cells)
+              bound=bound if sampler == "snapping" and mechanism != "randomized_response" else None,
+              released=str(staging) if staging else None, private_columns=private,
+              note=_note(pol, mechanism, bound, private, statement), batch_cells=batch_cells, value_range=value_range)
     report = progress or (lambda users, events: None)
     address = engine.scheduler_address(scheduler)
     if address is None and workers is None:
@@ -125,7 +161,10 @@ def release(table_or_path, policy, out=None, scheduler: str | None = None, worke
     summary = _sorted(summary)
     totals = aggregates(summary)
     totals.update(scheme=pol.scheme, epsilon=pol.epsilon, mechanism=mechanism, landmark_rule=pol.landmarks,
-                  kind=source.kind, sampler=sampler, demonstration_seed=pol.seed, source=source.description)
+                  kind=source.kind, sampler=sampler, demonstration_seed=pol.seed, source=source.description,
+                  sensitivity=pol.sensitivity, relation=protected.label() if protected is not None else
+                  "changes of up to 1 unit (Δ = 1, the papers' simplification)",
+                  guarantee=statement.to_dict() if statement is not None else None)
     refused = totals["violated"] > 0 and not allow_violation
     released = None
     if folder is not None:

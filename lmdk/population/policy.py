@@ -38,6 +38,8 @@ class Policy:
     ``seed`` None: every user's noise comes from fresh OS entropy that is never recorded (a release to hand
     out, snapping sampler); an integer: a reproducible demonstration (anyone with the seed removes the noise).
     ``mapping``: an import mapping (``lmdk.data.ImportSpec`` fields) saying how to read the input's columns.
+    ``relation``: the neighbouring relation, e.g. ``{"kind": "range", "low": 0, "high": 25, "unit": "kWh"}``;
+    exports of values and locations need one (a policy without it is a demonstration of Δ = ``sensitivity``).
     """
 
     landmarks: str
@@ -49,6 +51,7 @@ class Policy:
     seed: int | None = None
     sensitivity: float = 1.0
     mapping: dict | None = None
+    relation: dict | None = None  # what ε protects (lmdk.relation.Relation fields); its Δ is the sensitivity
 
     def __post_init__(self) -> None:
         """Validate every field; each message names the field and what is allowed."""
@@ -73,6 +76,18 @@ class Policy:
                                  f"not {self.seed!r}")
         if not _is_number(self.sensitivity) or self.sensitivity <= 0:
             raise ParameterError(f"policy: sensitivity must be a finite number > 0, not {self.sensitivity!r}")
+        if self.relation is not None:
+            from lmdk.relation import Relation
+
+            try:
+                protected = Relation.from_dict(self.relation)
+            except (ValueError, TypeError) as exc:
+                raise ParameterError(f"policy: relation: {exc}") from None
+            if self.sensitivity not in (1.0, protected.sensitivity):
+                raise ParameterError(f"policy: sensitivity {self.sensitivity!r} differs from the relation's Δ = "
+                                     f"{protected.sensitivity:g}; leave sensitivity out")
+            object.__setattr__(self, "sensitivity", protected.sensitivity)
+            object.__setattr__(self, "relation", protected.to_dict())
         if self.dummies is not None:
             from lmdk.data.runconfig import RunConfig
 
@@ -87,6 +102,16 @@ class Policy:
                 object.__setattr__(self, "mapping", ImportSpec.from_dict(self.mapping).to_dict())
             except (ValueError, TypeError) as exc:
                 raise ParameterError(f"policy: mapping (the import mapping): {exc}") from None
+
+    def protected(self, kind: str):
+        """The relation for a kind of series: the policy's (checked), FLIP for contacts, or None (not given)."""
+        from lmdk import relation
+
+        if kind == "contacts":
+            return relation.FLIP
+        if self.relation is None:
+            return None
+        return relation.Relation.from_dict(self.relation).check_kind(kind)
 
     @property
     def rule(self):

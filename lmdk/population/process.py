@@ -42,6 +42,7 @@ class Job:
     private_columns: bool
     note: str
     batch_cells: int = BATCH_CELLS
+    value_range: tuple[float, float] | None = None  # the relation's public range (values, discrete sampler)
 
 
 def summary_meta() -> pd.DataFrame:
@@ -221,7 +222,8 @@ def process_frame(frame: pd.DataFrame, job: Job) -> pd.DataFrame:
             x = real.astype(np.float64)
         rel = release_batch(x, real, b_lengths, job.scheme, job.epsilon, mechanism=job.mechanism,
                             generators=seeding.generators(job.seed, job.scheme, b_users), w=job.w,
-                            sensitivity=job.sensitivity, dummies=job.dummies, sampler=job.sampler, bound=job.bound)
+                            sensitivity=job.sensitivity, dummies=job.dummies, sampler=job.sampler, bound=job.bound,
+                            **({"value_range": job.value_range} if job.value_range is not None else {}))
         lost = dropped.reindex(b_users).fillna(0).to_numpy(np.int64)
         parts.append(batch_summary(b_users, x, real, rel, lost))
         if job.released is not None:

@@ -49,8 +49,12 @@ def median_step_seconds(timestamps) -> float | None:
 
 
 def schemes_headline(epsilon: float, n: int, n_landmarks: int, words: str, unit: str, mae: dict[str, float],
-                     satisfies: dict[str, bool]) -> str:
-    """Schemes & utility: which scheme protects the sensitive events at the smallest error, and by how much."""
+                     satisfies: dict[str, bool], protects: str | None = None) -> str:
+    """Schemes & utility: which scheme protects the sensitive events at the smallest error, and by how much.
+
+    ``protects``: the neighbouring relation in words (``lmdk.relation.Relation.protects``), said at the end so
+    the reader knows what "protection" means; the errors are those of the release handed out (same Δ, sampler).
+    """
     unit = f" {unit}" if unit else ""
     protecting = {s: e for s, e in mae.items() if satisfies.get(s)}
     winners = {s: e for s, e in protecting.items() if s != "user"} or protecting
@@ -70,6 +74,8 @@ def schemes_headline(epsilon: float, n: int, n_landmarks: int, words: str, unit:
         rival = min(better, key=better.get)
         text += (f" *{SCHEME_NAMES[rival]}* is more accurate still but does **not** protect the sensitive "
                  f"{words} together.")
+    if protects:
+        text += f" Protected: {protects}, at ε = {epsilon:g}."
     return text
 
 

@@ -47,10 +47,12 @@ LANDMARK_VERDICTS = ("(ε, L)-landmark privacy (Theorem 2)", "scheme", "worst Σ
 
 
 def html_report(title: str, headline: str, configuration: dict, verdicts: dict[str, tuple[bool, float]],
-                tables: dict, figures: list, description: dict, verdict_labels: tuple = LANDMARK_VERDICTS) -> str:
+                tables: dict, figures: list, description: dict, verdict_labels: tuple = LANDMARK_VERDICTS,
+                statement: list[str] | None = None) -> str:
     """The report as one HTML document. ``verdicts``: scheme → (satisfies Theorem 2, worst Σ over L ∪ {t});
     ``tables``: caption → pandas DataFrame; ``figures``: plotly figure specs (dicts; drawn interactively, offline);
-    ``verdict_labels``: (section title, name column, number column) of the verdict table."""
+    ``verdict_labels``: (section title, name column, number column) of the verdict table; ``statement``: the lines of
+    what a release guarantees (``lmdk.data.statement.Guarantee.lines``), a section of its own when given."""
     import plotly.io as pio
     from plotly.offline import get_plotlyjs
 
@@ -62,10 +64,13 @@ def html_report(title: str, headline: str, configuration: dict, verdicts: dict[s
     table_html = "".join(f"<h3>{html.escape(caption)}</h3>{frame.to_html(index=False, float_format=lambda v: f'{v:.4g}')}"
                          for caption, frame in tables.items())
     made = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    guarantee_html = ("<h2>What a release guarantees</h2><ul>" + "".join(f"<li>{html.escape(line)}</li>"
+                                                                        for line in statement) + "</ul>"
+                      if statement else "")
     return f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>{STYLE}</style><script>{get_plotlyjs()}</script></head><body>
 <h1>{html.escape(title)}</h1><p class="headline">{_emphasis(headline)}</p>
-<h2>Configuration</h2>{_table(configuration)}
+<h2>Configuration</h2>{_table(configuration)}{guarantee_html}
 <h2>{html.escape(verdict_labels[0])}</h2><table><tr><th>{html.escape(verdict_labels[1])}</th><th>verdict</th>
 <th>{html.escape(verdict_labels[2])}</th></tr>{verdict_rows}</table>
 <h2>Results</h2>{table_html}{charts}

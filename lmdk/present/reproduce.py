@@ -49,7 +49,8 @@ P = {matrix}
 {load}
 x, mechanism, _ = lmdk.views.release_input(series, config.landmarks)
 release = lmdk.release(x, config.landmarks, scheme, config.epsilon, mechanism=mechanism,
-                       repetitions=config.repetitions, rng=scheme_rng(config.seed, scheme), w=config.w)
+                       repetitions=config.repetitions, rng=scheme_rng(config.seed, scheme), w=config.w,
+                       **config.relation_options())  # what ε protects: Δ, sampler, public range
 budgets = release.budgets[0]  # repetition 1, as the page
 bpl, fpl, tpl = lmdk.temporal_privacy_loss(budgets, P)
 with_landmarks = lmdk.landmark_temporal_privacy_loss(budgets, config.landmarks, P)
@@ -182,7 +183,7 @@ masks, eps_pub, _ = dummies.landmark_sets_for_release(len(x), L, config.epsilon,
 for scheme in config.schemes:
     rng = np.random.default_rng([config.seed, scheme_order.index(scheme), 1])
     release = schemes.release(x, masks, scheme, eps_pub, mechanism=mechanism, repetitions=config.repetitions,
-                              rng=rng, w=config.w)
+                              rng=rng, w=config.w, **config.relation_options())
     print(f"{{scheme:<10}} MAE with dummies {{metrics.mae(x, release.values, mechanism).mean:.6g}}")
 '''
 

@@ -38,7 +38,7 @@ def test_population_command_refusals(tmp_path, capsys):
     _files(tmp_path, scheme="event")
     args = ["population", str(tmp_path / "meters.csv"), "--config", str(tmp_path / "policy.json"), "--quiet"]
     assert main(args + ["--out", str(tmp_path / "a")]) == 2  # an export without --bound
-    assert "needs a public bound" in capsys.readouterr().err
+    assert "needs what ε protects" in capsys.readouterr().err
     assert main(args + ["--out", str(tmp_path / "b"), "--seed", "1"]) == 3  # event violates Theorem 2
     assert "refused" in capsys.readouterr().err
     assert not (tmp_path / "b" / "released").exists() and (tmp_path / "b" / "summary.parquet").exists()

@@ -76,7 +76,9 @@ def test_unseeded_releases_are_fresh_and_record_no_entropy(tmp_path):
     b = population.release(small_fleet, policy, out=tmp_path / "b", bound=50.0)
     assert not np.array_equal(read_released(a.released)["released"], read_released(b.released)["released"])
     assert json.loads((tmp_path / "a" / "policy.json").read_text())["seed"] is None
-    assert a.aggregates["sampler"] == "snapping" and a.aggregates["demonstration_seed"] is None
+    assert a.aggregates["sampler"] == "discrete" and a.aggregates["demonstration_seed"] is None
+    assert a.aggregates["sensitivity"] == 100.0  # the legacy --bound 50 is the public range [−50, 50]
+    assert "any single reading's value, whatever it is between -50 and 50" in a.aggregates["guarantee"]["protected"]
     released = read_released(a.released)
     assert set(released.columns) == {"user", "timestamp", "released"}  # no columns that reveal L
     first = next(a.released.rglob("*.parquet"))  # the export note travels in every file's metadata

@@ -1,0 +1,94 @@
+"""The guarantee an export gives, in words a privacy officer can sign: what is protected, what is not, how.
+
+Every export carries it (CSV comment lines, Parquet metadata, the CLI's JSON summary, HTML reports, the app
+next to its downloads), built from the same facts as the release itself: the neighbouring relation
+(:mod:`lmdk.relation`), the scheme and its Theorem 2 verdict, the mechanism and the sampler.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SAMPLER_PROOFS = {
+    "discrete": ("exact discrete Laplace on a 2^k grid (Canonne, Kamath & Steinke 2020, Alg. 2), drawn from integer "
+                 "uniforms only; values clamped to the public range and rounded to the grid, so the proof holds at "
+                 "every scale and the output's low bits carry nothing"),
+    "snapping": ("planar Laplace from full-precision uniforms, snapped to a 2^k grid inside the public box "
+                 "(Mironov 2012's snapping; his theorem is one-dimensional, the planar version's bound is not "
+                 "proven here — only that the grid hides the low bits)"),
+    "randomized_response": ("randomized response with its flip decided by a full-precision uniform "
+                            "(the flip probability 1/(1+e^ε) is exact to a double's precision)"),
+    "textbook": "the textbook floating-point sampler (a demonstration: its low bits can leak, Mironov 2012)",
+}
+LANDMARK_SCHEMES = ("uniform", "skip", "adaptive")
+
+
+@dataclass(frozen=True)
+class Guarantee:
+    """The signed statement of one export: protected, not protected, sampler, and the full text."""
+
+    protected: str
+    not_protected: tuple[str, ...]
+    sampler: str
+    relation: str
+
+    def text(self) -> str:
+        """The statement as one paragraph."""
+        return (f"Protected: {self.protected}. Not protected: {'; '.join(self.not_protected)}. "
+                f"Sampler: {self.sampler}.")
+
+    def lines(self) -> list[str]:
+        """The statement as short lines (CSV comment lines, report paragraphs)."""
+        return [f"Protected: {self.protected}.", *(f"Not protected: {n}." for n in self.not_protected),
+                f"Sampler: {self.sampler}.", f"Neighbouring relation: {self.relation}."]
+
+    def to_dict(self) -> dict:
+        """JSON-ready (the CLI's summary, the population's aggregates, the ledger)."""
+        return {"protected": self.protected, "not_protected": list(self.not_protected), "sampler": self.sampler,
+                "relation": self.relation, "text": self.text()}
+
+
+def guarantee(relation, scheme: str, epsilon: float, *, landmarks: int | None, sampler: str, event: str = "event",
+              w: int | None = None, satisfies: bool = True, dummies: bool = False,
+              selection_epsilon: float = 0.0) -> Guarantee:
+    """The statement of a release of ``scheme`` at total ε under ``relation`` with ``landmarks`` landmarks (None:
+    each user of a population has their own landmark set)."""
+    what = relation.protects(event)
+    plural = f"{event}s"
+    count = f"{landmarks:,} " if landmarks is not None else ""
+    whose = "" if landmarks is not None else " of each user"
+    landmarks = 1 if landmarks is None else landmarks
+    eps = f"ε = {epsilon:g}"
+    if scheme == "user":
+        protected = f"{what}, and all {plural} of the series together, at {eps} (user level)"
+    elif scheme == "event":
+        protected = f"{what}, each {event} on its own at {eps} (event level)"
+    elif scheme == "w-event":
+        protected = f"{what}; any {w} consecutive {plural} together at {eps} (w-event level)"
+    else:
+        protected = f"{what}, at {eps}"
+    not_protected = []
+    if scheme in LANDMARK_SCHEMES or scheme == "user":
+        if satisfies and landmarks:
+            protected += (f"; all {count}landmark {plural}{whose} together with any one other {event} at {eps} "
+                          "((ε, L)-landmark privacy, Theorem 2)")
+        elif landmarks:
+            not_protected.append(f"the {count}landmark {plural}{whose} together: this release violates Theorem 2")
+    elif landmarks:
+        not_protected.append(f"the {count}landmark {plural}{whose} together: {scheme}-level privacy spends ε per "
+                             f"{event}, so k landmarks together are protected only at k·ε")
+    if landmarks and scheme != "user":
+        hide = ("dummy landmarks hide them among L′ (the selection's own ε is "
+                f"{selection_epsilon:g}, included in {eps})" if dummies else "no dummy landmarks hide them")
+        not_protected.append(f"which {plural} are landmarks: budgets and repeated values (Skip repeats the previous "
+                             f"value at every landmark) can reveal their positions; {hide}")
+    not_protected.append("a landmark set chosen by looking at these values: landmark privacy takes the set as given "
+                         "by the policy")
+    if relation.kind == "up_to":
+        not_protected.append(f"changes larger than {relation.d:g} {relation.unit}".rstrip() +
+                             ": a change of c units is protected only at c/d·ε")
+    if relation.kind == "radius":
+        not_protected.append(f"moves farther than {relation.d:g} m: a move of c metres is protected only at "
+                             f"c/{relation.d:g}·ε")
+    not_protected.append("other releases of the same data: each export spends ε again (see the ledger)")
+    return Guarantee(protected=protected, not_protected=tuple(not_protected),
+                     sampler=SAMPLER_PROOFS.get(sampler, sampler), relation=relation.label())

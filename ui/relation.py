@@ -1,0 +1,75 @@
+"""The neighbouring relation in the app: the source's public default, the sidebar controls, the view options.
+
+Every view, download, report and script of a session uses ``current(cur)``: one relation, one Δ, one sampler
+(``lmdk.relation.release_options``), so a preview is what a release to hand out gives.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from lmdk import relation as rel
+from ui import state
+
+SYNTHETIC_VALUES = {"kind": "range", "low": 0.0, "high": 20.0, "unit": "units"}  # AR(1) of mean 10, sd 2, by design
+SYNTHETIC_RADIUS_M = 200.0
+
+
+def default(cur) -> rel.Relation | None:
+    """The data source's public relation: a bundled sample's fact, the synthetic generator's design, or None for
+    an upload (its public range must come from the user, never from the data)."""
+    from lmdk.data import SAMPLES
+
+    kind = cur.series.kind
+    if kind == "contacts":
+        return rel.FLIP
+    ss = st.session_state
+    if ss[state.SOURCE] == "sample" and SAMPLES.get(ss[state.SAMPLE]) is not None:
+        fact = SAMPLES[ss[state.SAMPLE]].relation
+        return rel.Relation.from_dict(fact) if fact is not None else None
+    if ss[state.SOURCE] == "synthetic":
+        return rel.radius(SYNTHETIC_RADIUS_M) if kind == "trajectory" else rel.Relation.from_dict(SYNTHETIC_VALUES)
+    return None
+
+
+def current(cur) -> rel.Relation | None:
+    """The relation of this view: the user's settings over the source's default; None while an upload has no
+    public range yet (the views then use the papers' Δ = 1, and say so)."""
+    ss = st.session_state
+    kind = cur.series.kind
+    base = default(cur)
+    if kind == "contacts":
+        return rel.FLIP
+    if kind == "trajectory":
+        radius_m = ss.get(state.REL_RADIUS)
+        if radius_m is not None:
+            return rel.radius(radius_m)
+        return base
+    low = ss.get(state.REL_LOW) if ss.get(state.REL_LOW) is not None else (base.low if base else None)
+    high = ss.get(state.REL_HIGH) if ss.get(state.REL_HIGH) is not None else (base.high if base else None)
+    if low is None or high is None or not low < high:
+        return None
+    unit = cur.series.units or (base.unit if base else "")
+    if ss.get(state.REL_KIND) == "up_to":
+        d = ss.get(state.REL_D) if ss.get(state.REL_D) is not None else max((high - low) / 10.0, 1e-12)
+        return rel.up_to(d, low, high, unit)
+    return rel.public_range(low, high, unit)
+
+
+def options(cur, mechanism: str) -> tuple:
+    """``schemes.release`` options of the relation as a hashable tuple (a cache key of ``ui.cache``)."""
+    return tuple(sorted(rel.release_options(current(cur), mechanism).items()))
+
+
+def restore(cfg) -> str | None:
+    """Apply a loaded RunConfig's relation to the session; the note for a legacy config (or None)."""
+    ss = st.session_state
+    if cfg.relation is None:
+        return cfg.relation_note
+    protected = rel.Relation.from_dict(cfg.relation)
+    if protected.kind == "radius":
+        ss[state.REL_RADIUS] = protected.d
+    elif protected.kind in ("range", "up_to"):
+        ss[state.REL_KIND], ss[state.REL_LOW], ss[state.REL_HIGH] = protected.kind, protected.low, protected.high
+        if protected.kind == "up_to":
+            ss[state.REL_D] = protected.d
+    return None
