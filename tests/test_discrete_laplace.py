@@ -89,6 +89,19 @@ def test_lockstep_rows_depend_on_their_own_generator_only():
         assert [s[r] for s in steps[:lengths[r]]] == alone
 
 
+def test_word_reduction_is_exactly_uniform_and_per_row():
+    """Uniform integers below m from 64-bit words: rejected words (here a quarter of them) are redrawn from the
+    entry's own row, so the law is uniform and a row's numbers do not depend on the other rows."""
+    high = 3 * 2**61  # 2^64 mod m = 2^62: words ≥ 3·2^62 are rejected
+    draw = dl._Draws([np.random.default_rng(1)])
+    out = draw(high, np.arange(N))
+    assert out.min() >= 0 and stats.chisquare(np.bincount(out >> 61, minlength=3)).pvalue > ALPHA
+    rows = np.repeat([0, 1, 2], [500, 0, 700])
+    many = dl._Draws([np.random.default_rng(s) for s in (4, 5, 6)], rows)(high, np.arange(rows.size))
+    assert np.array_equal(many[:500], dl._Draws([np.random.default_rng(4)])(high, np.arange(500)))
+    assert np.array_equal(many[500:], dl._Draws([np.random.default_rng(6)])(high, np.arange(700)))
+
+
 @pytest.mark.parametrize(("num", "den"), [(0, 1), (1, 3), (1, 1), (7, 3), (5, 1), (999, 1000)])
 def test_bernoulli_exp_frequencies(num, den):
     draws = dl.bernoulli_exp(np.full(N, num), den, np.random.default_rng(num + 17 * den))

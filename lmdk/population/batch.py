@@ -104,17 +104,15 @@ def _draw(mechanism: str, sampler: str, lengths: np.ndarray, n: int, mask: np.nd
 
 
 def _discrete_cells(x, budgets, published, valid, lengths, sensitivity: float, value_range, generators) -> np.ndarray:
-    """``schemes.discrete_cells`` per user: each user's published cells from that user's Generator, in order."""
+    """``schemes.discrete_cells`` per user, all users at once: each user's published cells drawn from that user's
+    Generator, in order (``lmdk.discrete_laplace.discrete_laplace_rows``)."""
     from lmdk import discrete_laplace as dl
 
     cells = published & valid
     values = np.array(x, dtype=np.float64)
     cal = dl._calibrate(budgets[cells], sensitivity, *value_range)
-    z = np.empty(cal.scale.shape, dtype=np.int64)
-    ends = np.cumsum(cells.sum(axis=1)).tolist()
-    for gen, start, end in zip(generators, [0] + ends[:-1], ends):
-        z[start:end] = dl.discrete_laplace(cal.scale[start:end], 1, gen)
-    values[cells] = dl.on_grid(values[cells], cal, z)
+    rows = np.repeat(np.arange(cells.shape[0]), cells.sum(axis=1))
+    values[cells] = dl.on_grid(values[cells], cal, dl.discrete_laplace_rows(cal.scale, rows, generators))
     return values
 
 
@@ -140,8 +138,8 @@ def release_batch(x, landmarks, lengths, scheme: str, epsilon, *, mechanism: str
     scheme = schemes._check_scheme(scheme)
     eps = schemes._total_epsilon(epsilon)
     delta = validate_sensitivity(sensitivity)
-    if mechanism != "laplace" and delta != 1.0:
-        raise ParameterError(f"sensitivity applies to the laplace mechanism only; leave it at 1.0 for {mechanism}")
+    if mechanism == "randomized_response" and delta != 1.0:
+        raise ParameterError("sensitivity does not apply to randomized response (one bit flips); leave it at 1.0")
     if sampler not in ("textbook", "snapping", "discrete"):
         raise ParameterError(f"sampler must be 'textbook', 'discrete' or 'snapping', not {sampler!r}")
     discrete = schemes._discrete_range(value_range, mechanism) if sampler == "discrete" else None
@@ -158,6 +156,7 @@ def release_batch(x, landmarks, lengths, scheme: str, epsilon, *, mechanism: str
     post = draw = None
     if discrete is not None:
         x = np.clip(x, *discrete)
+        base = np.clip(base, *discrete)  # as schemes.release: the public default lies in the public range
         if scheme == "adaptive":
             from lmdk.discrete_laplace import LockstepNoise
 
@@ -167,7 +166,7 @@ def release_batch(x, landmarks, lengths, scheme: str, epsilon, *, mechanism: str
 
         b = snapping.validate_bound(bound)
         x = np.clip(x, -b, b)
-        per_coordinate = delta if mechanism == "laplace" else 1.0
+        per_coordinate = delta  # planar: Δ/ε per coordinate (Δ = the protected radius), as schemes.release
         post = lambda noisy, budget: snapping.snap(noisy, per_coordinate / budget, b)  # noqa: E731
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # padded cells only
         if scheme == "adaptive":
