@@ -30,7 +30,9 @@ def test_api_reference_builds_from_docstrings(tmp_path):
                           capture_output=True, text=True, timeout=300, env=env, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     for page in ("lmdk.html", "lmdk/schemes.html", "lmdk/data.html", "lmdk/tpl.html", "lmdk/priste.html",
-                 "lmdk/dummies.html", "lmdk/experiments.html", "lmdk/cli.html"):
+                 "lmdk/dummies.html", "lmdk/experiments.html", "lmdk/cli.html", "lmdk/cli/release.html",
+                 "lmdk/present.html", "lmdk/present/report.html", "lmdk/relation.html", "lmdk/ledger.html",
+                 "lmdk/discrete_laplace.html", "lmdk/data/statement.html"):
         assert (tmp_path / page).is_file(), page
     schemes = (tmp_path / "lmdk" / "schemes.html").read_text(encoding="utf-8")
     assert 'id="release"' in schemes and "Theorem 2" in (tmp_path / "lmdk" / "privacy.html").read_text(encoding="utf-8")

@@ -7,6 +7,4 @@ Exit codes: 0 done; 2 bad input or arguments (one line naming the field and the 
 from __future__ import annotations
 
 from lmdk.cli.common import EXIT_INPUT, EXIT_OK, EXIT_VIOLATION
-from lmdk.cli.main import build_parser, main
-
-__all__ = ["EXIT_INPUT", "EXIT_OK", "EXIT_VIOLATION", "build_parser", "main"]
+from lmdk.cli.main import build_parser, main  # noqa: F401 (the `lmdk` entry point is lmdk.cli:main)

@@ -27,4 +27,8 @@ __all__ = [
     "DataError", "DataTooLargeError", "Detection", "ImportSpec", "detect", "HUE_TIMEZONE", "KINDS", "MAX_BYTES", "MAX_ROWS",
     "NON_PARTICIPANT", "NOTHING_FOUND", "RunConfig", "SAMPLES", "Series", "export_release",
     "from_contacts", "from_trajectory", "from_values", "load_series", "release_frame", "sample",
+    # modules of the API reference: exports and what they guarantee, import mappings, run configurations
+    "export", "statement", "mapping", "runconfig", "mechanism_input",
 ]
+
+from lmdk.data import export, mapping, mechanism_input, runconfig, statement  # noqa: E402
