@@ -6,5 +6,5 @@ Exit codes: 0 done; 2 bad input or arguments (one line naming the field and the 
 """
 from __future__ import annotations
 
-from lmdk.cli.common import EXIT_INPUT, EXIT_OK, EXIT_VIOLATION
+from lmdk.cli.common import EXIT_INPUT, EXIT_OK, EXIT_VIOLATION  # noqa: F401 (the exit codes scripts test)
 from lmdk.cli.main import build_parser, main  # noqa: F401 (the `lmdk` entry point is lmdk.cli:main)

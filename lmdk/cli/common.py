@@ -64,6 +64,21 @@ def load_input(text: str, cfg=None, mapping_file: str | None = None):
     return series
 
 
+def report_loading(args, text: str, series) -> None:
+    """Say how INPUT was read (the detected mapping) and every loader warning; ``--strict`` makes a warning an
+    error (exit 2) instead, so a script never releases data the loader had to guess about."""
+    if text.startswith(SAMPLE_PREFIX):
+        return
+    how = series.mapping.summary() if getattr(series, "mapping", None) is not None else "the strict reader"
+    warnings = tuple(getattr(series, "warnings", ()) or ())
+    if getattr(args, "strict", False) and warnings:
+        raise ParameterError(f"INPUT {text!r}: {len(warnings)} loader warning(s) with --strict: "
+                             + " | ".join(warnings) + " — fix the file or pass --mapping FILE")
+    say(args, f"read {text} as: {how} ({len(series):,} events, {series.kind})")
+    for warning in warnings:
+        say(args, f"warning: {warning}")
+
+
 def read_bytes(path: str, flag: str) -> bytes:
     try:
         return Path(path).read_bytes()
@@ -217,4 +232,6 @@ def policy_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--landmarks", metavar="RULE", help="landmark rule: " + RULE_HELP.replace("%", "%%"))
     p.add_argument("--w", type=positive_int("--w", 10_000_000), help="window of the w-event scheme")
     p.add_argument("--out", metavar="FILE", help="output .csv or .parquet (default: CSV on standard output)")
+    p.add_argument("--strict", action="store_true", help="treat every loader warning (averaged rows, dropped "
+                                                         "repeats, a guessed column) as an error")
     p.add_argument("--quiet", action="store_true", help="print nothing but errors")

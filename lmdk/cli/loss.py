@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from lmdk.cli.common import (EXIT_OK, Policy, config_input_matches, load_input, policy_flags, policy_from_args,
+                             report_loading,
                              read_config, say, write_table)
 from lmdk.errors import ParameterError
 
@@ -57,6 +58,7 @@ def cmd_loss(args) -> int:
     if cfg is not None:
         config_input_matches(cfg, args.input)
     series = load_input(args.input, cfg, args.mapping)
+    report_loading(args, args.input, series)
     args.seed, args.repetitions = None, 1
     policy = policy_from_args(args, series, cfg)
     P, label = correlation_matrix(args.correlation)

@@ -11,7 +11,8 @@ import numpy as np
 
 from lmdk.cli.arguments import positive_float, positive_int, seed
 from lmdk.cli.common import (EXIT_OK, EXIT_VIOLATION, Policy, config_input_matches, event_word, load_input,
-                             policy_flags, policy_from_args, read_config, relation_flags, say, write_table)
+                             policy_flags, policy_from_args, read_config, relation_flags, report_loading, say,
+                             write_table)
 from lmdk.cli.ledger import ledger_flag, record_release
 from lmdk.errors import ParameterError
 
@@ -97,6 +98,7 @@ def cmd_release(args) -> int:
     if cfg is not None:
         config_input_matches(cfg, args.input)
     series = load_input(args.input, cfg, args.mapping)
+    report_loading(args, args.input, series)
     policy = policy_from_args(args, series, cfg)
     if policy.seed is None:
         if policy.repetitions > 1:
