@@ -34,6 +34,18 @@ with st.sidebar:
                      **widgets.bind(state.EPSILON))
     st.number_input("w (window of w-event privacy)", min_value=1, max_value=state.W_MAX, **widgets.bind(state.W))
     st.number_input("Demonstration seed", min_value=0, step=1, **widgets.bind(state.SEED))
+    if pop_kind := getattr(population.population(), "kind", None):
+        st.markdown("**What ε protects**")
+        if pop_kind == "values":
+            fleet = ss[state.POP_SOURCE] == "fleet"
+            c1, c2 = st.columns(2)
+            c1.number_input("low", step=1.0, **widgets.bind(state.REL_LOW),
+                            placeholder=f"{population.FLEET_RANGE[0]:g} (default)" if fleet else "e.g. 0")
+            c2.number_input("high", step=1.0, **widgets.bind(state.REL_HIGH),
+                            placeholder=f"{population.FLEET_RANGE[1]:g} (default)" if fleet else "the meters' rating")
+        elif pop_kind == "trajectory":
+            st.number_input("Protected radius (m)", min_value=0.001, step=50.0, **widgets.bind(state.REL_RADIUS),
+                            placeholder=f"{population.RADIUS_M:g} (default)")
 
 if ss.get("_pop_error"):
     st.error(ss["_pop_error"])
@@ -63,7 +75,12 @@ if not chosen:
 eps, w, seed = float(ss[state.EPSILON]), int(ss[state.W]), int(ss[state.SEED])
 try:
     with st.spinner("Releasing every user's series…"):
-        table = population.summaries(pop, rule, chosen, eps, w, seed)
+        protected = population.relation(pop, ss[state.POP_SOURCE] == "fleet")
+        if protected is None:
+            st.warning("Enter the public range of one reading (sidebar, *What ε protects*; from the meters' "
+                       "rating, never from the data). Until then every user's release protects changes of up to "
+                       "1 unit (Δ = 1).")
+        table = population.summaries(pop, rule, chosen, eps, w, seed, protected)
 except ValueError as exc:
     st.error(str(exc))
     st.stop()
@@ -73,7 +90,9 @@ unit = {"values": "kWh" if ss[state.POP_SOURCE] == "fleet" else "value units", "
 from lmdk.population.explore import flagged, headline  # noqa: E402
 
 st.markdown(f"##### {headline(table, chosen, eps, unit)}")
-st.caption(f"{pop.description} · rule `{rule}` · ε = {eps:g} · one release per user, demonstration seed {seed}.")
+st.caption(f"{pop.description} · rule `{rule}` · ε = {eps:g} · protected: "
+           f"{protected.label() if protected is not None else 'changes of up to 1 unit (Δ = 1)'} · one release per "
+           f"user, demonstration seed {seed}.")
 
 st.subheader("Per-user error, per scheme")
 st.plotly_chart(charts_population.mae_distribution(table, chosen, unit=unit, epsilon=eps), key="pop_mae",

@@ -12,7 +12,7 @@ from ui.chart_figure import _figure
 from ui.chart_panels import _rug, _stacked
 from ui.chart_style import SCHEME_COLOURS, _common_layout, number, rgba
 
-ABSOLUTE_RANGE = (-5.0, 1.3)  # log10 of the shared εₜ axis: 10⁻⁵ … 20, every budget the app can produce at n ≤ 400
+ABSOLUTE_RANGE = (-5.0, 2.3)  # log10 of the shared εₜ axis: 10⁻⁵ … 200, every budget the app can produce at n ≤ 400
 BAR_LIMIT = 400  # above this many timestamps, budget bars are drawn as a filled step line (same look, faster)
 
 

@@ -87,15 +87,40 @@ def on_upload(key: str) -> None:
     ss[state.POP_RULE] = None  # the new data's default rule
 
 
-def summaries(pop: Population, rule: str, schemes: tuple, epsilon: float, w: int, seed: int):
-    """Per-user summaries of every scheme (lmdk.population.explore.compare_schemes), memoised in the session."""
+FLEET_RANGE = (0.0, 25.0)  # kWh: the synthetic meters' public range, as the HUE sample's (a 100 A, 240 V service)
+RADIUS_M = 200.0
+
+
+def relation(pop: Population, fleet: bool):
+    """What ε protects for this population: the sidebar's public range / radius over the source's default."""
+    from lmdk import relation as rel
+
+    ss = st.session_state
+    if pop.kind == "contacts":
+        return rel.FLIP
+    if pop.kind == "trajectory":
+        return rel.radius(ss.get(state.REL_RADIUS) or RADIUS_M)
+    low = ss.get(state.REL_LOW) if ss.get(state.REL_LOW) is not None else (FLEET_RANGE[0] if fleet else None)
+    high = ss.get(state.REL_HIGH) if ss.get(state.REL_HIGH) is not None else (FLEET_RANGE[1] if fleet else None)
+    if low is None or high is None or not low < high:
+        return None
+    unit = "kWh" if fleet else ""
+    if ss.get(state.REL_KIND) == "up_to" and ss.get(state.REL_D) is not None:
+        return rel.up_to(ss[state.REL_D], low, high, unit)
+    return rel.public_range(low, high, unit)
+
+
+def summaries(pop: Population, rule: str, schemes: tuple, epsilon: float, w: int, seed: int, protected=None):
+    """Per-user summaries of every scheme (lmdk.population.explore.compare_schemes), memoised in the session;
+    ``protected``: the relation (its Δ and sampler calibrate every user's release, as an export's)."""
     from lmdk.population import Policy
     from lmdk.population.explore import compare_schemes
 
     memo = st.session_state.setdefault(state.POP_RESULTS, {})
-    key = (pop.token, rule, schemes, epsilon, w, seed)
+    key = (pop.token, rule, schemes, epsilon, w, seed, protected)
     if key not in memo:
-        policy = Policy(landmarks=rule, scheme=schemes[0], epsilon=epsilon, w=w, seed=seed)
+        policy = Policy(landmarks=rule, scheme=schemes[0], epsilon=epsilon, w=w, seed=seed,
+                        relation=protected.to_dict() if protected is not None else None)
         memo[key] = compare_schemes(pop.source, policy, schemes)
         while len(memo) > MEMO_MAX:
             memo.pop(next(iter(memo)))

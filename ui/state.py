@@ -20,8 +20,9 @@ N_MIN = 10
 REPETITIONS_MAX = 200  # repetitions of every release; repetitions × n × schemes stays ≤ 12 M numbers
 EPSILON_OPTIONS = (
     0.01, 0.015, 0.02, 0.03, 0.05, 0.07, 0.1, 0.15, 0.2, 0.3, 0.5, 0.7,
-    1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0,
-)  # the log-scale ε slider (roughly 1–1.5–2–3–5–7 per decade)
+    1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0, 30.0, 50.0, 70.0, 100.0,
+)  # the log-scale ε slider (roughly 1–1.5–2–3–5–7 per decade); up to 100, since an honest Δ (the public range)
+#    needs large ε for small errors and the planner's answers must be reachable
 W_MAX = 1_000
 SEED_MAX = 2**31 - 1
 
