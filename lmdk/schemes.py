@@ -182,6 +182,9 @@ def _forward_fill(noisy: np.ndarray, published: np.ndarray, default: np.ndarray)
     return np.where(before_first, default, filled)
 
 
+_FAST_FORWARD = True  # tests switch it off to compare with the plain step-by-step loop
+
+
 def _adaptive(x, mask, eps, mechanism, sensitivity, noise, default, post=None, lengths=None, draw=None):
     """Adaptive scheme (§3.2, Figure 4), vectorised over repetitions, one step per timestamp.
 
@@ -189,7 +192,8 @@ def _adaptive(x, mask, eps, mechanism, sensitivity, noise, default, post=None, l
     (reps, n, 2): lmdk.population runs users in lockstep); ``lengths`` (reps,) marks timestamps ≥ lengths[r]
     of row r as padding (neither landmark nor regular; their outputs are meaningless). ``draw(t, x_t, budget, pub)``
     (laplace only; ``noise`` is then None): the noisy values of step t at the step's budgets, needed only where
-    ``pub`` (the exact discrete Laplace, whose integer scale depends on the budget, is drawn only there);
+    ``pub`` (the exact discrete Laplace, whose integer scale depends on the budget, is drawn only there; steps at
+    which no row publishes and that are no row's landmark are filled without calling it);
     ``post(noisy, budget)``: applied after either.
 
     Budget management: every release is reserved ε/(|L|+1). A landmark that is published spends the
@@ -237,7 +241,30 @@ def _adaptive(x, mask, eps, mechanism, sensitivity, noise, default, post=None, l
     # np.copyto(..., where=) instead of np.where: ~2× faster on (reps,) arrays, this loop is the hot path.
     # At a timestamp that is no repetition's landmark, share, pool and level are untouched (their updates
     # add 0), so that bookkeeping is skipped there: same numbers, about half the work.
-    for t in range(n):
+    # Fast-forward: from a timestamp that no repetition publishes at and that is no repetition's landmark up to
+    # the next publication or landmark, every step only repeats the last release at the level R (no noise is
+    # looked at, ``draw`` is not needed, nothing else changes) — filled as one slice: the same numbers, and a
+    # long series whose Adaptive samples rarely costs its publications and landmarks, not its length.
+    landmark_steps = np.flatnonzero(any_landmark)
+    t = 0
+    while t < n:
+        if _FAST_FORWARD and next_pub.min() > t:  # nobody publishes at t
+            if not any_landmark[t]:
+                k = int(np.searchsorted(landmark_steps, t))
+                stop = min(int(next_pub.min()), int(landmark_steps[k]) if k < landmark_steps.size else n)
+                values[t:stop], budgets[t:stop], published[t:stop] = last, level, False
+                t = stop
+                continue
+            lm, frees = mask_t[t], frees_t[t]  # a landmark step without publication: its bookkeeping only
+            share = pool * inv_left[t]
+            budget = level.copy()
+            np.copyto(budget, share, where=lm)
+            values[t], budgets[t], published[t] = last, budget, False
+            freed = share * frees  # = the update below with pub all False
+            pool -= freed
+            level += freed
+            t += 1
+            continue
         pub = next_pub == t
         if any_landmark[t]:
             lm, frees = mask_t[t], frees_t[t]
@@ -275,6 +302,7 @@ def _adaptive(x, mask, eps, mechanism, sensitivity, noise, default, post=None, l
         np.copyto(grown, 1, where=evolving)
         np.copyto(interval, grown, where=pub)
         np.copyto(next_pub, interval + t, where=pub)
+        t += 1
     np.multiply(budgets, published, out=budgets)
     return np.moveaxis(values, 0, 1), budgets.T.copy(), published.T.copy()
 

@@ -28,7 +28,7 @@ __all__ = [
     "NON_PARTICIPANT", "NOTHING_FOUND", "RunConfig", "SAMPLES", "Series", "export_release",
     "from_contacts", "from_trajectory", "from_values", "load_series", "release_frame", "sample",
     # modules of the API reference: exports and what they guarantee, import mappings, run configurations
-    "export", "statement", "mapping", "runconfig", "mechanism_input",
+    "export", "statement", "mapping", "runconfig", "mechanism_input", "resample",
 ]
 
-from lmdk.data import export, mapping, mechanism_input, runconfig, statement  # noqa: E402
+from lmdk.data import export, mapping, mechanism_input, resample, runconfig, statement  # noqa: E402
