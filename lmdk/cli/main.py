@@ -12,6 +12,7 @@ from typing import Sequence
 
 from lmdk.cli import ledger as ledger_command
 from lmdk.cli import loss as loss_command
+from lmdk.cli import plan as plan_command
 from lmdk.cli import population as population_command
 from lmdk.cli import release as release_command
 from lmdk.cli.common import EXIT_INPUT, EXIT_OK
@@ -48,6 +49,13 @@ def build_parser() -> argparse.ArgumentParser:
                          formatter_class=argparse.RawDescriptionHelpFormatter)
     population_command.configure(pop)
     pop.set_defaults(func=population_command.run)
+
+    pln = sub.add_parser("plan", help="the smallest ε per scheme for the error you can accept",
+                         description="From a target error (mean absolute error overall, at landmarks or at regular "
+                                     "events, or within ±x with probability p) to the smallest ε of every scheme, "
+                                     "validated with the exports' sampler (MAE with its 95 % CI).",
+                         epilog=plan_command.PLAN_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    plan_command.configure(pln)
 
     led = sub.add_parser("ledger", help="total privacy spent by the exports recorded in a ledger (JSON)",
                          formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -67,6 +67,7 @@ class RunConfig:
     version: str = field(default=__version__)
     mapping: dict | None = None  # the import mapping of an uploaded file (lmdk.data.mapping.ImportSpec fields)
     relation: dict | None = None  # the neighbouring relation (lmdk.relation.Relation fields); None: a legacy config
+    target: dict | None = None  # the error one can accept (lmdk.plan.Target fields: error, at[, probability]) or None
 
     def __post_init__(self) -> None:
         """Validate every field; each message names the field and the allowed range."""
@@ -107,6 +108,10 @@ class RunConfig:
                                          f"{protected.sensitivity:g}; leave sensitivity out or make them equal")
                 object.__setattr__(self, "sensitivity", protected.sensitivity)
             object.__setattr__(self, "relation", protected.to_dict())
+        if self.target is not None:
+            from lmdk.plan import Target
+
+            object.__setattr__(self, "target", Target.from_dict(self.target).to_dict())
         if self.mapping is not None:
             from lmdk.data.mapping import ImportSpec
 

@@ -1,0 +1,200 @@
+"""``lmdk plan``: from the error one can accept to the smallest ε per scheme (lmdk.plan), as a table and JSON."""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from lmdk.cli.arguments import positive_float, positive_int, seed
+from lmdk.cli.common import (EXIT_OK, config_input_matches, default_mechanism, event_word, load_input, read_config,
+                             relation_flags, relation_from_args, report_loading, say)
+from lmdk.errors import ParameterError
+
+PLAN_EXAMPLES = """examples:
+  lmdk plan sample:hue --landmarks percentile:20 --range 0 25 --target-mae 0.5
+  lmdk plan sample:hue --landmarks percentile:20 --range 0 25 --target-mae 0.5 --at landmarks --json plan.json
+  lmdk plan meter.csv --landmarks below:0.5 --range 0 25 --within 1 --probability 0.9
+  lmdk plan sample:hue --landmarks percentile:20 --range 0 25 --target-mae 0.5 --tradeoff 25,10,2,1
+  lmdk plan sample:hue --config runconfig.json        # the config's landmarks, relation, w and target
+
+The JSON is {scheme: {"epsilon": ε or null, "achieved_mae": …, "ci95": [low, high], "feasible": true|false}}:
+epsilon is the smallest ε that meets the target (null when no ε does), achieved_mae the mean absolute error
+measured at that ε with the exports' sampler and ci95 its 95 % confidence interval (an infeasible scheme: the
+lowest error it reaches, at the largest ε searched). The target is in the series' unit (values), metres
+(locations) or % wrong reports (contacts); --range/--up-to/--radius fix Δ and the public range as in
+lmdk release (without them: the papers' Δ = 1, no clamping). Event level and w-event with w < |L| + 1 meet the
+error but not landmark privacy: the Theorem 2 column says so."""
+
+
+def _number(value: float | None, digits: int = 3) -> str:
+    if value is None or not math.isfinite(value):
+        return "—"
+    return f"{value:.{digits}g}"
+
+
+def _pm(mean: float, ci: tuple[float, float]) -> str:
+    """"0.502 ± 0.005" (half the 95 % interval)."""
+    if not all(math.isfinite(v) for v in ci):
+        return _number(mean, 4)
+    return f"{mean:.4g} ± {(ci[1] - ci[0]) / 2:.2g}"
+
+
+def plan_table(result, unit: str) -> str:
+    """The plan as an aligned text table: ε needed, achieved error ± half its 95 % interval, method, Theorem 2."""
+    within = result.target.probability is not None
+    head = ["scheme", "ε needed", f"achieved MAE ({unit}, ± 95 % CI)"]
+    if within:
+        head.append(f"share within ±{result.target.error:g}")
+    head += ["method", "Theorem 2"]
+    rows = []
+    for name, p in result.schemes.items():
+        if not p.feasible:
+            eps = "infeasible"
+        elif p.any_epsilon:
+            eps = f"any (≥ {p.epsilon:g})"
+        else:
+            eps = _number(p.epsilon, 3)
+        row = [name, eps, _pm(p.achieved_mae, p.ci95)]
+        if within:
+            row.append(_pm(p.achieved_probability, p.probability_ci95) if p.achieved_probability is not None else "—")
+        row += [p.method, "satisfies" if p.satisfies else "violates"]
+        rows.append(row)
+    widths = [max(len(str(r[i])) for r in [head] + rows) for i in range(len(head))]
+    lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in [head] + rows]
+    notes = [f"{name}: {p.note}" for name, p in result.schemes.items() if not p.feasible or p.any_epsilon]
+    return "\n".join(lines + notes) + "\n"
+
+
+def tradeoff_table(table: dict, current: float, unit: str) -> str:
+    """ε per scheme (columns) for each protected change Δ (rows)."""
+    names = list(next(iter(table.values())))
+    head = [f"Δ ({unit})".strip()] + names
+    rows = []
+    for d, row in table.items():
+        label = f"{d:g}" + (" (current)" if abs(d - current) <= 1e-12 * max(1.0, current) else "")
+        rows.append([label] + ["infeasible" if row[s] is None else _number(row[s], 3) for s in names])
+    widths = [max(len(str(r[i])) for r in [head] + rows) for i in range(len(head))]
+    return "\n".join("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in [head] + rows) + "\n"
+
+
+def _sensitivities(text: str) -> list[float]:
+    try:
+        values = [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise ParameterError(f"--tradeoff must be numbers > 0 separated by commas (e.g. 25,10,2), not {text!r}") from None
+    if not values or any(not math.isfinite(v) or v <= 0 for v in values):
+        raise ParameterError(f"--tradeoff must be numbers > 0 separated by commas (e.g. 25,10,2), not {text!r}")
+    return values
+
+
+def _counts(result) -> str:
+    """"40" or "40–160": the validation runs' repetitions."""
+    counts = sorted({p.repetitions for p in result.schemes.values()})
+    return f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
+
+
+def target_from_args(args, cfg):
+    """The target: --target-mae X, or --within X --probability P, else the config's; --at overrides where."""
+    from lmdk.plan import Target
+
+    if args.target_mae is not None and args.within is not None:
+        raise ParameterError("give either --target-mae X or --within X --probability P, not both")
+    if args.within is not None or args.probability is not None:
+        if args.within is None or args.probability is None:
+            raise ParameterError("--within X needs --probability P (e.g. --within 1 --probability 0.9), and back")
+        return Target(error=args.within, at=args.at or "all", probability=args.probability)
+    if args.target_mae is not None:
+        return Target(error=args.target_mae, at=args.at or "all")
+    if cfg is not None and cfg.target is not None:
+        target = Target.from_dict(cfg.target)
+        return Target(error=target.error, at=args.at or target.at, probability=target.probability)
+    raise ParameterError("no target: pass --target-mae X (the mean absolute error you can accept, in the series' "
+                         "unit) or --within X --probability P, or a --config that has one")
+
+
+def cmd_plan(args) -> int:
+    """``lmdk plan``: load, mark landmarks, plan every scheme, print the table, write the JSON."""
+    from lmdk import landmarks as lmk
+    from lmdk import plan as planner
+    from lmdk.data.mechanism_input import release_input
+
+    cfg = read_config(args.config) if args.config else None
+    if cfg is not None:
+        config_input_matches(cfg, args.input)
+    series = load_input(args.input, cfg, args.mapping)
+    report_loading(args, args.input, series)
+    if args.landmarks is not None:
+        L = lmk.parse_rule(args.landmarks).indices(series)
+    elif cfg is not None:
+        L = np.asarray(cfg.landmarks, dtype=np.int64)
+    else:
+        raise ParameterError("no landmarks: pass --landmarks RULE (e.g. percentile:20, or none) or --config")
+    target = target_from_args(args, cfg)
+    mechanism = default_mechanism(series)
+    protected = relation_from_args(args, series, cfg)
+    if protected is None:
+        say(args, "no --range/--radius given: the plan protects changes of up to 1 unit (Δ = 1, the papers' "
+                  "simplification) without a public range")
+    w = args.w if args.w is not None else (cfg.w if cfg is not None else None)
+    schemes = tuple(s for s in args.schemes.split(",") if s) if args.schemes else planner.PLAN_SCHEMES
+    x, _, _ = release_input(series, L)
+    result = planner.plan(x, L, target, mechanism=mechanism, relation=protected, schemes=schemes, w=w,
+                          repetitions=args.repetitions, rng=args.seed, tolerance=args.tolerance,
+                          dummies=cfg.dummies if cfg is not None else None)
+    unit = (series.units or "value units") if mechanism == "laplace" else result.unit
+    words = event_word(series) + "s"
+    print(f"target: {target.describe(unit, words)}; what ε protects: "
+          + (protected.label() if protected is not None else "changes of up to 1 unit (Δ = 1)")
+          + f"; n = {len(series):,}, |L| = {len(L):,}; validated with {_counts(result)} repetitions "
+            f"({result.sampler} sampler); tolerance ±{100 * result.tolerance:g} %")
+    sys.stdout.write(plan_table(result, unit))
+    if args.tradeoff:
+        table = planner.tradeoff(result, _sensitivities(args.tradeoff))
+        print(f"\nε needed for the same target when one {event_word(series)}'s change of up to Δ is protected "
+              f"(same public range; ε ∝ Δ):")
+        sys.stdout.write(tradeoff_table(table, result.sensitivity, unit))
+    if args.json:
+        Path(args.json).write_text(json.dumps(result.to_json(), indent=2, allow_nan=False), encoding="utf-8")
+        say(args, f"wrote {args.json}")
+    return EXIT_OK
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    """Add the ``plan`` arguments to ``p``."""
+    from lmdk.landmarks import RULE_HELP
+    from lmdk.plan import AT, TOLERANCE
+
+    p.add_argument("input", metavar="INPUT", help="a data file (CSV/TSV/Parquet/.plt/.dat …) or sample:hue|taxi|contacts")
+    p.add_argument("--config", metavar="FILE", help="a RunConfig JSON saved by the app: its landmarks, relation, w "
+                                                    "and target; flags below override it")
+    p.add_argument("--mapping", metavar="FILE", help="an import mapping JSON (how to read INPUT)")
+    p.add_argument("--landmarks", metavar="RULE", help="landmark rule: " + RULE_HELP.replace("%", "%%"))
+    p.add_argument("--target-mae", type=positive_float("--target-mae"), metavar="X",
+                   help="the mean absolute error you can accept, in the series' unit (kWh, metres, %% wrong reports)")
+    p.add_argument("--within", type=positive_float("--within"), metavar="X",
+                   help="instead: an event's error must stay within ±X …")
+    p.add_argument("--probability", type=float, metavar="P", help="… with probability at least P (0 < P < 1)")
+    p.add_argument("--at", choices=AT, help="where the error is measured: all events (default), the landmarks or the "
+                                            "regular events")
+    relation_flags(p)
+    p.add_argument("--bound", type=positive_float("--bound"),
+                   help="values without --range: the public range [−B, B] (Δ = 2B)")
+    p.add_argument("--w", type=positive_int("--w", 10_000_000), help="window of the w-event scheme (default: n)")
+    p.add_argument("--schemes", metavar="LIST", help="comma-separated schemes (default: all six)")
+    p.add_argument("--tradeoff", metavar="D1,D2,…", help="also print ε per scheme when changes of up to each Δ are "
+                                                         "protected instead (e.g. 25,10,2,1)")
+    p.add_argument("--repetitions", type=positive_int("--repetitions", 10_000),
+                   help="repetitions of the validation with the real sampler (default: automatic, about 40,000 "
+                        "measured events)")
+    p.add_argument("--tolerance", type=positive_float("--tolerance"), default=TOLERANCE,
+                   help=f"stated relative accuracy of the achieved error (default {TOLERANCE:g})")
+    p.add_argument("--seed", type=seed, default=0, help="seed of the search and validation noise (default 0; nothing "
+                                                         "is released)")
+    p.add_argument("--json", metavar="FILE", help="also write {scheme: {epsilon, achieved_mae, ci95, feasible}}")
+    p.add_argument("--strict", action="store_true", help="treat every loader warning as an error")
+    p.add_argument("--quiet", action="store_true", help="print nothing but the table and errors")
+    p.set_defaults(func=cmd_plan)
