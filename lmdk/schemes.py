@@ -21,6 +21,11 @@ from lmdk.privacy import landmark_mask
 from lmdk.rng import as_generator
 
 SCHEMES = ("event", "user", "w-event", "uniform", "skip", "adaptive")
+"""The landmark paper's schemes (§2.2, §3.2): what the app compares by default and the population runs."""
+BASELINE_SCHEMES = ("bd", "ba", "fast", "pegasus")
+"""The state of the art beside them (lmdk.baselines: w-event BD/BA, FAST, PeGaSus); not landmark-aware, values only,
+one series at a time — ``release`` dispatches to ``lmdk.baselines.release_baseline``."""
+ALL_SCHEMES = SCHEMES + BASELINE_SCHEMES
 
 ADAPTIVE_THRESHOLD = 1.0
 """Adaptive: the data trend counts as evolving when |o_t − o_prev| > θ·(scale_t + scale_prev)."""
@@ -57,8 +62,11 @@ class Release:
 
 def _check_scheme(scheme: str) -> str:
     """Validate a scheme name."""
+    if scheme in BASELINE_SCHEMES:
+        raise ParameterError(f"{scheme!r} (lmdk.baselines) runs through schemes.release on one series only: it is "
+                             "data-dependent (no allocate) and not part of population releases")
     if scheme not in SCHEMES:
-        raise ParameterError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
+        raise ParameterError(f"scheme must be one of {ALL_SCHEMES}, got {scheme!r}")
     return scheme
 
 
@@ -417,7 +425,15 @@ def release(
     ``value_range`` (low, high), which it requires; lmdk.discrete_laplace; randomized_response keeps its
     full-precision flip) or "snapping" (Mironov's floating-point-safe snapping with the public ``bound`` B on
     |values| — metres from the origin for locations; lmdk.snapping).
+    ``scheme`` may also be one of BASELINE_SCHEMES ("bd", "ba" with ``w``, "fast", "pegasus"): the published state of
+    the art, run by ``lmdk.baselines.release_baseline`` (values only; the landmarks are recorded, not used).
     """
+    if scheme in BASELINE_SCHEMES:  # issue 29: w-event BD/BA, FAST, PeGaSus — not landmark-aware
+        from lmdk.baselines import release_baseline
+
+        return release_baseline(series, landmarks, scheme, epsilon, mechanism=mechanism, repetitions=repetitions,
+                                rng=rng, w=w, sensitivity=sensitivity, dummies=dummies, default=default,
+                                sampler=sampler, bound=bound, value_range=value_range)
     scheme = _check_scheme(scheme)
     x = _prepare_series(series, mechanism)
     n = x.shape[0]

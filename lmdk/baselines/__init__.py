@@ -1,0 +1,110 @@
+"""The state of the art beside the landmark schemes: what a practitioner would otherwise deploy (issue 29).
+
+- ``bd``, ``ba``: w-event privacy, Budget Distribution and Budget Absorption (Kellaris et al., PVLDB 2014, Alg. 2–3;
+  :mod:`lmdk.baselines.bd_ba`) — any w consecutive events together at ε.
+- ``fast``: user level over the finite horizon, FAST (Fan & Xiong, TKDE 2014; :mod:`lmdk.baselines.fast`) — all
+  events together at ε.
+- ``pegasus``: event level, PeGaSus (Chen et al., CCS 2017; :mod:`lmdk.baselines.pegasus`) — each event at ε.
+
+They run through :func:`lmdk.schemes.release` (``schemes.release(x, L, "ba", ε, w=…)``) or :func:`release_baseline`
+and return the same :class:`lmdk.schemes.Release`: values, the ε each timestamp actually spends (BD/BA include their
+dissimilarity test's ε/(2w)), and where fresh noise was published. They are **not landmark-aware**: the landmark set is
+validated and kept in the Release (so Theorem 2's verdict can be computed from their budgets) but never changes what
+they do. Values (laplace) only, with the textbook or the exact discrete sampler (``sampler="discrete"``,
+``value_range``, ``sensitivity``: the same neighbouring relation as the landmark schemes).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from lmdk.errors import ParameterError
+
+BASELINES = ("bd", "ba", "fast", "pegasus")
+LEVEL = {"bd": "w-event", "ba": "w-event", "fast": "user", "pegasus": "event"}
+TITLES = {"bd": "BD (Kellaris et al. 2014)", "ba": "BA (Kellaris et al. 2014)", "fast": "FAST (Fan & Xiong 2014)",
+          "pegasus": "PeGaSus (Chen et al. 2017)"}
+PROTECTS = {  # what each protects, in words for the app and the exports' statement ({w}: the window)
+    "bd": "any {w} consecutive events together at ε (w-event privacy; Budget Distribution)",
+    "ba": "any {w} consecutive events together at ε (w-event privacy; Budget Absorption)",
+    "fast": "all events of the series together at ε (user level over the whole series)",
+    "pegasus": "each event on its own at ε (event level)",
+}
+NOT_LANDMARK_AWARE = ("it does not know the landmarks: it spends ε the same way whatever L is, so the landmarks "
+                      "together are protected only as its level allows")
+
+
+def protects(scheme: str, w: int | None = None) -> str:
+    """The plain sentence of what ``scheme`` protects (its level), with the window ``w`` for BD/BA."""
+    return PROTECTS[scheme].format(w=w if w is not None else "w")
+
+
+def release_baseline(series, landmarks, scheme: str, epsilon, *, mechanism: str = "laplace", repetitions: int = 1,
+                     rng=None, w=None, sensitivity: float = 1.0, dummies=None, default=None,
+                     sampler: str = "textbook", bound: float | None = None,
+                     value_range: tuple[float, float] | None = None, samples: int | None = None):
+    """Run baseline ``scheme`` ("bd", "ba", "fast", "pegasus") ``repetitions`` times; a :class:`lmdk.schemes.Release`.
+
+    Arguments as :func:`lmdk.schemes.release`; ``landmarks`` are validated and recorded, never used (see the module
+    docstring). ``w``: BD/BA's window (default: the whole series). ``samples``: FAST's M (default ⌈0.15·n⌉).
+    ``default``: BD/BA's public value before their first release. Refuses locations and contact bits, dummy
+    landmarks and the snapping sampler with a ParameterError saying why.
+    """
+    from lmdk import schemes
+    from lmdk.privacy import landmark_mask
+    from lmdk.rng import as_generator
+    from lmdk.baselines._noise import Noise
+
+    if scheme not in BASELINES:
+        raise ParameterError(f"baseline must be one of {BASELINES}, got {scheme!r}")
+    if mechanism != "laplace":
+        raise ParameterError(f"BD/BA/FAST/PeGaSus release values (laplace) only, not {mechanism!r}: their tests and "
+                             "filters are defined for numeric streams; use a landmark scheme for locations and contacts")
+    if dummies is not None:
+        raise ParameterError(f"{scheme} is not landmark-aware: dummy landmarks change nothing it does; leave "
+                             "dummies out")
+    if sampler not in ("textbook", "discrete"):
+        raise ParameterError(f"{scheme} draws with sampler 'textbook' or 'discrete' (exports of values: the exact "
+                             f"discrete Laplace with value_range), not {sampler!r}")
+    x = schemes._prepare_series(series, mechanism)
+    n = x.shape[0]
+    eps = schemes._total_epsilon(epsilon)
+    delta = schemes.validate_sensitivity(sensitivity)
+    reps = schemes._repetitions(repetitions)
+    window = None
+    if scheme in ("bd", "ba"):
+        window = schemes._window(w, n, "w-event")
+    base = schemes._default_value(default, x, mechanism)
+    mask = landmark_mask(landmarks, n)
+    if mask.ndim == 2 and mask.shape[0] not in (1, reps):
+        raise ParameterError(f"landmarks mask has {mask.shape[0]} rows but repetitions={reps}")
+    mask = np.broadcast_to(mask, (reps, n))
+    value_range_ = None
+    if sampler == "discrete":
+        value_range_ = schemes._discrete_range(value_range, mechanism)
+        x = np.clip(x, *value_range_)
+        base = np.clip(base, *value_range_)
+    noise = Noise(as_generator(rng), reps, n, delta, value_range_)
+    if scheme == "bd":
+        from lmdk.baselines.bd_ba import budget_distribution
+
+        values, budgets, published = budget_distribution(x, eps, window, noise, base)
+    elif scheme == "ba":
+        from lmdk.baselines.bd_ba import budget_absorption
+
+        values, budgets, published = budget_absorption(x, eps, window, noise, base)
+    elif scheme == "fast":
+        from lmdk.baselines.fast import fast, max_samples
+
+        if samples is not None and (isinstance(samples, bool) or not isinstance(samples, (int, np.integer))
+                                    or not 1 <= samples <= n):
+            raise ParameterError(f"samples (FAST's M) must be an integer in 1..n={n}, got {samples!r}")
+        values, budgets, published = fast(x, eps, noise, samples=samples if samples is not None else max_samples(n))
+    else:
+        from lmdk.baselines.pegasus import pegasus
+
+        values, budgets, published = pegasus(x, eps, noise)
+    arrays = {"values": values, "budgets": budgets, "published": published, "landmarks": np.array(mask)}
+    for arr in arrays.values():
+        arr.flags.writeable = False
+    return schemes.Release(**arrays, scheme=scheme, mechanism=mechanism, epsilon=eps, selection_epsilon=0.0,
+                           publishing_epsilon=eps, sensitivity=delta, w=window)
