@@ -1,0 +1,88 @@
+"""``lmdk.schemes.release`` with one series per repetition: the audit's correlated chains differ from trial to trial.
+
+For the schemes and samplers ``schemes.release`` itself implements (no dummies), this follows its code path step by
+step with one Generator — same budgets, same calibration, same draws in the same order — only ``x`` has a row per
+repetition (rows all equal to x give exactly ``schemes.release(x, …, repetitions, rng)``; tested). Anything else
+(dummy landmarks, snapping for locations, schemes added later) goes through ``lmdk.population.batch``, which is
+byte-identical per row to ``schemes.release`` with a Generator per row (slower: each row draws on its own).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from lmdk.rng import as_generator
+
+FAST = ("event", "user", "w-event", "uniform", "skip", "adaptive")
+
+
+@dataclass(frozen=True)
+class RowsRelease:
+    """What the audit reads of a release: values, budgets, published, mechanism and Δ."""
+
+    values: np.ndarray
+    budgets: np.ndarray
+    published: np.ndarray
+    mechanism: str
+    sensitivity: float
+
+
+def _batch(x, mask, scheme, epsilon, mechanism, gen, w, options) -> RowsRelease:
+    """The per-row Generator path (lmdk.population.batch)."""
+    from lmdk.population.batch import release_batch
+
+    reps, n = x.shape[:2]
+    generators = [np.random.default_rng(s) for s in np.random.SeedSequence(gen.integers(0, 2**63)).spawn(reps)]
+    rel = release_batch(x, np.broadcast_to(mask, (reps, n)).copy(), np.full(reps, n), scheme, epsilon,
+                        mechanism=mechanism, generators=generators, w=w, **options)
+    return RowsRelease(rel.values, rel.budgets, rel.published, mechanism, rel.sensitivity)
+
+
+def release_rows(x, landmarks, scheme: str, epsilon: float, *, mechanism: str, rng, w=None, **options) -> RowsRelease:
+    """Release row r of ``x`` ((reps, n) or (reps, n, 2)) as repetition r of ``scheme`` (see the module docstring)."""
+    from lmdk import schemes
+    from lmdk.mechanisms import perturb, unit_noise, validate_sensitivity
+    from lmdk.privacy import landmark_mask
+
+    x = np.asarray(x)
+    reps, n = x.shape[:2]
+    gen = as_generator(rng)
+    mask = landmark_mask(landmarks, n)
+    sampler = options.get("sampler", "textbook")
+    dummies = options.pop("dummies", None)
+    if dummies is not None or scheme not in FAST or (sampler == "snapping" and mechanism != "randomized_response"):
+        if dummies is not None:
+            options["dummies"] = dummies
+        return _batch(x, mask, scheme, epsilon, mechanism, gen, w, options)
+    eps = schemes._total_epsilon(epsilon)
+    delta = validate_sensitivity(options.get("sensitivity", 1.0))
+    window = schemes._window(w, n, scheme)
+    base = schemes._default_value(None, x[0], mechanism)
+    mask = np.broadcast_to(mask, (reps, n))
+    discrete = schemes._discrete_range(options.get("value_range"), mechanism) if sampler == "discrete" else None
+    noise = draw = None
+    if discrete is not None:
+        x, base = np.clip(x, *discrete), np.clip(base, *discrete)
+    elif sampler in ("snapping", "discrete"):
+        from lmdk import snapping
+
+        noise = snapping.unit_noise(mechanism, (reps, n), gen)
+    else:
+        noise = unit_noise(mechanism, (reps, n), gen)
+    if scheme == "adaptive":
+        if discrete is not None:
+            from lmdk.discrete_laplace import LockstepNoise
+
+            draw = schemes.discrete_step(LockstepNoise.from_generator(gen, reps, n), delta, discrete)
+        values, budgets, published = schemes._adaptive(x, mask, eps, mechanism, delta, noise, base, None, draw=draw)
+    else:
+        budgets = schemes._allocate_mask(scheme, mask, eps, window)
+        published = budgets > 0
+        if discrete is not None:
+            values = schemes.discrete_cells(x, budgets, published, delta, discrete, gen)
+        else:
+            values = perturb(mechanism, x, np.where(published, budgets, 1.0), noise, delta)
+        if not published.all():
+            values = schemes._forward_fill(values, published, base)
+    return RowsRelease(values, budgets, published, mechanism, delta)

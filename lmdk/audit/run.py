@@ -1,0 +1,310 @@
+"""``audit``: release a series and its worst neighbours thousands of times and measure what an attacker learns —
+the empirical privacy loss per neighbouring pair, the landmark-position attack with and without dummy landmarks,
+the value attack against e^ε/(1+e^ε), and (given a correlation strength s) the attack on a correlated series next
+to its temporal-privacy-loss bound.
+
+Every release goes through ``lmdk.schemes.release`` with ``lmdk.relation.release_options`` — the exports' Δ,
+sampler and public range — with repetitions as axis 0. The audit is an experiment: its randomness comes from
+``seed`` alone (one stream per scheme, part and chunk), so the same seed gives the same numbers.
+"""
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from lmdk.audit import correlation as corr
+from lmdk.audit import loss as loss_mod
+from lmdk.audit import neighbours as nb
+from lmdk.audit import positions as pos
+from lmdk.audit import values as val
+from lmdk.errors import LmdkError, ParameterError
+
+CHUNK = 500  # trials per release call (progress is reported between chunks; results do not depend on it)
+POSITION_TRIALS = 200  # releases per position-attack configuration (each gives an AUC over all n timestamps)
+PILOT = 64  # releases that pick the worst regular event and landmark (largest mean budget)
+PARTS = {"pilot": 0, "loss": 1, "positions": 2, "values": 3, "correlation": 4}
+DUMMY_METHODS = ("optimal", "heuristic", "partitioned", "random")
+Progress = Callable[[float, str], None]
+
+
+@dataclass(frozen=True)
+class PairResult:
+    """The empirical loss of one neighbouring pair beside what the policy claims for it."""
+
+    name: str
+    description: str
+    cells: tuple[int, ...]
+    claimed: float  # ε
+    spent: float  # mean Σ ε_t over the changed events (the scheme's own accounting, Theorem 2)
+    estimate: loss_mod.LossEstimate
+
+    def to_dict(self) -> dict:
+        """JSON-ready fields (the changed cells are listed only when few)."""
+        out = {"description": self.description, "epsilon_claimed": self.claimed, "budget_spent": self.spent,
+               **{f"epsilon_{k}": v for k, v in self.estimate.to_dict().items() if k in ("lower", "upper", "estimate")},
+               "event": self.estimate.event, "counts": list(self.estimate.counts)}
+        if len(self.cells) <= 3:
+            out["timestamps"] = list(self.cells)
+        else:
+            out["changed_events"] = len(self.cells)
+        return out
+
+
+@dataclass(frozen=True)
+class Audit:
+    """What one scheme's releases of one series leak: losses, position and value attacks, correlation."""
+
+    scheme: str
+    epsilon: float
+    trials: int
+    seed: int
+    confidence: float
+    relation: dict | None
+    n: int
+    landmarks: int
+    pairs: dict[str, PairResult]
+    positions: dict[str, object]  # "none" or a dummy method → PositionResult, or the reason it was not run
+    configured: str  # the positions entry of the policy as configured ("none" or its dummy method)
+    values: dict[str, val.GuessResult]
+    correlation: corr.CorrelationResult | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def worst(self) -> PairResult | None:
+        """The pair with the largest lower bound of the loss."""
+        return max(self.pairs.values(), key=lambda p: p.estimate.lower, default=None)
+
+    @property
+    def epsilon_lower(self) -> float:
+        """The largest lower confidence bound of the loss over the audited pairs."""
+        return self.worst.estimate.lower if self.worst else 0.0
+
+    @property
+    def epsilon_upper(self) -> float:
+        """The upper confidence bound of that pair's best event."""
+        return self.worst.estimate.upper if self.worst else 0.0
+
+    @property
+    def exceeds(self) -> bool:
+        """True when the measured lower bound is above the claimed ε: the release leaks more than it says."""
+        return self.epsilon_lower > self.epsilon * (1 + 1e-9)
+
+    def value_attack(self) -> val.GuessResult | None:
+        """The headline value attack: at the landmark if there is one, else at the regular event."""
+        return self.values.get("landmark") or self.values.get("regular")
+
+    def to_dict(self) -> dict:
+        """The audit as JSON-ready data (the keys of ``lmdk audit --json``)."""
+        def num(v):
+            return float(v) if v is not None and np.isfinite(v) else None
+
+        worst = self.worst
+        inference = self.positions.get(self.configured)
+        landmark = (inference.to_dict() if isinstance(inference, pos.PositionResult)
+                    else {"auc": None, "precision_at_k": None, "chance": self.landmarks / self.n,
+                          "note": str(inference)})
+        landmark["dummies"] = self.configured
+        landmark["by_dummies"] = {k: (v.to_dict() if isinstance(v, pos.PositionResult) else {"note": str(v)})
+                                  for k, v in self.positions.items()}
+        value = self.value_attack()
+        return {
+            "scheme": self.scheme, "epsilon_claimed": self.epsilon, "epsilon_lower": num(self.epsilon_lower),
+            "epsilon_upper": num(self.epsilon_upper),
+            "epsilon_estimate": num(worst.estimate.estimate) if worst else None,
+            "worst_neighbour": worst.name if worst else None, "exceeds_claim": self.exceeds,
+            "confidence": self.confidence, "trials": self.trials, "seed": self.seed, "relation": self.relation,
+            "events": self.n, "landmarks": self.landmarks,
+            "neighbours": {k: p.to_dict() for k, p in self.pairs.items()},
+            "landmark_inference": landmark,
+            "value_inference": ({**value.to_dict(), "by_event": {k: v.to_dict() for k, v in self.values.items()}}
+                                if value else None),
+            "correlation": self.correlation.to_dict() if self.correlation else None,
+            "notes": list(self.notes),
+        }
+
+
+def stream(seed: int, scheme: str, part: str, index: int = 0) -> np.random.Generator:
+    """The Generator of one part of one scheme's audit (independent streams, fixed by the seed)."""
+    return np.random.default_rng([int(seed), zlib.crc32(scheme.encode()), PARTS[part], int(index)])
+
+
+def _release(x, landmarks, scheme, epsilon, mechanism, w, options, trials, seed, part, index, tick, columns=None):
+    """``trials`` releases in chunks of CHUNK (each chunk its own stream), stacked along axis 0; only the timestamps
+    ``columns`` are kept when given (the changed events: the rest is drawn, as an export draws it, and dropped)."""
+    from types import SimpleNamespace
+
+    from lmdk import schemes
+
+    keep = slice(None) if columns is None else np.asarray(columns)
+    parts: dict[str, list] = {"values": [], "budgets": [], "published": [], "landmarks": []}
+    rel = None
+    for c, start in enumerate(range(0, trials, CHUNK)):
+        reps = min(CHUNK, trials - start)
+        rel = schemes.release(x, landmarks, scheme, epsilon, mechanism=mechanism, repetitions=reps,
+                              rng=stream(seed, scheme, part, index * 1000 + c), w=w, **options)
+        for name, arrays in parts.items():
+            arrays.append(np.asarray(getattr(rel, name))[:, keep])
+        tick(reps)
+    joined = {k: v[0] if len(v) == 1 else np.concatenate(v) for k, v in parts.items()}
+    return SimpleNamespace(**joined, mechanism=rel.mechanism, sensitivity=rel.sensitivity)
+
+
+class _Ticker:
+    """Turns finished releases into the progress fraction."""
+
+    def __init__(self, total: int, progress: Progress | None) -> None:
+        self.total, self.done, self.progress, self.text = max(total, 1), 0, progress, ""
+
+    def __call__(self, reps: int) -> None:
+        self.done += reps
+        if self.progress is not None:
+            self.progress(min(self.done / self.total, 1.0), self.text)
+
+
+def _validate(trials, confidence, prior, s) -> None:
+    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or not 100 <= trials <= 1_000_000:
+        raise ParameterError(f"trials must be an integer from 100 to 1,000,000 (releases per neighbour), got {trials!r}")
+    if not 0.5 <= confidence < 1:
+        raise ParameterError(f"confidence must lie in [0.5, 1), e.g. 0.95, got {confidence!r}")
+    if prior not in ("range", "histogram"):
+        raise ParameterError(f"prior must be 'range' (the public range's two ends) or 'histogram', got {prior!r}")
+    if s is not None and not (isinstance(s, (int, float)) and np.isfinite(s) and s > 0):
+        raise ParameterError(f"s (correlation strength) must be a number > 0 (smaller = stronger), got {s!r}")
+
+
+def _dummy_spec(dummies, method: str) -> dict:
+    """The DummySpec fields of ``method`` with the policy's share and utility (the paper's 1 %, position)."""
+    base = dummies if isinstance(dummies, dict) else (vars(dummies) if dummies is not None else {})
+    return {"method": method, "share": float(base.get("share", 0.01)), "utility": base.get("utility", "position")}
+
+
+def audit(series, landmarks, scheme: str, epsilon: float, *, relation=None, w=None, dummies=None,
+          trials: int = 2000, seed: int = 0, confidence: float = 0.95, prior: str = "range", s: float | None = None,
+          options: dict | None = None, position_trials: int = POSITION_TRIALS, dummy_methods=DUMMY_METHODS,
+          progress: Progress | None = None, event: str = "event") -> Audit:
+    """Audit ``scheme`` at ``epsilon`` on ``series`` (an lmdk Series) with landmarks L (see the module docstring).
+
+    ``relation``: what ε protects (:mod:`lmdk.relation`; values need a public range, locations a radius).
+    ``options``: the ``schemes.release`` calibration to audit — default ``release_options(relation, mechanism)``;
+    pass another (e.g. Δ = 1 on a 25-unit range) to audit a deliberately broken mechanism against the claim.
+    ``dummies``: the policy's dummy landmarks (a DummySpec or its dict), used in every release of the loss,
+    value and correlation parts; the position attack runs without dummies and with each of ``dummy_methods``.
+    ``s``: correlation strength of the correlation part (None: not run). ``progress(fraction, text)`` is called
+    between chunks of releases.
+    """
+    from lmdk import relation as rel_mod
+    from lmdk.data.mechanism_input import release_input
+    from lmdk.privacy import landmark_mask
+
+    _validate(trials, confidence, prior, s)
+    L = np.asarray(landmarks, dtype=np.int64).ravel()
+    x, mechanism, _ = release_input(series, L)
+    n = len(x)
+    mask = landmark_mask(L, n)
+    if options is None:
+        options = rel_mod.release_options(relation, mechanism)
+    options = {k: v for k, v in options.items() if k != "dummies"}
+    if dummies is not None:
+        options["dummies"] = dummies
+    a, b = nb.values_ab(np.asarray(x, dtype=float), mechanism, relation)
+    methods = tuple(dummy_methods) if mask.any() and not mask.all() else ()
+    pilot = min(PILOT, trials)
+    hist = prior == "histogram" and mechanism == "laplace"
+    units = pilot + 4 * trials + len(methods + ("none",)) * position_trials + (trials if s is not None else 0)
+    tick = _Ticker(units + (val.HISTOGRAM_BINS * trials if hist else 0), progress)
+    notes: list[str] = []
+
+    tick.text = "choosing the worst events"
+    first = _release(x, L, scheme, epsilon, mechanism, w, options, pilot, seed, "pilot", 0, tick)
+    t, lm = nb.choose_cells(first.budgets, mask)
+    changed = np.union1d(L, [c for c in (t, lm) if c is not None]).astype(np.int64)
+    x_base = np.array(x, dtype=float)
+    x_base[changed] = a[changed]
+    if mechanism == "randomized_response":
+        x_base = x_base.astype(np.int64)
+    tick.text = "releasing the neighbours"
+    col = {int(c): i for i, c in enumerate(changed)}  # timestamp → column of the kept releases
+    ca, cb = a[changed], b[changed]
+    base = _release(x_base, L, scheme, epsilon, mechanism, w, options, trials, seed, "loss", 0, tick, changed)
+    pairs, stats = {}, {}
+    for i, pair in enumerate(nb.pairs(n, L, t, lm, epsilon, event), start=1):
+        x_pair = x_base.copy()
+        x_pair[pair.cells] = b[pair.cells]
+        other = _release(x_pair, L, scheme, epsilon, mechanism, w, options, trials, seed, "loss", i, tick, changed)
+        cols = np.array([col[int(c)] for c in pair.cells])
+        s0, s1 = nb.statistic(base, cols, ca, cb), nb.statistic(other, cols, ca, cb)
+        stats[pair.name] = (s0, s1)
+        spent = float(np.asarray(base.budgets)[:, cols].sum(axis=1).mean())
+        pairs[pair.name] = PairResult(pair.name, pair.description, tuple(int(c) for c in pair.cells), epsilon,
+                                      spent, loss_mod.empirical_epsilon(s0, s1, confidence))
+
+    values = {}
+    for name, cell in (("landmark", lm), ("regular", t)):
+        if cell is None or name not in stats:
+            continue
+        s0, s1 = stats[name]
+        budget = float(np.asarray(base.budgets)[:, col[cell]].mean())
+        if hist:
+            values[name] = _histogram_guess(series, x_base, cell, L, scheme, epsilon, mechanism, w, options, trials,
+                                            seed, relation, tick, name)
+            continue
+        ll = [np.stack([np.zeros_like(s0), s0], axis=1), np.stack([np.zeros_like(s1), s1], axis=1)]
+        success, ci = val.map_success(ll, [0.5, 0.5])
+        values[name] = val.GuessResult(success, ci, val.bound(epsilon, [0.5, 0.5]), 0.5, int(cell), "range",
+                                       trials, val.bound(budget, [0.5, 0.5]))
+    if prior == "histogram" and not hist:
+        notes.append("a histogram prior applies to values; the range prior (a fair binary guess) was used")
+
+    tick.text = "attacking the landmark positions"
+    positions: dict[str, object] = {}
+    plain = {k: v for k, v in options.items() if k != "dummies"}
+    for j, method in enumerate(("none",) + methods):
+        opts = plain if method == "none" else {**plain, "dummies": _dummy_spec(dummies, method)}
+        try:
+            rel = _release(x, L, scheme, epsilon, mechanism, w, opts, position_trials, seed, "positions", j, tick)
+        except LmdkError as exc:
+            positions[method] = f"not run: {exc}"
+            tick(position_trials)
+            continue
+        marked = float(np.asarray(rel.landmarks).sum(axis=1).mean())
+        positions[method] = pos.attack(np.asarray(rel.values), mask, marked)
+    if not mask.any() or mask.all():
+        notes.append("every event is a landmark or none is: there are no landmark positions to hide")
+    configured = "none"
+    if dummies is not None:
+        configured = dummies["method"] if isinstance(dummies, dict) else dummies.method
+
+    correlation = None
+    if s is not None:
+        tick.text = "attacking a correlated series"
+        a0, b0 = (a[0], b[0]) if mechanism != "planar_laplace" else (np.zeros(2), np.array([b[0, 0] - a[0, 0], 0.0]))
+        correlation = corr.attack(a0, b0, L, n, scheme, epsilon, float(s), trials, stream(seed, scheme, "correlation"),
+                                  options, mechanism, w)
+        tick(trials)
+    protected = relation.to_dict() if relation is not None else None
+    return Audit(scheme, float(epsilon), int(trials), int(seed), float(confidence), protected, n, int(mask.sum()),
+                 pairs, positions, configured, values, correlation, tuple(notes))
+
+
+def _histogram_guess(series, x_base, cell, L, scheme, epsilon, mechanism, w, options, trials, seed, relation, tick,
+                     name) -> val.GuessResult:
+    """The MAP guess of one event's value under the series' own histogram (a population's stand-in) as the prior."""
+    low, high = relation.value_range
+    prior = val.histogram(series.values, low, high)
+    loglik = []
+    budget = 0.0
+    for j, v in enumerate(prior.support):
+        xj = x_base.copy()
+        xj[cell] = v
+        rel = _release(xj, L, scheme, epsilon, mechanism, w, options, trials, seed, "values",
+                       (1 if name == "landmark" else 2) * 100 + j, tick, [cell])
+        budgets = np.asarray(rel.budgets)[:, 0]
+        budget = float(budgets.mean())
+        loglik.append(val.log_likelihood(np.asarray(rel.values)[:, 0], budgets, np.asarray(rel.published)[:, 0],
+                                         prior.support, mechanism, rel.sensitivity))
+    success, ci = val.map_success(loglik, prior.weights)
+    return val.GuessResult(success, ci, val.bound(epsilon, prior.weights), float(np.max(prior.weights)), int(cell),
+                           "histogram", trials, val.bound(budget, prior.weights))
