@@ -30,7 +30,8 @@ How each answer is found:
   scaled by Δ/ε_t, the input and the release clamped to the public range as the exports do), so the error is a
   smooth, monotone-in-expectation function of ε; all candidate ε of a pass run in one vectorised release (ε per
   row). Skip: a coarse pass over a wide log grid brackets the target, a fine pass (steps of 15 %) narrows it;
-  Adaptive: one pass of 33 ε (54 % apart; its cost is the n sequential steps, hardly the rows); then
+  Adaptive: one pass of 17 ε between half event level's and 4× uniform's ε (extended if the target lies beyond;
+  its cost is the n sequential steps, hardly the rows); then
   interpolation in log ε (and log MAE: a MAE falls like a power of ε) gives the answer. Schemes outside the six
   (baselines registered in :mod:`lmdk.schemes`) and dummy landmarks are searched the same way through
   :func:`lmdk.schemes.release` itself, with the same seed at every ε.
@@ -74,10 +75,11 @@ of about 1 % for Skip and 1.5 % for Adaptive on HUE), within the bounds below.""
 SEARCH_REPETITIONS = (8, 64)  # bounds of the automatic repetitions of a search's common random numbers
 VALIDATION_REPETITIONS = (5, 100)  # bounds of the automatic repetitions of the validation with the real sampler
 ADAPTIVE_CELLS = 4
-"""Adaptive gets 4× the repetitions (and 4× the bounds): a noisy release it republishes for up to 16 timestamps
-makes one repetition's MAE vary about 4× as much as Skip's (HUE: 19 % vs 4.5 % per repetition)."""
+"""Adaptive's search gets 4× the repetitions (up to 4× the upper bound): a noisy release it republishes for up to 16
+timestamps makes one repetition's MAE vary about 4× as much as Skip's (HUE: 19 % vs 4.5 % per repetition). Its
+validation keeps the common count: its wider interval is reported as it is."""
 COARSE_POINTS, FINE_POINTS = 13, 9  # a search's grids: 13 ε over 10^6 (×3.2 apart), then 9 in the bracket (×1.15)
-ADAPTIVE_POINTS = 33  # Adaptive's one pass (×1.54 apart): its cost is the n steps, hardly the rows
+ADAPTIVE_POINTS = 17  # Adaptive's one pass over its likely range (HUE: ×1.6 apart): its cost is the n steps
 SEARCH_SPAN = 1e3  # the coarse grid spans SEARCH_SPAN below and above the scheme's reference ε
 
 
@@ -447,16 +449,23 @@ def _crossing(s: _Setup, eps: np.ndarray, stat: np.ndarray, k: int) -> tuple[flo
     return math.exp(lo + frac * (hi - lo)), float(math.exp(at) if t.probability is None and a != stat[k] else at)
 
 
-def _search(s: _Setup, evaluate, reference: float, coarse: int = COARSE_POINTS,
-            fine: int = FINE_POINTS) -> tuple[float | None, bool, float]:
-    """(ε, any_epsilon, predicted): a log grid of ``coarse`` ε around ``reference`` (×/÷ SEARCH_SPAN), then
-    ``fine`` points between the two that bracket the target (none: interpolate on the coarse grid). The answer is
-    the last crossing: every larger ε of the grid meets the target."""
-    lo = max(EPSILON_MIN, reference / SEARCH_SPAN)
-    hi = min(EPSILON_MAX, reference * SEARCH_SPAN)
+def _search(s: _Setup, evaluate, wide: tuple[float, float], first: tuple[float, float] | None = None,
+            coarse: int = COARSE_POINTS, fine: int = FINE_POINTS) -> tuple[float | None, bool, float]:
+    """(ε, any_epsilon, predicted): a log grid of ``coarse`` ε over ``first`` (default: ``wide``), extended over the
+    rest of ``wide`` when the target lies beyond it, then ``fine`` points between the two that bracket the target
+    (none: interpolate on the coarse grid). The answer is the last crossing: every larger ε of the grid meets it."""
+    lo, hi = first or wide
     grid = np.geomspace(lo, hi, coarse)
     stats = evaluate(grid).mean(axis=-1)
     ex = _excess(s, stats)
+    if ex[-1] > 0 and hi < wide[1]:  # not met at the top of the first grid: look higher
+        more = np.geomspace(hi, wide[1], coarse)[1:]
+        grid, stats = np.concatenate((grid, more)), np.concatenate((stats, evaluate(more).mean(axis=-1)))
+        ex = _excess(s, stats)
+    elif ex[0] <= 0 and lo > wide[0]:  # met at the bottom of the first grid: look lower
+        less = np.geomspace(wide[0], lo, coarse)[:-1]
+        grid, stats = np.concatenate((less, grid)), np.concatenate((evaluate(less).mean(axis=-1), stats))
+        ex = _excess(s, stats)
     if ex[-1] > 0:
         best = int(np.argmin(ex))
         return None, False, float(stats[best])
@@ -471,6 +480,11 @@ def _search(s: _Setup, evaluate, reference: float, coarse: int = COARSE_POINTS,
         j = int(np.flatnonzero(ex > 0).max())
     eps, predicted = _crossing(s, grid, stats, j)
     return eps, False, predicted
+
+
+def _span(reference: float) -> tuple[float, float]:
+    """The ε a search considers around ``reference``: ×/÷ SEARCH_SPAN within [EPSILON_MIN, EPSILON_MAX]."""
+    return max(EPSILON_MIN, reference / SEARCH_SPAN), min(EPSILON_MAX, reference * SEARCH_SPAN)
 
 
 def _reference(s: _Setup, c: float) -> float:
@@ -545,7 +559,7 @@ def plan(series, landmarks, target, *, mechanism: str = "laplace", relation=None
     for i, scheme in enumerate(names):
         search_rng, check_rng = streams[2 * i], streams[2 * i + 1]
         factor = ADAPTIVE_CELLS if scheme == "adaptive" else 1
-        reps = repetitions or _automatic(cells, VALIDATION_REPETITIONS, factor)
+        reps = repetitions or _automatic(cells, VALIDATION_REPETITIONS)
         search_reps = search_repetitions or _automatic(cells, SEARCH_REPETITIONS, factor)
         if dummies is None and scheme in CLOSED_FORM:
             c = _share(scheme, s)
@@ -559,12 +573,15 @@ def plan(series, landmarks, target, *, mechanism: str = "laplace", relation=None
                 evaluate = _adaptive_evaluator(s, _unit_noise(s, search_reps, search_rng))
             else:
                 evaluate = _release_evaluator(s, scheme, int(search_rng.integers(2**63)), search_reps, dummies)
-            reference = _reference(s, c)
+            wide = _span(_reference(s, c))
             if dummies is None and scheme == "adaptive":
-                epsilon, any_eps, predicted = _search(s, evaluate, reference, ADAPTIVE_POINTS, 0)
+                # Adaptive's regular budget lies between uniform's reservation ε/(|L|+1) and ε (§3.2), so its ε lies
+                # near [event level's, uniform's]: the first grid spans that (×/÷ 2..4), the rest only if needed
+                first = (max(wide[0], _reference(s, 1.0) / 2), min(wide[1], _reference(s, c) * 4))
+                epsilon, any_eps, predicted = _search(s, evaluate, wide, first, ADAPTIVE_POINTS, 0)
             else:
-                epsilon, any_eps, predicted = _search(s, evaluate, reference)
-            method, top = "search", min(EPSILON_MAX, reference * SEARCH_SPAN)
+                epsilon, any_eps, predicted = _search(s, evaluate, wide)
+            method, top = "search", wide[1]
         out[scheme] = _answer(s, scheme, epsilon, any_eps, predicted, method, top, reps, check_rng, tolerance,
                               dummies)
         used = max(used, reps)
@@ -575,8 +592,8 @@ def plan(series, landmarks, target, *, mechanism: str = "laplace", relation=None
 
 
 def _automatic(cells: int, bounds: tuple[int, int], factor: int = 1) -> int:
-    """Repetitions for about factor × CELLS_PER_PASS measured cells, within factor × ``bounds``."""
-    return int(min(max(math.ceil(factor * CELLS_PER_PASS / cells), factor * bounds[0]), factor * bounds[1]))
+    """Repetitions for about factor × CELLS_PER_PASS measured cells, within ``bounds`` (the upper one × factor)."""
+    return int(min(max(math.ceil(factor * CELLS_PER_PASS / cells), bounds[0]), factor * bounds[1]))
 
 
 def _unit(mechanism: str) -> str:
