@@ -256,12 +256,12 @@ def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list
 
     protected = relation.current(cur)
     needs_bound = mechanism == "planar_laplace"  # values take their public range from the relation
-    bound = c2.number_input("Public box ±B (m from the series' centre)", min_value=0.0, value=None, step=1000.0,
-                            key=state.EXPORT_BOUND, disabled=not needs_bound,
-                            placeholder="e.g. the city's radius" if needs_bound else "the relation's range",
-                            help="Locations: the snapping sampler clamps to this box around the series' centre. "
-                                 "Take it from the policy (e.g. the city), never from the data. Values use the "
-                                 "public range of 'What ε protects' in the sidebar.")
+    bound = None
+    if needs_bound:  # values take their public range from 'What ε protects' in the sidebar
+        bound = c2.number_input("Public box ±B (m from the series' centre)", min_value=0.0, value=None, step=1000.0,
+                                key=state.EXPORT_BOUND, placeholder="e.g. the city's radius",
+                                help="Locations: the snapping sampler clamps to this box around the series' centre. "
+                                     "Take it from the policy (e.g. the city), never from the data.")
     private = c3.checkbox("Landmark flags (private)", key="export_private",
                           help="Adds budget, published and landmark columns: they reveal which events are landmarks.")
     summ = summaries[scheme]
