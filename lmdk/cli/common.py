@@ -109,7 +109,7 @@ def config_input_matches(cfg, text: str) -> None:
 def policy_from_args(args, series, cfg) -> Policy:
     """The policy: a RunConfig's fields, overridden by any flag given on the command line."""
     from lmdk import landmarks as lmk
-    from lmdk.schemes import SCHEMES
+    from lmdk.schemes import ALL_SCHEMES
 
     if args.landmarks is not None:
         L = lmk.parse_rule(args.landmarks).indices(series)
@@ -122,7 +122,7 @@ def policy_from_args(args, series, cfg) -> Policy:
     elif cfg is not None:
         scheme = next((s for s in PREFERRED_SCHEMES if s in cfg.schemes), cfg.schemes[0])
     else:
-        raise ParameterError(f"no scheme: pass --scheme ({', '.join(SCHEMES)}) or --config")
+        raise ParameterError(f"no scheme: pass --scheme ({', '.join(ALL_SCHEMES)}) or --config")
     epsilon = args.epsilon if args.epsilon is not None else (cfg.epsilon if cfg is not None else None)
     if epsilon is None:
         raise ParameterError("no privacy budget: pass --epsilon E (a number > 0) or --config")
@@ -220,18 +220,42 @@ def say(args, text: str) -> None:
 def policy_flags(p: argparse.ArgumentParser) -> None:
     from lmdk.landmarks import RULE_HELP
     from lmdk.mechanisms import MECHANISMS
-    from lmdk.schemes import SCHEMES
+    from lmdk.schemes import ALL_SCHEMES
 
     p.add_argument("input", metavar="INPUT", help="a data file (CSV/TSV/Parquet/.plt/.dat …) or sample:hue|taxi|contacts")
     p.add_argument("--config", metavar="FILE", help="a RunConfig JSON saved by the app; flags below override it")
     p.add_argument("--mapping", metavar="FILE", help="an import mapping JSON (how to read INPUT); default: the "
                                                      "config's, else detected as in the app's import step")
-    p.add_argument("--scheme", choices=SCHEMES, help="budget scheme (default: the config's, adaptive first)")
+    p.add_argument("--scheme", choices=ALL_SCHEMES, help="budget scheme (default: the config's, adaptive first); "
+                   "bd|ba (w-event, with --w), fast (user level), pegasus (event level): the state of the art, "
+                   "values only, not landmark-aware")
     p.add_argument("--epsilon", type=positive_float("--epsilon"), help="total privacy budget ε > 0")
     p.add_argument("--mechanism", choices=MECHANISMS, help="default: the config's, else by the kind of series")
     p.add_argument("--landmarks", metavar="RULE", help="landmark rule: " + RULE_HELP.replace("%", "%%"))
-    p.add_argument("--w", type=positive_int("--w", 10_000_000), help="window of the w-event scheme")
+    p.add_argument("--w", type=positive_int("--w", 10_000_000), help="window of the w-event, bd and ba schemes")
     p.add_argument("--out", metavar="FILE", help="output .csv or .parquet (default: CSV on standard output)")
     p.add_argument("--strict", action="store_true", help="treat every loader warning (averaged rows, dropped "
                                                          "repeats, a guessed column) as an error")
     p.add_argument("--quiet", action="store_true", help="print nothing but errors")
+
+
+def dummies_flag(p: argparse.ArgumentParser) -> None:
+    """``--dummies METHOD``: hide the landmarks among dummy landmarks chosen privately (paper §3.4)."""
+    from lmdk.dummies.selection import METHODS
+
+    p.add_argument("--dummies", choices=METHODS, metavar="METHOD",
+                   help="add dummy landmarks chosen by METHOD (" + " | ".join(METHODS) + ") so the landmark positions "
+                        "are hidden among them (§3.4); 1 %% of ε selects them (the config's share and utility if it "
+                        "has dummies)")
+
+
+def with_dummies(args, policy: Policy) -> Policy:
+    """The policy with ``--dummies METHOD`` applied (the config's share and utility kept, else 1 % and position)."""
+    from dataclasses import replace
+
+    method = getattr(args, "dummies", None)
+    if method is None:
+        return policy
+    base = policy.dummies or {}
+    return replace(policy, dummies={"method": method, "share": float(base.get("share", 0.01)),
+                                    "utility": base.get("utility", "position")})

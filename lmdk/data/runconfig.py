@@ -16,7 +16,8 @@ import numpy as np
 from lmdk import __version__
 from lmdk.errors import ParameterError
 
-SCHEME_NAMES = ("event", "user", "w-event", "uniform", "skip", "adaptive")  # = lmdk.schemes.SCHEMES
+SCHEME_NAMES = ("event", "user", "w-event", "uniform", "skip", "adaptive",
+                "bd", "ba", "fast", "pegasus")  # = lmdk.schemes.ALL_SCHEMES (the six, then the baselines)
 MECHANISM_NAMES = ("laplace", "randomized_response", "planar_laplace")  # = lmdk.mechanisms.MECHANISMS
 DUMMY_FIELDS = ("method", "share", "utility")  # = lmdk.dummies.selection.DummySpec fields
 MAX_REPETITIONS = 100_000

@@ -54,6 +54,11 @@ def guarantee(relation, scheme: str, epsilon: float, *, landmarks: int | None, s
     each user of a population has their own landmark set)."""
     what = relation.protects(event)
     plural = f"{event}s"
+    baseline = None
+    if scheme in ("bd", "ba", "fast", "pegasus"):  # lmdk.baselines: stated at their own level, not landmark-aware
+        from lmdk.baselines import LEVEL, TITLES
+
+        baseline, scheme = TITLES[scheme], LEVEL[scheme]
     count = f"{landmarks:,} " if landmarks is not None else ""
     whose = "" if landmarks is not None else " of each user"
     landmarks = 1 if landmarks is None else landmarks
@@ -66,6 +71,8 @@ def guarantee(relation, scheme: str, epsilon: float, *, landmarks: int | None, s
         protected = f"{what}; any {w} consecutive {plural} together at {eps} (w-event level)"
     else:
         protected = f"{what}, at {eps}"
+    if baseline is not None:
+        protected += f" by {baseline}, which does not use the landmark set"
     not_protected = []
     if scheme in LANDMARK_SCHEMES or scheme == "user":
         if satisfies and landmarks:
@@ -76,7 +83,7 @@ def guarantee(relation, scheme: str, epsilon: float, *, landmarks: int | None, s
     elif landmarks:
         not_protected.append(f"the {count}landmark {plural}{whose} together: {scheme}-level privacy spends ε per "
                              f"{event}, so k landmarks together are protected only at k·ε")
-    if landmarks and scheme != "user":
+    if landmarks and scheme != "user" and baseline is None:  # a baseline's budgets do not depend on L
         hide = ("dummy landmarks hide them among L′ (the selection's own ε is "
                 f"{selection_epsilon:g}, included in {eps})" if dummies else "no dummy landmarks hide them")
         not_protected.append(f"which {plural} are landmarks: budgets and repeated values (Skip repeats the previous "

@@ -10,7 +10,8 @@ import math
 import numpy as np
 
 SCHEME_NAMES = {"event": "Event level", "user": "User level", "w-event": "w-event", "uniform": "Uniform",
-                "skip": "Skip", "adaptive": "Adaptive"}
+                "skip": "Skip", "adaptive": "Adaptive", "bd": "BD (w-event)", "ba": "BA (w-event)",
+                "fast": "FAST (user level)", "pegasus": "PeGaSus (event level)"}  # the baselines: lmdk.baselines
 PRIVATE_SCHEMES = ("uniform", "skip", "adaptive")  # the landmark schemes (user level is the baseline)
 
 
@@ -48,12 +49,21 @@ def median_step_seconds(timestamps) -> float | None:
     return float(np.median(np.diff(ns)) / 1e9) if ns.size > 1 else None
 
 
+def plus_minus(low: float, high: float) -> str:
+    """" ± 0.012": half a 95 % interval, rounded for reading (empty when the interval is unknown)."""
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return ""
+    return f" ± {readable((high - low) / 2)}"
+
+
 def schemes_headline(epsilon: float, n: int, n_landmarks: int, words: str, unit: str, mae: dict[str, float],
-                     satisfies: dict[str, bool], protects: str | None = None) -> str:
+                     satisfies: dict[str, bool], protects: str | None = None,
+                     ci: dict[str, tuple[float, float]] | None = None) -> str:
     """Schemes & utility: which scheme protects the sensitive events at the smallest error, and by how much.
 
     ``protects``: the neighbouring relation in words (``lmdk.relation.Relation.protects``), said at the end so
     the reader knows what "protection" means; the errors are those of the release handed out (same Δ, sampler).
+    ``ci``: the 95 % interval of each MAE over the repetitions, said as "± half its width".
     """
     unit = f" {unit}" if unit else ""
     protecting = {s: e for s, e in mae.items() if satisfies.get(s)}
@@ -63,8 +73,9 @@ def schemes_headline(epsilon: float, n: int, n_landmarks: int, words: str, unit:
         return lead + "none of the chosen schemes protects the sensitive " + words + " together; add User level or " \
                       "a landmark scheme (Uniform, Skip, Adaptive)."
     best = min(winners, key=winners.get)
-    text = lead + f"*{SCHEME_NAMES[best]}* keeps the typical error at {readable(winners[best])}{unit}"
-    if best != "user" and "user" in mae and winners[best] > 0:
+    spread = plus_minus(*ci[best]) if ci and best in ci else ""
+    text = lead + f"*{SCHEME_NAMES[best]}* keeps the typical error at {readable(winners[best])}{spread}{unit}"
+    if best not in ("user", "fast") and "user" in mae and winners[best] > 0:  # FAST is user level itself
         text += (f" — {ratio(mae['user'] / winners[best])} better than protecting every one of the {words} equally "
                  f"(user level), while still guaranteeing the same protection for the sensitive {words}.")
     else:
@@ -125,3 +136,51 @@ def overview_headline(epsilon: float, n: int, landmarks: int, verdicts: dict[str
     if bad:
         text += (" — " if ok else "") + f"{named(bad)} do{'es' if len(bad) == 1 else ''} **not**"
     return text + "."
+
+
+def plan_headline(result, unit: str, words: str) -> str:
+    """The planner (lmdk.plan.Plan) in one or two sentences: the least ε among the schemes that protect the sensitive
+    events together, user level's, cheaper schemes that do not protect them, and schemes no ε gets there."""
+    target = result.target
+    amount = f"{target.error:g} {unit}".strip()
+    where = {"all": words, "landmarks": f"sensitive {words}", "regular": f"regular {words}"}[target.at]
+    if target.probability is None:
+        goal = f"To keep the mean error of the {where} within {amount}"
+    else:
+        goal = (f"To keep the error of each of the {where} within ±{amount} with probability "
+                f"{100 * target.probability:g} %")
+    answers = result.schemes
+
+    def cost(name: str) -> str:
+        p = answers[name]
+        return "any ε" if p.any_epsilon else f"ε = {readable(p.epsilon)}"
+
+    feasible = {s: p.epsilon for s, p in answers.items() if p.feasible}
+    protecting = {s: e for s, e in feasible.items() if answers[s].satisfies}
+    winners = {s: e for s, e in protecting.items() if s != "user"} or protecting
+    parts = []
+    if winners:
+        best = min(winners, key=winners.get)
+        text = f"{goal}, *{SCHEME_NAMES.get(best, best)}* needs {cost(best)}"
+        if len(protecting) > 1:
+            text += f" — the least of the schemes that protect the sensitive {words} together"
+        if best != "user" and "user" in protecting:
+            text += f"; user-level privacy needs {cost('user')}"
+        parts.append(text + ".")
+        cheaper = {s: e for s, e in feasible.items() if not answers[s].satisfies and e < winners[best]}
+        if cheaper:
+            rival = min(cheaper, key=cheaper.get)
+            parts.append(f"*{SCHEME_NAMES.get(rival, rival)}* needs only {cost(rival)} but does **not** protect the "
+                         f"sensitive {words} together.")
+    elif feasible:
+        rival = min(feasible, key=feasible.get)
+        parts.append(f"{goal}, *{SCHEME_NAMES.get(rival, rival)}* needs {cost(rival)}, but none of the schemes that "
+                     f"meet it protects the sensitive {words} together.")
+    else:
+        parts.append(f"{goal}: none of the chosen schemes gets there at any ε.")
+    for name, p in answers.items():
+        if not p.feasible and feasible:
+            floor = f"{readable(p.achieved_mae)} {unit}".strip()
+            parts.append(f"*{SCHEME_NAMES.get(name, name)}* cannot get there at any ε (its mean error stays at "
+                         f"{floor}).")
+    return " ".join(parts)

@@ -26,7 +26,7 @@ def hue_config(**overrides) -> RunConfig:
 def test_names_agree_with_the_core_modules():
     from lmdk.mechanisms import MECHANISMS
 
-    assert SCHEME_NAMES == schemes.SCHEMES and MECHANISM_NAMES == MECHANISMS
+    assert SCHEME_NAMES == schemes.ALL_SCHEMES and MECHANISM_NAMES == MECHANISMS
 
 
 def test_json_round_trip_is_lossless():
