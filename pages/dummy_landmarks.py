@@ -136,6 +136,13 @@ def _page() -> None:
     if setup is None:
         return
     cur, chosen = setup
+    if any(s in state.BASELINE_NAMES for s in chosen):  # BD/BA/FAST/PeGaSus never look at L: nothing to hide
+        st.caption("The baselines (" + ", ".join(s for s in chosen if s in state.BASELINE_NAMES) + ") do not use the "
+                   "landmark set, so dummy landmarks change nothing for them; they are left out here.")
+        chosen = [s for s in chosen if s not in state.BASELINE_NAMES]
+        if not chosen:
+            st.warning("Pick a landmark-paper scheme in the sidebar: dummies hide landmarks from those.")
+            return
     _controls()
     eps = float(ss[state.EPSILON])
     method, utility, share = ss[state.DUMMY_METHOD], ss[state.DUMMY_UTILITY], float(ss[state.DUMMY_SHARE])

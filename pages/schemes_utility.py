@@ -5,6 +5,8 @@ import streamlit as st
 from lmdk.present import views
 from ui import cache, config, charts, explain, maps, relation, state, text, widgets
 
+from ui import baselines as baseline_ui  # noqa: E402 (BD/BA/FAST/PeGaSus beside the landmark schemes)
+
 RESULTS = "schemes_results"  # key of the st.fragment below
 
 st.title("Schemes & utility")
@@ -122,6 +124,7 @@ def results() -> None:
                  for s in chosen}
     said = headline(cur, summaries, eps, unit)
     badges(cur, chosen, summaries, eps)
+    baseline_ui.protects_note(chosen, w, cur.n)
 
     st.subheader("Budget per timestamp")
     absolute = False
@@ -198,6 +201,10 @@ setup = widgets.scheme_page_setup()
 if setup is None:
     st.stop()
 cur, chosen = setup
+chosen = baseline_ui.applicable(cur, chosen)
+if not chosen:
+    st.warning("Pick a scheme that applies to this series in the sidebar.")
+    st.stop()
 clamp_defaults(cur)
 post_processing(cur)
 widgets.rerun_fragment_on((state.EPSILON, state.W, state.REPETITIONS, state.SEED), RESULTS)
@@ -208,7 +215,10 @@ explain.explain(
     "ε each time (protects single events only), *user* ε/n (protects everything, very noisy), *w-event* ε/w "
     "(any w consecutive events), *uniform* ε/(|L|+1), *skip* ε on regular events and nothing on landmarks "
     "(republishing the previous release), *adaptive* reserves ε/(|L|+1) per release and saves budget by "
-    "approximating when the series changes little.\n\n"
+    "approximating when the series changes little. Opt-in baselines (the state of the art, values only, blind to "
+    "the landmarks): *bd*/*ba* test privately whether the series changed and publish within ε per window of w "
+    "events (Kellaris et al.), *fast* samples adaptively and filters within ε over the whole series (Fan & Xiong), "
+    "*pegasus* perturbs, groups and smooths with ε per event (Chen et al.).\n\n"
     "**Badge.** A scheme satisfies (ε, L)-landmark privacy when the landmarks' budgets plus the budget at any "
     "single t never exceed ε (Theorem 2). With landmarks, event-level spends ε on each landmark *and* on t, "
     "so it fails.\n\n**Utility.** The MAE compares the released with the original series (locations: metres; "

@@ -118,6 +118,11 @@ def _page() -> None:
     if setup is None:
         return
     cur, chosen = setup
+    from ui import baselines as baseline_ui
+
+    chosen = baseline_ui.applicable(cur, chosen)
+    if not chosen:
+        return
     eps = float(ss[state.EPSILON])
     reps, seed, w = int(ss[state.REPETITIONS]), int(ss[state.SEED]), int(ss[state.W])
     x, mechanism, _ = views.release_input(cur.series, cur.landmarks)
@@ -127,6 +132,9 @@ def _page() -> None:
     scheme = st.segmented_control("Scheme whose budgets are analysed", chosen, required=True,
                                   **widgets.bind(state.TPL_SCHEME),
                                   help="Any of the schemes picked in the sidebar; its colour is the same on every page.")
+    if scheme in state.BASELINE_NAMES:
+        baseline_ui.protects_note([scheme], w, cur.n)
+        st.caption(f"{scheme}'s budgets depend on the data and its noise: the losses below are those of repetition 1.")
     P, described = _correlation_controls(ss.get(MATRIX_KEY) is not None)
     if P is None:
         return

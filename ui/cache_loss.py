@@ -67,7 +67,7 @@ def budgets_for(token: str, x: np.ndarray, landmarks: np.ndarray, scheme: str, e
     ``options``: the relation's Δ, sampler and range (``ui.relation.options``)."""
     from lmdk import schemes
 
-    rng = np.random.default_rng([seed, state.SCHEME_NAMES.index(scheme)])
+    rng = np.random.default_rng([seed, state.ALL_SCHEME_NAMES.index(scheme)])
     return schemes.release(x, landmarks, scheme, epsilon, mechanism=mechanism, repetitions=1, rng=rng,
                            w=w, **dict(options)).budgets[0]
 
@@ -97,7 +97,7 @@ def dummy_mae(token: str, x: np.ndarray, landmarks: np.ndarray, scheme: str, eps
     from lmdk import metrics, schemes
 
     mask, eps_pub = dummy_masks(token, len(x), landmarks, epsilon, repetitions, seed, method, share, utility)
-    rng = np.random.default_rng([seed, state.SCHEME_NAMES.index(scheme), 1])
+    rng = np.random.default_rng([seed, state.ALL_SCHEME_NAMES.index(scheme), 1])
     release = schemes.release(x, mask, scheme, eps_pub, mechanism=mechanism, repetitions=repetitions, rng=rng, w=w,
                               **dict(options))
     error = metrics.mae(x, release.values, mechanism)

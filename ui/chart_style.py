@@ -23,6 +23,12 @@ SCHEME_COLOURS = {  # Okabe & Ito (2008); yellow is left out (too pale on white)
     "uniform": "#0072B2",  # blue
     "skip": "#D55E00",  # vermilion
     "adaptive": "#CC79A7",  # reddish purple
+    # the baselines (lmdk.baselines), opt-in: four dark colours of Paul Tol's colour-blind-safe "muted" scheme, apart
+    # from the six above by lightness; every chart also names the scheme (panel heading, axis label)
+    "bd": "#332288",  # indigo
+    "ba": "#882255",  # wine
+    "fast": "#999933",  # olive
+    "pegasus": "#117733",  # dark green
 }
 ORIGINAL = "#000000"
 REGULAR = "#8C8C8C"

@@ -34,7 +34,9 @@ PRISTE_SOURCES = ("taxi", "series", "walk")  # synthetic taxi sample | current s
 PRISTE_CELL_SIZES = (100, 200, 300, 500, 750, 1000, 1500, 2000)
 PRISTE_ALPHAS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0)
 
-SCHEME_NAMES = ("event", "user", "w-event", "uniform", "skip", "adaptive")
+SCHEME_NAMES = ("event", "user", "w-event", "uniform", "skip", "adaptive")  # the default selection: the paper's six
+BASELINE_NAMES = ("bd", "ba", "fast", "pegasus")  # opt-in: the state of the art (lmdk.baselines), values only
+ALL_SCHEME_NAMES = SCHEME_NAMES + BASELINE_NAMES  # = lmdk.schemes.ALL_SCHEMES (the six keep their indices)
 DISTRIBUTION_NAMES = ("skewed", "symmetric", "bimodal", "uniform")
 
 # ---------------------------------------------------------------- configuration keys (in the URL)
@@ -48,7 +50,7 @@ SYN_DISTRIBUTION = "syn_dist"
 SYN_CORRELATION = "syn_corr"  # temporal correlation of the synthetic series, 0..1
 SYN_SEED = "syn_seed"
 LANDMARKS = "lm"  # the landmark set, encoded by lmdk.present.views.encode_landmarks
-SCHEMES = "schemes"  # selected subset of SCHEME_NAMES
+SCHEMES = "schemes"  # selected subset of ALL_SCHEME_NAMES
 MECHANISM = "mech"
 EPSILON = "eps"
 W = "w"
@@ -288,7 +290,7 @@ PARAMS: dict[str, Param] = {
     SYN_CORRELATION: Param(0.5, _number(float, 0.0, 0.99)),
     SYN_SEED: Param(1, _number(int, 0, SEED_MAX)),
     LANDMARKS: Param(None, _landmarks, lambda v: encode_landmarks(v)),
-    SCHEMES: Param(list(SCHEME_NAMES), _subset(SCHEME_NAMES), lambda v: ",".join(v)),
+    SCHEMES: Param(list(SCHEME_NAMES), _subset(ALL_SCHEME_NAMES), lambda v: ",".join(v)),
     MECHANISM: Param(None, _choice(("laplace", "randomized_response", "planar_laplace")), lambda v: v or ""),
     EPSILON: Param(1.0, _epsilon, _dump_number),
     W: Param(10, _number(int, 1, W_MAX)),
@@ -307,8 +309,8 @@ PARAMS: dict[str, Param] = {
     DUMMY_METHOD: Param("partitioned", _choice(("optimal", "heuristic", "partitioned", "random"))),
     DUMMY_UTILITY: Param("position", _choice(("position", "count"))),
     DUMMY_SHARE: Param(0.01, _number(float, 0.001, 0.9), _dump_number),
-    MAP_SCHEME: Param("uniform", _choice(SCHEME_NAMES)),
-    TPL_SCHEME: Param("uniform", _choice(SCHEME_NAMES)),
+    MAP_SCHEME: Param("uniform", _choice(ALL_SCHEME_NAMES)),
+    TPL_SCHEME: Param("uniform", _choice(ALL_SCHEME_NAMES)),
     BUDGET_ABSOLUTE: Param(True, _flag, _dump_flag),
     ST_SOURCE: Param("taxi", _choice(PRISTE_SOURCES)),
     ST_T: Param(40, _number(int, 10, PRISTE_T_MAX)),

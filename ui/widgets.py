@@ -108,8 +108,11 @@ def scheme_controls(kind: str, n: int, *, container=None) -> None:
     box = container or st.sidebar
     from lmdk.data.mechanism_input import MECHANISM_FOR_KIND
 
-    box.multiselect("Schemes", state.SCHEME_NAMES, **bind(state.SCHEMES),
-                    help="Any subset of the six budget schemes; each keeps its colour on every page.")
+    box.multiselect("Schemes", state.ALL_SCHEME_NAMES, **bind(state.SCHEMES),
+                    help="Any subset of the six budget schemes of the landmark paper; each keeps its colour on every "
+                         "page. Add bd/ba (w-event, Kellaris et al.), fast (user level, FAST) or pegasus (event level, "
+                         "PeGaSus) to compare with the state of the art: values only, and they do not use the "
+                         "landmarks.")
     fitting = MECHANISM_FOR_KIND[kind]
     if st.session_state.get(state.MECHANISM) != fitting:
         st.session_state[state.MECHANISM] = fitting
@@ -121,7 +124,8 @@ def scheme_controls(kind: str, n: int, *, container=None) -> None:
     w_max = max(1, min(state.W_MAX, n))
     if st.session_state[state.W] > w_max:
         st.session_state[state.W] = w_max
-    box.number_input("w (window of w-event privacy)", min_value=1, max_value=w_max, step=1, **bind(state.W))
+    box.number_input("w (window of w-event privacy)", min_value=1, max_value=w_max, step=1, **bind(state.W),
+                     help="Used by w-event and the baselines bd and ba: any w consecutive events together get ε.")
     box.number_input(f"Repetitions (max {state.REPETITIONS_MAX})", min_value=1, max_value=state.REPETITIONS_MAX,
                      step=10, **bind(state.REPETITIONS))
     box.number_input("Seed", min_value=0, max_value=state.SEED_MAX, step=1, **bind(state.SEED))

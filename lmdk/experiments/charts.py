@@ -17,6 +17,7 @@ OKABE_ITO = ["#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "
 SCHEME_COLORS = {  # the same colours as ui/charts.py SCHEME_COLOURS (dashboard convention)
     "event": "#E69F00", "user": "#56B4E9", "w-event": "#009E73",
     "uniform": "#0072B2", "skip": "#D55E00", "adaptive": "#CC79A7",
+    "bd": "#332288", "ba": "#882255", "fast": "#999933", "pegasus": "#117733",  # the baselines (Tol's muted)
 }
 PNG_SIZE = (1200, 560)
 
