@@ -141,15 +141,41 @@ def _release(x, landmarks, scheme, epsilon, mechanism, w, options, trials, seed,
     keep = slice(None) if columns is None else np.asarray(columns)
     parts: dict[str, list] = {"values": [], "budgets": [], "published": [], "landmarks": []}
     rel = None
+    options = dict(options)
+    spec = options.pop("dummies", None)
     for c, start in enumerate(range(0, trials, CHUNK)):
         reps = min(CHUNK, trials - start)
-        rel = schemes.release(x, landmarks, scheme, epsilon, mechanism=mechanism, repetitions=reps,
-                              rng=stream(seed, scheme, part, index * 1000 + c), w=w, **options)
+        gen = stream(seed, scheme, part, index * 1000 + c)
+        if spec is None:
+            rel = schemes.release(x, landmarks, scheme, epsilon, mechanism=mechanism, repetitions=reps, rng=gen,
+                                  w=w, **options)
+        else:
+            masks, eps_pub = dummy_masks(len(x), landmarks, epsilon, spec, reps, gen)
+            rel = schemes.release(x, masks, scheme, eps_pub, mechanism=mechanism, repetitions=reps, rng=gen, w=w,
+                                  **options)
         for name, arrays in parts.items():
             arrays.append(np.asarray(getattr(rel, name))[:, keep])
         tick(reps)
     joined = {k: v[0] if len(v) == 1 else np.concatenate(v) for k, v in parts.items()}
     return SimpleNamespace(**joined, mechanism=rel.mechanism, sensitivity=rel.sensitivity)
+
+
+def dummy_masks(n: int, landmarks, epsilon: float, spec, trials: int, gen: np.random.Generator):
+    """(trials, n) landmark sets L′ and the publishing ε, one independent selection per trial — as each export makes
+    its own (``schemes.release(..., dummies=spec)`` draws L′ with ``landmark_sets_for_release``, §3.4.2).
+
+    One vectorised call serves methods whose candidate sets are fixed (optimal, heuristic) or only the chosen
+    histogram matters (partitioned); 'random' draws its addition order once per call, which every repetition of
+    that call would share, so it is called once per trial."""
+    from lmdk.dummies.selection import DummySpec, landmark_sets_for_release
+
+    spec = DummySpec(**spec) if isinstance(spec, dict) else spec
+    L = np.asarray(landmarks, dtype=np.int64)
+    if spec.method != "random":
+        mask, eps_pub, _ = landmark_sets_for_release(n, L, epsilon, spec, trials, gen)
+        return mask, eps_pub
+    rows = [landmark_sets_for_release(n, L, epsilon, spec, 1, gen) for _ in range(trials)]
+    return np.concatenate([r[0] for r in rows]), rows[0][1]
 
 
 class _Ticker:

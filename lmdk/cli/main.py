@@ -10,6 +10,7 @@ import argparse
 import sys
 from typing import Sequence
 
+from lmdk.cli import audit as audit_command
 from lmdk.cli import ledger as ledger_command
 from lmdk.cli import loss as loss_command
 from lmdk.cli import plan as plan_command
@@ -56,6 +57,13 @@ def build_parser() -> argparse.ArgumentParser:
                                      "validated with the exports' sampler (MAE with its 95 % CI).",
                          epilog=plan_command.PLAN_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     plan_command.configure(pln)
+
+    aud = sub.add_parser("audit", help="measure what an attacker learns from a policy's releases",
+                         description="Release a series and its worst neighbours many times: the empirical privacy "
+                                     "loss beside the claimed ε, the landmark-position attack with and without dummy "
+                                     "landmarks, the value attack and (--correlation) the correlated attack.",
+                         epilog=audit_command.AUDIT_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    audit_command.configure(aud)
 
     led = sub.add_parser("ledger", help="total privacy spent by the exports recorded in a ledger (JSON)",
                          formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 
 from lmdk.cli.arguments import positive_float, positive_int, seed
-from lmdk.cli.common import (EXIT_OK, EXIT_VIOLATION, Policy, config_input_matches, event_word, load_input,
-                             policy_flags, policy_from_args, read_config, relation_flags, report_loading, say,
-                             write_table)
+from lmdk.cli.common import (EXIT_OK, EXIT_VIOLATION, Policy, config_input_matches, dummies_flag, event_word,
+                             load_input, policy_flags, policy_from_args, read_config, relation_flags, report_loading,
+                             say, with_dummies, write_table)
 from lmdk.cli.ledger import ledger_flag, record_release
 from lmdk.errors import ParameterError
 
@@ -22,6 +22,7 @@ RELEASE_EXAMPLES = """examples:
   lmdk release meter.csv --config runconfig.json --out released.parquet
   lmdk release trace.plt --scheme skip --epsilon 1 --landmarks stay:30min --radius 200 --bound 50000
   lmdk release sample:hue --config runconfig.json --seed 0   # the app's demonstration view, reproducible
+  lmdk release sample:hue --scheme skip --epsilon 1 --landmarks percentile:20 --range 0 25 --dummies partitioned
 
 What ε protects is part of the policy: --range LOW HIGH (values; any change of one event within the public
 range, Δ = HIGH − LOW), optionally --up-to D (only changes of up to D units, Δ = D), or --radius R (locations).
@@ -99,7 +100,7 @@ def cmd_release(args) -> int:
         config_input_matches(cfg, args.input)
     series = load_input(args.input, cfg, args.mapping)
     report_loading(args, args.input, series)
-    policy = policy_from_args(args, series, cfg)
+    policy = with_dummies(args, policy_from_args(args, series, cfg))
     if policy.seed is None:
         if policy.repetitions > 1:
             raise ParameterError("--repetitions applies to demonstration releases (--seed): every exported "
@@ -154,6 +155,7 @@ def configure(rel: argparse.ArgumentParser) -> None:
                           "(Δ = 2B; a meter reading 0..B is better served by --range 0 B)")
     rel.add_argument("--include-private-columns", action="store_true",
                      help="also write the budget, published and landmark columns (they reveal the landmark set)")
+    dummies_flag(rel)
     rel.add_argument("--allow-violation", action="store_true", help="write a release that violates the policy")
     rel.add_argument("--summary", metavar="FILE", help="also write the summary as JSON")
     ledger_flag(rel)

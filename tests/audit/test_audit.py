@@ -141,3 +141,19 @@ def test_bad_input_names_the_field(hue):
         audit(series, L, "skip", 1.0, relation=RANGE, trials=200, prior="uniform")
     with pytest.raises(ParameterError, match="strength"):
         audit(series, L, "skip", 1.0, relation=RANGE, trials=200, s=-1)
+
+
+def test_dummies_draw_an_independent_selection_per_trial(hue):
+    """'random' draws its addition order once per schemes.release call; the audit's trials must not share it."""
+    from lmdk.audit.run import dummy_masks
+
+    series, L = hue
+    masks, eps_pub = dummy_masks(len(series), L, 1.0, {"method": "random"}, 50, np.random.default_rng(0))
+    assert masks.shape == (50, len(series)) and eps_pub == pytest.approx(0.99)
+    assert masks[:, L].all()
+    first_dummy = [int(np.flatnonzero(m & ~np.isin(np.arange(len(series)), L))[0]) for m in masks if (m.sum() > len(L))]
+    assert len(set(first_dummy)) > 5  # independent orders, not one shared order
+    for method in ("random", "partitioned"):
+        result = audit(series, L, "skip", 1.0, relation=RANGE, trials=300, seed=0, dummies={"method": method},
+                       dummy_methods=())
+        assert not result.exceeds, method
