@@ -349,6 +349,49 @@ def _unit(df: pd.DataFrame, dataset) -> str:
     return str(units.iloc[0]) if len(units) else ""
 
 
+BASELINE_SCHEMES = ("bd", "ba", "fast", "pegasus")  # drawn dashed beside the landmark paper's six
+
+
+@chart("baselines")
+def _baselines(df: pd.DataFrame):
+    """MAE per scheme vs landmark share (one line each, 95 % CI bars; the baselines dashed); a filled marker where
+    every repetition satisfies Theorem 2, an open one where it does not; one panel per data set."""
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    d = df.assign(pct=_pct_labels(df["landmark_pct"]))
+    datasets = _ordered(d["dataset"])
+    fig = make_subplots(rows=1, cols=len(datasets), horizontal_spacing=0.08,
+                        subplot_titles=[f"{DATASET_LABELS.get(ds, ds)} ({_unit(df, ds)})" for ds in datasets])
+    order = _ordered(d["scheme"])
+    for col, ds in enumerate(datasets, start=1):
+        sub = d[d["dataset"] == ds]
+        for s in _ordered(sub["scheme"]):
+            g = sub[sub["scheme"] == s]
+            c = SCHEME_COLORS.get(s, OKABE_ITO[7])
+            protects = g["theorem2"].to_numpy() >= 1.0 if "theorem2" in g else [True] * len(g)
+            fig.add_trace(go.Scatter(
+                x=g["pct"], y=g["mae"], name=s, mode="lines+markers", legendgroup=s, showlegend=col == 1,
+                line=dict(color=c, width=2, dash="dash" if s in BASELINE_SCHEMES else "solid"),
+                marker=dict(size=8, color=[c if p else "#FFFFFF" for p in protects], line=dict(color=c, width=1.5),
+                            symbol="diamond" if s in BASELINE_SCHEMES else "circle"),
+                error_y=ci_error_bars(g, "mae"), legendrank=order.index(s)), row=1, col=col)
+        unit = _unit(df, ds)
+        if unit in ("kWh", "m"):
+            decade_log_axis(fig, pd.concat([sub["mae"], sub.get("mae_ci_high", sub["mae"])]), row=1, col=col,
+                            floor=False)
+        fig.update_yaxes(title_text=f"MAE ({unit})", title_standoff=4, row=1, col=col)
+        fig.update_xaxes(title_text="share of landmarks", type="category", row=1, col=col)
+    fig.update_layout(
+        title="Landmark schemes and the state of the art — MAE (ε = 1; kWh and m on log scales)<br><sup>dashed ◆: "
+              "BD, BA (w-event), FAST (user level), PeGaSus (event level), values only; open markers: Theorem 2 "
+              "violated (the landmarks together are not protected at ε)</sup>",
+        template="plotly_white", legend=dict(orientation="h", x=0, y=-0.3, yanchor="top", tracegroupgap=2),
+        margin=dict(l=60, r=20, t=90, b=60), font=dict(size=13), height=560,
+    )
+    return fig
+
+
 # --------------------------------------------------------------------------- files
 
 

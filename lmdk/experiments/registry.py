@@ -5,15 +5,15 @@ and the charts module never imports a figure module.
 """
 from __future__ import annotations
 
-from lmdk.experiments import landmark, priste
+from lmdk.experiments import baselines, landmark, priste
 from lmdk.experiments.spec import FigureSpec
 
-ORDER = ("fig7", "fig8", "fig9", "fig10", "fig11", "priste-budget", "priste-utility", "priste-runtime",
+ORDER = ("fig7", "fig8", "fig9", "fig10", "fig11", "baselines", "priste-budget", "priste-utility", "priste-runtime",
          "priste-table2")
 GROUPS = {"all": None, "landmark": "landmark", "priste": "priste"}
 
 FIGURES: dict[str, FigureSpec] = {spec.name: spec for spec in (
-    landmark.FIG7, landmark.FIG8, landmark.FIG9, landmark.FIG10, landmark.FIG11,
+    landmark.FIG7, landmark.FIG8, landmark.FIG9, landmark.FIG10, landmark.FIG11, baselines.FIGURE,
     priste.PRISTE_BUDGET, priste.PRISTE_UTILITY, priste.PRISTE_RUNTIME, priste.PRISTE_TABLE2,
 )}
 

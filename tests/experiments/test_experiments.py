@@ -139,7 +139,7 @@ def test_every_registered_figure_has_a_chart_and_a_tiny_test():
 
 
 TINY_TESTED = ["fig7", "fig8", "fig9", "fig10", "fig11", "priste-budget", "priste-utility", "priste-runtime",
-               "priste-table2"]
+               "priste-table2", "baselines"]  # baselines: tests/baselines/test_baselines_figure.py
 
 
 @pytest.mark.parametrize("name", ["fig7", "fig8", "fig9", "fig10", "fig11", "priste-budget"])
