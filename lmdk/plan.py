@@ -537,15 +537,16 @@ def plan(series, landmarks, target, *, mechanism: str = "laplace", relation=None
     ``search_repetitions``: of the common random numbers of a search. ``rng``: the only source of randomness.
     ``dummies``: a DummySpec (or dict) — every scheme is then searched through schemes.release with dummy landmarks.
     """
-    from lmdk.schemes import SCHEMES
+    from lmdk import schemes as registry
 
+    known = getattr(registry, "ALL_SCHEMES", registry.SCHEMES)  # the six, then any registered baselines
     if mechanism not in UNITS:
         raise ParameterError(f"mechanism must be one of {tuple(UNITS)}, got {mechanism!r}")
     s = _setup(series, landmarks, target, mechanism, relation, w)
     names = (schemes,) if isinstance(schemes, str) else tuple(schemes)
-    unknown = [name for name in names if name not in SCHEMES]
+    unknown = [name for name in names if name not in known]
     if not names or unknown:
-        raise ParameterError(f"schemes must be names from {SCHEMES}, not {unknown or names!r}")
+        raise ParameterError(f"schemes must be names from {known}, not {unknown or names!r}")
     cells = int(s.cells.sum())
     for label, value in (("repetitions", repetitions), ("search_repetitions", search_repetitions)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer))

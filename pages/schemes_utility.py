@@ -4,6 +4,7 @@ import streamlit as st
 
 from lmdk.present import views
 from ui import cache, config, charts, explain, maps, relation, state, text, widgets
+from ui import plan as plan_ui
 
 from ui import baselines as baseline_ui  # noqa: E402 (BD/BA/FAST/PeGaSus beside the landmark schemes)
 
@@ -64,7 +65,8 @@ def headline(cur, summaries: dict, eps: float, unit: str) -> str:
     text_ = headlines.schemes_headline(eps, cur.n, int(cur.landmarks.size), words, text.escape_markdown(unit),
                                        {s: summ.mae for s, summ in summaries.items()},
                                        {s: summ.satisfies for s, summ in summaries.items()},
-                                       text.escape_markdown(protects))
+                                       text.escape_markdown(protects),
+                                       {s: summ.mae_ci for s, summ in summaries.items()})
     st.markdown(f"##### {text_}")
     return text_
 
@@ -91,7 +93,9 @@ def build_report(r: Report) -> str:
                      "w (w-event window)": cfg.w, "repetitions": cfg.repetitions, "demonstration seed": cfg.seed}
     description = describe_series(r.series, cfg.events)
     return html_report("Landmark privacy — schemes and utility", r.headline, configuration, r.verdicts,
-                       {"Mean absolute error per scheme (95 % CI)": r.mae_table},
+                       {"Mean absolute error per scheme (95 % CI)": plan_ui.with_plus_minus(r.mae_table),
+                        **({"Plan: ε per scheme for the target error": r.plan} if getattr(r, "plan", None) is not None
+                           else {})},
                        [charts.figure_spec(f) for f in r.figures], description, statement=r.statement)
 
 
@@ -188,6 +192,7 @@ def results() -> None:
     report = Report(said, config.run_config(cur), {s: (summaries[s].satisfies, summaries[s].worst_sigma) for s in chosen},
                     pd.DataFrame(rows), [f for f in (budget_fig, release_fig, mae_fig) if f is not None], cur.series,
                     widgets.statement_lines(cur, chosen, summaries, mechanism))
+    report.plan = plan_ui.report_table(cur, chosen)
     widgets.download_deferred("Report (HTML)", build_report, report, key="dl_report", file_name="lmdk_report.html",
                               mime="text/html", icon=":material/description:",
                               help="One self-contained page: headline, settings, verdicts, table and interactive "
@@ -206,8 +211,11 @@ if not chosen:
     st.warning("Pick a scheme that applies to this series in the sidebar.")
     st.stop()
 clamp_defaults(cur)
+plan_ui.sidebar(cur)
 post_processing(cur)
-widgets.rerun_fragment_on((state.EPSILON, state.W, state.REPETITIONS, state.SEED), RESULTS)
+plan_ui.section(cur, chosen)
+widgets.rerun_fragment_on((state.EPSILON, state.REPETITIONS) + (() if plan_ui.target() else (state.W, state.SEED)),
+                          RESULTS)  # with a target, w and the seed change the plan above the fragment too
 results()
 
 explain.explain(

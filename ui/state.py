@@ -65,6 +65,10 @@ REL_D = "rd"  # the largest protected change (up_to)
 REL_RADIUS = "rad"  # metres (locations)
 CLAMP_LOW = "clamp_lo"
 CLAMP_HIGH = "clamp_hi"
+# the planner (ui.plan): the error one can accept → ε per scheme
+TARGET = "target"  # the error (series' unit; metres; % wrong reports); None: no plan
+TARGET_AT = "target_at"  # where it is measured: all | landmarks | regular
+TARGET_P = "target_p"  # None: a mean absolute error; p: the error stays within ±target with probability p
 # used by the temporal-loss and dummy-landmark pages
 CORRELATION = "corr"  # preset name or "custom"
 CORRELATION_S = "s"
@@ -302,6 +306,9 @@ PARAMS: dict[str, Param] = {
     REL_HIGH: Param(None, _number(float, -1e12, 1e12), lambda v: "" if v is None else f"{v:g}"),
     REL_D: Param(None, _number(float, 1e-12, 1e12), lambda v: "" if v is None else f"{v:g}"),
     REL_RADIUS: Param(None, _number(float, 1e-3, 1e7), lambda v: "" if v is None else f"{v:g}"),
+    TARGET: Param(None, _number(float, 1e-12, 1e12), lambda v: "" if v is None else f"{v:g}"),
+    TARGET_AT: Param("all", _choice(("all", "landmarks", "regular"))),
+    TARGET_P: Param(None, _number(float, 0.5, 0.999), lambda v: "" if v is None else f"{v:g}"),
     CLAMP_LOW: Param(None, _number(float, -1e12, 1e12), lambda v: "" if v is None else f"{v:g}"),
     CLAMP_HIGH: Param(None, _number(float, -1e12, 1e12), lambda v: "" if v is None else f"{v:g}"),
     CORRELATION: Param("moderate", _choice(("weak", "moderate", "strong", "custom"))),
