@@ -33,11 +33,11 @@ __all__ = [
     "select", "temporal_privacy_loss", "worst_case_leakage",
     # subpackages and modules, one per concept of the papers
     "data", "dummies", "experiments", "landmarks", "mechanisms", "metrics", "privacy", "priste", "schemes",
-    "synthetic", "tpl", "relation", "discrete_laplace", "snapping", "ledger", "population", "cli", "errors",
+    "synthetic", "tpl", "relation", "discrete_laplace", "snapping", "ledger", "population", "cli", "errors", "plan",
     "present", "views", "views_loss",
 ]
 
 # Public names the API reference lists: the command line, the errors, and two presentation modules kept under
 # their old names (generated scripts call ``lmdk.views.release_input``).
-from lmdk import cli, discrete_laplace, errors, ledger, population, present, relation, snapping  # noqa: E402
+from lmdk import cli, discrete_laplace, errors, ledger, plan, population, present, relation, snapping  # noqa: E402
 from lmdk.present import views, views_loss  # noqa: E402
