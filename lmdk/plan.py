@@ -75,9 +75,9 @@ of about 1 % for Skip and 1.5 % for Adaptive on HUE), within the bounds below.""
 SEARCH_REPETITIONS = (8, 64)  # bounds of the automatic repetitions of a search's common random numbers
 VALIDATION_REPETITIONS = (5, 100)  # bounds of the automatic repetitions of the validation with the real sampler
 ADAPTIVE_CELLS = 4
-"""Adaptive's search gets 4× the repetitions (up to 4× the upper bound): a noisy release it republishes for up to 16
-timestamps makes one repetition's MAE vary about 4× as much as Skip's (HUE: 19 % vs 4.5 % per repetition). Its
-validation keeps the common count: its wider interval is reported as it is."""
+"""Adaptive's search and validation get 4× the repetitions (up to 4× the upper bound): a noisy release it republishes
+for up to 16 timestamps makes one repetition's MAE vary about 4× as much as Skip's (HUE: 19 % vs 4.5 % per
+repetition). Its validation with the exact sampler costs about the n sequential steps, hardly the repetitions."""
 COARSE_POINTS, FINE_POINTS = 13, 9  # a search's grids: 13 ε over 10^6 (×3.2 apart), then 9 in the bracket (×1.15)
 ADAPTIVE_POINTS = 17  # Adaptive's one pass over its likely range (HUE: ×1.6 apart): its cost is the n steps
 SEARCH_SPAN = 1e3  # the coarse grid spans SEARCH_SPAN below and above the scheme's reference ε
@@ -560,7 +560,7 @@ def plan(series, landmarks, target, *, mechanism: str = "laplace", relation=None
     for i, scheme in enumerate(names):
         search_rng, check_rng = streams[2 * i], streams[2 * i + 1]
         factor = ADAPTIVE_CELLS if scheme == "adaptive" else 1
-        reps = repetitions or _automatic(cells, VALIDATION_REPETITIONS)
+        reps = repetitions or _automatic(cells, VALIDATION_REPETITIONS, factor)
         search_reps = search_repetitions or _automatic(cells, SEARCH_REPETITIONS, factor)
         if dummies is None and scheme in CLOSED_FORM:
             c = _share(scheme, s)
