@@ -291,9 +291,10 @@ def _apply_row(result, trade, unit: str, cur) -> None:
     feasible = [s for s, p in result.schemes.items() if p.feasible]
     if not feasible:
         return
-    if ss.get(APPLY_SCHEME) not in feasible:
-        preferred = [s for s in ("adaptive", "skip", "uniform", "user") if s in feasible]
-        ss[APPLY_SCHEME] = (preferred or feasible)[0]
+    if ss.get(APPLY_SCHEME) not in feasible:  # first a landmark-private scheme the slider reaches
+        private = [s for s in ("adaptive", "skip", "uniform", "user") if s in feasible]
+        reachable = [s for s in private if slider_epsilon(result.schemes[s].epsilon) is not None]
+        ss[APPLY_SCHEME] = (reachable or private or feasible)[0]
     c1, c2, c3 = st.columns([2, 2, 3], vertical_alignment="bottom")
     scheme = c1.selectbox("Scheme", feasible, key=APPLY_SCHEME)
     delta = result.sensitivity
