@@ -625,6 +625,9 @@ def _answer(s, scheme, epsilon, any_eps, predicted, method, top, reps, rng, tole
         else:  # a share: its tolerance is absolute, tolerance × (1 − p) (the room left to miss)
             within_tol = abs(achieved - t.probability) <= max(tolerance * (1 - t.probability), 0.01)
         note = "closed form" if method == "closed form" else "search with common random numbers"
+        if not within_tol:
+            note += (f"; the validated error lies outside ±{100 * tolerance:g} % of the target (Monte-Carlo noise of "
+                     "the search or the validation: more repetitions narrow it)")
     return SchemePlan(scheme=scheme, feasible=feasible, epsilon=float(epsilon) if feasible else None,
                       achieved_mae=float(mae[0]), ci95=(float(mae[1]), float(mae[2])), method=method,
                       predicted=float(predicted),

@@ -105,3 +105,13 @@ def test_help_has_examples(capsys):
     out = capsys.readouterr().out
     assert "--target-mae" in out and "lmdk plan sample:hue" in out and '"feasible"' in out
     assert np.isfinite(plan.EPSILON_MAX)
+
+
+def test_dummy_landmarks_are_planned_through_the_release_itself(capsys, tmp_path):
+    path = tmp_path / "plan.json"
+    code, out, err = run(capsys, *BASE, "--target-mae", "1", "--schemes", "skip", "--dummies", "random",
+                         "--json", str(path))
+    assert code == cli.EXIT_OK, err
+    entry = json.loads(path.read_text())["skip"]
+    assert entry["feasible"] and entry["ci95"][0] <= entry["achieved_mae"] <= entry["ci95"][1]
+    assert entry["ci95"][0] - 0.1 <= 1.0 <= entry["ci95"][1] + 0.1  # dummy sets vary: the interval says how much

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 
 from lmdk.cli.arguments import positive_float, positive_int, seed
-from lmdk.cli.common import (EXIT_OK, config_input_matches, default_mechanism, event_word, load_input, read_config,
-                             relation_flags, relation_from_args, report_loading, say)
+from lmdk.cli.common import (EXIT_OK, config_input_matches, default_mechanism, dummies_flag, event_word, load_input,
+                             read_config, relation_flags, relation_from_args, report_loading, say)
 from lmdk.errors import ParameterError
 
 PLAN_EXAMPLES = """examples:
@@ -65,7 +65,8 @@ def plan_table(result, unit: str) -> str:
         rows.append(row)
     widths = [max(len(str(r[i])) for r in [head] + rows) for i in range(len(head))]
     lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in [head] + rows]
-    notes = [f"{name}: {p.note}" for name, p in result.schemes.items() if not p.feasible or p.any_epsilon]
+    notes = [f"{name}: {p.note}" for name, p in result.schemes.items()
+             if not p.feasible or p.any_epsilon or not p.within_tolerance]
     return "\n".join(lines + notes) + "\n"
 
 
@@ -142,9 +143,12 @@ def cmd_plan(args) -> int:
     w = args.w if args.w is not None else (cfg.w if cfg is not None else None)
     schemes = tuple(s for s in args.schemes.split(",") if s) if args.schemes else planner.PLAN_SCHEMES
     x, _, _ = release_input(series, L)
+    dummies = cfg.dummies if cfg is not None else None
+    if args.dummies is not None:  # as lmdk release --dummies: the config's share and utility, else 1 % and position
+        dummies = {"method": args.dummies, "share": float((dummies or {}).get("share", 0.01)),
+                   "utility": (dummies or {}).get("utility", "position")}
     result = planner.plan(x, L, target, mechanism=mechanism, relation=protected, schemes=schemes, w=w,
-                          repetitions=args.repetitions, rng=args.seed, tolerance=args.tolerance,
-                          dummies=cfg.dummies if cfg is not None else None)
+                          repetitions=args.repetitions, rng=args.seed, tolerance=args.tolerance, dummies=dummies)
     unit = (series.units or "value units") if mechanism == "laplace" else result.unit
     words = event_word(series) + "s"
     print(f"target: {target.describe(unit, words)}; what ε protects: "
@@ -184,7 +188,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bound", type=positive_float("--bound"),
                    help="values without --range: the public range [−B, B] (Δ = 2B)")
     p.add_argument("--w", type=positive_int("--w", 10_000_000), help="window of the w-event scheme (default: n)")
-    p.add_argument("--schemes", metavar="LIST", help="comma-separated schemes (default: all six)")
+    p.add_argument("--schemes", metavar="LIST", help="comma-separated schemes (default: the six; the baselines "
+                                                     "bd, ba, fast, pegasus are searched through their releases)")
+    dummies_flag(p)
     p.add_argument("--tradeoff", metavar="D1,D2,…", help="also print ε per scheme when changes of up to each Δ are "
                                                          "protected instead (e.g. 25,10,2,1)")
     p.add_argument("--repetitions", type=positive_int("--repetitions", 10_000),
