@@ -50,21 +50,56 @@ class Noise:
                                   self.value_range, self.gen)
         return x + unit_noise("laplace", (self.reps, self.n), self.gen) * (self.sensitivity / epsilon)
 
-    def stepper(self):
-        """``draw(t, x_t, budget, pub)``: step t's noisy values at per-repetition budgets (used where ``pub``)."""
-        if self.discrete:
-            from lmdk.discrete_laplace import LockstepNoise
-            from lmdk.schemes import discrete_step
-
-            return discrete_step(LockstepNoise.from_generator(self.gen, self.reps, self.n), self.sensitivity,
-                                 self.value_range)
-        unit = np.ascontiguousarray(unit_noise("laplace", (self.reps, self.n), self.gen).T)
+    def stepper(self, levels=None):
+        """``draw(t, x_t, budget, pub, level=None)``: step t's noisy values at per-repetition budgets, for the rows
+        where ``pub`` (the others keep x_t). ``levels``: the few budgets a scheme can spend (BA: k·ε/(2w)); ``level``
+        then gives each row's index into them, and the discrete calibration is computed once per level."""
         delta = self.sensitivity
+        if self.discrete:
+            from lmdk import discrete_laplace as dl
 
-        def draw(t, x_t, budget, pub):
+            noise = dl.LockstepNoise.from_generator(self.gen, self.reps, self.n)
+            low, high = self.value_range
+            fixed = None if levels is None else dl._calibrate(np.asarray(levels, dtype=float), delta, low, high)
+
+            unit = dl._calibrate(np.ones(1), delta, low, high)  # every ε ≤ 1 has this grid, Δ_int and range
+
+            def calibrate(eps):
+                """dl._calibrate(eps, …): for budgets ≤ 1 only the integer scale t = ⌈Δ_int/ε⌉ differs from
+                ε = 1's (the grid comes from min(Δ, Δ/ε) = Δ), computed as _calibrate computes it."""
+                if not np.all(eps <= 1.0):
+                    return dl._calibrate(eps, delta, low, high)
+                t_int = np.ceil(unit.steps[0] / eps * (1.0 + 2.0**-40))
+                if np.any(t_int > dl.MAX_SCALE):
+                    return dl._calibrate(eps, delta, low, high)  # raises, naming the budget
+                return dl.Calibration(unit.exponent[0], unit.steps[0], t_int.astype(np.int64), unit.low[0],
+                                      unit.high[0], unit.sensitivity)
+
+            def draw(t, x_t, budget, pub, level=None):
+                rows = np.flatnonzero(pub)
+                out = np.array(np.broadcast_to(x_t, pub.shape), dtype=np.float64)
+                if rows.size:
+                    cal = fixed.take(level[rows]) if fixed is not None else calibrate(budget[rows])
+                    out[rows] = dl.on_grid(out[rows], cal, noise.step(t, cal.scale, rows))
+                return out
+
+            return draw
+        unit = np.ascontiguousarray(unit_noise("laplace", (self.reps, self.n), self.gen).T)
+
+        def draw(t, x_t, budget, pub, level=None):
             return x_t + unit[t] * (delta / budget)
 
         return draw
+
+    def samples(self, epsilon: float, m: int) -> "Samples":
+        """Noise for at most ``m`` noisy samples per repetition at one budget ``epsilon`` (FAST): the j-th sample of a
+        repetition gets its j-th draw (i.i.d. draws, so indexing them by sample instead of timestamp changes no law)."""
+        if self.discrete:
+            from lmdk import discrete_laplace as dl
+
+            cal = dl._calibrate(np.asarray(float(epsilon)), self.sensitivity, *self.value_range)
+            return Samples(cal, dl.discrete_laplace(cal.scale, 1, self.gen, size=(self.reps, m)))
+        return Samples(None, unit_noise("laplace", (self.reps, m), self.gen) * (self.sensitivity / epsilon))
 
     def statistic(self, epsilon: float, sensitivity: float, scales: tuple[float, ...] = (1.0,)) -> "Statistic":
         """Noisy values of a statistic of the given sensitivity, one draw per (repetition, timestamp) and scale:
@@ -85,6 +120,22 @@ class Noise:
                                      "(its integer scale would exceed 2^52); give a larger budget")
             draws.append(dl.discrete_laplace(t, 1, self.gen, size=shape[1:]))
         return Statistic(int(cal.exponent[0]), np.stack(draws))
+
+
+@dataclass
+class Samples:
+    """Pre-drawn noise of FAST's samples: ``noisy(x_t, rows, j)`` is x_t released with row r's j-th draw."""
+
+    calibration: object  # lmdk.discrete_laplace.Calibration of the one budget (discrete), else None
+    noise: np.ndarray  # (reps, m): float noise (textbook) or int64 grid steps (discrete)
+
+    def noisy(self, x_t: float, rows: np.ndarray, j: np.ndarray) -> np.ndarray:
+        z = self.noise[rows, j]
+        if self.calibration is None:
+            return x_t + z
+        from lmdk.discrete_laplace import on_grid
+
+        return on_grid(np.full(rows.size, x_t), self.calibration, z)
 
 
 @dataclass

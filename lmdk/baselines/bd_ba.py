@@ -61,7 +61,7 @@ def budget_absorption(x: np.ndarray, epsilon: float, w: int, noise: Noise, defau
     reps, n = noise.reps, noise.n
     unit = epsilon / (2.0 * w)  # Alg. 3: ε_{t,1} = ε/(2w), and each timestamp's publication share ε/(2w)
     test = noise.statistic(unit, noise.width)
-    draw = noise.stepper()
+    draw = noise.stepper(levels=unit * np.maximum(np.arange(w + 1), 1))  # publications spend k·ε/(2w), k = 1 … w
     last = np.broadcast_to(default, (reps,)).astype(np.float64)
     l_pub = np.full(reps, -1, dtype=np.int64)  # l: the last publication (−1: none yet, as one with one share)
     shares = np.ones(reps, dtype=np.int64)  # ε_{l,2}/(ε/(2w)): shares the last publication spent
@@ -78,7 +78,7 @@ def budget_absorption(x: np.ndarray, epsilon: float, w: int, noise: Noise, defau
         with np.errstate(divide="ignore"):  # ε_{t,2} ≤ 0 only where nullified
             pub = active & (dis > noise.sensitivity / eps2)  # publish if dis > λ_{t,2} = Δ/ε_{t,2}
         if pub.any():
-            noisy = draw(t, x[t], np.where(pub, eps2, 1.0), pub)  # o_t = c_t + Lap(λ_{t,2})
+            noisy = draw(t, x[t], np.where(pub, eps2, 1.0), pub, level=k)  # o_t = c_t + Lap(λ_{t,2})
             np.copyto(last, noisy, where=pub)
             np.copyto(l_pub, t, where=pub)
             np.copyto(shares, k, where=pub)

@@ -48,7 +48,7 @@ def fast(x: np.ndarray, epsilon: float, noise: Noise, *, samples: int | None = N
     reps, n = noise.reps, noise.n
     m = max_samples(n) if samples is None else int(samples)
     per_sample = epsilon / m  # Alg. 1: perturb z_k = x_k + Lap(Δ·M/α) — ε/M per sample
-    z = np.ascontiguousarray(noise.releases(x, per_sample).T)  # (n, reps): every possible sample, drawn at once
+    draws = noise.samples(per_sample, m)  # the j-th sample of a repetition takes its j-th draw
     floor = noise.sensitivity
     post = np.zeros(reps)  # x̂_{k−1}
     p = np.full(reps, P0)
@@ -65,12 +65,16 @@ def fast(x: np.ndarray, epsilon: float, noise: Noise, *, samples: int | None = N
         p_minus = p + Q if t > 0 else p  # P⁻_k = P_{k−1} + Q
         initial = count < TI
         sample = (initial | (next_sample == t)) & (count < m)  # Alg. 1: a sampling point and fewer than M samples
+        rows = np.flatnonzero(sample)
+        z = np.zeros(reps)
+        if rows.size:
+            z[rows] = draws.noisy(x[t], rows, np.minimum(count[rows], m - 1))
         if t == 0:  # the first sample is released as drawn (nothing to correct it with)
-            post = np.where(sample, z[0], prior)
+            post = np.where(sample, z, prior)
             p = p_minus
         else:
             gain = p_minus / (p_minus + R)  # Alg. 1: posterior estimate from the correction
-            post = np.where(sample, prior + gain * (z[t] - prior), prior)
+            post = np.where(sample, prior + gain * (z - prior), prior)
             p = np.where(sample, (1.0 - gain) * p_minus, p_minus)
         values[t], published[t] = post, sample
         if not sample.any():

@@ -121,7 +121,14 @@ def median_smoother(noisy: np.ndarray, starts: np.ndarray) -> np.ndarray:
         a = (starts[r0:r0 + rows] + offsets).ravel()
         b = (ends[None, :] + offsets).ravel()
         size = b - a
-        longer = np.flatnonzero(size > 1)  # a group of one is its own median
+        flat = block.reshape(-1)
+        values = noisy[r0:r0 + rows].reshape(-1)
+        two = np.flatnonzero(size == 2)  # groups of one are their own median; two and three directly
+        flat[two] = (values[b[two] - 2] + values[b[two] - 1]) / 2.0
+        three = np.flatnonzero(size == 3)
+        u, v, w = values[b[three] - 3], values[b[three] - 2], values[b[three] - 1]
+        flat[three] = np.maximum(np.minimum(u, v), np.minimum(np.maximum(u, v), w))
+        longer = np.flatnonzero(size > 3)
         if not longer.size:
             continue
         tree = WaveletMatrix(noisy[r0:r0 + rows])
@@ -130,7 +137,6 @@ def median_smoother(noisy: np.ndarray, starts: np.ndarray) -> np.ndarray:
         high = low.copy()
         even = np.flatnonzero(size % 2 == 0)
         high[even] = tree.kth(a[even], b[even], size[even] // 2)
-        flat = block.reshape(-1)
         flat[longer] = (low + high) / 2.0
         out[r0:r0 + rows] = flat.reshape(rows, n)
     return out

@@ -203,7 +203,7 @@ def test_fast_equals_its_transcription():
     x = 20 + 5 * np.sin(np.arange(n) / 20) + gen.normal(0, 0.3, n)
     a, b = _noise_pair(21, reps, n, 1.0, None)
     got = fast.fast(x, eps, a, samples=60)
-    z = b.releases(x, eps / 60)
+    draws = b.samples(eps / 60, 60)  # the j-th sample of repetition r takes draw (r, j)
     for r in range(reps):
         post, p, count, interval, nxt, errors, last_err, last_k = 0.0, fast.P0, 0, 1, fast.TI, [], 0.0, 0
         for t in range(n):
@@ -214,11 +214,12 @@ def test_fast_equals_its_transcription():
                 post, p = prior, p_minus
                 assert got[0][r, t] == pytest.approx(post) and not got[2][r, t]
                 continue
+            z = draws.noisy(x[t], np.array([r]), np.array([count]))[0]
             if t == 0:
-                post, p = z[r, 0], p_minus
+                post, p = z, p_minus
             else:
                 k = p_minus / (p_minus + fast.R)
-                post, p = prior + k * (z[r, t] - prior), (1 - k) * p_minus
+                post, p = prior + k * (z - prior), (1 - k) * p_minus
             count += 1
             e = 0.0 if t == 0 else abs(post - prior) / max(abs(post), 1.0)
             errors = ([e] + errors)[:fast.TI]
