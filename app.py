@@ -15,6 +15,7 @@ PAGES = [
     ("pages/schemes_utility.py", "Schemes & utility", ":material/tune:"),
     ("pages/temporal_loss.py", "Temporal privacy loss", ":material/trending_up:"),
     ("pages/dummy_landmarks.py", "Dummy landmarks", ":material/masks:"),
+    ("pages/audit.py", "Adversary lab", ":material/policy:"),
     ("pages/spatiotemporal_events.py", "Spatiotemporal events", ":material/share_location:"),
     ("pages/population.py", "Population", ":material/groups:"),
     ("pages/experiments.py", "Experiments", ":material/science:"),

@@ -44,7 +44,7 @@ def test_a_policy_that_leaks_more_than_it_claims_exits_3(capsys):
     code, out, err = run(capsys, "audit", *POLICY, "--scheme", "event")
     data = json.loads(out)
     assert code == cli.EXIT_VIOLATION and data["exceeds_claim"] and data["worst_neighbour"] == "theorem2"
-    assert "above the claimed ε = 1" in err and "leaks more than claimed" in err
+    assert "above the claimed ε = 1" in err and "leaks more than ε = 1 allows" in err
 
 
 def test_dummies_on_audit_and_release(capsys, tmp_path):

@@ -69,6 +69,11 @@ CLAMP_HIGH = "clamp_hi"
 TARGET = "target"  # the error (series' unit; metres; % wrong reports); None: no plan
 TARGET_AT = "target_at"  # where it is measured: all | landmarks | regular
 TARGET_P = "target_p"  # None: a mean absolute error; p: the error stays within ±target with probability p
+# the Adversary lab (ui.audit)
+AUDIT_TRIALS = "aud_n"  # releases of each neighbour, one of AUDIT_TRIAL_OPTIONS
+AUDIT_PRIOR = "aud_prior"  # the value attacker's prior: range | histogram
+AUDIT_CORRELATION = "aud_corr"  # the correlated attack: none | weak | moderate | strong
+AUDIT_TRIAL_OPTIONS = (200, 500, 1000, 2000, 5000)
 # used by the temporal-loss and dummy-landmark pages
 CORRELATION = "corr"  # preset name or "custom"
 CORRELATION_S = "s"
@@ -311,6 +316,9 @@ PARAMS: dict[str, Param] = {
     TARGET_P: Param(None, _number(float, 0.5, 0.999), lambda v: "" if v is None else f"{v:g}"),
     CLAMP_LOW: Param(None, _number(float, -1e12, 1e12), lambda v: "" if v is None else f"{v:g}"),
     CLAMP_HIGH: Param(None, _number(float, -1e12, 1e12), lambda v: "" if v is None else f"{v:g}"),
+    AUDIT_TRIALS: Param(1000, lambda t: int(v) if (v := _option(AUDIT_TRIAL_OPTIONS)(t)) is not None else None),
+    AUDIT_PRIOR: Param("range", _choice(("range", "histogram"))),
+    AUDIT_CORRELATION: Param("moderate", _choice(("none", "weak", "moderate", "strong"))),
     CORRELATION: Param("moderate", _choice(("weak", "moderate", "strong", "custom"))),
     CORRELATION_S: Param(0.1, _number(float, 1e-6, 100.0), _dump_number),
     DUMMY_METHOD: Param("partitioned", _choice(("optimal", "heuristic", "partitioned", "random"))),

@@ -210,14 +210,15 @@ def _dummy_spec(dummies, method: str) -> dict:
 def audit(series, landmarks, scheme: str, epsilon: float, *, relation=None, w=None, dummies=None,
           trials: int = 2000, seed: int = 0, confidence: float = 0.95, prior: str = "range", s: float | None = None,
           options: dict | None = None, position_trials: int = POSITION_TRIALS, dummy_methods=DUMMY_METHODS,
-          progress: Progress | None = None, event: str = "event") -> Audit:
+          position_dummies: dict | None = None, progress: Progress | None = None, event: str = "event") -> Audit:
     """Audit ``scheme`` at ``epsilon`` on ``series`` (an lmdk Series) with landmarks L (see the module docstring).
 
     ``relation``: what ε protects (:mod:`lmdk.relation`; values need a public range, locations a radius).
     ``options``: the ``schemes.release`` calibration to audit — default ``release_options(relation, mechanism)``;
     pass another (e.g. Δ = 1 on a 25-unit range) to audit a deliberately broken mechanism against the claim.
     ``dummies``: the policy's dummy landmarks (a DummySpec or its dict), used in every release of the loss,
-    value and correlation parts; the position attack runs without dummies and with each of ``dummy_methods``.
+    value and correlation parts; the position attack runs without dummies and with each of ``dummy_methods`` (share
+    and utility from ``position_dummies``, else the policy's dummies, else 1 % and position).
     ``s``: correlation strength of the correlation part (None: not run). ``progress(fraction, text)`` is called
     between chunks of releases.
     """
@@ -288,7 +289,7 @@ def audit(series, landmarks, scheme: str, epsilon: float, *, relation=None, w=No
     positions: dict[str, object] = {}
     plain = {k: v for k, v in options.items() if k != "dummies"}
     for j, method in enumerate(("none",) + methods):
-        opts = plain if method == "none" else {**plain, "dummies": _dummy_spec(dummies, method)}
+        opts = plain if method == "none" else {**plain, "dummies": _dummy_spec(position_dummies or dummies, method)}
         try:
             rel = _release(x, L, scheme, epsilon, mechanism, w, opts, position_trials, seed, "positions", j, tick)
         except LmdkError as exc:

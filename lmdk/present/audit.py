@@ -26,11 +26,12 @@ def loss_headline(audits: list[dict], event: str) -> str:
     bad = [a for a in audits if a["exceeds_claim"]]
     if bad:
         worst = max(bad, key=lambda a: a["epsilon_lower"])
-        names = ", ".join(f"*{_name(a['scheme'])}*" for a in bad)
+        names = " and ".join(", ".join(_name(a["scheme"]) for a in bad).rsplit(", ", 1))
         verb = "leaks" if len(bad) == 1 else "leak"
-        return (f"**{names} {verb} more than claimed**: an attacker told two versions of this series apart with "
-                f"ε̂ ≥ {_f(worst['epsilon_lower'])} ({_name(worst['scheme'])}, "
-                f"{worst['neighbours'][worst['worst_neighbour']]['description']}), above the claimed ε = {eps:g}.")
+        pair = worst["neighbours"][worst["worst_neighbour"]]["description"]
+        return (f"**{names} {verb} more than ε = {eps:g} allows**: with {pair}, an attacker told the two versions "
+                f"of this series apart at ε̂ ≥ {_f(worst['epsilon_lower'])} ({_name(worst['scheme'])}), above the "
+                f"claimed ε = {eps:g}.")
     worst = max(audits, key=lambda a: a["epsilon_lower"] or 0.0)
     upper = worst["epsilon_upper"]
     return (f"No attacker we ran could tell two versions of this series that differ in one {event} (or in every "
@@ -71,7 +72,8 @@ def loss_table(audits: list[dict]) -> pd.DataFrame:
         for name, p in a["neighbours"].items():
             rows.append({"scheme": a["scheme"], "neighbours": p["description"], "claimed ε": p["epsilon_claimed"],
                          "Σ εₜ spent": p["budget_spent"], "ε̂ lower": p["epsilon_lower"],
-                         "ε̂ upper": p["epsilon_upper"], "exceeds": (p["epsilon_lower"] or 0) > p["epsilon_claimed"]})
+                         "ε̂ upper": p["epsilon_upper"] if p["epsilon_upper"] is not None else float("inf"),
+                         "exceeds": (p["epsilon_lower"] or 0) > p["epsilon_claimed"]})
     return pd.DataFrame(rows)
 
 

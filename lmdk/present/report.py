@@ -123,3 +123,20 @@ def dummies_report(args) -> str:
                         "Mean absolute error without and with dummies": mae_table}, figures, description,
                        verdict_labels=("(ε, L)-landmark privacy of the release on L′ (Theorem 2)", "scheme",
                                        "worst Σ over L′ ∪ {t}, plus ε for the selection"))
+
+
+def audit_report(args) -> str:
+    """The Adversary lab's report: (headline, configuration, audits as dicts, [figure specs], description) → HTML."""
+    from lmdk.present import audit as words
+
+    headline, configuration, audits, figures, description = args
+    verdicts = {a["scheme"]: (not a["exceeds_claim"], a["epsilon_lower"]) for a in audits}
+    tables = {"Empirical privacy loss (ε̂: Clopper–Pearson interval of the strongest test)": words.loss_table(audits),
+              "Landmark-position attack (released values only)": words.positions_table(audits),
+              "Value attack (Bayesian guess of one event's value)": words.values_table(audits)}
+    correlated = words.correlation_table(audits)
+    if not correlated.empty:
+        tables["Correlated series: the attack beside the temporal privacy loss"] = correlated
+    return html_report("Landmark privacy — adversary lab", headline, configuration, verdicts, tables, figures,
+                       description, verdict_labels=("Measured loss within the claimed ε", "scheme",
+                                                    "ε̂ lower bound (largest over the neighbours)"))

@@ -1,0 +1,69 @@
+"""AppTest: the Adversary lab page — headline, the four charts, tables, cached per configuration, the trial cap,
+and the relation it needs."""
+from __future__ import annotations
+
+import json
+from functools import partial
+
+import app_support
+from app_support import shown
+from ui import audit as ui_audit
+from ui.charts import meta_of
+
+PAGE = "pages/audit.py"
+open_page = partial(app_support.open_page, PAGE, 300)
+
+
+def charts(at) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def test_page_audits_the_chosen_schemes_and_says_it_plainly():
+    ui_audit.clear()
+    at = open_page(schemes="uniform,skip", aud_n="200", aud_corr="strong")
+    assert at.title[0].value == "Adversary lab" and not at.error
+    headline = next(m.value for m in at.markdown if m.value.startswith("##### "))
+    assert "No attacker we ran could tell two versions" in headline and "within the claim" in headline
+    assert "*Skip* gives its landmarks away" in headline
+    figs = charts(at)
+    assert len(figs) == 4  # loss, positions, values, correlation
+    assert meta_of(figs[0]["layout"])["schemes"] == ["uniform", "skip"]
+    assert {"one regular event", "one landmark", "all landmarks + one (Thm 2)"} <= {t.get("name") for t in figs[0]["data"]}
+    assert {"no dummies", "random dummies", "partitioned dummies", "heuristic dummies"} <= {
+        t.get("name") for t in figs[1]["data"]}
+    assert meta_of(figs[3]["layout"])["scheme"] == "skip" and meta_of(figs[3]["layout"])["s"] == 0.01
+    assert "TPL α" in shown(at) and "guesses right" in shown(at)
+    tables = [t.value for t in at.dataframe]
+    loss = tables[0]
+    assert list(loss["scheme"]) == ["uniform"] * 3 + ["skip"] * 3 and not loss["exceeds"].any()
+    positions = tables[1]
+    skip = positions[(positions["scheme"] == "skip") & (positions["dummies"] == "none")]
+    assert float(skip["AUC"].iloc[0]) >= 0.8
+
+
+def test_an_audit_is_computed_once_per_configuration(monkeypatch):
+    import lmdk.audit
+
+    ui_audit.clear()
+    calls = []
+    real = lmdk.audit.audit
+
+    def counting(*args, **kwargs):
+        calls.append(args[2])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(lmdk.audit, "audit", counting)
+    at = open_page(schemes="adaptive", aud_n="200", aud_corr="none")
+    assert calls == ["adaptive"] and len(charts(at)) == 3  # no correlation chart
+    at.run()
+    assert calls == ["adaptive"]  # the rerun reads the remembered audit
+    at.select_slider(key="w_aud_n").set_value(500).run()
+    assert calls == ["adaptive", "adaptive"]
+
+
+def test_event_level_is_flagged_and_trials_are_capped_for_long_series():
+    ui_audit.clear()
+    at = open_page(schemes="event", aud_n="200", aud_corr="none", n="400")
+    headline = next(m.value for m in at.markdown if m.value.startswith("##### "))
+    assert "Event level leaks more than ε = 1 allows" in headline
+    assert ui_audit.trials_cap(10_000) == 500 and ui_audit.trials_cap(1_000) == 5_000

@@ -1,0 +1,95 @@
+"""The Adversary lab's computation: one audit per scheme and configuration, remembered, with progress.
+
+Not ``st.cache_data``: the progress bar is updated from inside the run, which a cached function may not do (its
+effects are replayed). Audits of bundled samples and synthetic series are remembered process-wide (they are
+deterministic in their configuration and seed, like ``st.cache_data``); audits of an upload stay in this session.
+A run is split into chunks of releases with a progress update between them, so a widget change interrupts it
+within a chunk and every scheme finished before is kept.
+"""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Callable
+
+import numpy as np
+import streamlit as st
+
+MAX_SHARED = 32  # audits remembered for every session
+MAX_SESSION = 12  # audits of this session's upload
+CELLS_MAX = 5_000_000  # trials × n per scheme on the page (n = 1,000: 5,000 trials; n = 10,000: 500)
+N_MAX = 20_000  # longest series the page audits (a window of a longer one, or `lmdk audit`, which has no limit)
+SESSION_KEY = "_audit_results"  # this session's audits of an upload, newest last
+
+_shared: OrderedDict = OrderedDict()
+_lock = threading.Lock()
+
+
+def trials_cap(n: int) -> int:
+    """The most trials the page runs on a series of n events (CELLS_MAX cells per scheme)."""
+    return max(100, CELLS_MAX // max(n, 1))
+
+
+def position_trials(n: int) -> int:
+    """Releases per position-attack configuration: the core's default, fewer on long series (≥ 20)."""
+    from lmdk.audit.run import POSITION_TRIALS
+
+    return max(20, min(POSITION_TRIALS, CELLS_MAX // 5 // max(n, 1)))
+
+
+def _store(token: str):
+    """(cache, bound) of this token: the process-wide one, or this session's for an upload."""
+    if token.startswith("upload:"):
+        return st.session_state.setdefault(SESSION_KEY, OrderedDict()), MAX_SESSION
+    return _shared, MAX_SHARED
+
+
+def run(cur, scheme: str, epsilon: float, protected, w: int, trials: int, seed: int, prior: str, s: float | None,
+        dummy: dict, event: str, progress: Callable[[float, str], None] | None = None):
+    """The ``lmdk.audit.Audit`` of ``scheme`` on the current series and landmarks, computed once per configuration."""
+    from lmdk.audit import audit
+
+    key = (cur.token, cur.landmarks.tobytes(), scheme, float(epsilon),
+           tuple(sorted(protected.to_dict().items())) if protected is not None else None, int(w), int(trials),
+           int(seed), prior, s, tuple(sorted(dummy.items())))
+    cache, bound = _store(cur.token)
+    with _lock:
+        if key in cache:
+            cache.move_to_end(key)
+            return cache[key]
+    result = audit(cur.series, cur.landmarks, scheme, epsilon, relation=protected, w=w, trials=trials, seed=seed,
+                   prior=prior, s=s, dummy_methods=_methods(cur), position_dummies=dummy, progress=progress,
+                   event=event, position_trials=position_trials(cur.n))
+    with _lock:
+        cache[key] = result
+        while len(cache) > bound:
+            cache.popitem(last=False)
+    return result
+
+
+def _methods(cur) -> tuple[str, ...]:
+    """The dummy methods the position attack compares (optimal only where its exhaustive search fits)."""
+    from lmdk.dummies import OPTIMAL_MAX_REGULAR
+
+    methods = ("heuristic", "partitioned", "random")
+    return (("optimal",) if cur.n - cur.landmarks.size <= OPTIMAL_MAX_REGULAR else ()) + methods
+
+
+def clear() -> None:
+    """Forget every remembered audit (tests)."""
+    with _lock:
+        _shared.clear()
+    st.session_state.pop(SESSION_KEY, None)
+
+
+def as_dicts(results: dict) -> list[dict]:
+    """The audits' JSON-ready dicts in the page's scheme order."""
+    return [r.to_dict() for r in results.values()]
+
+
+def to_json(results: dict, config: dict) -> str:
+    """The download: the configuration and one audit per scheme, as ``lmdk audit --json`` writes them."""
+    import json
+
+    return json.dumps({"configuration": config, "audits": as_dicts(results)}, indent=2, ensure_ascii=False,
+                      default=lambda v: v.item() if isinstance(v, np.generic) else str(v))
