@@ -4,7 +4,7 @@ Run with ``streamlit run app.py``. Pages live in ``pages/``; add yours to ``PAGE
 """
 import streamlit as st
 
-from ui import cache, state, text, widgets
+from ui import a11y, cache, state, text, widgets
 
 st.set_page_config(page_title="lmdk — landmark privacy lab", page_icon=":material/timeline:", layout="wide")
 
@@ -22,6 +22,7 @@ PAGES = [
 ]
 
 state.init()
+a11y.style()  # readable captions (WCAG AA contrast), see ui/a11y.py
 state.register_pages(PAGES)
 page = st.navigation([st.Page(path, title=title, icon=icon, default=i == 0)
                       for i, (path, title, icon) in enumerate(PAGES)])

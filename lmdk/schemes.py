@@ -38,8 +38,10 @@ class Release:
     """The outcome of running one scheme ``repetitions`` times (arrays are read-only)."""
 
     values: np.ndarray  # (reps, n) released values, or (reps, n, 2) metres for planar_laplace
-    budgets: np.ndarray  # (reps, n) ε_t actually spent (0 where the release is an approximation)
-    published: np.ndarray  # (reps, n) True where fresh noise was drawn with budget ε_t > 0
+    budgets: np.ndarray  # (reps, n) ε_t actually spent (0 where the release is an approximation; BD/BA also spend
+    # their dissimilarity test's ε/(2w) where they approximate)
+    published: np.ndarray  # (reps, n) True where fresh noise was drawn with budget ε_t > 0 (PeGaSus: every t, then
+    # smoothed; FAST: its samples, filtered)
     landmarks: np.ndarray  # (reps, n) landmark mask actually used (L′ when dummies were added)
     scheme: str
     mechanism: str

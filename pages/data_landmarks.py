@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from lmdk.present import views
-from ui import cache, charts, explain, import_step, maps, state, text, widgets
+from ui import cache, chart_text, charts, explain, import_step, landmark_keys, maps, state, text, widgets
 
 DETECTOR = "detector"
 TIMELINE_CHART = "timeline_chart"
@@ -203,6 +203,7 @@ with st.container(border=True):
               disabled=not st.session_state.get(state.LANDMARK_UNDO))
     u2.button("Redo", on_click=cache.undo_landmarks, kwargs={"redo": True}, key="lm_redo", icon=":material/redo:",
               width="stretch", disabled=not st.session_state.get(state.LANDMARK_REDO))
+    landmark_keys.controls(_edit_landmarks, cur.n)  # the timeline's and map's clicks, from the keyboard
     st.file_uploader("Import landmarks: the app's landmark JSON, or a CSV of event positions or of timestamps",
                      type=None, key=LANDMARK_FILE, on_change=_import_landmarks)
     if detector in ("threshold", "percentile", "fraction"):
@@ -218,7 +219,7 @@ with st.container(border=True):
 y, y_title = views.timeline_values(cur.series)
 top = st.columns([3, 2])
 top[0].markdown("**Timeline** — click a point to toggle it; to select many, pick the box or lasso tool in the "
-                "chart's toolbar and drag.")
+                "chart's toolbar and drag (or type positions under *2 · Mark landmarks*).")
 top[1].radio("A box or lasso selection", ["add", "remove"], key=state.SELECT_ACTION, horizontal=True,
              format_func={"add": "adds landmarks", "remove": "removes landmarks"}.get)
 fig = charts.timeline(cur.series.timestamps, y, cur.landmarks, y_title=y_title,
@@ -227,6 +228,8 @@ st.plotly_chart(fig, key=f"{TIMELINE_CHART}_{st.session_state[state.TIMELINE_EPO
                 selection_mode=("points", "box", "lasso"), **charts.PLOTLY_KW)
 if st.session_state.get(state.LAST_EDIT):
     st.caption(text.escape_markdown(st.session_state[state.LAST_EDIT]))
+chart_text.describe("timeline", chart_text.series_table(cur.series.timestamps, y, cur.landmarks, value_name=y_title),
+                    what="The series and its landmarks", over="t")
 
 # ------------------------------------------------------------------ 4. map
 if kind == "trajectory":
@@ -237,6 +240,8 @@ if kind == "trajectory":
                                 basemap=basemap)
     st.pydeck_chart(deck, key=f"{MAP_CHART}_{st.session_state[state.MAP_EPOCH]}", on_select=_on_map,
                     selection_mode="single-object", height=480)
+    chart_text.describe("map", chart_text.track_table(cur.series.timestamps, latlon[:, 0], latlon[:, 1],
+                                                      cur.landmarks), what="The path and its landmarks", over="t")
 
 # ------------------------------------------------------------------ downloads
 c1, c2 = st.columns(2)

@@ -6,7 +6,7 @@ import streamlit as st
 from lmdk import dummies
 from lmdk.present import headlines, views
 from lmdk.errors import LmdkError
-from ui import cache, config, cache_loss, charts, charts_loss, explain, relation, state, text, widgets
+from ui import cache, chart_text, config, cache_loss, charts, charts_loss, explain, relation, state, text, widgets
 
 SHARE_OPTIONS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 0.9)  # share of ε spent on the selection
 METHOD_HELP = {
@@ -178,6 +178,9 @@ def _page() -> None:
     st.plotly_chart(charts.single_draw(timeline), key="dummy_timeline", **charts.PLOTLY_KW)
     st.caption(f"Filled diamonds: the {cur.landmarks.size} real landmarks; open diamonds: the {dm.size} dummies "
                f"({method}, {utility} utility, seed {seed}). An observer of the release sees only L′.")
+    chart_text.describe("dummy_timeline", chart_text.series_table(cur.series.timestamps, y, cur.landmarks,
+                                                                  value_name=y_title, dummies=dm),
+                        what="The series, its landmarks and the dummies", over="t")
 
     st.info(f"**What the dummies protect.** An observer who knows this method sees {sel.chosen.size:,} marked events; "
             f"{cur.landmarks.size:,} of them are real, so each marked event is a real landmark with probability "
@@ -203,6 +206,8 @@ def _page() -> None:
         })
     st.caption(f"{len(sel.scores):,} nested options; ε_sel = {eps_sel:.3g}, Δu = {sel.sensitivity:.3g}. "
                "The dashed line is a uniform choice: the smaller ε_sel, the closer the probabilities get to it.")
+    chart_text.describe("options_chart", _options_table(sel), what="Utility and selection probability per option",
+                        over="dummies", table=False)
 
     st.subheader("Budgets before and after")
     if ss.get(SCHEME_KEY) not in chosen:
@@ -229,6 +234,9 @@ def _page() -> None:
     st.plotly_chart(charts.single_draw(budget_fig), key="dummy_budget_chart", **charts.PLOTLY_KW)
     st.caption("Bars: εₜ of one run; black diamonds: real landmarks; open diamonds: dummies, which now get "
                "a landmark's budget.")
+    chart_text.describe("dummy_budget_chart", chart_text.budget_table(
+        {f"{scheme} before (on L)": before, f"{scheme} after (on L′)": after}, cur.landmarks, dummies=dm),
+        what="Budget εₜ per timestamp before and after the dummies", over="t")
 
     st.subheader("The cost of the protection: mean absolute error")
     unit = views.MAE_UNIT[mechanism] or (cur.series.units or "value units")
@@ -241,6 +249,10 @@ def _page() -> None:
     st.caption(f"Mean over {reps} repetitions with 95 % confidence intervals; with dummies, every repetition makes "
                "its own private selection of L′ (so the MAE includes that randomness), and every scheme is run on "
                "the same selections.")
+    chart_text.describe("dummy_mae_chart", pd.DataFrame(rows).rename(columns={
+        "mae": "MAE without", "low": "low without", "high": "high without", "dummies": "MAE with dummies",
+        "dummies_low": "low with", "dummies_high": "high with"}), what=f"Mean absolute error ({unit}) per scheme",
+        table=False)
 
     handover(cur, chosen, sel, disclosure, eps, eps_pub, rows, unit, [timeline, opt_fig, budget_fig, mae_fig])
     d = st.columns(4)

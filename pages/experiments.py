@@ -8,7 +8,7 @@ import streamlit as st
 
 from lmdk.experiments import runner as ex
 from lmdk.experiments import charts as ech
-from ui import charts, state, text, widgets
+from ui import chart_text, charts, state, text, widgets
 
 REPRODUCTION = Path(__file__).resolve().parents[1] / "docs" / "REPRODUCTION.md"
 
@@ -115,12 +115,12 @@ else:
     d1, d2 = st.columns(2)
     d1.download_button("Download CSV", df.to_csv(index=False).encode(), f"{name}.csv", "text/csv")
     d2.download_button("Download chart (HTML)", charts.to_html(fig).encode(), f"{name}.html", "text/html")
-    with st.expander("The numbers (tidy CSV)"):
-        st.dataframe(df, hide_index=True, width="stretch")
+    chart_text.describe(f"experiment_{name}", df, what=f"The numbers of {name} (tidy)", csv=False)
 
 with st.expander("What am I looking at — verdict and reasons", expanded=True):
     section = _verdicts(REPRODUCTION.read_text()).get(name) if REPRODUCTION.exists() else None
-    # wide verdict tables scroll inside their own box instead of running past the page at 1024 px
-    st.html("<style>.st-key-ex_verdict table{display:block;overflow-x:auto;max-width:100%}</style>")
+    # wide verdict tables wrap inside the page width at 1024 px (a scrolling box would need a keyboard focus stop)
+    st.html("<style>.st-key-ex_verdict table{table-layout:fixed;width:100%}"
+            ".st-key-ex_verdict td,.st-key-ex_verdict th{overflow-wrap:anywhere}</style>")
     with st.container(key="ex_verdict"):
         st.markdown(section or "The comparison with the paper is in docs/REPRODUCTION.md.")

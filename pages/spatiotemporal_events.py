@@ -8,7 +8,9 @@ from lmdk import priste
 from lmdk.present import headlines
 from lmdk.priste import views as priste_views
 from lmdk.errors import LmdkError
-from ui import charts, config, explain, maps, state, text, widgets
+import pandas as pd
+
+from ui import chart_text, charts, config, explain, maps, state, text, widgets
 
 # the configuration lives in ui.state (ST_* keys, mirrored to the URL); these are session-only
 K_MAP, K_GRID_SIG, K_PREV_PICK = "priste_map", "_priste_grid_sig", "_priste_prev_pick"
@@ -78,6 +80,15 @@ def _ticks_125(values: np.ndarray) -> list[float]:
     ticks = [m * 10.0**d for d in np.arange(lo, hi + 1) for m in (1, 2, 5)]
     inside = [v for v in ticks if values.min() / 1.5 <= v <= values.max() * 1.5]
     return inside if len(inside) >= 2 else ticks
+
+
+def _band_table(t, bands: dict) -> pd.DataFrame:
+    """t, then the median and 10–90 % band of every method (a chart's text alternative)."""
+    table = pd.DataFrame({"t": t})
+    for name, band in bands.items():
+        for part in ("median", "low", "high"):
+            table[f"{name} {part}"] = np.asarray(band[part], dtype=float)
+    return table
 
 
 def grid_deck(grid, region, true_cells, paths: dict) -> pdk.Deck:
@@ -249,6 +260,13 @@ st.pydeck_chart(grid_deck(grid, region, cells, paths), key=K_MAP, on_select=on_m
 st.caption(f"{grid.rows}×{grid.cols} cells of {grid.cell_size_m:g} m. Orange: the event's region; black: the true "
            "path (cell centres); blue: PriSTE's released path (repetition 1)"
            + ("; vermilion: the plain α-PLM's" if show_plain else "") + ". No base map is loaded.")
+in_region = np.isin(np.asarray(cells), sorted(region))
+trace_table = pd.DataFrame({"t": t, "true cell": np.asarray(cells), "true cell in the region": in_region,
+                            **{f"{name} cell": np.asarray(ids) for name, (ids, _, _) in paths.items()}})
+chart_text.describe(K_MAP, trace_table, what="The trace on the grid", over="t", summary=(
+    f"The trace on the grid: {T} timestamps on {grid.rows}×{grid.cols} cells of {grid.cell_size_m:g} m; the "
+    f"event's region has {len(region)} cells, the true path is in it at {int(in_region.sum())} of {T} timestamps "
+    f"and PriSTE's released path at {int(np.isin(res.priste_cells, sorted(region)).sum())}."))
 
 # ------------------------------------------------------------------ leakage and α
 st.subheader("3 · Event leakage over time")
@@ -258,12 +276,17 @@ leak_fig = band_figure(t, {"plain α-PLM": (res.plain_leakage, PLAIN), "PriSTE":
 st.plotly_chart(leak_fig, key="priste_leak_chart", config=charts.MODEBAR)
 st.caption("The largest |log Pr(o₀..o_t | event) / Pr(o₀..o_t | no event)| over *all* initial distributions "
            f"(computed exactly), median and 10–90 % band over {reps} repetitions.")
+chart_text.describe("priste_leak_chart",
+                    _band_table(t, {"plain α-PLM": res.plain_leakage, "PriSTE": res.priste_leakage}),
+                    what=f"Worst-case event leakage (nats) against ε = {eps:g}", over="t")
 
 st.subheader("4 · PriSTE's calibrated α per timestamp")
 alpha_fig = band_figure(t, {"PriSTE": (res.priste_alpha, PRISTE)}, y_title="α used (per km)",
                         reference=float(alpha), reference_label=f"α₀ = {alpha:g}", window=window,
                         log_y=bool(np.all(res.priste_alpha["low"] > 0)), eps=float(eps))
 st.plotly_chart(alpha_fig, key="priste_alpha_chart", config=charts.MODEBAR)
+chart_text.describe("priste_alpha_chart", _band_table(t, {"PriSTE α (per km)": res.priste_alpha}),
+                    what=f"PriSTE's calibrated α per timestamp against α₀ = {alpha:g}", over="t")
 
 st.subheader("5 · Utility")
 m1, m2, m3 = st.columns(3)

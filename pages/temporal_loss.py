@@ -6,7 +6,7 @@ import streamlit as st
 from lmdk import tpl
 from lmdk.present import views, views_loss
 from lmdk.errors import LmdkError
-from ui import cache, config, cache_loss, charts, charts_loss, explain, relation, state, text, widgets
+from ui import cache, chart_text, config, cache_loss, charts, charts_loss, explain, relation, state, text, widgets
 
 S_OPTIONS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 100.0)  # log-scale s slider
 PRESETS = ("weak", "moderate", "strong")
@@ -180,6 +180,11 @@ def _page() -> None:
         st.warning("The supremum is **infinite** for this matrix: some state is reached deterministically, so every "
                    "release adds to the loss and BPL grows without bound as the series gets longer.",
                    icon=":material/all_inclusive:")
+    n_t = len(summary.budgets)
+    flags = {"t": np.arange(n_t), "landmark": np.isin(np.arange(n_t), cur.landmarks)}
+    chart_text.describe("tpl_chart", pd.DataFrame({**flags, "budget εₜ": summary.budgets, "BPL": losses.bpl,
+                                                   "FPL": losses.fpl, "TPL": losses.tpl}),
+                        what=f"Temporal privacy loss of {scheme}'s budgets", over="t")
 
     st.subheader("Landmark temporal privacy loss")
     fig2 = charts_loss.landmark_loss(losses.overall, losses.own, losses.bound, losses.reference, cur.landmarks,
@@ -188,6 +193,9 @@ def _page() -> None:
     st.caption(f"Overall loss at each t for L ∪ {{t}} (|L| = {cur.landmarks.size}); dashed: the same without "
                f"correlation; shaded: the valid bound min(overall, Σ ε = {total:.3g}); grey dash-dot: the event's "
                "own term αₜ.")
+    chart_text.describe("landmark_loss_chart", pd.DataFrame({
+        **flags, "overall loss": losses.overall, "without correlation": losses.reference, "valid bound": losses.bound,
+        "own term αₜ": losses.own}), what="Landmark temporal privacy loss at each t", over="t")
 
     st.subheader("Across landmark distributions (Figure 9)")
     n_fig = min(cur.n, cache_loss.COMPARISON_N_MAX)
@@ -204,6 +212,12 @@ def _page() -> None:
     st.caption(f"n = {n_fig:,}{capped}, ε = {eps:g}, Uniform budgets ε/(|L|+1), correlation {described}; each point "
                f"is the mean of {cache_loss.COMPARISON_REPETITIONS} landmark draws. Grey vertical line: the share of "
                "landmarks in your series.")
+    picked = frame[(frame["quantity"] == quantity) & (frame["statistic"] == statistic)]
+    wide = picked.pivot_table(index="landmark_pct", columns="distribution", values="value", sort=False)
+    wide["no correlation"] = picked.groupby("landmark_pct")["reference"].mean()
+    chart_text.describe("distribution_chart", wide.rename_axis("landmarks (%)").reset_index(),
+                        what=f"{statistic.capitalize()} over t of the {quantity} loss per landmark distribution",
+                        over="landmarks (%)")
 
     d = st.columns(3)
     widgets.download_figure(fig1, "temporal_privacy_loss", key="dl_tpl", container=d[0])

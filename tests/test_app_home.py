@@ -21,7 +21,7 @@ def test_home_renders_with_links_and_explanation(app):
     assert app.title[0].value == "Landmark privacy lab"
     links = app.get("page_link")
     assert len(links) >= 2  # every registered page except the overview itself
-    assert app.expander and app.expander[0].label == "What am I looking at?"
+    assert app.expander and app.expander[-1].label == "What am I looking at?"  # after the chart's "Show data"
     assert any("\\sum" in latex.value for latex in app.latex)
 
 

@@ -120,8 +120,12 @@ def _budget_rows(budgets_by_scheme: dict, mask: np.ndarray, lm: np.ndarray, dm: 
     tickvals.append(rows + 0.05 + ROW_FILL / 2)
     ticktext.append("<b>L</b>")
     layout = _common_layout(height=round(130 + row_height * 0.8 * (rows + 0.6)), meta=meta)
+    plot_px = layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]
     layout.update(
         margin={**layout["margin"], "l": 110},
+        # the legend on a line of its own above the heading, from the left: at 1024 px a legend at the right end of
+        # the heading's line covered it, and the (hover-only) toolbar takes the top right corner
+        legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1 + 28 / plot_px, "yanchor": "bottom"},
         xaxis={"title": {"text": "timestamp t"}, "range": [-0.5, mask.size - 0.5], "zeroline": False},
         yaxis={"range": [-0.08, rows + 0.95], "tickvals": tickvals, "ticktext": ticktext, "showgrid": False,
                "zeroline": False, "ticks": "", "fixedrange": True},

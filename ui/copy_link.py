@@ -5,18 +5,22 @@ click it copies ``window.location.href`` — the URL as it is *now*, which the a
 after every run, fragment reruns included (a link rendered by the server would be stale after those) — and sends
 a trigger back so Python shows the toast. The clipboard API needs a secure context (https or localhost); on
 plain http (a classroom server on a LAN address) it falls back to a hidden text field and ``execCommand``,
-and if both fail the toast says so. The current link is also shown, small, under the button.
+and if both fail the toast says so. The current link is also shown, small, under the button: a read-only text
+box that scrolls when the link is long, so it takes the keyboard focus (Tab) as a scrollable region must (axe's
+scrollable-region-focusable).
 """
 from __future__ import annotations
 
 import streamlit as st
 
 _HTML = ('<button type="button" class="copy">Copy link to this view</button>'
-         '<div class="link" title="The settings of this view, never your data"></div>')
+         '<div class="link" title="The settings of this view, never your data" tabindex="0" role="textbox"'
+         ' aria-readonly="true" aria-multiline="true" aria-label="Link to this view"></div>')
 _CSS = """
 .copy { width: 100%; padding: 0.4rem 0.75rem; border-radius: 0.5rem; border: 1px solid rgba(49, 51, 63, 0.2);
         background: #fff; color: inherit; font: inherit; font-size: 0.95rem; cursor: pointer; }
 .copy:hover { border-color: #4A4A4A; }
+.link:focus-visible { outline: 2px solid #4A4A4A; outline-offset: 1px; }
 .link { margin-top: 0.3rem; font-size: 0.72rem; color: #6b6b6b; word-break: break-all; user-select: all;
         max-height: 4.5em; overflow-y: auto; }
 """

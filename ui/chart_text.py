@@ -1,0 +1,218 @@
+"""Text alternatives of the charts and maps (issue 28): under each one, a one-sentence summary and a "Show data"
+expander with its numbers as a table and a CSV download.
+
+For whoever cannot see the picture (a screen reader, a projector that washes the colours out, colour blindness)
+and for the privacy officer who wants the numbers rather than a picture. A page calls ``describe`` right after
+``st.plotly_chart`` / ``st.pydeck_chart`` with the data the chart was drawn from (the builders below make the
+common tables; without ``data`` the figure's own named traces are read). The summary is written from the same
+table, so it states what the chart shows: the range and mean of every column, the count of landmarks.
+
+Every text alternative sits in a container keyed ``chart_text_<key>``; tests/test_browser_a11y.py checks that each
+page has one per chart.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from ui.chart_style import number
+
+TABLE_ROWS = 500  # rows shown in the expander (every k-th row beyond); the CSV holds all of them
+KEY_PREFIX = "chart_text_"
+MAX_COLUMNS_SAID = 8  # columns the sentence names; the rest are in the table
+
+
+def describe(key: str, data: pd.DataFrame | None = None, *, what: str, summary: str | None = None, fig=None,
+             over: str | None = None, csv: bool = True, table: bool = True, container=None) -> str:
+    """The summary (a caption) and the "Show data" expander (table, CSV) of one chart; returns the summary.
+
+    ``data``: the chart's numbers (or ``fig``: a plotly figure whose named traces are read); ``what``: what the
+    chart shows, starting the sentence ("Budget εₜ per timestamp"); ``summary``: a sentence of the page's own
+    instead; ``over``: the column the others run over (e.g. "t"), named with its range; ``csv``: False when the
+    page offers the same CSV beside the chart already; ``table``: False when the page shows the same table (the
+    expander then says so and holds only the CSV)."""
+    if data is None:
+        data = figure_table(fig) if fig is not None else pd.DataFrame()
+    said = summary or summarize(data, what, over=over)
+    box = (container or st).container(key=KEY_PREFIX + key)
+    with box:
+        st.caption(said)
+        with st.expander(f"Show data — {what[0].lower() + what[1:]}", icon=":material/table:"):
+            if table:
+                shown, step = thin(data)
+                st.dataframe(shown, hide_index=True, width="stretch", height=min(38 + 35 * len(shown), 320))
+                if step > 1:
+                    st.caption(f"One row in {step} of {len(data):,}; the CSV has all of them.")
+            else:
+                st.caption("The table next to the chart holds these numbers.")
+            if csv:
+                from ui import widgets
+
+                widgets.download_deferred("Data (CSV)", _csv, data, key=f"dl_{KEY_PREFIX}{key}",
+                                          file_name=f"{key}.csv", mime="text/csv", icon=":material/download:")
+    return said
+
+
+def _csv(data: pd.DataFrame) -> str:
+    return data.to_csv(index=False)
+
+
+def thin(data: pd.DataFrame, rows: int = TABLE_ROWS) -> tuple[pd.DataFrame, int]:
+    """At most ``rows`` rows for display: every k-th row (first and last kept); returns (rows, k)."""
+    if len(data) <= rows:
+        return data, 1
+    step = int(np.ceil(len(data) / rows))
+    picked = np.unique(np.r_[np.arange(0, len(data), step), len(data) - 1])
+    return data.iloc[picked], step
+
+
+# ------------------------------------------------------------------ the sentence
+def summarize(data: pd.DataFrame, what: str, *, over: str | None = None) -> str:
+    """One sentence from a table: "{what} for t = 0–999 (1,000 values): landmark: 200 of 1,000; a 0 to 2 (mean 0.5)."
+
+    A first column of distinct labels (at most 12 rows, e.g. schemes) is read row by row instead."""
+    if data is None or data.empty:
+        return f"{what}: no data."
+    n = len(data)
+    first = data.columns[0]
+    labels = data[first]
+    if over is None and n <= 12 and _is_text(labels) and labels.is_unique:
+        rows = []
+        for _, row in data.iterrows():
+            values = [f"{c} {_value(row[c])}" for c in data.columns[1:MAX_COLUMNS_SAID + 1] if _value(row[c])]
+            rows.append(f"{row[first]}: " + ", ".join(values) if values else str(row[first]))
+        return f"{what} — " + "; ".join(rows) + "."
+    if list(data.columns) == ["trace", "x", "y"]:  # a figure's own traces (figure_table)
+        parts = [f"{name} {_range(group['y'])}" for name, group in data.groupby("trace", sort=False)]
+        return f"{what} ({n:,} points): " + "; ".join(parts[:MAX_COLUMNS_SAID]) + "."
+    lead = f"{what} ({n:,} rows)"
+    if over is not None and over in data:
+        span = data[over]
+        lead = f"{what} for {over} = {_value(span.iloc[0])}–{_value(span.iloc[-1])} ({n:,} values)"
+    said = [c for c in data.columns if c != over and (data[c].dtype == bool or pd.api.types.is_numeric_dtype(data[c]))]
+    parts = [f"{c}: {int(data[c].sum()):,} of {n:,}" if data[c].dtype == bool else f"{c} {_range(data[c])}"
+             for c in said[:MAX_COLUMNS_SAID]]
+    tail = f"; {len(said) - MAX_COLUMNS_SAID} more columns in the data" if len(said) > MAX_COLUMNS_SAID else ""
+    return lead + (": " + "; ".join(parts) if parts else "") + tail + "."
+
+
+def _range(col) -> str:
+    """"a to b (mean m)", "v throughout" or "empty" of a numeric column."""
+    v = pd.to_numeric(pd.Series(col), errors="coerce").to_numpy(dtype=float)
+    v = v[np.isfinite(v)]
+    if not v.size:
+        return "empty"
+    if v.min() == v.max():
+        return f"{number(float(v[0]))} throughout"
+    return f"{number(float(v.min()))} to {number(float(v.max()))} (mean {number(float(v.mean()))})"
+
+
+def _is_text(col: pd.Series) -> bool:
+    return col.dtype == object or isinstance(col.dtype, pd.StringDtype)
+
+
+def _value(v) -> str:
+    if isinstance(v, (bool, np.bool_)):
+        return "yes" if v else "no"
+    if isinstance(v, (int, np.integer)):
+        return f"{int(v):,}"
+    if isinstance(v, (float, np.floating)):
+        return number(float(v)) if np.isfinite(v) else ""
+    return str(v)
+
+
+# ------------------------------------------------------------------ tables of the common charts
+def budget_table(budgets_by_scheme: dict[str, np.ndarray], landmarks: Iterable[int], *,
+                 dummies: Iterable[int] = ()) -> pd.DataFrame:
+    """t, landmark (, dummy), then εₜ of every scheme."""
+    n = max((len(b) for b in budgets_by_scheme.values()), default=0)
+    table = pd.DataFrame({"t": np.arange(n), **_flags(n, landmarks, dummies)})
+    for scheme, b in budgets_by_scheme.items():
+        table[f"{scheme} εₜ"] = np.asarray(b, dtype=float)
+    return table
+
+
+def series_table(timestamps: Sequence, values: np.ndarray, landmarks: Iterable[int], *, value_name: str,
+                 dummies: Iterable[int] = ()) -> pd.DataFrame:
+    """t, time, the value, landmark (, dummy) — the timeline's events."""
+    values = np.asarray(values, dtype=float)
+    return pd.DataFrame({"t": np.arange(values.size), "time": _times(timestamps), value_name: values,
+                         **_flags(values.size, landmarks, dummies)})
+
+
+def release_table(timestamps: Sequence, original: np.ndarray, summaries: dict, *, value_name: str) -> pd.DataFrame:
+    """t, time, original, then every scheme's median and its band (low, high) over the repetitions."""
+    table = pd.DataFrame({"t": np.arange(len(original)), "time": _times(timestamps),
+                          f"original {value_name}": np.asarray(original, dtype=float)})
+    for scheme, (median, low, high) in summaries.items():
+        table[f"{scheme} median"] = np.asarray(median, dtype=float)
+        table[f"{scheme} low"] = np.asarray(low, dtype=float)
+        table[f"{scheme} high"] = np.asarray(high, dtype=float)
+    return table
+
+
+def track_table(timestamps: Sequence, lat: np.ndarray, lon: np.ndarray, landmarks: Iterable[int],
+                released: dict[str, tuple[np.ndarray, np.ndarray]] | None = None) -> pd.DataFrame:
+    """t, time, lat, lon, landmark, then each release's lat/lon — a map's events."""
+    lat = np.asarray(lat, dtype=float)
+    table = pd.DataFrame({"t": np.arange(lat.size), "time": _times(timestamps), "latitude": lat,
+                          "longitude": np.asarray(lon, dtype=float), **_flags(lat.size, landmarks, ())})
+    for name, (rlat, rlon) in (released or {}).items():
+        table[f"{name} latitude"] = np.asarray(rlat, dtype=float)
+        table[f"{name} longitude"] = np.asarray(rlon, dtype=float)
+    return table
+
+
+def _flags(n: int, landmarks: Iterable[int], dummies: Iterable[int]) -> dict:
+    lm = np.zeros(n, dtype=bool)
+    idx = np.asarray(list(landmarks), dtype=np.int64)
+    lm[idx[(idx >= 0) & (idx < n)]] = True
+    flags = {"landmark": lm}
+    dm = np.asarray(list(dummies), dtype=np.int64)
+    if dm.size:
+        d = np.zeros(n, dtype=bool)
+        d[dm[(dm >= 0) & (dm < n)]] = True
+        flags["dummy"] = d & ~lm
+    return flags
+
+
+def _times(timestamps: Sequence) -> list[str]:
+    """Timestamps as text (ISO without the seconds when they are zero): the CSV and table read the same."""
+    try:
+        index = pd.DatetimeIndex(timestamps)
+    except (TypeError, ValueError):
+        return [str(t) for t in timestamps]
+    return [str(t) for t in index.tz_localize(None)] if index.tz is not None else [str(t) for t in index]
+
+
+# ------------------------------------------------------------------ a figure's own traces
+def figure_table(fig) -> pd.DataFrame:
+    """The named traces of a plotly figure as a long table (trace, x, y) — for charts without a table of their
+    own. Traces without a name or with hover switched off (band edges, strips) are left out."""
+    spec = fig if isinstance(fig, dict) else fig.to_plotly_json()
+    frames = []
+    for trace in spec.get("data", []):
+        name = trace.get("name")
+        y = _array(trace.get("y"))
+        if not name or y is None or trace.get("hoverinfo") == "skip":
+            continue
+        x = _array(trace.get("x"))
+        if x is None:
+            x = float(trace.get("x0", 0)) + float(trace.get("dx", 1)) * np.arange(len(y))
+        if trace.get("orientation") == "h":
+            x, y = y, x
+        frames.append(pd.DataFrame({"trace": name, "x": x[:len(y)], "y": y[:len(x)]}))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def _array(value):
+    if value is None:
+        return None
+    if isinstance(value, dict) and "bdata" in value:
+        from ui.chart_figure import _arrays
+
+        value = _arrays(value)
+    return np.asarray(value)
