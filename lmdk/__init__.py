@@ -8,7 +8,7 @@ The names a notebook needs, importable from the top::
     out = lmdk.release(series.values, L, "adaptive", 1.0, mechanism="laplace", repetitions=10, rng=0)
 
 Subpackages, one per concept of the papers: :mod:`lmdk.data`, :mod:`lmdk.tpl`, :mod:`lmdk.dummies`,
-:mod:`lmdk.priste`, :mod:`lmdk.experiments`, :mod:`lmdk.population`; modules :mod:`lmdk.mechanisms`, :mod:`lmdk.schemes`,
+:mod:`lmdk.priste`, :mod:`lmdk.experiments`, :mod:`lmdk.population`, :mod:`lmdk.audit` (the adversary lab); modules :mod:`lmdk.mechanisms`, :mod:`lmdk.schemes`,
 :mod:`lmdk.privacy`, :mod:`lmdk.metrics`, :mod:`lmdk.landmarks`, :mod:`lmdk.synthetic`, :mod:`lmdk.snapping`.
 Apart from the maths: :mod:`lmdk.present` (views, headlines, reports, generated scripts for the app) and
 :mod:`lmdk.cli` (the ``lmdk`` command, one module per command).
@@ -34,10 +34,10 @@ __all__ = [
     # subpackages and modules, one per concept of the papers
     "data", "dummies", "experiments", "landmarks", "mechanisms", "metrics", "privacy", "priste", "schemes",
     "synthetic", "tpl", "relation", "discrete_laplace", "snapping", "ledger", "population", "cli", "errors", "plan",
-    "present", "views", "views_loss",
+    "present", "views", "views_loss", "audit",
 ]
 
 # Public names the API reference lists: the command line, the errors, and two presentation modules kept under
 # their old names (generated scripts call ``lmdk.views.release_input``).
-from lmdk import cli, discrete_laplace, errors, ledger, plan, population, present, relation, snapping  # noqa: E402
+from lmdk import audit, cli, discrete_laplace, errors, ledger, plan, population, present, relation, snapping  # noqa: E402
 from lmdk.present import views, views_loss  # noqa: E402
