@@ -17,7 +17,7 @@ DUMMY_PATTERN = {"none": "", "optimal": "x", "heuristic": "/", "partitioned": ".
 CLAIM = dict(color="#000000", dash="dash", width=1.5)
 CHANCE = dict(color="#555555", dash="dot", width=1.5)
 WAFFLE = {"chance": "#D9D9D9", "wrong": "#F4F4F4"}
-BOTTOM_LEGEND = dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0.0)
+BOTTOM_LEGEND = dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0.0, entrywidth=205)
 
 
 def _colour(scheme: str) -> str:
@@ -54,8 +54,7 @@ def loss_intervals(audits: list[dict], *, height: int = 460) -> go.Figure:
             hovertext=texts, hoverinfo="text"))
     schemes = [a["scheme"] for a in audits]
     if schemes:
-        fig.add_trace(go.Scatter(x=[schemes[0], schemes[-1]], y=[eps, eps], mode="lines", line=CLAIM,
-                                 name=f"claimed ε = {eps:g}", hoverinfo="skip"))
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=CLAIM, name=f"claimed ε = {eps:g}"))
         fig.add_shape(type="line", xref="paper", x0=0, x1=1, y0=eps, y1=eps, line=CLAIM, layer="below")
     fig.update_layout(scattermode="group", yaxis=dict(title="privacy loss ε̂ (nats)", range=[-0.04 * top, top * 1.02]),
                       xaxis=dict(title="scheme"))
@@ -63,7 +62,7 @@ def loss_intervals(audits: list[dict], *, height: int = 460) -> go.Figure:
     return fig.update_layout(legend=BOTTOM_LEGEND, margin=dict(t=30, b=110))
 
 
-def position_auc(audits: list[dict], *, height: int = 400) -> go.Figure:
+def position_auc(audits: list[dict], *, height: int = 440) -> go.Figure:
     """ROC AUC of the landmark-position attack per scheme, without and with each dummy method; chance dotted."""
     fig = go.Figure()
     methods = []
@@ -95,12 +94,12 @@ def position_auc(audits: list[dict], *, height: int = 400) -> go.Figure:
                                          line=dict(color="#333333", width=1))))
     schemes = [a["scheme"] for a in audits]
     if schemes:
-        fig.add_trace(go.Scatter(x=[schemes[0], schemes[-1]], y=[0.5, 0.5], mode="lines", line=CHANCE,
-                                 name="chance (AUC 0.5)", hoverinfo="skip"))
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=CHANCE, name="chance (AUC 0.5)"))
         fig.add_shape(type="line", xref="paper", x0=0, x1=1, y0=0.5, y1=0.5, line=CHANCE)
     fig.update_layout(barmode="group", yaxis=dict(title="ROC AUC of the position attack", range=[0, 1.02]),
                       xaxis=dict(title="scheme"))
-    return _base_layout(fig, height=height, meta={"methods": methods})
+    fig = _base_layout(fig, height=height, meta={"methods": methods, "schemes": schemes})
+    return fig.update_layout(legend=BOTTOM_LEGEND, margin=dict(t=30, b=110))
 
 
 def _waffle_cells(success: float, bound: float, chance: float) -> list[str]:
@@ -129,8 +128,8 @@ def value_waffles(audits: list[dict], *, height: int = 360) -> go.Figure:
     titles = [f"{a['scheme']}: {round(100 * a['value_inference']['success'])} of 100 right"
               f"<br>(ε allows {round(100 * a['value_inference']['bound'])})" for a in shown]
     fig = make_subplots(rows=1, cols=cols, subplot_titles=titles or [""], horizontal_spacing=0.03)
-    names = {"chance": "right by luck (no release needed)", "won": "right because of the release (scheme colour)",
-             "allowed": "what ε would still allow", "wrong": "wrong"}
+    names = {"chance": "right by luck", "won": "right thanks to the release", "allowed": "ε would still allow",
+             "wrong": "wrong"}
     legend_done = set()
     for c, a in enumerate(shown, start=1):
         v = a["value_inference"]
