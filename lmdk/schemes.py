@@ -256,12 +256,14 @@ def _adaptive(x, mask, eps, mechanism, sensitivity, noise, default, post=None, l
     # looked at, ``draw`` is not needed, nothing else changes) — filled as one slice: the same numbers, and a
     # long series whose Adaptive samples rarely costs its publications and landmarks, not its length.
     landmark_steps = np.flatnonzero(any_landmark)
+    is_landmark_step = any_landmark.tolist()
+    following = np.append(landmark_steps, n)[np.searchsorted(landmark_steps, np.arange(n))].tolist()  # ≥ t
+    soonest = 0  # next_pub.min(): recomputed only after a publication changed next_pub
     t = 0
     while t < n:
-        if _FAST_FORWARD and next_pub.min() > t:  # nobody publishes at t
-            if not any_landmark[t]:
-                k = int(np.searchsorted(landmark_steps, t))
-                stop = min(int(next_pub.min()), int(landmark_steps[k]) if k < landmark_steps.size else n)
+        if _FAST_FORWARD and soonest > t:  # nobody publishes at t
+            if not is_landmark_step[t]:
+                stop = min(soonest, following[t])  # the next publication or landmark step
                 values[t:stop], budgets[t:stop], published[t:stop] = last, level, False
                 t = stop
                 continue
@@ -312,6 +314,7 @@ def _adaptive(x, mask, eps, mechanism, sensitivity, noise, default, post=None, l
         np.copyto(grown, 1, where=evolving)
         np.copyto(interval, grown, where=pub)
         np.copyto(next_pub, interval + t, where=pub)
+        soonest = int(next_pub.min())
         t += 1
     np.multiply(budgets, published, out=budgets)
     return np.moveaxis(values, 0, 1), budgets.T.copy(), published.T.copy()
@@ -356,11 +359,12 @@ def discrete_step(noise, sensitivity: float, value_range):
     memo = [None, None]  # the last budgets and their calibration: Adaptive's budgets change only at landmarks
 
     def draw(t, x_t, budget, pub):
-        out = np.broadcast_to(x_t, pub.shape)
+        out = np.full(pub.shape, x_t) if np.ndim(x_t) == 0 else np.broadcast_to(x_t, pub.shape)
         if not pub.any():
             return out
-        if memo[0] is None or not np.array_equal(memo[0], budget):
-            memo[0] = budget.copy()
+        key = budget.tobytes()
+        if memo[0] != key:
+            memo[0] = key
             memo[1] = dl._calibrate(np.where(budget > 0, budget, 1.0), sensitivity, low, high)
         cal = memo[1]
         if pub.all():

@@ -5,6 +5,7 @@ import streamlit as st
 
 from lmdk.present import views
 from ui import cache, chart_text, charts, explain, import_step, landmark_keys, maps, state, text, widgets
+from ui import chart_downsample, long_series, zoom
 
 DETECTOR = "detector"
 TIMELINE_CHART = "timeline_chart"
@@ -74,6 +75,13 @@ def _selected_indices(event) -> tuple[np.ndarray, bool]:
 def _on_timeline() -> None:
     key = f"{TIMELINE_CHART}_{st.session_state[state.TIMELINE_EPOCH]}"
     idx, area = _selected_indices(st.session_state.get(key))
+    cur = state.current()
+    first, stop = zoom.current(cur)
+    if area and cur is not None and stop - first > chart_downsample.DISPLAY_POINTS:  # a downsampled timeline: a
+        y_all, _ = views.timeline_values(cur.series)  # box/lasso covers every event inside it, drawn or not
+        inside = chart_downsample.events_in_selection(st.session_state[key]["selection"],
+                                                      charts.time_values(cur.series.timestamps), y_all, first, stop)
+        idx = np.union1d(idx, inside)
     if idx.size:
         action = st.session_state[state.SELECT_ACTION] if area else "toggle"
         verb = {"add": "added", "remove": "removed", "toggle": "toggled"}[action]
@@ -122,7 +130,7 @@ if source == "sample":
     c1, c2 = st.columns([2, 1])
     c1.selectbox("Sample", cache.sample_names(), **widgets.bind(state.SAMPLE))
     c1.caption(cache.sample_description(st.session_state[state.SAMPLE]))
-    c2.number_input(f"Use the first n events (max {state.N_MAX:,})", min_value=state.N_MIN, max_value=state.N_MAX,
+    c2.number_input(f"Events n (max {state.N_MAX:,})", min_value=state.N_MIN, max_value=state.N_MAX,
                     step=100, **widgets.bind(state.LENGTH))
 elif source == "synthetic":
     c1, c2, c3 = st.columns(3)
@@ -138,7 +146,7 @@ elif source == "synthetic":
 else:
     import_step.import_step()
     if st.session_state.get(state.SERIES_UPLOAD) is not None:
-        st.number_input(f"Use the first n events (max {state.N_MAX:,})", min_value=state.N_MIN,
+        st.number_input(f"Events n (max {state.N_MAX:,})", min_value=state.N_MIN,
                         max_value=state.N_MAX, step=100, **widgets.bind(state.LENGTH))
 
 cur = state.current()
@@ -154,6 +162,7 @@ for warning in cur.series.warnings:
     st.warning(text.escape_markdown(warning))
 if source == "upload" and import_step.length_note(cur.n):
     st.info(import_step.length_note(cur.n), icon=":material/content_cut:")
+long_series.controls(cur)  # a window or an hourly/daily aggregation (the choice above state.N_MAX events)
 st.caption(f"**{text.escape_markdown(cur.series.name or 'series')}** · {cur.series.kind} · n = {cur.n:,} events · "
            f"{cur.series.timestamps[0]} → {cur.series.timestamps[-1]}")
 
@@ -222,8 +231,9 @@ top[0].markdown("**Timeline** — click a point to toggle it; to select many, pi
                 "chart's toolbar and drag (or type positions under *2 · Mark landmarks*).")
 top[1].radio("A box or lasso selection", ["add", "remove"], key=state.SELECT_ACTION, horizontal=True,
              format_func={"add": "adds landmarks", "remove": "removes landmarks"}.get)
+window = zoom.control(cur)  # long series: the events drawn (every one in a window of ≤ 2,000)
 fig = charts.timeline(cur.series.timestamps, y, cur.landmarks, y_title=y_title,
-                      meta={"landmarks": int(cur.landmarks.size)})
+                      meta={"landmarks": int(cur.landmarks.size)}, window=window)
 st.plotly_chart(fig, key=f"{TIMELINE_CHART}_{st.session_state[state.TIMELINE_EPOCH]}", on_select=_on_timeline,
                 selection_mode=("points", "box", "lasso"), **charts.PLOTLY_KW)
 if st.session_state.get(state.LAST_EDIT):

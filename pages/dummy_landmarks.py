@@ -7,6 +7,7 @@ from lmdk import dummies
 from lmdk.present import headlines, views
 from lmdk.errors import LmdkError
 from ui import cache, chart_text, config, cache_loss, charts, charts_loss, explain, relation, state, text, widgets
+from ui import zoom
 
 SHARE_OPTIONS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 0.9)  # share of ε spent on the selection
 METHOD_HELP = {
@@ -16,6 +17,7 @@ METHOD_HELP = {
     "partitioned": "Algorithm 1: grows the landmark histogram one bin at a time, dummies sampled within bins",
     "random": "baseline: dummies join in random order, ignoring where the landmarks are",
 }
+HEURISTIC_MAX_REGULAR = 10_000  # Heuristic is O(n·(n − |L|)): 4.7 s at 8,760 events, 220 s at 105,120
 SCHEME_KEY = "dummy_scheme"  # which scheme the before/after budget chart shows (session only)
 
 
@@ -87,22 +89,37 @@ def _mae_table(rows: list[dict], unit: str) -> pd.DataFrame:
     })
 
 
+def _verdicts(x, chosen_set, schemes, eps, eps_pub, mechanism, seed, w, options) -> dict:
+    """Theorem 2 on L′ of one run of every scheme (plus the selection's ε): the report's verdicts."""
+    from lmdk.privacy import landmark_loss
+
+    verdicts = {}
+    for s in schemes:
+        budgets = cache_loss.one_run_budgets(x, chosen_set, s, eps_pub, mechanism, seed, w, options)
+        worst = float(landmark_loss(budgets, chosen_set).max()) + (eps - eps_pub)
+        verdicts[s] = (worst <= eps * (1 + 1e-9), worst)
+    return verdicts
+
+
+def _report(args) -> str:
+    """The report, built on click: its verdicts need one run of every scheme on L′, which the page never shows
+    (computing them on every ε change cost six more releases)."""
+    from lmdk.present.report import dummies_report
+
+    said, configuration, verdict_inputs, *rest = args
+    return dummies_report((said, configuration, _verdicts(*verdict_inputs), *rest))
+
+
 def handover(cur, chosen, sel, disclosure, eps, eps_pub, rows, unit, figures) -> None:
     """Report (HTML) and 'Reproduce in Python' of this view."""
-    from lmdk.privacy import landmark_loss
-    from lmdk.present.report import describe_series, dummies_report
+    from lmdk.present.report import describe_series
     from lmdk.present.reproduce import dummies_script
 
     ss = st.session_state
     method, utility, share = ss[state.DUMMY_METHOD], ss[state.DUMMY_UTILITY], float(ss[state.DUMMY_SHARE])
     x, mechanism, _ = views.release_input(cur.series, cur.landmarks)
     seed, w = int(ss[state.SEED]), int(ss[state.W])
-    verdicts = {}
-    for s in chosen:
-        budgets = cache_loss.budgets_for(cur.token, x, sel.chosen, s, eps_pub, mechanism, seed, w,
-                                         relation.options(cur, mechanism))
-        worst = float(landmark_loss(budgets, sel.chosen).max()) + (eps - eps_pub)
-        verdicts[s] = (worst <= eps * (1 + 1e-9), worst)
+    verdicts = (x, sel.chosen, tuple(chosen), eps, eps_pub, mechanism, seed, w, relation.options(cur, mechanism))
     configuration = {"method": method, "utility": utility, "share of ε for the selection": f"{100 * share:g} %",
                      "ε (total)": f"{eps:g}", "ε for publishing": f"{eps_pub:.4g}",
                      "landmarks |L|": f"{cur.landmarks.size:,} of {cur.n:,} events",
@@ -117,7 +134,7 @@ def handover(cur, chosen, sel, disclosure, eps, eps_pub, rows, unit, figures) ->
                                       headlines.event_word(cur.series.kind,
                                                            headlines.median_step_seconds(cur.series.timestamps)))
     c1, c2 = st.columns(2)
-    widgets.download_deferred("Report (HTML)", dummies_report,
+    widgets.download_deferred("Report (HTML)", _report,
                               (said, configuration, verdicts, _mae_table(rows, unit), disclosure_table,
                                [charts.figure_spec(f) for f in figures], describe_series(cur.series, cur.n)),
                               key="dl_dummy_report", file_name="lmdk_dummies_report.html", mime="text/html",
@@ -153,6 +170,11 @@ def _page() -> None:
     if cur.landmarks.size == cur.n:
         st.info("Every event is a landmark: there is nothing to hide and no room for dummies.")
         return
+    if method == "heuristic" and cur.n - cur.landmarks.size > HEURISTIC_MAX_REGULAR:
+        st.warning(f"**Heuristic** takes one pass over all events per dummy — time grows with the square of n "
+                   f"(about 45 s at 35,040 events): it is offered up to {HEURISTIC_MAX_REGULAR:,} regular events. "
+                   "Choose **partitioned** (Algorithm 1) or **random** for this series.", icon=":material/timer:")
+        return
     try:
         sel = cache_loss.selection(cur.token, cur.n, cur.landmarks, eps_sel, method, utility, seed)
     except LmdkError as exc:
@@ -173,8 +195,9 @@ def _page() -> None:
 
     st.subheader("The chosen landmark set L′")
     y, y_title = views.timeline_values(cur.series)
+    window = zoom.control(cur)  # long series: the stretch the timeline and the budget chart draw
     timeline = charts.timeline(cur.series.timestamps, y, cur.landmarks, dummies=dm, y_title=y_title,
-                               selectable=False, meta={"eps": eps, "dummies": int(dm.size)})
+                               selectable=False, meta={"eps": eps, "dummies": int(dm.size)}, window=window)
     st.plotly_chart(charts.single_draw(timeline), key="dummy_timeline", **charts.PLOTLY_KW)
     st.caption(f"Filled diamonds: the {cur.landmarks.size} real landmarks; open diamonds: the {dm.size} dummies "
                f"({method}, {utility} utility, seed {seed}). An observer of the release sees only L′.")
@@ -230,7 +253,7 @@ def _page() -> None:
         st.error(text.escape_markdown(exc), icon=":material/error:")
         return
     budget_fig = charts_loss.budgets_before_after(scheme, before, after, cur.landmarks, dm, epsilon=eps,
-                                                  publishing_epsilon=eps_pub)
+                                                  publishing_epsilon=eps_pub, window=window)
     st.plotly_chart(charts.single_draw(budget_fig), key="dummy_budget_chart", **charts.PLOTLY_KW)
     st.caption("Bars: εₜ of one run; black diamonds: real landmarks; open diamonds: dummies, which now get "
                "a landmark's budget.")

@@ -5,6 +5,7 @@ import streamlit as st
 from lmdk.present import views
 from ui import cache, chart_text, config, charts, explain, maps, relation, state, text, widgets
 from ui import plan as plan_ui
+from ui import zoom
 
 from ui import baselines as baseline_ui  # noqa: E402 (BD/BA/FAST/PeGaSus beside the landmark schemes)
 
@@ -130,6 +131,7 @@ def results() -> None:
     badges(cur, chosen, summaries, eps)
     baseline_ui.protects_note(chosen, w, cur.n)
 
+    first, stop = zoom.control(cur)  # long series: the stretch both per-timestamp charts draw
     st.subheader("Budget per timestamp")
     absolute = False
     if cur.n <= charts.BAR_LIMIT:
@@ -137,7 +139,7 @@ def results() -> None:
                              help="Off: each scheme's panel is scaled to its own largest εₜ.",
                              **widgets.bind(state.BUDGET_ABSOLUTE))
     budget_fig = charts.budgets({s: summaries[s].budgets for s in chosen}, cur.landmarks, epsilon=eps,
-                                absolute=absolute)
+                                absolute=absolute, window=(first, stop))
     st.plotly_chart(budget_fig, key="budget_chart", **charts.PLOTLY_KW)
     st.caption("εₜ of one run (repetition 1) per scheme; the darker parts are the budgets spent on landmarks, whose "
                "positions are the black ticks in the strip L on top. Beyond a few hundred timestamps each scheme is a "
@@ -166,8 +168,10 @@ def results() -> None:
                             what=f"The path and one release of {map_scheme}", over="t")
     else:
         y_title = "share reported as 1" if mechanism == "randomized_response" else f"value ({unit})"
-        release_fig = charts.releases(cur.series.timestamps, x, {s: (summaries[s].median, summaries[s].low,
-                                                                     summaries[s].high) for s in chosen},
+        zoomed = slice(first, stop)
+        release_fig = charts.releases(cur.series.timestamps[zoomed], x[zoomed],
+                                      {s: (summaries[s].median[zoomed], summaries[s].low[zoomed],
+                                           summaries[s].high[zoomed]) for s in chosen},
                                       cur.landmarks, y_title=y_title, epsilon=eps)
         st.plotly_chart(release_fig, key="release_chart", **charts.PLOTLY_KW)
         st.caption(f"Black: original; coloured line: median of {reps} repetitions; band: the central 90 % of them.")

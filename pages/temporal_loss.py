@@ -7,6 +7,7 @@ from lmdk import tpl
 from lmdk.present import views, views_loss
 from lmdk.errors import LmdkError
 from ui import cache, chart_text, config, cache_loss, charts, charts_loss, explain, relation, state, text, widgets
+from ui import zoom
 
 S_OPTIONS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 100.0)  # log-scale s slider
 PRESETS = ("weak", "moderate", "strong")
@@ -166,9 +167,10 @@ def _page() -> None:
                         "scheme satisfies landmark privacy.")
     cols[3].metric("Σ of all budgets", f"{total:.3g}", help="User-level guarantee by sequential composition.")
 
+    window = zoom.control(cur)  # long series: the stretch both loss charts draw
     st.subheader("Backward, forward and temporal privacy loss")
     fig1 = charts_loss.temporal_loss(summary.budgets, losses.bpl, losses.fpl, losses.tpl, cur.landmarks,
-                                     scheme=scheme, epsilon=eps, asymptotes=asym)
+                                     scheme=scheme, epsilon=eps, asymptotes=asym, window=window)
     st.plotly_chart(fig1, key="tpl_chart", config=charts.MODEBAR)
     if np.isfinite(asym.bpl):
         how = ("the limits far from the ends of the series" if asym.constant else
@@ -188,7 +190,7 @@ def _page() -> None:
 
     st.subheader("Landmark temporal privacy loss")
     fig2 = charts_loss.landmark_loss(losses.overall, losses.own, losses.bound, losses.reference, cur.landmarks,
-                                     scheme=scheme, epsilon=eps)
+                                     scheme=scheme, epsilon=eps, window=window)
     st.plotly_chart(fig2, key="landmark_loss_chart", config=charts.MODEBAR)
     st.caption(f"Overall loss at each t for L ∪ {{t}} (|L| = {cur.landmarks.size}); dashed: the same without "
                f"correlation; shaded: the valid bound min(overall, Σ ε = {total:.3g}); grey dash-dot: the event's "

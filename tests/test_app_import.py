@@ -64,7 +64,9 @@ def test_redd_dat_is_accepted_and_long_uploads_say_what_part_is_used():
     at = upload(open_page(source="upload"), "redd_house1_channel1_epoch.dat")
     assert len(at.session_state[state.SERIES_UPLOAD]) == 48
     at = upload(open_page(source="upload"), "geolife_001_20081024234405_crlf.plt")
-    assert "7,075 events loaded; using the first 1,000" in shown(at)
+    assert at.session_state[state.CURRENT].n == 7075  # taken whole (up to state.N_MAX events)
+    at.number_input(key=state.widget_key(state.LENGTH)).set_value(1000).run()
+    assert "7,075 events loaded; analysing 1,000 events" in shown(at)
     assert at.session_state[state.CURRENT].n == 1000
 
 

@@ -25,6 +25,9 @@ class Current:
     series: object  # lmdk.data.Series
     token: str  # changes whenever the underlying events change
     landmarks: np.ndarray  # sorted int64 indices
+    full_n: int = 0  # events of the whole (aggregated) sample/upload the window is taken from; 0: not windowed
+    start: int = 0  # position of the window's first event in it
+    aggregation: tuple | None = None  # (period, how, readings per period at the public reading interval) or None
 
     @property
     def n(self) -> int:
@@ -33,11 +36,57 @@ class Current:
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def sample_series(name: str, n: int):
-    """A bundled sample, cut to its first n events."""
+def sample_series(name: str, n: int | None):
+    """A bundled sample, cut to its first n events (None: the whole real sample)."""
     from lmdk import data
 
     return data.sample(name, n=n)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def aggregated_sample(name: str, period: str, how: str | None):
+    """The whole bundled sample (HUE: every row) aggregated hourly/daily (lmdk.data.resample.aggregate)."""
+    from lmdk import data
+    from lmdk.data import resample
+
+    return resample.aggregate(data.sample(name, n=None), period, how)
+
+
+def windowable(source: str, sample: str) -> bool:
+    """Whether the source has a whole series to take a window of or to aggregate: uploads and the real samples
+    (the synthetic ones are generated at the length asked for)."""
+    if source == "upload":
+        return True
+    if source != "sample":
+        return False
+    from lmdk import data
+
+    info = data.SAMPLES.get(sample)
+    return info is not None and not info.synthetic
+
+
+def _aggregation(series, period: str, how: str | None) -> tuple:
+    """(period, how, readings per period) of an aggregation of ``series`` (its median step as the public
+    reading interval: a meter's configuration)."""
+    from lmdk.data import resample
+    from lmdk.present.headlines import median_step_seconds
+
+    how = how if how in resample.HOW.get(series.kind, ()) else resample.HOW.get(series.kind, ("sum",))[0]
+    step = median_step_seconds(series.timestamps) or resample.PERIOD_SECONDS[period]
+    return period, how, resample.readings_per_period(step, period)
+
+
+def _aggregated_upload(full, period: str, how: str | None):
+    """This session's upload aggregated (kept in the session: uploads are never cached across sessions)."""
+    from lmdk.data import resample
+
+    ss = st.session_state
+    key = (full.source_hash, period, how)
+    memo = ss.get(state.RESAMPLED)
+    if memo is None or memo[0] != key:
+        memo = (key, resample.aggregate(full, period, how))
+        ss[state.RESAMPLED] = memo
+    return memo[1]
 
 
 def sample_names() -> tuple[str, ...]:
@@ -101,23 +150,46 @@ def current() -> Current | None:
     ss = st.session_state
     source = ss[state.SOURCE]
     synthetic_landmarks = None
+    full_n, start, aggregation = 0, 0, None
+    period = ss.get(state.AGGREGATE, "none")
     if source == "sample":
         names = sample_names()
         if ss[state.SAMPLE] not in names:
             ss[state.SAMPLE] = names[0]
-        series = sample_series(ss[state.SAMPLE], int(ss[state.LENGTH]))
         identity = f"sample:{ss[state.SAMPLE]}"
+        if windowable(source, ss[state.SAMPLE]) and (period != "none" or int(ss.get(state.START, 0)) > 0):
+            from lmdk.data import resample
+
+            whole = sample_series(ss[state.SAMPLE], None)
+            if period != "none":
+                aggregation = _aggregation(whole, period, ss.get(state.AGGREGATE_HOW))
+                whole = aggregated_sample(ss[state.SAMPLE], period, aggregation[1])
+                identity += f":{period}-{aggregation[1]}"
+            full_n, start = len(whole), min(int(ss[state.START]), len(whole) - 1)
+            series = resample.window(whole, start, int(ss[state.LENGTH]))
+            identity += f"@{start}" if start else ""
+        else:
+            series = sample_series(ss[state.SAMPLE], int(ss[state.LENGTH]))
     elif source == "synthetic":
         args = (ss[state.SYN_KIND], int(ss[state.SYN_N]), float(ss[state.SYN_FRACTION]),
                 ss[state.SYN_DISTRIBUTION], float(ss[state.SYN_CORRELATION]), int(ss[state.SYN_SEED]))
         series, synthetic_landmarks = synthetic(*args)
         identity = "synthetic:" + ":".join(map(str, args))
     else:
+        from lmdk.data import resample
+
         full = ss.get(state.SERIES_UPLOAD)
         if full is None:
             return None
-        series = full.head(min(len(full), int(ss[state.LENGTH])))
         identity = f"upload:{full.source_hash}"  # the file's hash: the same file is the same data at any n
+        whole = full
+        if period != "none" and full.kind in resample.HOW:
+            aggregation = _aggregation(full, period, ss.get(state.AGGREGATE_HOW))
+            whole = _aggregated_upload(full, period, aggregation[1])
+            identity += f":{period}-{aggregation[1]}"
+        full_n, start = len(whole), min(int(ss.get(state.START, 0)), len(whole) - 1)
+        series = resample.window(whole, start, int(ss[state.LENGTH]))
+        identity += f"@{start}" if start else ""
     token = f"{identity}:{len(series)}"
     if ss.get(state.LANDMARKS_TOKEN) == "url" and ss.get(state.LANDMARKS) is not None:
         lm = np.asarray(ss[state.LANDMARKS], dtype=np.int64)
@@ -133,7 +205,8 @@ def current() -> Current | None:
         ss[state.LANDMARKS_TOKEN] = token
         ss[state.LANDMARKS_DEFAULT] = True
         ss[state.LANDMARK_UNDO], ss[state.LANDMARK_REDO] = [], []  # edits of other data do not apply here
-    return Current(series=series, token=token, landmarks=np.asarray(ss[state.LANDMARKS], dtype=np.int64))
+    return Current(series=series, token=token, landmarks=np.asarray(ss[state.LANDMARKS], dtype=np.int64),
+                   full_n=full_n, start=start, aggregation=aggregation)
 
 
 def undo_landmarks(redo: bool = False) -> None:

@@ -65,6 +65,12 @@ def budgets_for(token: str, x: np.ndarray, landmarks: np.ndarray, scheme: str, e
                 seed: int, w: int, options: tuple = ()) -> np.ndarray:
     """Budgets of one run of ``scheme`` on a given landmark set (e.g. the chosen L′) with total ``epsilon``;
     ``options``: the relation's Δ, sampler and range (``ui.relation.options``)."""
+    return one_run_budgets(x, landmarks, scheme, epsilon, mechanism, seed, w, options)
+
+
+def one_run_budgets(x: np.ndarray, landmarks: np.ndarray, scheme: str, epsilon: float, mechanism: str, seed: int,
+                    w: int, options: tuple = ()) -> np.ndarray:
+    """``budgets_for`` without the cache (for a report built on click: the same seed, the same budgets)."""
     from lmdk import schemes
 
     rng = np.random.default_rng([seed, state.ALL_SCHEME_NAMES.index(scheme)])

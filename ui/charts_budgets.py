@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ui.chart_decimate import _short, _steps
+from ui.chart_downsample import DISPLAY_POINTS, bucket_max
 from ui.chart_figure import _figure
 from ui.chart_panels import _rug, _stacked
 from ui.chart_style import SCHEME_COLOURS, _common_layout, number, rgba
@@ -31,6 +32,7 @@ def budgets(
     meta: dict | None = None,
     row_height: int = 120,
     absolute: bool = False,
+    window: tuple[int, int] | None = None,
 ) -> go.Figure:
     """Per-timestamp budgets per scheme, landmark budgets darkened and landmarks marked in a strip "L" on top.
 
@@ -38,20 +40,27 @@ def budgets(
     its own largest εₜ, or with ``absolute`` one fixed logarithmic εₜ axis shared by every panel and every ε
     (``ABSOLUTE_RANGE``), so a change of ε or between schemes is seen as a change of height.
     Beyond: one filled step line per scheme, all in ONE plot as rows (each scaled to its own largest εₜ, which the
-    row label states; hover shows εₜ) — the same picture as separate panels at a fraction of the browser's work."""
+    row label states; hover shows εₜ) — the same picture as separate panels at a fraction of the browser's work.
+    ``window``: the timestamps [first, stop) drawn (ui.zoom; default all); a row of more than ``DISPLAY_POINTS``
+    steps is drawn by the largest εₜ per bucket of timestamps (ui.chart_downsample.bucket_max)."""
     schemes = list(budgets_by_scheme)
     n = max((len(b) for b in budgets_by_scheme.values()), default=0)
     lm, dm = _index_sets(landmarks, dummies, n)
+    first, stop = window if window is not None else (0, n)
+    if (first, stop) != (0, n):  # only the window: its budgets, its landmarks (positions relative to it)
+        budgets_by_scheme = {s: np.asarray(b)[first:stop] for s, b in budgets_by_scheme.items()}
+        lm, dm = lm[(lm >= first) & (lm < stop)] - first, dm[(dm >= first) & (dm < stop)] - first
+        n = stop - first
     mask = np.zeros(n, dtype=bool)
     mask[lm] = True
     meta = {"eps": epsilon, **(meta or {})}
     if n > BAR_LIMIT:
-        return _budget_rows(budgets_by_scheme, mask, lm, dm, meta=meta, row_height=row_height)
+        return _budget_rows(budgets_by_scheme, mask, lm, dm, meta=meta, row_height=row_height, t0=first)
     # the unit sits in each panel's heading, not in a y-axis title: a titled axis measures all its tick labels on
     # every redraw (plotly's title standoff), and these labels change with ε
     layout, axes, rug_axes = _stacked(len(schemes), [f"{s} — budget εₜ" for s in schemes], rug=True, gap_px=30,
                                       row_px=row_height)
-    t = np.arange(n)
+    t = first + np.arange(n)
     data: list[dict] = _rug(rug_axes, lm, dm, t)
     for (xa, ya), scheme in zip(axes, schemes):
         b = np.asarray(budgets_by_scheme[scheme], dtype=float)
@@ -78,10 +87,27 @@ def budgets(
 ROW_FILL = 0.8  # share of a row's height the largest budget of that scheme reaches (budget rows, n > BAR_LIMIT)
 
 
-def _row_outline(values: np.ndarray, base: float, top: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+def _thin_steps(values: np.ndarray, t0: int = 0) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """``_steps`` of the values (x from ``t0``); beyond ``DISPLAY_POINTS`` change points, the largest value per
+    bucket of timestamps instead — the outline of filled bars at screen resolution."""
+    sx, sy, label = _steps(values)
+    if sx.size <= DISPLAY_POINTS:
+        if t0:  # the labels name real timestamps ("t=a" or "t=a–b")
+            label = ["t=" + "–".join(str(int(v) + t0) for v in lab[2:].split("–")) for lab in label]
+        return sx + t0, sy, label
+    starts, ends, top = bucket_max(values)
+    label = [f"t={a + t0}–{b + t0} (largest)" for a, b in zip(starts.tolist(), ends.tolist())]
+    x, y = starts + t0, _short(top, 5)
+    if starts[-1] != values.size - 1:
+        x, y, label = np.append(x, values.size - 1 + t0), np.append(y, y[-1]), label + label[-1:]
+    return x, y, label
+
+
+def _row_outline(values: np.ndarray, base: float, top: float, t0: int = 0
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
     """A per-timestamp series as a closed "hv" step outline standing on ``base`` (change points only), its heights
     scaled so ``top`` reaches ROW_FILL; returns x, y, the unscaled values (rounded for hover) and hover labels."""
-    sx, sy, label = _steps(values)
+    sx, sy, label = _thin_steps(values, t0)
     scale = ROW_FILL / top if top > 0 else 0.0
     x = np.concatenate([sx[:1], sx, sx[-1:]])
     y = np.concatenate([[base], base + sy * scale, [base]])
@@ -89,13 +115,13 @@ def _row_outline(values: np.ndarray, base: float, top: float) -> tuple[np.ndarra
 
 
 def _budget_rows(budgets_by_scheme: dict, mask: np.ndarray, lm: np.ndarray, dm: np.ndarray, *, meta: dict,
-                 row_height: int) -> go.Figure:
+                 row_height: int, t0: int = 0) -> go.Figure:
     """The budget chart for many timestamps: one plot, a row per scheme (top to bottom in the given order) and
     the landmark strip on top; each row is a filled step outline scaled to its own largest εₜ."""
     schemes = list(budgets_by_scheme)
     rows = len(schemes)
     data: list[dict] = []
-    rug = _rug(("x", "y"), lm, dm, np.arange(mask.size, dtype=float))
+    rug = _rug(("x", "y"), lm, dm, t0 + np.arange(mask.size, dtype=float))
     for trace in rug:  # ticks from the strip's base to its top (they were drawn from −1 to 1)
         trace["y"] = rows + 0.05 + (trace["y"] + 1.0) * ROW_FILL / 2
     data += rug
@@ -105,13 +131,13 @@ def _budget_rows(budgets_by_scheme: dict, mask: np.ndarray, lm: np.ndarray, dm: 
         b = np.asarray(budgets_by_scheme[scheme], dtype=float)
         top = float(b.max()) if b.size else 0.0
         colour = SCHEME_COLOURS.get(scheme, "#555555")
-        x, y, eps_t, label = _row_outline(b, base, top)
+        x, y, eps_t, label = _row_outline(b, base, top, t0)
         data.append({"type": "scatter", "x": x, "y": y, "customdata": eps_t, "text": label, "mode": "lines",
                      "name": scheme, "showlegend": False, "fill": "toself", "fillcolor": rgba(colour, 0.6),
                      "line": {"color": colour, "width": 1, "shape": "hv"},
                      "hovertemplate": "%{text}<br>ε_t=%{customdata:.4g}<extra>" + scheme + "</extra>"})
         if lm.size:
-            lx, ly, _, _ = _row_outline(np.where(mask, b, 0.0), base, top)
+            lx, ly, _, _ = _row_outline(np.where(mask, b, 0.0), base, top, t0)
             data.append({"type": "scatter", "x": lx, "y": ly, "mode": "lines", "name": "budget on landmarks",
                          "legendgroup": "lmbudget", "showlegend": i == 0, "fill": "toself",
                          "fillcolor": "rgba(0,0,0,0.55)", "line": {"width": 0, "shape": "hv"}, "hoverinfo": "skip"})
@@ -126,7 +152,7 @@ def _budget_rows(budgets_by_scheme: dict, mask: np.ndarray, lm: np.ndarray, dm: 
         # the legend on a line of its own above the heading, from the left: at 1024 px a legend at the right end of
         # the heading's line covered it, and the (hover-only) toolbar takes the top right corner
         legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1 + 28 / plot_px, "yanchor": "bottom"},
-        xaxis={"title": {"text": "timestamp t"}, "range": [-0.5, mask.size - 0.5], "zeroline": False},
+        xaxis={"title": {"text": "timestamp t"}, "range": [t0 - 0.5, t0 + mask.size - 0.5], "zeroline": False},
         yaxis={"range": [-0.08, rows + 0.95], "tickvals": tickvals, "ticktext": ticktext, "showgrid": False,
                "zeroline": False, "ticks": "", "fixedrange": True},
         annotations=[{"text": "εₜ per timestamp — each row scaled to its scheme's largest εₜ (hover for values)",

@@ -13,6 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from ui.chart_downsample import DISPLAY_POINTS, bucket_max, markers, positions
 from ui.chart_style import DUMMY_MARKER, LANDMARK_MARKER, REGULAR, SCHEME_COLOURS, _base_layout, rgba
 from ui.charts_budgets import BAR_LIMIT
 
@@ -30,50 +31,61 @@ LEGEND_MARGIN_TOP = 80
 LOG_RATIO = 30  # a MAE chart whose bars span more than this factor gets a log axis  # room for a two-line legend above the plot
 
 
-def _lines(n: int):
-    """Scattergl for long series (as ui.charts_timeline.timeline), Scatter otherwise."""
-    return go.Scattergl if n > 3_000 else go.Scatter
+def _window(n: int, window) -> tuple[int, int]:
+    return (0, n) if window is None else (int(window[0]), int(window[1]))
+
+
+def _line(fig: go.Figure, y, first: int, stop: int, **kw) -> None:
+    """One loss line over the timestamps [first, stop): its MinMaxLTTB points when longer than DISPLAY_POINTS
+    (ui.chart_downsample; x = the real t, so hover names it), every point otherwise."""
+    y = np.asarray(y, dtype=float)
+    t = first + positions(y[first:stop])
+    fig.add_trace(go.Scatter(x=t, y=y[t], mode="lines", **kw))
 
 
 def _sorted(indices: Iterable[int]) -> np.ndarray:
     return np.asarray(sorted(set(int(i) for i in indices)), dtype=int)
 
 
-def _flat(fig: go.Figure, name: str, y: float, n: int, line: dict, hover: str) -> None:
-    """A horizontal reference line drawn as a legend entry (a two-point trace over the whole series)."""
-    fig.add_trace(go.Scatter(x=[0, max(n - 1, 1)], y=[y, y], mode="lines", line=line, name=name,
+def _flat(fig: go.Figure, name: str, y: float, n: int, line: dict, hover: str, first: int = 0) -> None:
+    """A horizontal reference line drawn as a legend entry (a two-point trace over the timestamps first..n−1)."""
+    fig.add_trace(go.Scatter(x=[first, max(n - 1, first + 1)], y=[y, y], mode="lines", line=line, name=name,
                              hovertemplate=hover + f" = {y:.4g}<extra></extra>"))
 
 
 def temporal_loss(
     budgets: np.ndarray, bpl: np.ndarray, fpl: np.ndarray, tpl: np.ndarray, landmarks: Iterable[int], *,
     scheme: str, epsilon: float, asymptotes=None, height: int = 420, meta: dict | None = None,
+    window: tuple[int, int] | None = None,
 ) -> go.Figure:
-    """BPL, FPL and TPL per timestamp for one scheme's budgets, εₜ (= all three without correlation) dashed."""
+    """BPL, FPL and TPL per timestamp for one scheme's budgets, εₜ (= all three without correlation) dashed;
+    ``window``: the timestamps [first, stop) drawn (ui.zoom), each line by at most DISPLAY_POINTS real points."""
     n = len(tpl)
-    t = np.arange(n)
+    first, stop = _window(n, window)
     colour = SCHEME_COLOURS.get(scheme, "#555555")
-    trace = _lines(n)
     fig = go.Figure()
-    fig.add_trace(trace(x=t, y=budgets, mode="lines", line={**REFERENCE, "shape": "hvh"},
-                        name="εₜ (no correlation: BPL = FPL = TPL)", hovertemplate="t=%{x}<br>εₜ=%{y:.4g}<extra></extra>"))
-    fig.add_trace(trace(x=t, y=bpl, mode="lines", line=dict(color=colour, dash="dashdot", width=1.5),
-                        name="BPL (backward)", hovertemplate="t=%{x}<br>BPL=%{y:.4g}<extra></extra>"))
-    fig.add_trace(trace(x=t, y=fpl, mode="lines", line=dict(color=colour, dash="longdash", width=1.5),
-                        name="FPL (forward)", hovertemplate="t=%{x}<br>FPL=%{y:.4g}<extra></extra>"))
-    fig.add_trace(trace(x=t, y=tpl, mode="lines", line=dict(color=colour, width=2.5),
-                        name=f"TPL ({scheme})", hovertemplate="t=%{x}<br>TPL=%{y:.4g}<extra></extra>"))
-    _landmark_marks(fig, trace, landmarks, tpl, "TPL")
+    _line(fig, budgets, first, stop, line={**REFERENCE, "shape": "hvh"}, name="εₜ (no correlation: BPL = FPL = TPL)",
+          hovertemplate="t=%{x}<br>εₜ=%{y:.4g}<extra></extra>")
+    _line(fig, bpl, first, stop, line=dict(color=colour, dash="dashdot", width=1.5), name="BPL (backward)",
+          hovertemplate="t=%{x}<br>BPL=%{y:.4g}<extra></extra>")
+    _line(fig, fpl, first, stop, line=dict(color=colour, dash="longdash", width=1.5), name="FPL (forward)",
+          hovertemplate="t=%{x}<br>FPL=%{y:.4g}<extra></extra>")
+    _line(fig, tpl, first, stop, line=dict(color=colour, width=2.5), name=f"TPL ({scheme})",
+          hovertemplate="t=%{x}<br>TPL=%{y:.4g}<extra></extra>")
+    _landmark_marks(fig, go.Scatter, landmarks, tpl, "TPL", first, stop)
     if asymptotes is not None and np.isfinite(asymptotes.bpl):
         word = "limit" if asymptotes.constant else "bound"
-        _flat(fig, f"BPL/FPL {word} (supremum)", asymptotes.bpl, n, ASYMPTOTE, "supremum")
-        _flat(fig, f"TPL {word}", asymptotes.tpl, n, {**ASYMPTOTE, "color": colour}, "TPL " + word)
+        _flat(fig, f"BPL/FPL {word} (supremum)", asymptotes.bpl, stop, ASYMPTOTE, "supremum", first)
+        _flat(fig, f"TPL {word}", asymptotes.tpl, stop, {**ASYMPTOTE, "color": colour}, "TPL " + word, first)
     return _loss_layout(fig, height=height, meta={"eps": epsilon, "scheme": scheme, **(meta or {})})
 
 
-def _landmark_marks(fig: go.Figure, trace, landmarks: Iterable[int], y, label: str) -> None:
-    """Landmarks as filled black diamonds on the curve ``y`` (hover names the curve ``label``)."""
+def _landmark_marks(fig: go.Figure, trace, landmarks: Iterable[int], y, label: str, first: int = 0,
+                    stop: int | None = None) -> None:
+    """Landmarks in [first, stop) as filled black diamonds on the curve ``y`` (hover names the curve ``label``);
+    at most MARKERS_MAX of them (ui.chart_downsample.markers) — real landmarks all."""
     lm = _sorted(landmarks)
+    lm = markers(lm[(lm >= first) & (lm < (len(y) if stop is None else stop))], y)
     if lm.size:
         fig.add_trace(trace(x=lm, y=np.asarray(y)[lm], mode="markers", marker={**LANDMARK_MARKER, "size": 5},
                             name="landmark", hovertemplate="landmark t=%{x}<br>" + label + "=%{y:.4g}<extra></extra>"))
@@ -91,23 +103,23 @@ def _loss_layout(fig: go.Figure, *, height: int, meta: dict) -> go.Figure:
 def landmark_loss(
     overall: np.ndarray, own: np.ndarray, bound: np.ndarray, reference: np.ndarray, landmarks: Iterable[int], *,
     scheme: str, epsilon: float, height: int = 420, meta: dict | None = None,
+    window: tuple[int, int] | None = None,
 ) -> go.Figure:
-    """Overall landmark temporal privacy loss per t with its own term and bound, against no correlation (dashed)."""
+    """Overall landmark temporal privacy loss per t with its own term and bound, against no correlation (dashed);
+    ``window`` as in ``temporal_loss``."""
     n = len(overall)
-    t = np.arange(n)
+    first, stop = _window(n, window)
     colour = SCHEME_COLOURS.get(scheme, "#555555")
-    trace = _lines(n)
     fig = go.Figure()
-    fig.add_trace(trace(x=t, y=bound, mode="lines", line=dict(color=rgba(colour, 0.35), width=7),
-                        name="bound = min(overall, Σ ε)", hovertemplate="t=%{x}<br>bound=%{y:.4g}<extra></extra>"))
-    fig.add_trace(trace(x=t, y=overall, mode="lines", line=dict(color=colour, width=2),
-                        name=f"overall ({scheme})", hovertemplate="t=%{x}<br>overall=%{y:.4g}<extra></extra>"))
-    fig.add_trace(trace(x=t, y=own, mode="lines", line=OWN, name="own term αₜ",
-                        hovertemplate="t=%{x}<br>αₜ=%{y:.4g}<extra></extra>"))
-    fig.add_trace(trace(x=t, y=reference, mode="lines", line=REFERENCE, name="no correlation (Theorem 2)",
-                        hovertemplate="t=%{x}<br>Σ_{L∪{t}} ε_i=%{y:.4g}<extra></extra>"))
-    _flat(fig, "goal ε", float(epsilon), n, GOAL, "ε")
-    _landmark_marks(fig, trace, landmarks, overall, "overall")
+    _line(fig, bound, first, stop, line=dict(color=rgba(colour, 0.35), width=7), name="bound = min(overall, Σ ε)",
+          hovertemplate="t=%{x}<br>bound=%{y:.4g}<extra></extra>")
+    _line(fig, overall, first, stop, line=dict(color=colour, width=2), name=f"overall ({scheme})",
+          hovertemplate="t=%{x}<br>overall=%{y:.4g}<extra></extra>")
+    _line(fig, own, first, stop, line=OWN, name="own term αₜ", hovertemplate="t=%{x}<br>αₜ=%{y:.4g}<extra></extra>")
+    _line(fig, reference, first, stop, line=REFERENCE, name="no correlation (Theorem 2)",
+          hovertemplate="t=%{x}<br>Σ_{L∪{t}} ε_i=%{y:.4g}<extra></extra>")
+    _flat(fig, "goal ε", float(epsilon), stop, GOAL, "ε", first)
+    _landmark_marks(fig, go.Scatter, landmarks, overall, "overall", first, stop)
     return _loss_layout(fig, height=height, meta={"eps": epsilon, "scheme": scheme, **(meta or {})})
 
 
@@ -151,16 +163,19 @@ def selection_options(
 ) -> go.Figure:
     """Utility and selection probability of every option (x = number of dummies), the chosen one marked."""
     k = len(scores)
+    dummies, scores, probabilities = (np.asarray(a) for a in (dummies, scores, probabilities))
+    shown = positions(scores)  # many options (n − |L| at most): MinMaxLTTB points of the utility line
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08)
-    fig.add_trace(go.Scatter(x=dummies, y=scores, mode="lines+markers" if k <= 60 else "lines",
+    fig.add_trace(go.Scatter(x=dummies[shown], y=scores[shown], mode="lines+markers" if k <= 60 else "lines",
                              line=dict(color="#333333", width=1.8), marker=dict(size=5, color="#333333"),
                              name="utility u(L, L′)", hovertemplate="%{x} dummies<br>u=%{y:.4g}<extra></extra>"),
                   row=1, col=1)
     if k <= BAR_LIMIT:
         prob = go.Bar(x=dummies, y=probabilities, marker_color=REGULAR, marker_line_width=0, name="probability",
                       hovertemplate="%{x} dummies<br>p=%{y:.4g}<extra></extra>")
-    else:
-        prob = go.Scatter(x=dummies, y=probabilities, mode="lines", line=dict(color=REGULAR, width=1, shape="hvh"),
+    else:  # a filled step line; beyond DISPLAY_POINTS options the largest probability per bucket of options
+        starts, _, top = bucket_max(probabilities) if k > DISPLAY_POINTS else (np.arange(k), None, probabilities)
+        prob = go.Scatter(x=dummies[starts], y=top, mode="lines", line=dict(color=REGULAR, width=1, shape="hvh"),
                           fill="tozeroy", fillcolor=rgba(REGULAR, 0.5), name="probability",
                           hovertemplate="%{x} dummies<br>p=%{y:.4g}<extra></extra>")
     fig.add_trace(prob, row=2, col=1)
@@ -183,36 +198,50 @@ def selection_options(
 def budgets_before_after(
     scheme: str, before: np.ndarray, after: np.ndarray, landmarks: Iterable[int], dummies: Iterable[int], *,
     epsilon: float, publishing_epsilon: float, row_height: int = 170, meta: dict | None = None,
+    window: tuple[int, int] | None = None,
 ) -> go.Figure:
-    """One scheme's budget bars with L and total ε (top) and with L′ and ε − ε_sel (bottom)."""
+    """One scheme's budget bars with L and total ε (top) and with L′ and ε − ε_sel (bottom); ``window``: the
+    timestamps [first, stop) drawn (ui.zoom) — beyond DISPLAY_POINTS the largest εₜ per bucket, at most
+    MARKERS_MAX landmark and dummy markers."""
     lm, dm = _sorted(landmarks), _sorted(dummies)
+    first, stop = _window(max(len(before), len(after)), window)
+    lm, dm = lm[(lm >= first) & (lm < stop)], dm[(dm >= first) & (dm < stop)]
     colour = SCHEME_COLOURS.get(scheme, "#555555")
     titles = [f"before: {scheme} on L, ε = {epsilon:g}",
               f"after: {scheme} on L′ = L ∪ dummies, ε − ε_sel = {publishing_epsilon:.4g}"]
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.16, subplot_titles=titles)
     top = max(float(np.max(before, initial=0.0)), float(np.max(after, initial=0.0)))
     for row, b in ((1, np.asarray(before, dtype=float)), (2, np.asarray(after, dtype=float))):
-        t = np.arange(b.size)
+        t = np.arange(first, stop)
+        part = b[first:stop]
         hover = "t=%{x}<br>εₜ=%{y:.4g}<extra>" + scheme + "</extra>"
-        if b.size <= BAR_LIMIT:
-            bars = go.Bar(x=t, y=b, marker_color=colour, marker_line_width=0, name=scheme, showlegend=False,
+        if part.size <= BAR_LIMIT:
+            bars = go.Bar(x=t, y=part, marker_color=colour, marker_line_width=0, name=scheme, showlegend=False,
                           hovertemplate=hover)
         else:
-            bars = go.Scatter(x=t, y=b, mode="lines", line=dict(color=colour, width=1, shape="hvh"), fill="tozeroy",
-                              fillcolor=rgba(colour, 0.55), name=scheme, showlegend=False, hovertemplate=hover)
+            shape = "hvh"
+            if part.size > DISPLAY_POINTS:
+                starts, _, part = bucket_max(part)
+                t, shape = first + starts, "hv"
+                hover = "from t=%{x}: largest εₜ=%{y:.4g}<extra>" + scheme + "</extra>"
+            bars = go.Scatter(x=t, y=part, mode="lines", line=dict(color=colour, width=1, shape=shape),
+                              fill="tozeroy", fillcolor=rgba(colour, 0.55), name=scheme, showlegend=False,
+                              hovertemplate=hover)
         fig.add_trace(bars, row=row, col=1)
-        if lm.size:
-            fig.add_trace(go.Scatter(x=lm, y=b[lm], mode="markers", marker={**LANDMARK_MARKER, "size": 5},
+        shown_lm = markers(lm, b)
+        if shown_lm.size:
+            fig.add_trace(go.Scatter(x=shown_lm, y=b[shown_lm], mode="markers", marker={**LANDMARK_MARKER, "size": 5},
                                      name="landmark", legendgroup="landmark", showlegend=row == 1,
                                      hovertemplate="landmark t=%{x}<br>εₜ=%{y:.4g}<extra></extra>"), row=row, col=1)
         if row == 2 and dm.size:
+            dm = markers(dm, b)
             fig.add_trace(go.Scatter(x=dm, y=b[dm], mode="markers", marker={**DUMMY_MARKER, "size": 7},
                                      name="dummy landmark", legendgroup="dummy",
                                      hovertemplate="dummy t=%{x}<br>εₜ=%{y:.4g}<extra></extra>"), row=row, col=1)
         fig.update_yaxes(title_text="εₜ", range=[0, 1.3 * top if top > 0 else 1.0], row=row, col=1)  # one scale
     _base_layout(fig, height=110 + 2 * row_height, meta={"eps": epsilon, "scheme": scheme, **(meta or {})})
     fig.update_annotations(font=dict(size=13), xanchor="left", x=0.0)  # subplot titles as in ui.charts_budgets
-    n = max(len(before), len(after))
+    n = stop - first
     fig.update_layout(bargap=0.25 if n <= 60 else 0, margin=dict(l=70, r=20, t=LEGEND_MARGIN_TOP + 20, b=50),
                       legend=dict(y=1.1, yanchor="bottom"))
     fig.update_xaxes(title_text="timestamp t", row=2, col=1)

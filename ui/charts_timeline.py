@@ -7,6 +7,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from ui.chart_downsample import markers, positions
 from ui.chart_style import DUMMY_MARKER, LANDMARK_MARKER, REGULAR, REGULAR_MARKER, _base_layout, time_values
 
 def timeline(
@@ -20,22 +21,32 @@ def timeline(
     selectable: bool = True,
     height: int = 360,
     meta: dict | None = None,
+    window: tuple[int, int] | None = None,
 ) -> go.Figure:
     """A series over time with regular events, landmarks and (optionally) dummy landmarks.
 
-    Every point trace carries ``customdata`` = timestamp index so selections map back to events.
+    Every point trace carries ``customdata`` = timestamp index so selections map back to events. ``window``:
+    the events [first, stop) drawn (ui.zoom; default all); a window longer than ``DISPLAY_POINTS`` is drawn by its
+    MinMaxLTTB points and at most ``MARKERS_MAX`` landmark markers (ui.chart_downsample) — real events all.
     """
     y = np.asarray(y, dtype=float)
     n = len(y)
-    idx = np.arange(n)
-    lm = np.asarray(sorted(set(int(i) for i in landmarks)), dtype=int)
-    dm = np.asarray(sorted(set(int(i) for i in dummies) - set(lm.tolist())), dtype=int)
+    first, stop = window if window is not None else (0, n)
+    idx = first + positions(y[first:stop])
+
+    def inside(events) -> np.ndarray:
+        e = np.asarray(sorted(set(int(i) for i in events)), dtype=int)
+        return e[(e >= first) & (e < stop)]
+
+    lm_all = inside(landmarks)
+    lm = markers(lm_all, y)
+    dm = markers(np.setdiff1d(inside(dummies), lm_all), y)
     x = time_values(x)
-    scatter = go.Scattergl if n > 3_000 else go.Scatter
+    scatter = go.Scattergl if idx.size > 3_000 else go.Scatter
     fig = go.Figure()
     fig.add_trace(
         scatter(
-            x=x, y=y, customdata=idx, mode="lines+markers", name="regular event",
+            x=x[idx], y=y[idx], customdata=idx, mode="lines+markers", name="regular event",
             line=dict(color=REGULAR, width=1), marker=REGULAR_MARKER,
             hovertemplate="t=%{customdata}<br>%{x|%Y-%m-%d %H:%M}<br>%{y:.3g}<extra></extra>",
         )
@@ -54,7 +65,9 @@ def timeline(
             hovertemplate="landmark t=%{customdata}<br>%{x|%Y-%m-%d %H:%M}<br>%{y:.3g}<extra></extra>",
         )
     )
-    _base_layout(fig, height=height, meta=meta)
+    drawn = {"first": int(first), "stop": int(stop), "drawn": int(idx.size), "landmarks_drawn": int(lm.size)}
+    _base_layout(fig, height=height, meta={**(meta or {}), **({"window": drawn} if stop - first < n or
+                                                              idx.size < n else {})})
     fig.update_xaxes(title_text=x_title, type="date")
     fig.update_yaxes(title_text=y_title)
     if selectable:  # Streamlit then pans by default and a click selects (dragmode 'select' turns clicks off)

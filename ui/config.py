@@ -5,8 +5,8 @@ import streamlit as st
 
 from ui import plan, relation
 from ui.state import (CONFIG_ERROR, CONFIG_NOTE, CONFIG_UPLOAD, EPSILON, IMPORT_SPEC, LANDMARKS, LANDMARKS_TOKEN,
-                      LAST_EDIT, LENGTH, MECHANISM, N_MAX, N_MIN, REPETITIONS, REPETITIONS_MAX, SAMPLE, SCHEMES, SEED,
-                      SCHEME_NAMES, SEED_MAX, SERIES_UPLOAD, SOURCE, W, W_MAX, current, nearest_epsilon)
+                      LAST_EDIT, LENGTH, MECHANISM, N_MAX, N_MIN, REPETITIONS, REPETITIONS_MAX, REPS_CHOSEN, SAMPLE,
+                      SCHEMES, SEED, SCHEME_NAMES, SEED_MAX, SERIES_UPLOAD, SOURCE, W, W_MAX, current, nearest_epsilon)
 
 
 def run_config(cur):
@@ -22,6 +22,8 @@ def run_config(cur):
         mapping = ss[IMPORT_SPEC].to_dict() if ss.get(IMPORT_SPEC) is not None else None
     else:  # a synthetic series: its content hash
         data_ref = "sha256:" + cur.series.source_hash
+    if getattr(cur, "start", 0) or getattr(cur, "aggregation", None) is not None:  # a window / aggregation: its hash
+        data_ref = "sha256:" + cur.series.source_hash  # (lmdk.data.resample.window/aggregate reproduce it)
     schemes = tuple(ss[SCHEMES]) or SCHEME_NAMES
     protected = relation.current(cur)
     return RunConfig(data=data_ref, events=cur.n, landmarks=tuple(int(i) for i in cur.landmarks), schemes=schemes,
@@ -58,6 +60,7 @@ def load_run_config() -> None:
     if cfg.w is not None:
         ss[W] = min(cfg.w, W_MAX)
     ss[REPETITIONS] = max(1, min(REPETITIONS_MAX, cfg.repetitions))
+    ss[REPS_CHOSEN] = True  # the config's repetitions, not the long-series default
     ss[SEED] = min(cfg.seed, SEED_MAX)
     ss[LANDMARKS] = tuple(cfg.landmarks)
     ss[LANDMARKS_TOKEN] = "url"  # re-attached (and range-checked) to the series on the next run

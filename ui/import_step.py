@@ -55,6 +55,9 @@ def _load(spec) -> None:
     ss[state.SERIES_UPLOAD] = series
     ss[state.SOURCE] = "upload"
     ss[state.LANDMARKS_TOKEN] = None
+    from ui import long_series
+
+    long_series.reset()  # taken whole up to state.N_MAX; longer: the page offers a window or an aggregation
 
 
 def on_upload() -> None:
@@ -216,12 +219,7 @@ def _table_fields(detection) -> None:
 
 
 def length_note(n_used: int) -> str | None:
-    """'7,075 events loaded; using the first 1,000 …' when the upload is longer than the events used."""
-    series = st.session_state.get(state.SERIES_UPLOAD)
-    if series is None or len(series) <= n_used:
-        return None
-    raise_to = min(len(series), state.N_MAX)
-    more = (f" (raise n up to {raise_to:,})" if raise_to > n_used
-            else f" — the app works on at most {state.N_MAX:,}; use the `lmdk` command line for the whole file")
-    return (f"{len(series):,} events loaded; using the first {n_used:,}, {series.timestamps[0]} → "
-            f"{series.timestamps[n_used - 1]}{more}.")
+    """'604,800 events loaded; analysing 110,000 …' when the upload is analysed in part (ui.long_series)."""
+    from ui import long_series
+
+    return long_series.length_note(state.current())

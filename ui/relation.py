@@ -25,7 +25,14 @@ def default(cur) -> rel.Relation | None:
     ss = st.session_state
     if ss[state.SOURCE] == "sample" and SAMPLES.get(ss[state.SAMPLE]) is not None:
         fact = SAMPLES[ss[state.SAMPLE]].relation
-        return rel.Relation.from_dict(fact) if fact is not None else None
+        base = rel.Relation.from_dict(fact) if fact is not None else None
+        aggregation = getattr(cur, "aggregation", None)
+        if base is not None and aggregation is not None and base.kind == "range":  # one event = a whole hour/day
+            from lmdk.data.resample import aggregated_range
+
+            low, high = aggregated_range(base.low, base.high, aggregation[1], aggregation[2])
+            base = rel.public_range(low, high, base.unit)
+        return base
     if ss[state.SOURCE] == "synthetic":
         return rel.radius(SYNTHETIC_RADIUS_M) if kind == "trajectory" else rel.Relation.from_dict(SYNTHETIC_VALUES)
     return None

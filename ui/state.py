@@ -15,9 +15,14 @@ from lmdk.present.views import decode_landmarks, encode_landmarks
 from ui import ENTRY_RERUN, SESSION_STARTED, ensure_entrypoint  # noqa: F401 (ENTRY_RERUN: a session key)
 
 # ---------------------------------------------------------------- bounds (documented maxima)
-N_MAX = 10_000  # longest series the app processes (samples/uploads are cut to their first N_MAX events)
+N_MAX = 110_000  # longest series the app takes whole: a year of 5-minute readings (105,120; 105,408 in a leap year);
+#                  a longer file is analysed as a window of at most N_MAX events or aggregated hourly/daily, as the
+#                  user chooses (ui.long_series) — never cut silently
 N_MIN = 10
-REPETITIONS_MAX = 200  # repetitions of every release; repetitions × n × schemes stays ≤ 12 M numbers
+REPETITIONS_MAX = 200  # repetitions of every release
+REPETITION_CELLS_MAX = 2_000_000  # repetitions × n per scheme (16 MB of releases; 6 schemes ≤ 12 M numbers): the cap
+REPETITION_CELLS_DEFAULT = 100_000  # default repetitions × n of a long series: the work of the paper's 1,000 × 100
+REPETITIONS_LONG_MIN = 3  # … but at least this many (a median, a band and a confidence interval need them)
 EPSILON_OPTIONS = (
     0.01, 0.015, 0.02, 0.03, 0.05, 0.07, 0.1, 0.15, 0.2, 0.3, 0.5, 0.7,
     1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0, 30.0, 50.0, 70.0, 100.0,
@@ -42,7 +47,10 @@ DISTRIBUTION_NAMES = ("skewed", "symmetric", "bimodal", "uniform")
 # ---------------------------------------------------------------- configuration keys (in the URL)
 SOURCE = "source"  # "sample" | "synthetic" | "upload"
 SAMPLE = "sample"  # name of a bundled sample (lmdk.data.SAMPLES)
-LENGTH = "n"  # use the first n events of a sample / upload
+LENGTH = "n"  # use n events of a sample / upload (from START on)
+START = "from"  # first event of the window (position in the possibly aggregated series; the HUE sample and uploads)
+AGGREGATE = "agg"  # "none" | "hourly" | "daily": one event per clock hour/day (lmdk.data.resample.aggregate)
+AGGREGATE_HOW = "agg_how"  # "sum" | "mean" (values), "mean" | "last" (trajectories); None: the kind's default
 SYN_KIND = "syn_kind"  # "values" | "trajectory"
 SYN_N = "syn_n"
 SYN_FRACTION = "syn_frac"  # landmark share of a synthetic series
@@ -144,6 +152,9 @@ CONFIG_UPLOAD = "_config_upload"
 CONFIG_ERROR = "_config_error"
 CONFIG_NOTE = "_config_note"  # what a loaded RunConfig could not restore exactly (shown as a warning)
 CURRENT = "_current"  # ui.cache.Current of this run (series, token, landmarks), set by app.py
+REPS_CHOSEN = "_reps_chosen"  # the user (widget, link or RunConfig) chose the repetitions: no long-series default
+ZOOM = "_zoom"  # (series token, first, stop): the events the charts of every page draw (ui.zoom)
+RESAMPLED = "_resampled"  # (key, Series): this session's aggregated upload (memory only, ui.cache)
 
 REGISTERED_PAGES: list[tuple[str, str, str]] = []  # app.py's PAGES, for the overview's links
 
@@ -292,6 +303,9 @@ PARAMS: dict[str, Param] = {
     SOURCE: Param("sample", _choice(("sample", "synthetic", "upload"))),
     SAMPLE: Param("hue", lambda t: t if t.replace("-", "").replace("_", "").isalnum() and len(t) < 40 else None),
     LENGTH: Param(1_000, _number(int, N_MIN, N_MAX)),
+    START: Param(0, _number(int, 0, 10**9)),
+    AGGREGATE: Param("none", _choice(("none", "hourly", "daily"))),
+    AGGREGATE_HOW: Param(None, _choice(("sum", "mean", "last")), lambda v: v or ""),
     SYN_KIND: Param("values", _choice(("values", "trajectory"))),
     SYN_N: Param(1_000, _number(int, N_MIN, N_MAX)),
     SYN_FRACTION: Param(0.2, _number(float, 0.0, 1.0)),
@@ -381,6 +395,8 @@ def init() -> None:
         ss[QP_LOADED] = True
         if LANDMARKS in ss:
             ss[LANDMARKS_TOKEN] = "url"
+        if REPETITIONS in st.query_params:
+            ss[REPS_CHOSEN] = True
         from ui.memory import release_freed_memory
 
         release_freed_memory()  # what sessions that ended since the last visitor left freed goes back to the OS
@@ -423,3 +439,14 @@ def nearest_epsilon(epsilon: float) -> float:
     return min(EPSILON_OPTIONS, key=lambda e: abs(math.log(e) - math.log(epsilon)))
 
 
+def repetitions_cap(n: int) -> int:
+    """The most repetitions a series of n events may use (repetitions × n ≤ REPETITION_CELLS_MAX per scheme)."""
+    return int(max(1, min(REPETITIONS_MAX, REPETITION_CELLS_MAX // max(int(n), 1))))
+
+
+def default_repetitions(n: int) -> int:
+    """Repetitions of a series of n events unless the user chose them: 100 (PARAMS) for short series; for long
+    ones fewer (repetitions × n ≈ REPETITION_CELLS_DEFAULT, at least REPETITIONS_LONG_MIN) so an ε change stays
+    interactive — each repetition releases all n events, so the MAE still averages many releases."""
+    base = PARAMS[REPETITIONS].default
+    return int(min(base, repetitions_cap(n), max(REPETITIONS_LONG_MIN, REPETITION_CELLS_DEFAULT // max(int(n), 1))))

@@ -35,6 +35,11 @@ def _copy_back(widget: str, key: str) -> None:
         st.rerun(target[1])  # only the fragment of this page that depends on the setting
 
 
+def _repetitions_chosen(widget: str, key: str) -> None:
+    st.session_state[state.REPS_CHOSEN] = True  # no long-series default from now on
+    _copy_back(widget, key)
+
+
 def rerun_fragment_on(keys, fragment: str) -> None:
     """On the current page, a change of these configuration keys' widgets reruns only the ``st.fragment`` keyed
     ``fragment`` (not the app, the sidebar or the rest of the page). Call it on every full run of the page."""
@@ -126,8 +131,19 @@ def scheme_controls(kind: str, n: int, *, container=None) -> None:
         st.session_state[state.W] = w_max
     box.number_input("w (window of w-event privacy)", min_value=1, max_value=w_max, step=1, **bind(state.W),
                      help="Used by w-event and the baselines bd and ba: any w consecutive events together get ε.")
-    box.number_input(f"Repetitions (max {state.REPETITIONS_MAX})", min_value=1, max_value=state.REPETITIONS_MAX,
-                     step=10, **bind(state.REPETITIONS))
+    ss = st.session_state
+    cap = state.repetitions_cap(n)
+    if not ss.get(state.REPS_CHOSEN):  # the long-series default until the user picks a number
+        ss[state.REPETITIONS] = state.default_repetitions(n)
+    ss[state.REPETITIONS] = min(int(ss[state.REPETITIONS]), cap)
+    reps = bind(state.REPETITIONS)
+    reps["on_change"] = _repetitions_chosen
+    box.number_input(f"Repetitions (max {cap})", min_value=1, max_value=cap, step=10, **reps,
+                     help="Each repetition releases all n events with fresh noise; the MAE and its confidence "
+                          f"interval average them. At most {state.REPETITION_CELLS_MAX:,} released values per scheme.")
+    if state.default_repetitions(n) < state.PARAMS[state.REPETITIONS].default:
+        box.caption(f"Long series: {state.default_repetitions(n)} repetitions by default (not 100), so an ε change "
+                    f"stays quick — each releases all {n:,} events. More give tighter intervals and slower updates.")
     box.number_input("Seed", min_value=0, max_value=state.SEED_MAX, step=1, **bind(state.SEED))
 
 

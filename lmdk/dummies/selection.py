@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -135,13 +136,24 @@ def options(n: int, landmarks, method: str = "partitioned", *, metric: str = "eu
     if method == "optimal":
         return Options(n, lm, optimal_order(n, lm), method)
     if method == "heuristic":
-        return Options(n, lm, heuristic_order(n, lm), method)
+        return Options(n, lm, _deterministic_chain(n, lm.tobytes(), method, metric), method)
     gen = as_generator(rng)
     if method == "random":
         return Options(n, lm, random_order(n, lm, gen), method)
     bins = fd_bins(n, lm)
-    seq = partitioned_bin_sequence(n, lm, bins, metric)
+    seq = _deterministic_chain(n, lm.tobytes(), method, metric)
     return Options(n, lm, realise_bin_sequence(n, lm, bins, seq, gen), method, bins, seq)
+
+
+@lru_cache(maxsize=8)
+def _deterministic_chain(n: int, landmarks: bytes, method: str, metric: str) -> np.ndarray:
+    """The part of the options that depends on n and L only (Heuristic's order, Partitioned's bin sequence; one
+    Python step per regular event): computed once per landmark set, so another ε (the selection's budget) or
+    another seed only redraws what is random. Read-only (shared between calls)."""
+    lm = np.frombuffer(landmarks, dtype=np.int64)
+    chain = heuristic_order(n, lm) if method == "heuristic" else partitioned_bin_sequence(n, lm, fd_bins(n, lm), metric)
+    chain.setflags(write=False)
+    return chain
 
 
 def _as_options(n: int, landmarks, opts) -> tuple[np.ndarray, list[np.ndarray] | Options]:
