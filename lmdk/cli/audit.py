@@ -9,9 +9,8 @@ import sys
 from pathlib import Path
 
 from lmdk.cli.arguments import positive_int, seed
-from lmdk.cli.common import (EXIT_OK, EXIT_VIOLATION, config_input_matches, dummies_flag, event_word, load_input,
-                             policy_flags, policy_from_args, read_config, relation_flags, report_loading, say,
-                             with_dummies, write_table)
+from lmdk.cli.common import (EXIT_OK, EXIT_VIOLATION, dummies_flag, event_word, policy_flags, policy_from_args,
+                             read_input, relation_flags, say, with_dummies, write_table)
 from lmdk.errors import ParameterError
 
 AUDIT_EXAMPLES = """examples:
@@ -95,11 +94,7 @@ def cmd_audit(args) -> int:
     from lmdk.audit import audit
     from lmdk.present import audit as words
 
-    cfg = read_config(args.config) if args.config else None
-    if cfg is not None:
-        config_input_matches(cfg, args.input)
-    series = load_input(args.input, cfg, args.mapping)
-    report_loading(args, args.input, series)
+    cfg, series = read_input(args)
     policy = with_dummies(args, policy_from_args(args, series, cfg))
     if policy.relation is None:
         raise ParameterError("an audit needs what ε protects: --range LOW HIGH for values (the public range, never "

@@ -64,6 +64,27 @@ def load_input(text: str, cfg=None, mapping_file: str | None = None):
     return series
 
 
+def read_input(args):
+    """(RunConfig or None, series) of INPUT: the --config checked against it, how INPUT was read said."""
+    cfg = read_config(args.config) if args.config else None
+    if cfg is not None:
+        config_input_matches(cfg, args.input)
+    series = load_input(args.input, cfg, args.mapping)
+    report_loading(args, args.input, series)
+    return cfg, series
+
+
+def landmarks_from_args(args, series, cfg=None) -> np.ndarray:
+    """The landmark set: --landmarks RULE on the series, else the config's positions."""
+    from lmdk import landmarks as lmk
+
+    if args.landmarks is not None:
+        return np.asarray(lmk.parse_rule(args.landmarks).indices(series), dtype=np.int64)
+    if cfg is not None:
+        return np.asarray(cfg.landmarks, dtype=np.int64)
+    raise ParameterError("no landmarks: pass --landmarks RULE (e.g. percentile:20, or none) or --config")
+
+
 def report_loading(args, text: str, series) -> None:
     """Say how INPUT was read (the detected mapping) and every loader warning; ``--strict`` makes a warning an
     error (exit 2) instead, so a script never releases data the loader had to guess about."""
@@ -108,15 +129,9 @@ def config_input_matches(cfg, text: str) -> None:
 
 def policy_from_args(args, series, cfg) -> Policy:
     """The policy: a RunConfig's fields, overridden by any flag given on the command line."""
-    from lmdk import landmarks as lmk
     from lmdk.schemes import ALL_SCHEMES
 
-    if args.landmarks is not None:
-        L = lmk.parse_rule(args.landmarks).indices(series)
-    elif cfg is not None:
-        L = np.asarray(cfg.landmarks, dtype=np.int64)
-    else:
-        raise ParameterError("no landmarks: pass --landmarks RULE (e.g. percentile:20, or none) or --config")
+    L = landmarks_from_args(args, series, cfg)
     if args.scheme is not None:
         scheme = args.scheme
     elif cfg is not None:

@@ -6,9 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lmdk.cli.common import (EXIT_OK, Policy, config_input_matches, load_input, policy_flags, policy_from_args,
-                             report_loading,
-                             read_config, say, write_table)
+from lmdk.cli.common import (EXIT_OK, Policy, policy_flags, policy_from_args, read_input, say, write_table)
 from lmdk.errors import ParameterError
 
 LOSS_EXAMPLES = """examples:
@@ -54,11 +52,7 @@ def loss_table(series, policy: Policy, P: np.ndarray):
 
 def cmd_loss(args) -> int:
     """``lmdk loss``: temporal privacy loss of a policy's budgets under a correlation."""
-    cfg = read_config(args.config) if args.config else None
-    if cfg is not None:
-        config_input_matches(cfg, args.input)
-    series = load_input(args.input, cfg, args.mapping)
-    report_loading(args, args.input, series)
+    cfg, series = read_input(args)
     args.seed, args.repetitions = None, 1
     policy = policy_from_args(args, series, cfg)
     P, label = correlation_matrix(args.correlation)

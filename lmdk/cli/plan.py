@@ -7,11 +7,9 @@ import math
 import sys
 from pathlib import Path
 
-import numpy as np
-
 from lmdk.cli.arguments import positive_float, positive_int, seed
-from lmdk.cli.common import (EXIT_OK, config_input_matches, default_mechanism, dummies_flag, event_word, load_input,
-                             read_config, relation_flags, relation_from_args, report_loading, say)
+from lmdk.cli.common import (EXIT_OK, default_mechanism, dummies_flag, event_word, landmarks_from_args, read_input,
+                             relation_flags, relation_from_args, say)
 from lmdk.errors import ParameterError
 
 PLAN_EXAMPLES = """examples:
@@ -119,21 +117,11 @@ def target_from_args(args, cfg):
 
 def cmd_plan(args) -> int:
     """``lmdk plan``: load, mark landmarks, plan every scheme, print the table, write the JSON."""
-    from lmdk import landmarks as lmk
     from lmdk import plan as planner
     from lmdk.data.mechanism_input import release_input
 
-    cfg = read_config(args.config) if args.config else None
-    if cfg is not None:
-        config_input_matches(cfg, args.input)
-    series = load_input(args.input, cfg, args.mapping)
-    report_loading(args, args.input, series)
-    if args.landmarks is not None:
-        L = lmk.parse_rule(args.landmarks).indices(series)
-    elif cfg is not None:
-        L = np.asarray(cfg.landmarks, dtype=np.int64)
-    else:
-        raise ParameterError("no landmarks: pass --landmarks RULE (e.g. percentile:20, or none) or --config")
+    cfg, series = read_input(args)
+    L = landmarks_from_args(args, series, cfg)
     target = target_from_args(args, cfg)
     mechanism = default_mechanism(series)
     protected = relation_from_args(args, series, cfg)

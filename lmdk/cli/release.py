@@ -10,9 +10,8 @@ from pathlib import Path
 import numpy as np
 
 from lmdk.cli.arguments import positive_float, positive_int, seed
-from lmdk.cli.common import (EXIT_OK, EXIT_VIOLATION, Policy, config_input_matches, dummies_flag, event_word,
-                             load_input, policy_flags, policy_from_args, read_config, relation_flags, report_loading,
-                             say, with_dummies, write_table)
+from lmdk.cli.common import (EXIT_OK, EXIT_VIOLATION, Policy, dummies_flag, event_word, policy_flags,
+                             policy_from_args, read_input, relation_flags, say, with_dummies, write_table)
 from lmdk.cli.ledger import ledger_flag, record_release
 from lmdk.errors import ParameterError
 
@@ -95,11 +94,7 @@ def cmd_release(args) -> int:
     """``lmdk release``: load, mark landmarks, release, write, summarise; refuse violations."""
     from lmdk.data.export import export_scheme_release
 
-    cfg = read_config(args.config) if args.config else None
-    if cfg is not None:
-        config_input_matches(cfg, args.input)
-    series = load_input(args.input, cfg, args.mapping)
-    report_loading(args, args.input, series)
+    cfg, series = read_input(args)
     policy = with_dummies(args, policy_from_args(args, series, cfg))
     if policy.seed is None:
         if policy.repetitions > 1:
