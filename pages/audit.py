@@ -1,6 +1,8 @@
 """Adversary lab: what an attacker learns from the configured policy's releases — the empirical privacy loss beside
 the claimed ε, the landmark-position attack with and without dummy landmarks (§3.4), the value attack against
 e^ε/(1+e^ε), and a correlated series next to its temporal privacy loss (§3.3)."""
+import numpy as np
+import pandas as pd
 import streamlit as st
 
 from lmdk import tpl
@@ -8,7 +10,7 @@ from lmdk.errors import LmdkError
 from lmdk.present import audit as words
 from lmdk.present import headlines
 from ui import audit as ui_audit
-from ui import charts, charts_audit, config, explain, relation, state, text, widgets
+from ui import chart_text, charts, charts_audit, config, explain, relation, state, text, widgets
 
 CORRELATION_HELP = ("A second experiment: the series becomes a two-state chain (the public range's two ends) with "
                     "the paper's correlation presets (§4.1.2: weak s = 1, moderate 0.1, strong 0.01); the attacker "
@@ -94,6 +96,8 @@ def _loss_section(audits: list[dict]) -> object:
                "above it reaches the largest loss that pair's strongest test is compatible with (cut at the top of "
                "the chart). Dashed: the claimed ε. A marker above the line is a leak; at or below it, the guarantee "
                "holding.")
+    chart_text.describe("audit_loss_chart", words.loss_table(audits), table=False,
+                        what="Measured privacy loss ε̂ per scheme and neighbouring pair, against the claimed ε")
     st.dataframe(words.loss_table(audits), hide_index=True, key="audit_loss_table", column_config={
         c: st.column_config.NumberColumn(format="%.3f") for c in ("claimed ε", "Σ εₜ spent", "ε̂ lower", "ε̂ upper")})
     return fig
@@ -110,6 +114,8 @@ def _positions_section(audits: list[dict], cur) -> object:
     formats = {c: st.column_config.NumberColumn(format="%.3f") for c in ("AUC", "precision at |L|", "chance")}
     st.dataframe(words.positions_table(audits), hide_index=True, key="audit_positions_table",
                  column_config={**formats, "marked |L′|": st.column_config.NumberColumn(format="%.0f")})
+    chart_text.describe("audit_positions_chart", words.positions_table(audits), table=False,
+                        what="How well the landmark positions are guessed (AUC, 0.5 = chance)")
     return fig
 
 
@@ -127,6 +133,8 @@ def _values_section(audits: list[dict], unit: str) -> object:
     st.dataframe(words.values_table(audits), hide_index=True, key="audit_values_table", column_config={
         c: st.column_config.NumberColumn(format="%.3f")
         for c in ("success", "bound at ε", "bound at εₜ", "no release")})
+    chart_text.describe("audit_values_chart", words.values_table(audits), table=False,
+                        what="Success of guessing one event's value, against its bound")
     return fig
 
 
@@ -152,6 +160,10 @@ def _correlation_section(results: dict, audits: list[dict], cur) -> object | Non
     st.dataframe(words.correlation_table(audits), hide_index=True, key="audit_correlation_table", column_config={
         c: st.column_config.NumberColumn(format="%.3f")
         for c in ("success", "TPL α", "bound (TPL)", "bound without correlation")})
+    chart_text.describe("audit_correlation_chart", pd.DataFrame({
+        "t": np.arange(len(result.success)), "landmark": np.isin(np.arange(len(result.success)), cur.landmarks),
+        "success": result.success, "bound (TPL)": result.bound, "bound without correlation": result.bound_plain,
+        "TPL α": result.tpl}), what=f"The correlated attack's success per timestamp under {scheme}", over="t")
     return fig
 
 

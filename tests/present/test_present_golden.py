@@ -3,7 +3,8 @@
 The digests were computed from the same inputs before ``lmdk/views.py``, ``report.py``, ``reproduce.py`` … moved
 to :mod:`lmdk.present` (and passed unchanged after the move, commit d7aa48c); a change of what a script or report
 says must update them on purpose. Updated once since: the neighbouring relation (issue 25) adds ``relation`` to
-every RunConfig and passes its options (Δ, sampler, range) in the temporal-loss and dummy scripts.
+every RunConfig and passes its options (Δ, sampler, range) in the temporal-loss and dummy scripts. The reports
+once more for printing (issue 28): sections, print CSS and the script that draws each chart's printed picture.
 """
 from __future__ import annotations
 
@@ -18,10 +19,10 @@ BEFORE_THE_MOVE = {
     "overview_script": "a3a537a644890a85035900df6e786234ffa6667bf41f0e21865ffa8f1dcdba60",
     "spatiotemporal_script": "8e522538343cfcd5fb216757ae42a8471aa83ebaacff080eadf67273a119cd7d",
     "dummies_script": "16addb9cec82b75ed8543c397323db3c20b0d624400762ace35a120a5b3a424b",
-    "html_report": "cf5bb02728237d2b9cfbf0907776e292986be55fb4bb1bb3b21bad91c6f92539",
-    "overview_report": "ca40b8d93e97e3f4841b6a03dc1ff7e03c4a4f60fa7dc8fcdbe5bed46578b67e",
-    "spatiotemporal_report": "bb184e7fef0e75263312aebed5327f935c4f59cb5eff4959b6def211275bbeb7",
-    "dummies_report": "6de8b48a687311cf7e8de9bde49e226f2b7af72f32767d143ab21f30e2a6b248",
+    "html_report": "508695b466e14cd6f3d638a3789a945abe79b15741bf000800a140c4b68a3a8f",
+    "overview_report": "2d72ee2c4c1622610a54da12ef123c5e2488cc6ce44f810f965c924d6f83260d",
+    "spatiotemporal_report": "a8b4c20c51ed11e57972fe30b3f8e318d5829c38170e4ce27f974dfeb7b3af2f",
+    "dummies_report": "49f6640663de60562252cfeee68be91ddcd6634a630f29e90a3732087f9e8bb1",
 }
 
 

@@ -1,0 +1,167 @@
+"""Accessibility in the browser (issue 28): axe-core on every page, text alternatives of every chart, marking
+landmarks from the keyboard, the budget chart's legend clear of its headings at 1024 px.
+
+axe-core is the copy bundled with ``axe-playwright-python`` (no network). Every page of app.py's PAGES registry —
+pages added later included — is checked at a projector's 1024 px and a desktop's 1920 px with its charts' "Show
+data" expanders open; a violation of impact *critical* or *serious* fails the test with the rule, the element
+and axe's advice. Screenshots: test-artifacts/screenshots/a11y_*.png.
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from browser_support import SCREENSHOTS, screenshot, wait_idle
+from test_browser import open_page, registered_pages, sidebar_count, wait_count
+
+pytestmark = pytest.mark.browser
+
+BLOCKING = ("critical", "serious")
+# (rule, CSS selector of the element or an ancestor): why it is not ours to fix. Only Streamlit's own chrome may be
+# listed here, each with its reason. Empty: every serious finding so far was in our pages and is fixed.
+EXCLUDED: dict[tuple[str, str], str] = {}
+# states of a page that draw more than its default view: the trajectory sample's maps
+EXTRA_VIEWS = [("data_landmarks", "source=sample&sample=taxi&n=150"),
+               ("schemes_utility", "source=sample&sample=taxi&n=150&reps=5")]
+CHARTS = "[data-testid='stPlotlyChart'], [data-testid='stDeckGlJsonChart']"
+TEXT_ALTERNATIVES = "[class*='st-key-chart_text_']"
+
+
+@pytest.fixture
+def page(browser_context):
+    p = browser_context.new_page()
+    yield p
+    p.close()
+
+
+def _views() -> list[tuple[str, str, str]]:
+    """(slug, query, title) of every registered page and of the extra views."""
+    views = [("" if i == 0 else re.sub(r"\.py$", "", path.split("/")[-1]), "", title)
+             for i, (path, title) in enumerate(registered_pages())]
+    return views + [(slug, query, f"{slug} ({query})") for slug, query in EXTRA_VIEWS]
+
+
+def _open_show_data(page) -> None:
+    """Open every chart's "Show data" expander (client-side: no rerun), so axe checks the tables too."""
+    for summary in page.locator(f"{TEXT_ALTERNATIVES} [data-testid='stExpander'] summary").all():
+        if summary.locator("xpath=..").get_attribute("open") is None:
+            summary.click()
+    page.wait_for_timeout(300)
+
+
+def _full_height(page, width: int) -> None:
+    """Grow the window to the content's height: axe leaves what is scrolled out of Streamlit's containers as
+    'incomplete' instead of checking it."""
+    height = page.evaluate(
+        "() => { const b = document.querySelector(\"[data-testid='stMainBlockContainer']\");"
+        " const s = document.querySelector(\"[data-testid='stSidebarContent']\");"
+        " return Math.max(b ? b.scrollHeight + 120 : 0, s ? s.scrollHeight : 0); }")
+    page.set_viewport_size({"width": width, "height": int(min(max(height, 900), 8000))})
+    page.wait_for_timeout(400)
+
+
+def _excluded(page, rule: str, node: dict) -> bool:
+    target = node["target"][0] if node["target"] and isinstance(node["target"][0], str) else None
+    for (excluded_rule, selector), _reason in EXCLUDED.items():
+        if excluded_rule == rule and target and page.evaluate(
+                "([t, s]) => { const e = document.querySelector(t); return !!(e && e.closest(s)); }",
+                [target, selector]):
+            return True
+    return False
+
+
+def axe_findings(page, where: str) -> list[str]:
+    """Readable lines for every critical/serious axe violation on the page (excluded ones left out)."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    found = []
+    for violation in Axe().run(page).response["violations"]:
+        if violation["impact"] not in BLOCKING:
+            continue
+        for node in violation["nodes"]:
+            if _excluded(page, violation["id"], node):
+                continue
+            advice = " ".join((node.get("failureSummary") or "").split())
+            found.append(f"{where}: {violation['id']} ({violation['impact']}) — {violation['help']}\n"
+                         f"    element: {node['target']}\n    html: {node['html'][:200]}\n    fix: {advice[:300]}")
+    return found
+
+
+@pytest.mark.parametrize("width", [1024, 1920])
+def test_every_page_passes_axe_and_describes_every_chart(page, app_url, width):
+    problems: list[str] = []
+    for slug, query, title in _views():
+        page.set_viewport_size({"width": width, "height": 900})
+        open_page(page, app_url, slug, query)
+        charts = page.locator(CHARTS).count()
+        described = page.locator(TEXT_ALTERNATIVES).count()
+        if described != charts:
+            problems.append(f"{title} at {width} px: {charts} charts/maps but {described} text alternatives "
+                            "(ui.chart_text.describe after each st.plotly_chart / st.pydeck_chart)")
+        for box in page.locator(TEXT_ALTERNATIVES).all():
+            said = box.locator("[data-testid='stCaptionContainer']").first.inner_text()
+            if len(said) < 20 or not said.rstrip().endswith("."):
+                problems.append(f"{title} at {width} px: a chart's summary is not a sentence: {said!r}")
+        _open_show_data(page)
+        _full_height(page, width)
+        problems += axe_findings(page, f"{title} at {width} px")
+        screenshot(page, f"a11y_{slug or 'home'}{'_' + query.split('&')[1].split('=')[1] if query else ''}_{width}")
+    assert not problems, "\n".join(problems)
+
+
+def test_landmarks_can_be_marked_with_the_keyboard_only(page, app_url):
+    open_page(page, app_url, "data_landmarks", "lm=-&n=200")
+    assert sidebar_count(page) == 0
+    label = "Events by position t (from the keyboard)"
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")  # Tab from the top of the page
+    for presses in range(400):
+        page.keyboard.press("Tab")
+        if page.evaluate("(l) => document.activeElement && document.activeElement.getAttribute('aria-label') === l",
+                         label):
+            break
+    else:
+        raise AssertionError(f"Tab never reached the text box {label!r}")
+    page.keyboard.type("12, 40–45")
+    page.keyboard.press("Tab")  # leaves the text box (Streamlit takes its value) and lands on "Add"
+    assert page.evaluate("() => document.activeElement.innerText.trim()") == "Add"
+    page.keyboard.press("Enter")
+    assert wait_count(page, lambda c: c == 7) == 7
+    page.wait_for_function("() => document.body.innerText.includes('Keyboard: added 7 event(s)')", timeout=30_000)
+    screenshot(page, "a11y_keyboard_landmarks_added")
+    # Remove is the next stop; Space presses a button as Enter does
+    wait_idle(page)
+    page.get_by_role("button", name="Add", exact=True).focus()
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => document.activeElement.innerText.trim()") == "Remove"
+    page.keyboard.press("Space")
+    assert wait_count(page, lambda c: c == 0) == 0
+    # a typo is named, the landmarks stay
+    page.locator(f"input[aria-label='{label}']").focus()
+    page.keyboard.press("Control+A")
+    page.keyboard.type("12, x")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.body.innerText.includes(\"'x' is not a position\")", timeout=30_000)
+    wait_idle(page)
+    assert sidebar_count(page) == 0 and presses > 0
+
+
+def test_budget_legend_clears_the_headings_at_1024(page, app_url):
+    page.set_viewport_size({"width": 1024, "height": 900})
+    for query in ("reps=5", "reps=5&n=300&schemes=event,user,w-event,uniform,skip,adaptive"):
+        open_page(page, app_url, "schemes_utility", query)
+        chart = page.locator(".st-key-budget_chart .js-plotly-plot")
+        chart.scroll_into_view_if_needed()
+        boxes = page.evaluate(
+            "() => { const c = document.querySelector('.st-key-budget_chart .js-plotly-plot');"
+            " const r = e => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };"
+            " return { legend: [...c.querySelectorAll('.legend .traces')].map(r),"
+            "          headings: [...c.querySelectorAll('.annotation')].map(r) }; }")
+        assert boxes["legend"] and boxes["headings"]
+        for lx0, ly0, lx1, ly1 in boxes["legend"]:
+            for hx0, hy0, hx1, hy1 in boxes["headings"]:
+                overlap = min(lx1, hx1) - max(lx0, hx0) > 0 and min(ly1, hy1) - max(ly0, hy0) > 0
+                assert not overlap, f"legend entry {lx0, ly0, lx1, ly1} covers a heading {hx0, hy0, hx1, hy1}"
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        chart.screenshot(path=str(SCREENSHOTS / f"a11y_budget_legend_1024_{'six' if 'schemes' in query else 'default'}.png"))
