@@ -43,11 +43,12 @@ def timeline(
     dm = markers(np.setdiff1d(inside(dummies), lm_all), y)
     x = time_values(x)
     scatter = go.Scattergl if idx.size > 3_000 else go.Scatter
-    fig = go.Figure()
+    thinned = idx.size < stop - first  # a downsampled line: tiny dots (they would merge into a band), but dots —
+    fig = go.Figure()  # plotly selects (clicks, boxes) only traces with markers
     fig.add_trace(
         scatter(
             x=x[idx], y=y[idx], customdata=idx, mode="lines+markers", name="regular event",
-            line=dict(color=REGULAR, width=1), marker=REGULAR_MARKER,
+            line=dict(color=REGULAR, width=1), marker={**REGULAR_MARKER, "size": 2} if thinned else REGULAR_MARKER,
             hovertemplate="t=%{customdata}<br>%{x|%Y-%m-%d %H:%M}<br>%{y:.3g}<extra></extra>",
         )
     )
@@ -61,7 +62,7 @@ def timeline(
     fig.add_trace(
         scatter(
             x=x[lm] if lm.size else [], y=y[lm] if lm.size else [], customdata=lm, mode="markers",
-            name="landmark", marker=LANDMARK_MARKER,
+            name="landmark", marker={**LANDMARK_MARKER, "size": 6} if thinned else LANDMARK_MARKER,
             hovertemplate="landmark t=%{customdata}<br>%{x|%Y-%m-%d %H:%M}<br>%{y:.3g}<extra></extra>",
         )
     )

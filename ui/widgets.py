@@ -86,7 +86,7 @@ def landmark_status(cur) -> None:
         box.markdown("**No series loaded** — upload a file on *Data & landmarks*.")
         return
     k, n = len(cur.landmarks), cur.n
-    box.metric("Landmarks", f"{k} of {n:,}", f"{100 * k / n:.1f} % of events", delta_color="off",
+    box.metric("Landmarks", f"{k:,}", f"{100 * k / n:.1f} % of {n:,} events", delta_color="off",  # fits long n
                delta_arrow="off")
     box.caption(f"Series: {text.escape_markdown(cur.series.name or cur.token)} · {cur.series.kind}")
 

@@ -14,7 +14,9 @@ import streamlit as st
 from ui import state
 from ui.chart_downsample import DISPLAY_POINTS
 
-WIDGET = "zoom_window"
+WIDTH = "zoom_width"  # widget keys (session only; the window itself is state.ZOOM)
+START = "zoom_start"
+WIDTHS = (500, 2_000, 10_000, 50_000)  # events per window; 500 and 2,000 are drawn point for point
 
 
 def current(cur) -> tuple[int, int]:
@@ -27,35 +29,38 @@ def current(cur) -> tuple[int, int]:
     return 0, cur.n
 
 
-def _changed(token: str) -> None:
-    first, stop = st.session_state[WIDGET]
-    st.session_state[state.ZOOM] = (token, int(first), max(int(stop), int(first) + 1))
-
-
-def _whole(token: str, n: int) -> None:
-    st.session_state[state.ZOOM] = (token, 0, n)
+def _changed(token: str, n: int) -> None:
+    ss = st.session_state
+    width = int(ss[WIDTH])
+    first = 0 if width >= n else min(int(ss.get(START, 0)), n - width)
+    ss[state.ZOOM] = (token, first, first + width)
 
 
 def control(cur, container=None) -> tuple[int, int]:
-    """The zoom slider (only for series longer than a chart draws point for point) and its caption; returns
-    (first, stop)."""
-    first, stop = current(cur)
+    """The zoom control — how many events a chart draws and where they start — for series longer than a chart
+    draws point for point, and its caption; returns (first, stop)."""
     if cur is None or cur.n <= DISPLAY_POINTS:
         return 0, (cur.n if cur is not None else 0)
+    ss = st.session_state
+    n = cur.n
+    first, stop = current(cur)
+    options = [w for w in WIDTHS if w < n] + [n]
+    width = stop - first if stop - first in options else n
+    first = 0 if width == n else first
+    ss[WIDTH], ss[START] = width, first
     box = container or st
-    st.session_state[WIDGET] = (first, stop)
-    c1, c2 = box.columns([5, 1], vertical_alignment="bottom")
-    c1.slider("Zoom: events drawn (narrow the window for full detail)", 0, cur.n, step=1, key=WIDGET,
-              on_change=_changed, args=(cur.token,),
-              help=f"Charts draw up to {DISPLAY_POINTS:,} points per line: a window of at most that many events "
-                   "shows every event; a longer one shows the points that keep the line's shape and every peak "
-                   "(MinMaxLTTB). Hover and clicks always address real events.")
-    c2.button("Whole series", key=WIDGET + "_all", on_click=_whole, args=(cur.token, cur.n),
-              disabled=(first, stop) == (0, cur.n), width="stretch")
+    c1, c2 = box.columns([2, 3], vertical_alignment="bottom")
+    c1.select_slider("Zoom: events drawn", options, key=WIDTH, on_change=_changed, args=(cur.token, n),
+                     format_func=lambda w: "whole series" if w == n else f"{w:,}",
+                     help=f"Charts draw up to {DISPLAY_POINTS:,} points per line: a window of at most that many "
+                          "events shows every event; a longer one the points that keep the line's shape and every "
+                          "peak (MinMaxLTTB). Hover and clicks always address real events.")
+    c2.slider("Window starts at event", 0, max(n - width, 1), step=1, key=START, on_change=_changed,
+              args=(cur.token, n), disabled=width == n)
+    stop = first + width
     ts = cur.series.timestamps
-    detail = ("every event drawn" if stop - first <= DISPLAY_POINTS
-              else f"{DISPLAY_POINTS:,} points per line of {stop - first:,} events — narrow to "
-                   f"{DISPLAY_POINTS:,} events for every one")
-    box.caption(f"Showing events {first:,}–{stop - 1:,} ({ts[first]} → {ts[stop - 1]}): {detail}. Headlines, "
-                "MAE and verdicts always cover the whole series.")
+    detail = ("every event drawn" if width <= DISPLAY_POINTS
+              else f"{DISPLAY_POINTS:,} points per line of {width:,} events (zoom to {DISPLAY_POINTS:,} for every one)")
+    box.caption(f"Showing events {first:,}–{stop - 1:,} ({ts[first]} → {ts[stop - 1]}): {detail}. Headlines, MAE "
+                "and verdicts always cover the whole series.")
     return first, stop
