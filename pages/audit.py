@@ -96,8 +96,10 @@ def _loss_section(audits: list[dict]) -> object:
                "above it reaches the largest loss that pair's strongest test is compatible with (cut at the top of "
                "the chart). Dashed: the claimed ε. A marker above the line is a leak; at or below it, the guarantee "
                "holding.")
-    chart_text.describe("audit_loss_chart", words.loss_table(audits), table=False,
-                        what="Measured privacy loss ε̂ per scheme and neighbouring pair, against the claimed ε")
+    losses = words.loss_table(audits)
+    chart_text.describe("audit_loss_chart", losses, table=False, what="Measured privacy loss ε̂", summary=(
+        chart_text.summarize_by(losses, "scheme", "ε̂ lower", "Largest measured privacy loss ε̂ (95 % lower bound) "
+                                f"per scheme, against the claimed ε = {audits[0]['epsilon_claimed']:g}")))
     st.dataframe(words.loss_table(audits), hide_index=True, key="audit_loss_table", column_config={
         c: st.column_config.NumberColumn(format="%.3f") for c in ("claimed ε", "Σ εₜ spent", "ε̂ lower", "ε̂ upper")})
     return fig
@@ -114,8 +116,11 @@ def _positions_section(audits: list[dict], cur) -> object:
     formats = {c: st.column_config.NumberColumn(format="%.3f") for c in ("AUC", "precision at |L|", "chance")}
     st.dataframe(words.positions_table(audits), hide_index=True, key="audit_positions_table",
                  column_config={**formats, "marked |L′|": st.column_config.NumberColumn(format="%.0f")})
-    chart_text.describe("audit_positions_chart", words.positions_table(audits), table=False,
-                        what="How well the landmark positions are guessed (AUC, 0.5 = chance)")
+    positions = words.positions_table(audits)
+    plain = positions[positions["dummies"] == "none"]
+    chart_text.describe("audit_positions_chart", positions, table=False, what="The landmark-position attack",
+                        summary=chart_text.summarize_by(plain, "scheme", "AUC", "AUC of the landmark-position attack "
+                                                        "without dummies, per scheme (0.5 = guessing)"))
     return fig
 
 
@@ -133,8 +138,11 @@ def _values_section(audits: list[dict], unit: str) -> object:
     st.dataframe(words.values_table(audits), hide_index=True, key="audit_values_table", column_config={
         c: st.column_config.NumberColumn(format="%.3f")
         for c in ("success", "bound at ε", "bound at εₜ", "no release")})
-    chart_text.describe("audit_values_chart", words.values_table(audits), table=False,
-                        what="Success of guessing one event's value, against its bound")
+    values = words.values_table(audits)
+    chart_text.describe("audit_values_chart", values, table=False, what="The value attack", summary=(
+        chart_text.summarize_by(values, "scheme", "success", "Best share of right guesses of one event's value, "
+                                "per scheme")[:-1] + (f" (the bound at ε: {values['bound at ε'].max():.3f})."
+                                                      if len(values) else ".")))
     return fig
 
 

@@ -49,6 +49,33 @@ def _verdicts(text: str) -> dict[str, str]:
     return sections
 
 
+def _markdown_with_tables(text: str) -> None:
+    """Markdown whose tables become st.dataframe grids: the figures' tables are wider than the page at 1024 px, and
+    a grid scrolls under the keyboard (a markdown table in a scrolling box cannot take the focus)."""
+    import pandas as pd
+
+    def cells(line: str) -> list[str]:
+        return [re.sub(r"\*\*|`", "", c).strip() for c in line.strip().strip("|").split("|")]
+
+    lines, table = [], []
+    for line in text.splitlines() + [""]:
+        if line.lstrip().startswith("|"):
+            table.append(line)
+            continue
+        if table:
+            if "".join(lines).strip():
+                st.markdown("\n".join(lines))
+            lines = []
+            rows = [cells(r) for r in table if not re.fullmatch(r"\s*\|?[\s:|-]+\|?\s*", r)]
+            head = [c + "\u200b" * rows[0][:i].count(c) for i, c in enumerate(rows[0])]  # distinct names
+            body = [(r + [""] * len(head))[:len(head)] for r in rows[1:]]
+            st.dataframe(pd.DataFrame(body, columns=head), hide_index=True, width="stretch")
+            table = []
+        lines.append(line)
+    if "".join(lines).strip():
+        st.markdown("\n".join(lines))
+
+
 figures = ex.figures()
 names = list(figures)
 ss = st.session_state
@@ -119,8 +146,5 @@ else:
 
 with st.expander("What am I looking at — verdict and reasons", expanded=True):
     section = _verdicts(REPRODUCTION.read_text()).get(name) if REPRODUCTION.exists() else None
-    # wide verdict tables wrap inside the page width at 1024 px (a scrolling box would need a keyboard focus stop)
-    st.html("<style>.st-key-ex_verdict table{table-layout:fixed;width:100%}"
-            ".st-key-ex_verdict td,.st-key-ex_verdict th{overflow-wrap:anywhere}</style>")
     with st.container(key="ex_verdict"):
-        st.markdown(section or "The comparison with the paper is in docs/REPRODUCTION.md.")
+        _markdown_with_tables(section or "The comparison with the paper is in docs/REPRODUCTION.md.")

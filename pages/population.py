@@ -115,8 +115,13 @@ picked = st.plotly_chart(charts_population.share_vs_mae(rows, scheme, unit=unit,
                          on_select="rerun", selection_mode="points", **charts.PLOTLY_KW)
 chart_text.describe("pop_scatter", rows[["user", "landmark_share", "mae", "theorem2_holds", "degenerate"]].rename(
     columns={"landmark_share": "landmark share", "mae": f"MAE ({unit})", "theorem2_holds": "Theorem 2 holds",
-             "degenerate": "no better than user level"}), what=f"Landmark share against error under {scheme}")
+             "degenerate": "no better than user level"}), what=f"Landmark share against error under {scheme}",
+    said=["landmark share", f"MAE ({unit})", "Theorem 2 holds", "no better than user level"])
 users = [p.get("customdata") for p in (picked.selection.points if picked else []) if p.get("customdata")]
+typed = st.selectbox("…or choose a user from the list", rows["user"].astype(str).tolist(), index=None,
+                     placeholder="a user id (type to search)", key="pop_user_pick",
+                     help="The same as clicking the user's point, from the keyboard.")
+users = users or ([typed] if typed else [])
 if users:
     user = str(users[0])
     if st.button(f"Open user {user} on the single-series pages", icon=":material/open_in_new:", type="primary"):

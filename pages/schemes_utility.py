@@ -177,7 +177,8 @@ def results() -> None:
         st.caption(f"Black: original; coloured line: median of {reps} repetitions; band: the central 90 % of them.")
         chart_text.describe("release_chart", chart_text.release_table(
             cur.series.timestamps, x, {s: (summaries[s].median, summaries[s].low, summaries[s].high) for s in chosen},
-            value_name=y_title), what=f"Original and released series ({y_title})", over="t")
+            value_name=y_title), what=f"Original and released series, {y_title},", over="t",
+            said=[f"original {y_title}", *(f"{s} median" for s in chosen)])
 
     st.subheader("Utility: mean absolute error")
     rows = []
@@ -191,7 +192,8 @@ def results() -> None:
     mae_fig = charts.mae(rows, unit=unit, epsilon=eps)
     st.plotly_chart(mae_fig, key="mae_chart", **charts.PLOTLY_KW)
     st.caption(f"Bars: mean over {reps} repetitions; whiskers: 95 % confidence interval.")
-    chart_text.describe("mae_chart", pd.DataFrame(rows), what=f"Mean absolute error ({unit}) per scheme")
+    chart_text.describe("mae_chart", pd.DataFrame(rows).rename(columns=chart_text.MAE_COLUMNS),
+                        what=f"Mean absolute error ({unit}) per scheme")
     if clamp is not None:
         saved = ", ".join(f"{r['scheme']} {r['mae'] - r['clamped']:.3g}" for r in rows)
         st.success(f"Clamping to [{clamp[0]:g}, {clamp[1]:g}] saves MAE ({unit}): {saved}.")

@@ -278,7 +278,8 @@ st.caption("The largest |log Pr(o₀..o_t | event) / Pr(o₀..o_t | no event)| o
            f"(computed exactly), median and 10–90 % band over {reps} repetitions.")
 chart_text.describe("priste_leak_chart",
                     _band_table(t, {"plain α-PLM": res.plain_leakage, "PriSTE": res.priste_leakage}),
-                    what=f"Worst-case event leakage (nats) against ε = {eps:g}", over="t")
+                    what=f"Worst-case event leakage (nats) against ε = {eps:g}", over="t",
+                    said=["plain α-PLM median", "PriSTE median"])
 
 st.subheader("4 · PriSTE's calibrated α per timestamp")
 alpha_fig = band_figure(t, {"PriSTE": (res.priste_alpha, PRISTE)}, y_title="α used (per km)",
@@ -286,7 +287,8 @@ alpha_fig = band_figure(t, {"PriSTE": (res.priste_alpha, PRISTE)}, y_title="α u
                         log_y=bool(np.all(res.priste_alpha["low"] > 0)), eps=float(eps))
 st.plotly_chart(alpha_fig, key="priste_alpha_chart", config=charts.MODEBAR)
 chart_text.describe("priste_alpha_chart", _band_table(t, {"PriSTE α (per km)": res.priste_alpha}),
-                    what=f"PriSTE's calibrated α per timestamp against α₀ = {alpha:g}", over="t")
+                    what=f"PriSTE's calibrated α per timestamp against α₀ = {alpha:g}", over="t",
+                    said=["PriSTE α (per km) median"])
 
 st.subheader("5 · Utility")
 m1, m2, m3 = st.columns(3)

@@ -23,23 +23,28 @@ from ui.chart_style import number
 TABLE_ROWS = 500  # rows shown in the expander (every k-th row beyond); the CSV holds all of them
 KEY_PREFIX = "chart_text_"
 MAX_COLUMNS_SAID = 8  # columns the sentence names; the rest are in the table
+MAE_COLUMNS = {"mae": "MAE", "low": "95 % CI low", "high": "95 % CI high", "clamped": "MAE clamped",
+               "clamped_low": "clamped CI low", "clamped_high": "clamped CI high"}  # the pages' MAE rows
 
 
 def describe(key: str, data: pd.DataFrame | None = None, *, what: str, summary: str | None = None, fig=None,
-             over: str | None = None, csv: bool = True, table: bool = True, container=None) -> str:
+             over: str | None = None, said: list[str] | None = None, csv: bool = True, table: bool = True,
+             container=None) -> str:
     """The summary (a caption) and the "Show data" expander (table, CSV) of one chart; returns the summary.
 
     ``data``: the chart's numbers (or ``fig``: a plotly figure whose named traces are read); ``what``: what the
     chart shows, starting the sentence ("Budget εₜ per timestamp"); ``summary``: a sentence of the page's own
-    instead; ``over``: the column the others run over (e.g. "t"), named with its range; ``csv``: False when the
+    instead; ``over``: the column the others run over (e.g. "t"), named with its range; ``said``: the columns the
+    sentence names (default: every numeric one, up to ``MAX_COLUMNS_SAID``); ``csv``: False when the
     page offers the same CSV beside the chart already; ``table``: False when the page shows the same table (the
     expander then says so and holds only the CSV)."""
     if data is None:
         data = figure_table(fig) if fig is not None else pd.DataFrame()
-    said = summary or summarize(data, what, over=over)
+    sentence = summary or summarize(data if said is None else data[[c for c in data if c == over or c in said]],
+                                    what, over=over)
     box = (container or st).container(key=KEY_PREFIX + key)
     with box:
-        st.caption(said)
+        st.caption(sentence)
         with st.expander(f"Show data — {what[0].lower() + what[1:]}", icon=":material/table:"):
             if table:
                 shown, step = thin(data)
@@ -47,13 +52,13 @@ def describe(key: str, data: pd.DataFrame | None = None, *, what: str, summary: 
                 if step > 1:
                     st.caption(f"One row in {step} of {len(data):,}; the CSV has all of them.")
             else:
-                st.caption("The table next to the chart holds these numbers.")
+                st.caption("The table shown with the chart holds these numbers.")
             if csv:
                 from ui import widgets
 
                 widgets.download_deferred("Data (CSV)", _csv, data, key=f"dl_{KEY_PREFIX}{key}",
                                           file_name=f"{key}.csv", mime="text/csv", icon=":material/download:")
-    return said
+    return sentence
 
 
 def _csv(data: pd.DataFrame) -> str:
@@ -97,6 +102,14 @@ def summarize(data: pd.DataFrame, what: str, *, over: str | None = None) -> str:
              for c in said[:MAX_COLUMNS_SAID]]
     tail = f"; {len(said) - MAX_COLUMNS_SAID} more columns in the data" if len(said) > MAX_COLUMNS_SAID else ""
     return lead + (": " + "; ".join(parts) if parts else "") + tail + "."
+
+
+def summarize_by(data: pd.DataFrame, group: str, column: str, what: str, *, how: str = "max") -> str:
+    """"{what}: a 0.5; b 0.93." — one value of ``column`` per ``group`` (its ``how``: max, min, first, …)."""
+    if data is None or data.empty:
+        return f"{what}: no data."
+    values = data.groupby(group, sort=False)[column].agg(how)
+    return f"{what}: " + "; ".join(f"{k} {_value(v)}" for k, v in values.items()) + "."
 
 
 def _range(col) -> str:
