@@ -98,8 +98,12 @@ def summarize(data: pd.DataFrame, what: str, *, over: str | None = None) -> str:
         span = data[over]
         lead = f"{what} for {over} = {_value(span.iloc[0])}–{_value(span.iloc[-1])} ({n:,} values)"
     said = [c for c in data.columns if c != over and (data[c].dtype == bool or pd.api.types.is_numeric_dtype(data[c]))]
-    parts = [f"{c}: {int(data[c].sum()):,} of {n:,}" if data[c].dtype == bool else f"{c} {_range(data[c])}"
-             for c in said[:MAX_COLUMNS_SAID]]
+    places = [c[:-8] for c in said if c.endswith("latitude") and c[:-8] + "longitude" in said]  # "latitude": 8
+    said = [c for c in said if not any(c in (p + "latitude", p + "longitude") for p in places)]
+    parts = [_extent(data[p + "latitude"], data[p + "longitude"], f"{p.strip()}'s release" if p else "the path")
+             for p in places]
+    parts += [f"{c}: {int(data[c].sum()):,} of {n:,}" if data[c].dtype == bool else f"{c} {_range(data[c])}"
+              for c in said[:MAX_COLUMNS_SAID]]
     tail = f"; {len(said) - MAX_COLUMNS_SAID} more columns in the data" if len(said) > MAX_COLUMNS_SAID else ""
     return lead + (": " + "; ".join(parts) if parts else "") + tail + "."
 
@@ -110,6 +114,20 @@ def summarize_by(data: pd.DataFrame, group: str, column: str, what: str, *, how:
         return f"{what}: no data."
     values = data.groupby(group, sort=False)[column].agg(how)
     return f"{what}: " + "; ".join(f"{k} {_value(v)}" for k, v in values.items()) + "."
+
+
+def _extent(lat, lon, name: str) -> str:
+    """"{name} within 6.1 km × 4.3 km around (39.9130, 116.3500)": a path's box, east–west × north–south."""
+    lat, lon = np.asarray(lat, dtype=float), np.asarray(lon, dtype=float)
+    ok = np.isfinite(lat) & np.isfinite(lon)
+    if not ok.any():
+        return f"{name} empty"
+    lat, lon = lat[ok], lon[ok]
+    mid = (lat.min() + lat.max()) / 2
+    ew = (lon.max() - lon.min()) * 111.32 * np.cos(np.radians(mid))
+    ns = (lat.max() - lat.min()) * 110.57
+    return (f"{name} within {number(float(ew))} km × {number(float(ns))} km around "
+            f"({mid:.4f}, {(lon.min() + lon.max()) / 2:.4f})")
 
 
 def _range(col) -> str:
