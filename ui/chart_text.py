@@ -136,9 +136,10 @@ def _range(col) -> str:
     v = v[np.isfinite(v)]
     if not v.size:
         return "empty"
-    if v.min() == v.max():
-        return f"{number(float(v[0]))} throughout"
-    return f"{number(float(v.min()))} to {number(float(v.max()))} (mean {number(float(v.mean()))})"
+    low, high = number(float(v.min())), number(float(v.max()))
+    if low == high:
+        return f"{low} throughout" if v.min() == v.max() else f"about {low} throughout"
+    return f"{low} to {high} (mean {number(float(v.mean()))})"
 
 
 def _is_text(col: pd.Series) -> bool:
