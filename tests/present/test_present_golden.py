@@ -2,9 +2,10 @@
 
 The digests were computed from the same inputs before ``lmdk/views.py``, ``report.py``, ``reproduce.py`` … moved
 to :mod:`lmdk.present` (and passed unchanged after the move, commit d7aa48c); a change of what a script or report
-says must update them on purpose. Updated once since: the neighbouring relation (issue 25) adds ``relation`` to
-every RunConfig and passes its options (Δ, sampler, range) in the temporal-loss and dummy scripts. The reports
-once more for printing (issue 28): sections, print CSS and the script that draws each chart's printed picture.
+says must update them on purpose. Updated since: the neighbouring relation (issue 25) adds ``relation`` to every
+RunConfig and passes its options (Δ, sampler, range) in the temporal-loss and dummy scripts; the planner (issue 27)
+adds ``target`` to every RunConfig; the reports were changed for printing (issue 28): sections, print CSS and the
+script that draws each chart's printed picture.
 """
 from __future__ import annotations
 
@@ -13,12 +14,12 @@ import pytest
 from present_golden import digest, outputs
 
 BEFORE_THE_MOVE = {
-    "schemes_script": "8f79542454124e8137887474a96fc1d8ba8b17a41233f95304d713397abf380a",
-    "schemes_script_file": "663da1e5362fc72f7e092cb6055faaf414bb408ff9f9b805d32858dfc4df7161",
-    "tpl_script": "6853bcd1612be27bc6dbcd5c09a38140c6469cca2e96d7c84b7ec7a30977a9bb",
+    "schemes_script": "7475e7b1449443409488592fdeb7f303998a123937d8beecc6f31c1e09fe8c62",
+    "schemes_script_file": "4c17ec9442455270472cc1e1a12be0ba82ff1cca08405eb52e1a57e9a1d9eaff",
+    "tpl_script": "59a85cec47db4c4bf05d09e0bef7a8395931cebfb8ec3603da011f6f56133a41",
     "overview_script": "a3a537a644890a85035900df6e786234ffa6667bf41f0e21865ffa8f1dcdba60",
     "spatiotemporal_script": "8e522538343cfcd5fb216757ae42a8471aa83ebaacff080eadf67273a119cd7d",
-    "dummies_script": "16addb9cec82b75ed8543c397323db3c20b0d624400762ace35a120a5b3a424b",
+    "dummies_script": "789975a4f64c7ad0e44e0d390d90e24493f86620d7604dc55a8c42fd050a48ef",
     "html_report": "508695b466e14cd6f3d638a3789a945abe79b15741bf000800a140c4b68a3a8f",
     "overview_report": "2d72ee2c4c1622610a54da12ef123c5e2488cc6ce44f810f965c924d6f83260d",
     "spatiotemporal_report": "a8b4c20c51ed11e57972fe30b3f8e318d5829c38170e4ce27f974dfeb7b3af2f",
