@@ -92,6 +92,7 @@ def test_hue_daily_and_the_public_range_of_a_sum():
     (0.2, 1, {"sampler": "discrete", "value_range": (0.0, 20.0), "sensitivity": 20.0}),
     (0.02, 4, {"sampler": "discrete", "value_range": (0.0, 20.0), "sensitivity": 20.0}),
     (0.3, 3, {}), (0.0, 2, {"sampler": "snapping", "bound": 40.0}), (1.0, 2, {}),
+    (0.6, 12, {"sampler": "discrete", "value_range": (0.0, 20.0), "sensitivity": 20.0}),  # the vectorised path
 ])
 def test_adaptive_fast_forward_is_exact(monkeypatch, fraction, reps, options):
     rng = np.random.default_rng(5)
@@ -99,8 +100,12 @@ def test_adaptive_fast_forward_is_exact(monkeypatch, fraction, reps, options):
     x = np.clip(10 + np.cumsum(rng.normal(0, 0.3, n)), 0, 20)
     landmarks = np.flatnonzero(rng.random(n) < fraction)
     fast = schemes.release(x, landmarks, "adaptive", 1.0, repetitions=reps, rng=7, **options)
+    per_row = rng.random((reps, n)) < fraction  # a landmark set per repetition (dummy landmarks, populations)
+    fast_rows = schemes.release(x, per_row, "adaptive", 0.7, repetitions=reps, rng=8, **options)
     monkeypatch.setattr(schemes, "_FAST_FORWARD", False)
     plain = schemes.release(x, landmarks, "adaptive", 1.0, repetitions=reps, rng=7, **options)
-    np.testing.assert_array_equal(fast.values, plain.values)
-    np.testing.assert_array_equal(fast.budgets, plain.budgets)
-    np.testing.assert_array_equal(fast.published, plain.published)
+    plain_rows = schemes.release(x, per_row, "adaptive", 0.7, repetitions=reps, rng=8, **options)
+    for a, b in ((fast, plain), (fast_rows, plain_rows)):
+        np.testing.assert_array_equal(a.values, b.values)
+        np.testing.assert_array_equal(a.budgets, b.budgets)
+        np.testing.assert_array_equal(a.published, b.published)
