@@ -7,7 +7,8 @@ whose charts depend on the series and on ε: Schemes & utility, Temporal privacy
 schemes, default repetitions — 100 up to n = 1,000, fewer for long series: ui.state.default_repetitions — and the
 exact discrete Laplace of the exports). Each trial moves the ε slider one step to a value not seen before (so the
 core recomputes) and measures, inside Chromium with performance.now(), until every chart carries the new ε in
-``layout.meta`` and Streamlit is idle (the harness of benchmarks/bench_browser.py). Data & landmarks has no ε:
+``layout.meta`` and Streamlit is idle (the harness of benchmarks/bench_browser.py); the lengths of a page are
+open in tabs side by side and their trials interleaved, so the machine's load (2 shared cores) falls on all alike. Data & landmarks has no ε:
 there a trial clears the landmarks or undoes that (a landmark edit redraws the timeline), until the timeline's
 ``meta.landmarks`` shows the new count. The Overview, Spatiotemporal events, Population and Experiments pages do
 not depend on the series' length. Median of TRIALS trials; target: at n = 35,040 every page within 2× of n = 1,000.
@@ -31,7 +32,7 @@ sys.path[:0] = [str(ROOT / "tests"), str(ROOT), str(ROOT / "benchmarks")]
 from bench_browser import ALL_UPDATED, OPTIONS  # noqa: E402
 from browser_support import chromium, streamlit_server, wait_idle  # noqa: E402
 
-TRIALS = 3
+TRIALS = 5
 LENGTHS = (1_000, 8_760, 35_040, 105_120)
 PAGES = ("data_landmarks", "schemes_utility", "temporal_loss", "dummy_landmarks")
 TITLES = {"data_landmarks": "Data & landmarks (landmark edit)", "schemes_utility": "Schemes & utility",
@@ -57,46 +58,58 @@ def _timed(page, action, wait_js: str, arg) -> float:
     return elapsed
 
 
-def epsilon_changes(page, trials: int) -> list[float]:
-    """Milliseconds from an ε key press to the last chart drawn with the new ε, per trial."""
-    slider = page.locator(".st-key-w_eps input[type='range']")
-    index = OPTIONS.index(1.0)
-    times = []
-    for _ in range(trials):
-        index -= 1
+class EpsilonSteps:
+    """One ε key press per call on an open page, each to a value that page has not seen (the core recomputes)."""
+
+    def __init__(self, page):
+        self.page, self.index = page, OPTIONS.index(1.0)
+
+    def __call__(self) -> float:
+        self.index -= 1
+        slider = self.page.locator(".st-key-w_eps input[type='range']")
 
         def press():
             slider.focus()
-            page.keyboard.press("ArrowLeft")
+            self.page.keyboard.press("ArrowLeft")
 
-        times.append(_timed(page, press, ALL_UPDATED, OPTIONS[index]))
-    return times
+        return _timed(self.page, press, ALL_UPDATED, OPTIONS[self.index])
 
 
-def landmark_edits(page, trials: int) -> list[float]:
-    """Milliseconds from a click on 'Clear all landmarks' (or 'Undo') to the timeline drawn with the new set."""
-    meta = page.evaluate("() => { const el = document.querySelector('[class*=\"st-key-timeline_chart\"] "
-                         ".js-plotly-plot'); const m = el.layout.meta; return (Array.isArray(m) ? m[0] : m); }")
-    original = int(meta["landmarks"])
-    times = []
-    for trial in range(trials):
-        button, count = ("det_clear", 0) if trial % 2 == 0 else ("lm_undo", original)
-        locator = page.locator(f".st-key-{button} button")
-        times.append(_timed(page, locator.click, TIMELINE_LANDMARKS, count))
-    return times
+class LandmarkEdits:
+    """Data & landmarks: 'Clear all landmarks', then 'Undo', … — each redraws the timeline with the new set."""
+
+    def __init__(self, page):
+        meta = page.evaluate("() => { const el = document.querySelector('[class*=\"st-key-timeline_chart\"] "
+                             ".js-plotly-plot'); const m = el.layout.meta; return (Array.isArray(m) ? m[0] : m); }")
+        self.page, self.original, self.trial = page, int(meta["landmarks"]), 0
+
+    def __call__(self) -> float:
+        button, count = ("det_clear", 0) if self.trial % 2 == 0 else ("lm_undo", self.original)
+        self.trial += 1
+        return _timed(self.page, self.page.locator(f".st-key-{button} button").click, TIMELINE_LANDMARKS, count)
 
 
 def run(lengths, pages, trials: int) -> dict:
+    """Per page: one tab per n, then the trials interleaved across the tabs (n = 1,000, 8,760, …, 1,000, …), so a
+    change of the machine's load during the run affects every length alike."""
     results = {}
     with streamlit_server(ROOT / "app.py", timeout=120) as url, chromium() as context:
-        for n in lengths:
-            for name in pages:
+        for name in pages:
+            tabs = {}
+            for n in lengths:
                 page = context.new_page()
                 start = time.perf_counter()
                 page.goto(f"{url}/{name}?source=synthetic&syn_n={n}")
                 wait_idle(page, timeout=600_000)
-                load = time.perf_counter() - start
-                times = (landmark_edits if name == "data_landmarks" else epsilon_changes)(page, trials)
+                tabs[n] = (page, (LandmarkEdits if name == "data_landmarks" else EpsilonSteps)(page),
+                           time.perf_counter() - start, [])
+            for _ in range(trials):
+                for n in lengths:
+                    page, step, _, times = tabs[n]
+                    page.bring_to_front()
+                    times.append(step())
+            for n in lengths:
+                page, _, load, times = tabs[n]
                 results[(name, n)] = (statistics.median(times), times, load)
                 print(f"{TITLES[name]:<34} n={n:>7,}: median {statistics.median(times):7.0f} ms  trials "
                       f"{', '.join(f'{t:.0f}' for t in times)}  (first load {load:.1f} s)", flush=True)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 DISPLAY_POINTS = 2_000  # points per line; a window of at most this many events is drawn at full detail
-MARKERS_MAX = 2_000  # landmark/dummy markers drawn at once (more overlap into a band at any screen width)
+MARKERS_MAX = 1_000  # landmark/dummy markers drawn at once (~1 per pixel column: more would only overlap)
 
 
 def positions(y, n_out: int = DISPLAY_POINTS) -> np.ndarray:

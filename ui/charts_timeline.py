@@ -48,7 +48,8 @@ def timeline(
     fig.add_trace(
         scatter(
             x=x[idx], y=y[idx], customdata=idx, mode="lines+markers", name="regular event",
-            line=dict(color=REGULAR, width=1), marker={**REGULAR_MARKER, "size": 2} if thinned else REGULAR_MARKER,
+            line=dict(color=REGULAR, width=1),
+            marker={**REGULAR_MARKER, "size": 2, "maxdisplayed": 1} if thinned else REGULAR_MARKER,
             hovertemplate="t=%{customdata}<br>%{x|%Y-%m-%d %H:%M}<br>%{y:.3g}<extra></extra>",
         )
     )
