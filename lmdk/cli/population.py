@@ -15,16 +15,16 @@ from lmdk.errors import ParameterError
 from lmdk.cli.ledger import ledger_flag, record_population
 
 EXAMPLES = """examples:
-  lmdk population fleet.parquet --config policy.json --out released/ --bound 25
-  lmdk population fleet.parquet --config policy.json --out released/ --bound 25 --workers 2
-  lmdk population Data/ --config policy.json --out released/ --bound 50000   # GeoLife: one folder per user
+  lmdk population fleet.parquet --config policy.json --out released/ --range 0 25
+  lmdk population fleet.parquet --config policy.json --out released/ --range 0 25 --workers 2
+  lmdk population Data/ --config policy.json --out released/ --radius 200 --bound 50000   # GeoLife: a folder per user
   lmdk population meters.csv --config policy.json --out demo/ --seed 0       # reproducible demonstration
 
 policy.json: {"landmarks": "percentile:20", "scheme": "adaptive", "epsilon": 1.0}
-(also: mechanism, w, dummies, seed, sensitivity, mapping — an import mapping naming the columns).
-Without --seed every user's noise comes from fresh OS entropy that is never recorded and the snapping sampler
-(needs --bound B, a public limit of the values). Output: DIR/released/user=<id>/part-0.parquet, DIR/summary.parquet
-(per user: n, |L|, worst Σ over L ∪ {t}, Theorem 2, MAE — for your eyes only) and DIR/aggregates.json."""
+(also: mechanism, w, dummies, seed, relation — what ε protects, as --range/--up-to/--radius —, mapping).
+Without --seed every user's noise comes from fresh OS entropy that is never recorded: values use the exact
+discrete Laplace on the public range, locations the snapping sampler inside the public box --bound B.
+Output: DIR/released/user=<id>/part-0.parquet, DIR/summary.parquet (per user: n, |L|, worst Σ over L ∪ {t}, Theorem 2, MAE — for your eyes only) and DIR/aggregates.json."""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -42,8 +42,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     engine.add_argument("--scheduler", metavar="ADDRESS", help="run on an existing Dask cluster (e.g. "
                                                                "tcp://host:8786; default: $LMDK_DASK_SCHEDULER)")
     parser.add_argument("--bound", type=positive_float("--bound"),
-                        help="public limit B of the values (metres from each user's mean point for locations) for "
-                             "the snapping sampler; required without --seed for values and locations")
+                        help="locations: the public box ±B metres around each user's mean point (snapping sampler; "
+                             "required for exported locations). Values: without --range, the public range [−B, B]")
     parser.add_argument("--seed", type=seed, help="demonstration seed (reproducible, NOT safe to hand out)")
     parser.add_argument("--mapping", metavar="FILE", help="an import mapping JSON naming the input's columns")
     parser.add_argument("--include-private-columns", action="store_true",
