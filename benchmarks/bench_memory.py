@@ -30,15 +30,16 @@ def rss_mb(pid: int) -> float:
     raise RuntimeError("no VmRSS")
 
 
-def meter_file(path: Path, mb: float, seed: int) -> Path:
-    """A distinct hourly meter CSV of about ``mb`` MB (every file differs, so nothing is shared between them)."""
+def meter_file(path: Path, mb: float, seed: int) -> tuple[Path, int]:
+    """A distinct hourly meter CSV of about ``mb`` MB and its row count (every file differs, so nothing is shared
+    between them)."""
     rng = np.random.default_rng(seed)
     rows = int(mb * 1e6 / 32)
     start = np.datetime64("2001-01-01T00:00") + np.timedelta64(int(seed), "h")
     times = (start + np.arange(rows).astype("timedelta64[h]")).astype(str)
     values = np.round(rng.gamma(2.0, 0.4, rows), 4)
     path.write_text("timestamp,value\n" + "\n".join(f"{t},{v}" for t, v in zip(times, values)) + "\n")
-    return path
+    return path, rows
 
 
 def measure(sessions: int, mb: float, ttl_s: int = 2, settle_s: float = 15.0) -> dict:
@@ -59,12 +60,13 @@ def measure(sessions: int, mb: float, ttl_s: int = 2, settle_s: float = 15.0) ->
         baseline = rss_mb(pid)
         peak = baseline
         for i in range(sessions):
-            file = meter_file(Path(tmp) / f"meter_{i}.csv", mb, seed=i)
+            file, rows = meter_file(Path(tmp) / f"meter_{i}.csv", mb, seed=i)
             page = context.new_page()
             page.goto(f"{url}/data_landmarks?source=upload")
             wait_idle(page, timeout=120_000)
             page.locator(".st-key-upload_file input[type='file']").set_input_files(str(file))
-            page.wait_for_function("() => document.body.innerText.includes('n = 1,000 events')", timeout=120_000)
+            # files up to 110,000 rows are taken whole (issue 28), so the caption reads the file's own length
+            page.wait_for_function(f"() => document.body.innerText.includes('n = {rows:,} events')", timeout=120_000)
             page.locator("[data-testid='stSidebarNav'] a", has_text="Schemes & utility").click()  # same session
             page.wait_for_function("() => document.body.innerText.includes('Budget per timestamp')", timeout=120_000)
             wait_idle(page, timeout=120_000)

@@ -11,6 +11,7 @@ from lmdk.errors import LmdkError
 import pandas as pd
 
 from ui import chart_text, charts, config, explain, maps, state, text, widgets
+from ui.cache_scope import bounded_cache
 
 # the configuration lives in ui.state (ST_* keys, mirrored to the URL); these are session-only
 K_MAP, K_GRID_SIG, K_PREV_PICK = "priste_map", "_priste_grid_sig", "_priste_prev_pick"
@@ -19,7 +20,7 @@ PLAIN, PRISTE = "#D55E00", "#0072B2"  # Okabe–Ito vermilion / blue
 REGION_RGBA, CELL_RGBA = [230, 159, 0, 150], [255, 255, 255, 0]
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@bounded_cache(16)
 def taxi_latlon(n: int, seed: int) -> np.ndarray:
     """The synthetic taxi sample's first n fixes as (lat, lon)."""
     from lmdk import data
@@ -27,7 +28,7 @@ def taxi_latlon(n: int, seed: int) -> np.ndarray:
     return data.sample("taxi", n=n, seed=seed).latlon()
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@bounded_cache(16)
 def run_comparison(cells, kind, region, window, eps, alpha, M, grid, reps, delta, seed):
     """Cached lmdk.priste.views.compare for one event."""
     mask = np.zeros(grid.m, dtype=bool)

@@ -21,8 +21,9 @@ Conventions
   the URL holds the submitted values (the Experiments page). Query keys are short; a page's own keys share a
   prefix (``st_`` Spatiotemporal events, ``ex_`` Experiments). Landmark edits go through callbacks
   (``on_click``/``on_select``) and ``cache.set_landmarks`` so the sidebar status is never stale.
-- ``ui.cache``: ``st.cache_data`` wrappers with ``max_entries``; pass arrays and a data ``token``,
-  never the uploaded file; ``cache.scheme_summary`` runs one scheme and summarises it.
+- ``ui.cache``: ``ui.cache_scope.bounded_cache`` wrappers (``st.cache_data`` with ``max_entries``, or a memo in the
+  session while it works on an upload, so nothing derived from an upload outlives its session); pass arrays and a
+  data ``token``, never the uploaded file; ``cache.scheme_summary`` runs one scheme and summarises it.
 - ``ui.charts``: ``SCHEME_COLOURS`` (Okabe–Ito, one per scheme), ``LANDMARK_MARKER`` (filled black
   diamond), ``DUMMY_MARKER`` (open diamond); axes with units; repetitions as median + band; put
   ``meta={"eps": ε}`` in figures that depend on ε (tests and the browser benchmark read it).

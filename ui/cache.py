@@ -1,9 +1,8 @@
-"""Bounded ``st.cache_data`` wrappers around the core, and the resolution of the current series.
+"""Bounded cache wrappers around the core (``ui.cache_scope.bounded_cache``), and the resolution of the current series.
 
-Uploaded data is never cached across sessions: it is parsed once and kept in this session's
-state only. Everything cached here is derived from bundled samples, synthetic seeds, or arrays
-the session passes in (cache keys include the arrays, so one session never sees another's data
-unless it passes the very same array).
+Uploaded data is never cached across sessions: it is parsed once and kept in this session's state only, and
+while a session works on an upload every wrapper here memoises in that session (it goes when the session ends).
+Everything in the shared ``st.cache_data`` is derived from bundled samples or synthetic seeds.
 """
 from __future__ import annotations
 
@@ -14,6 +13,7 @@ import streamlit as st
 
 from lmdk.present import views
 from ui import state
+from ui.cache_scope import bounded_cache
 
 MAX_ENTRIES = 64
 
@@ -35,7 +35,7 @@ class Current:
         return len(self.series)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@bounded_cache(16)
 def sample_series(name: str, n: int | None):
     """A bundled sample, cut to its first n events (None: the whole real sample)."""
     from lmdk import data
@@ -43,7 +43,7 @@ def sample_series(name: str, n: int | None):
     return data.sample(name, n=n)
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@bounded_cache(8)
 def aggregated_sample(name: str, period: str, how: str | None):
     """The whole bundled sample (HUE: every row) aggregated hourly/daily (lmdk.data.resample.aggregate)."""
     from lmdk import data
@@ -104,7 +104,7 @@ def sample_description(name: str) -> str:
     return f"**{info.title}** — {info.description}"
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@bounded_cache(16)
 def synthetic(kind: str, n: int, fraction: float, distribution: str, correlation: float, seed: int):
     """A synthetic series and its synthetic landmark set, deterministic in the seed."""
     from lmdk import synthetic as syn
@@ -114,7 +114,7 @@ def synthetic(kind: str, n: int, fraction: float, distribution: str, correlation
     return series, syn.landmarks(n, fraction, distribution, rng)
 
 
-@st.cache_data(max_entries=MAX_ENTRIES, show_spinner=False)
+@bounded_cache(MAX_ENTRIES)
 def detect(token: str, detector: str, params: tuple, _series=None) -> np.ndarray:
     """Landmarks from a detector of lmdk.landmarks; ``token`` identifies the series in the cache key."""
     from lmdk import landmarks as lmk
@@ -245,7 +245,7 @@ def set_landmarks(landmarks, note: str = "", *, history: bool = True) -> None:
         st.session_state[state.LAST_EDIT] = note
 
 
-@st.cache_data(max_entries=MAX_ENTRIES, show_spinner=False)
+@bounded_cache(MAX_ENTRIES)
 def scheme_summary(
     token: str, x: np.ndarray, landmarks: np.ndarray, scheme: str, epsilon: float, mechanism: str,
     repetitions: int, seed: int, w: int, clamp_range: tuple[float, float] | None, options: tuple = (),

@@ -11,6 +11,7 @@ import numpy as np
 import streamlit as st
 
 from ui import state
+from ui.cache_scope import bounded_cache
 
 MAX_ENTRIES = 32
 COMPARISON_N_MAX = 1_000  # Figure 9 on the page uses min(n, this): 44 landmark draws × 5 repetitions stay < 0.3 s
@@ -31,7 +32,7 @@ class Losses:
     asymptotes: object  # lmdk.present.views_loss.Asymptotes
 
 
-@st.cache_data(max_entries=MAX_ENTRIES, show_spinner=False)
+@bounded_cache(MAX_ENTRIES)
 def temporal_losses(budgets: np.ndarray, landmarks: np.ndarray, P: np.ndarray) -> Losses:
     """BPL/FPL/TPL (lmdk.tpl.temporal), the landmark temporal privacy loss, its no-correlation line and the asymptotes."""
     from lmdk import privacy, tpl
@@ -43,7 +44,7 @@ def temporal_losses(budgets: np.ndarray, landmarks: np.ndarray, P: np.ndarray) -
                   reference=privacy.landmark_loss(budgets, landmarks), asymptotes=views_loss.loss_asymptotes(budgets, P))
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@bounded_cache(16)
 def distribution_comparison(n: int, epsilon: float, P: np.ndarray, seed: int):
     """Figure 9 for the current matrix and ε at n capped to COMPARISON_N_MAX (lmdk.present.views_loss)."""
     from lmdk.present import views_loss
@@ -52,7 +53,7 @@ def distribution_comparison(n: int, epsilon: float, P: np.ndarray, seed: int):
                                               repetitions=COMPARISON_REPETITIONS, rng=np.random.default_rng([seed, 9]))
 
 
-@st.cache_data(max_entries=MAX_ENTRIES, show_spinner=False)
+@bounded_cache(MAX_ENTRIES)
 def selection(token: str, n: int, landmarks: np.ndarray, epsilon: float, method: str, utility: str, seed: int):
     """One private dummy-landmark selection (lmdk.dummies.selection.select) at the selection budget ``epsilon``."""
     from lmdk import dummies
@@ -60,7 +61,7 @@ def selection(token: str, n: int, landmarks: np.ndarray, epsilon: float, method:
     return dummies.select(n, landmarks, epsilon, method=method, utility=utility, rng=np.random.default_rng([seed, 7]))
 
 
-@st.cache_data(max_entries=MAX_ENTRIES, show_spinner=False)
+@bounded_cache(MAX_ENTRIES)
 def budgets_for(token: str, x: np.ndarray, landmarks: np.ndarray, scheme: str, epsilon: float, mechanism: str,
                 seed: int, w: int, options: tuple = ()) -> np.ndarray:
     """Budgets of one run of ``scheme`` on a given landmark set (e.g. the chosen L′) with total ``epsilon``;
@@ -78,7 +79,7 @@ def one_run_budgets(x: np.ndarray, landmarks: np.ndarray, scheme: str, epsilon: 
                            w=w, **dict(options)).budgets[0]
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@bounded_cache(8)
 def dummy_masks(token: str, n: int, landmarks: np.ndarray, epsilon: float, repetitions: int, seed: int,
                 method: str, share: float, utility: str) -> tuple[np.ndarray, float]:
     """One private L′ per repetition and the ε left for publishing (lmdk.dummies.selection.landmark_sets_for_release,
@@ -91,7 +92,7 @@ def dummy_masks(token: str, n: int, landmarks: np.ndarray, epsilon: float, repet
     return mask, eps_pub
 
 
-@st.cache_data(max_entries=MAX_ENTRIES, show_spinner=False)
+@bounded_cache(MAX_ENTRIES)
 def dummy_mae(token: str, x: np.ndarray, landmarks: np.ndarray, scheme: str, epsilon: float, mechanism: str,
               repetitions: int, seed: int, w: int, method: str, share: float, utility: str,
               options: tuple = ()) -> tuple[float, tuple]:

@@ -16,6 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from ui import state, text
+from ui.cache_scope import bounded_cache
 
 AT_LABELS = {"all": "all events", "landmarks": "the landmarks", "regular": "the regular events"}
 APPLY_SCHEME = "_plan_scheme"  # session-only: the scheme whose ε the apply button uses
@@ -81,7 +82,7 @@ def sidebar(cur) -> None:
             st.caption("The plan is drawn at the top of the page.")
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@bounded_cache(16)
 def cached_plan(token: str, x: np.ndarray, landmarks: np.ndarray, goal: tuple, mechanism: str, protected: tuple,
                 w: int, seed: int, schemes: tuple):
     """lmdk.plan.plan for the current series (``token`` names it in the cache key), relation and target."""

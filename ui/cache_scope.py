@@ -1,0 +1,90 @@
+"""``bounded_cache``: ``st.cache_data`` for shared data, a cache inside the session for anything derived from an upload.
+
+``st.cache_data`` lives in the server process: an entry computed from one session's upload outlives that session
+(up to ``max_entries`` of them, each as large as the upload's releases) and could be served to any session that
+passes the same arrays. Uploaded data must stay in its own session, so while the session's source is an upload the
+wrapped function is memoised in ``st.session_state`` instead, and everything it computed goes when the session ends.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import functools
+import hashlib
+import pickle
+from collections import OrderedDict
+from typing import Callable
+
+import numpy as np
+import streamlit as st
+
+from ui import state
+
+SESSION_KEY = "_upload_cache"  # {function name: OrderedDict(digest → result)} of this session only
+
+
+def _feed(h, value) -> None:
+    """Feed one argument into the digest (arrays by dtype, shape and bytes, containers item by item)."""
+    if isinstance(value, np.ndarray):
+        h.update(f"nd{value.dtype.str}{value.shape}".encode())
+        h.update(np.ascontiguousarray(value).tobytes())
+    elif isinstance(value, (tuple, list)):
+        h.update(f"{type(value).__name__}{len(value)}(".encode())
+        for item in value:
+            _feed(h, item)
+        h.update(b")")
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        h.update(type(value).__qualname__.encode())
+        _feed(h, tuple(getattr(value, f.name) for f in dataclasses.fields(value)))
+    elif value is None or isinstance(value, (str, bytes, int, float, bool, np.generic)):
+        h.update(f"{type(value).__name__}:{value!r};".encode())
+    else:  # anything else by its pickle (a repr may elide the contents of large arrays)
+        h.update(pickle.dumps(value, protocol=5))
+
+
+def _digest(args: tuple, kwargs: dict) -> str:
+    """A key for the arguments; those whose name starts with ``_`` are left out, as ``st.cache_data`` does."""
+    h = hashlib.blake2b(digest_size=20)
+    _feed(h, args)
+    for name in sorted(kwargs):
+        if not name.startswith("_"):
+            h.update(name.encode())
+            _feed(h, kwargs[name])
+    return h.hexdigest()
+
+
+def from_upload() -> bool:
+    """Whether this session is working on an uploaded file."""
+    return st.session_state.get(state.SOURCE) == "upload"
+
+
+def bounded_cache(max_entries: int, session_entries: int = 16) -> Callable:
+    """Decorator: ``st.cache_data(max_entries=…)`` unless the session works on an upload, then a per-session memo of
+    at most ``min(max_entries, session_entries)`` results per function (least recently used dropped first; 16 holds
+    every scheme a page compares)."""
+    session_entries = min(max_entries, session_entries)
+
+    def wrap(func: Callable) -> Callable:
+        shared = st.cache_data(max_entries=max_entries, show_spinner=False)(func)
+        name = f"{func.__module__}.{func.__qualname__}"
+        # positional arguments whose parameter name starts with "_" are not part of the key either
+        params = func.__code__.co_varnames[:func.__code__.co_argcount]
+
+        @functools.wraps(func)
+        def call(*args, **kwargs):
+            if not from_upload():
+                return shared(*args, **kwargs)
+            keyed = tuple(a for p, a in zip(params, args) if not p.startswith("_")) + args[len(params):]
+            key = _digest(keyed, kwargs)
+            memo = st.session_state.setdefault(SESSION_KEY, {}).setdefault(name, OrderedDict())
+            if key not in memo:
+                memo[key] = func(*args, **kwargs)
+                while len(memo) > session_entries:
+                    memo.popitem(last=False)
+            memo.move_to_end(key)
+            return copy.deepcopy(memo[key])  # a copy per call, as st.cache_data gives: callers may change theirs
+
+        call.clear = shared.clear  # type: ignore[attr-defined]
+        return call
+
+    return wrap
