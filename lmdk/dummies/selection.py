@@ -286,8 +286,10 @@ def landmark_sets_for_release(n: int, landmarks: np.ndarray, epsilon: float, spe
     """(mask (repetitions, n) of L′ — one private selection per repetition, ε for publishing = (1−share)·ε,
     ε spent on selection = share·ε); sequential composition keeps the total at ε (§3.4.2).
 
-    The options are generated once; each repetition makes its own exponential-mechanism draw and, for
-    'partitioned', its own per-bin sampling of the chosen histogram, all vectorised over repetitions.
+    Each repetition is an independent release: it makes its own exponential-mechanism draw and, for
+    'partitioned', its own per-bin sampling of the chosen histogram, vectorised over repetitions (what is
+    deterministic in n and L is computed once); for 'random', whose options *are* a random order, it draws its
+    own order (one ~1 ms step per repetition at n = 10,000: the scores depend on the order).
     """
     from lmdk.mechanisms import exponential
 
@@ -299,6 +301,8 @@ def landmark_sets_for_release(n: int, landmarks: np.ndarray, epsilon: float, spe
     gen = as_generator(rng)
     n = int(n)
     eps_sel = float(spec.share) * eps
+    if spec.method == "random":
+        return _random_sets_for_release(n, landmarks, eps_sel, spec.utility, repetitions, gen), eps - eps_sel, eps_sel
     opts = options(n, landmarks, spec.method, rng=gen)
     scores = _scores(n, opts.landmarks, opts, spec.utility)
     delta = utility_sensitivity(spec.utility, n)
@@ -312,6 +316,34 @@ def landmark_sets_for_release(n: int, landmarks: np.ndarray, epsilon: float, spe
         else:
             mask[start:stop] = _sample_histograms(opts, np.asarray(index), gen)
     return mask, eps - eps_sel, eps_sel
+
+
+def _random_sets_for_release(n: int, landmarks, eps_sel: float, utility: str, repetitions: int,
+                             rng: np.random.Generator) -> np.ndarray:
+    """Mask (repetitions, n): per repetition a fresh random order of the regular events and one exponential-mechanism
+    draw among its prefixes (§3.4.1's random baseline, released independently each time)."""
+    from lmdk.mechanisms import exponential
+
+    delta = utility_sensitivity(utility, n)
+    mask = np.empty((repetitions, n), dtype=bool)
+    if utility == "position":  # the scores depend on the order: one order and its scores per repetition
+        for r in range(repetitions):
+            opts = options(n, landmarks, "random", rng=rng)
+            index, _ = exponential(_scores(n, opts.landmarks, opts, utility), np.full(1, eps_sel), delta, rng)
+            mask[r] = opts.masks(index)[0]
+        return mask
+    opts = options(n, landmarks, "random", rng=rng)  # count utility: the same scores for every order
+    scores = _scores(n, opts.landmarks, opts, utility)
+    regular = regular_timestamps(n, opts.landmarks)
+    chunk = max(1, RELEASE_CHUNK_ELEMENTS // max(n, scores.size))
+    for start in range(0, repetitions, chunk):
+        stop = min(start + chunk, repetitions)
+        index, _ = exponential(scores, np.full(stop - start, eps_sel), delta, rng)
+        rank = np.argsort(rng.random((stop - start, regular.size)), axis=1).argsort(axis=1)  # a random order per row
+        mask[start:stop] = False
+        mask[start:stop, opts.landmarks] = True
+        mask[start:stop, regular] = rank <= np.asarray(index)[:, None]
+    return mask
 
 
 def _sample_histograms(opts: Options, index: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -502,3 +502,18 @@ def test_membership_disclosure_is_the_real_share_of_l_prime_and_zero_outside():
     # the empirical check: over many selections, the chance that an unmarked t0 is a landmark is exactly 0
     masks = np.stack([np.isin(np.arange(n), dm.select(n, L, 0.5, rng=s).chosen) for s in range(50)])
     assert masks[:, L].all()  # L ⊆ L′ always
+
+
+@pytest.mark.parametrize("utility", ["count", "position"])
+def test_random_dummies_are_drawn_afresh_for_every_repetition(utility):
+    """Each repetition is its own release: over many, every regular event must be a dummy equally often (one order
+    shared by every repetition puts the first events of that order in nearly every L′)."""
+    n, lm = 30, np.array([3, 4, 20])
+    spec = dm.DummySpec(method="random", share=0.5, utility=utility)
+    mask, _, _ = dm.landmark_sets_for_release(n, lm, 1e-3, spec, 4000, np.random.default_rng(3))
+    assert mask[:, lm].all()
+    regular = ch.regular_timestamps(n, lm)
+    observed = mask[:, regular].sum(axis=0)  # rows hold several dummies: less spread than multinomial, conservative
+    assert chi2_pvalue(observed, np.full(regular.size, 1 / regular.size)) > ALPHA
+    skew = np.linspace(1, 1.2, regular.size)
+    assert chi2_pvalue(observed, skew / skew.sum()) < ALPHA
