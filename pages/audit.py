@@ -54,7 +54,7 @@ def _controls(cur) -> None:
     options = [t for t in state.AUDIT_TRIAL_OPTIONS if t <= cap] or [state.AUDIT_TRIAL_OPTIONS[0]]
     if ss[state.AUDIT_TRIALS] not in options:
         ss[state.AUDIT_TRIALS] = min(options, key=lambda t: abs(t - ss[state.AUDIT_TRIALS]))
-    c1, c2, c3 = st.columns([4, 3, 5], gap="medium")
+    c1, c2 = st.columns([1, 1], gap="medium")  # two a row: three overflow the main column at 1024 px
     c1.select_slider("Trials (releases of each neighbour)", options, format_func=lambda t: f"{t:,}",
                      **widgets.bind(state.AUDIT_TRIALS),
                      help=f"More trials give tighter intervals and take longer (at most {cap:,} for "
@@ -64,7 +64,7 @@ def _controls(cur) -> None:
                          **widgets.bind(state.AUDIT_PRIOR),
                          help="range ends: a fair coin between the public range's two ends (the bound "
                               "e^ε/(1+e^ε)); histogram: the series' own values in five bins, as a population's.")
-    c3.segmented_control("Correlated series", ("none", "weak", "moderate", "strong"), required=True,
+    st.segmented_control("Correlated series", ("none", "weak", "moderate", "strong"), required=True,
                          **widgets.bind(state.AUDIT_CORRELATION), help=CORRELATION_HELP)
 
 

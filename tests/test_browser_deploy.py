@@ -113,7 +113,7 @@ def test_uploads_through_the_proxy_stay_in_their_own_session(proxy, tmp_path):
             page.goto(f"{url}/data_landmarks?source=upload")
             wait_idle(page, timeout=120_000)
             page.locator(".st-key-upload_file input[type='file']").set_input_files(
-                str(meter_file(tmp_path / f"meter_of_student_{i}.csv", 0.05, seed=i)))
+                str(meter_file(tmp_path / f"meter_of_student_{i}.csv", 0.05, seed=i)[0]))
             page.wait_for_function("() => document.body.innerText.includes('n = 1,562 events')", timeout=120_000)
             wait_idle(page)
             pages[i] = page

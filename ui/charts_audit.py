@@ -120,18 +120,22 @@ def _squares(cells: np.ndarray) -> tuple[list, list]:
     return xs, ys
 
 
-def value_waffles(audits: list[dict], *, height: int = 360) -> go.Figure:
+def value_waffles(audits: list[dict], *, height: int | None = None) -> go.Figure:
     """The value attack as 100 guesses per scheme, in reading order: grey = right by luck (the prior alone),
-    colour = right because of the release, open = what ε would still allow, light = wrong."""
+    colour = right because of the release, open = what ε would still allow, light = wrong. At most four waffles a
+    row (rows as even as they go), so the titles never run into each other on a 1024-px projector."""
     shown = [a for a in audits if a.get("value_inference")]
-    cols = max(len(shown), 1)
-    titles = [f"{a['scheme']}: {round(100 * a['value_inference']['success'])} of 100 right"
-              f"<br>(ε allows {round(100 * a['value_inference']['bound'])})" for a in shown]
-    fig = make_subplots(rows=1, cols=cols, subplot_titles=titles or [""], horizontal_spacing=0.03)
+    rows = max(1, -(-len(shown) // 4))
+    cols = max(1, -(-len(shown) // rows))
+    titles = [f"<b>{a['scheme']}</b><br>{round(100 * a['value_inference']['success'])} of 100 right"
+              f"<br>ε allows {round(100 * a['value_inference']['bound'])}" for a in shown]
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles or [""], horizontal_spacing=0.06,
+                        vertical_spacing=0.16 if rows > 1 else 0.0)
     names = {"chance": "right by luck", "won": "right thanks to the release", "allowed": "ε would still allow",
              "wrong": "wrong"}
     legend_done = set()
-    for c, a in enumerate(shown, start=1):
+    for k, a in enumerate(shown):
+        r, c = k // cols + 1, k % cols + 1
         v = a["value_inference"]
         cells = np.array(_waffle_cells(v["success"], v["bound"], v["chance"]))
         col = _colour(a["scheme"])
@@ -147,13 +151,14 @@ def value_waffles(audits: list[dict], *, height: int = 360) -> go.Figure:
                                      line=dict(color=line, width=1.5 if kind == "allowed" else 0.5),
                                      name=names[kind], legendgroup=kind, showlegend=kind not in legend_done,
                                      hoverinfo="text", hoveron="fills",
-                                     text=f"{a['scheme']}: {idx.size} of 100 — {names[kind]}"), row=1, col=c)
+                                     text=f"{a['scheme']}: {idx.size} of 100 — {names[kind]}"), row=r, col=c)
             legend_done.add(kind)
-        axis = "" if c == 1 else str(c)
-        fig.update_xaxes(visible=False, range=[-0.2, 10.1], row=1, col=c)
-        fig.update_yaxes(visible=False, range=[-0.2, 10.1], scaleanchor=f"x{axis}", row=1, col=c)
+        axis = "" if k == 0 else str(k + 1)
+        fig.update_xaxes(visible=False, range=[-0.2, 10.1], row=r, col=c)
+        fig.update_yaxes(visible=False, range=[-0.2, 10.1], scaleanchor=f"x{axis}", row=r, col=c)
+    height = height or 120 + 250 * rows
     fig = _base_layout(fig, height=height, meta={"schemes": [a["scheme"] for a in shown]})
-    fig.update_layout(margin=dict(t=70, b=60, l=20, r=20),
+    fig.update_layout(margin=dict(t=80, b=60, l=20, r=20),
                       legend=dict(orientation="h", yanchor="top", y=-0.02, xanchor="center", x=0.5))
     fig.update_annotations(font=dict(size=13))
     return fig

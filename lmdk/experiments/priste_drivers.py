@@ -173,12 +173,14 @@ def _random_event(kind: str, width: int, length: int, m: int, g: np.random.Gener
 
 def runtime_vs_event_size(setup: Setup, *, vary: str = "length", sizes=range(5, 16), fixed: int = 5,
                           kind: str = "pattern", n_events: int = 5, alpha: float = 1.0,
-                          baseline_budget_s: float = 2.0, rng=None) -> pd.DataFrame:
+                          baseline_budget_s: float = 2.0, baseline_cylinders: int | None = None,
+                          rng=None) -> pd.DataFrame:
     """Figure 15: seconds per event for PriSTE (joint probability and exact worst case) vs the brute-force baseline.
 
     ``vary`` is "length" (|T|, width fixed) or "width" (|S|, length fixed). The baseline is timed on
-    as many cell sequences as fit in ``baseline_budget_s`` and extrapolated linearly to all of them
-    (column ``extrapolated``).
+    as many cell sequences as fit in ``baseline_budget_s`` — or, given ``baseline_cylinders``, on at most that
+    many, so that which points are extrapolated does not depend on the machine's load — and extrapolated
+    linearly to all of them (column ``extrapolated``).
     """
     if vary not in ("length", "width"):
         raise ParameterError(f"vary must be 'length' or 'width', got {vary!r}")
@@ -201,7 +203,8 @@ def runtime_vs_event_size(setup: Setup, *, vary: str = "length", sizes=range(5, 
                                      dtype=float))
             k = 0
             t3 = time.perf_counter()
-            while time.perf_counter() - t3 < baseline_budget_s / n_events and k < n_combos:
+            while k < n_combos and (k < baseline_cylinders if baseline_cylinders
+                                    else time.perf_counter() - t3 < baseline_budget_s / n_events):
                 _one_cylinder(pi, M, E, obs, ev)
                 k += 1
             per = (time.perf_counter() - t3) / max(k, 1)
