@@ -68,24 +68,6 @@ def wait_count(page, predicate, timeout_s: float = 60) -> int:
     raise AssertionError(f"landmark count never satisfied the condition (last: {count})")
 
 
-@pytest.mark.parametrize("width", [1024, 1920])  # a classroom projector and a desktop screen
-def test_every_page_loads_without_exception_and_is_screenshotted(page, app_url, width):
-    pages = registered_pages()
-    assert len(pages) >= 3
-    page.set_viewport_size({"width": width, "height": 900})
-    for i, (path, title) in enumerate(pages):
-        slug = "" if i == 0 else re.sub(r"\.py$", "", path.split("/")[-1])
-        open_page(page, app_url, slug)
-        assert page.locator("h1").first.is_visible()
-        single_series = title != "Population"  # that page works on a fleet: no single-series status
-        assert page.locator(".st-key-landmark_status").is_visible() == single_series, \
-            f"landmark status {'missing' if single_series else 'shown'} on {title}"
-        overflow = page.evaluate("() => { const m = document.querySelector(\"[data-testid='stMain']\");"
-                                 " return m.scrollWidth - m.clientWidth; }")
-        assert overflow <= 2, f"{title} is wider than the window at {width} px"
-        screenshot(page, f"page_{i:02d}_{slug or 'home'}_{width}")
-
-
 def test_changing_epsilon_updates_the_budget_chart(page, app_url):
     open_page(page, app_url, "schemes_utility", "reps=20&schemes=uniform,event")
     meta = chart_meta(page, "budget_chart")
