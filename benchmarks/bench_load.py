@@ -59,9 +59,11 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
 
 
-async def student(url: str, k: int, started: float, steady: asyncio.Event, duration: float, period: float,
+async def student(url: str, k: int, steady: asyncio.Event, duration: float, period: float,
                   rng: random.Random, opens: list, changes: list, failures: list) -> None:
-    """One session: open the page within the first period, then change ε every period until the end."""
+    """One session: open the page within the first period, then, once every session is open, change ε every
+    period for ``duration`` seconds (the steady phase starts when the last session opened, however long that
+    took on a loaded machine)."""
     await asyncio.sleep(rng.uniform(0, period))
     async with Session(url, "schemes_utility", query=f"seed={k + 1}") as s:
         opens.append((await s.load()).seconds)
@@ -70,7 +72,7 @@ async def student(url: str, k: int, started: float, steady: asyncio.Event, durat
         order = [lab for lab in labels if lab != "1"]
         rng.shuffle(order)
         next_at = time.monotonic() + rng.uniform(0, period)
-        end = started + duration
+        end = time.monotonic() + duration
         while order and next_at < end:
             await asyncio.sleep(max(0.0, next_at - time.monotonic()))
             label = order.pop()
@@ -87,7 +89,7 @@ async def classroom(url: str, pid: int, sessions: int, duration: float, period: 
     opens, changes, failures = [], [], []
     steady = asyncio.Event()
     t0 = time.monotonic()
-    tasks = [asyncio.create_task(student(url, k, t0 + period, steady, duration + period, period,
+    tasks = [asyncio.create_task(student(url, k, steady, duration, period,
                                          random.Random(rng.random()), opens, changes, failures))
              for k in range(sessions)]
     while len(opens) < sessions and not any(t.done() for t in tasks):
