@@ -157,5 +157,5 @@ def test_dummies_script_prints_the_pages_selection_and_mae(tmp_path):
     assert f"|L′| = {sel.chosen.size:,}" in done.stdout
     assert f"chosen {dummies.membership_disclosure(sel).chosen:.6g}" in done.stdout
     for scheme in ("uniform", "adaptive"):
-        mae, _ = cache_loss.dummy_mae(token, x, L, scheme, 1.0, mechanism, 4, 3, 10, "partitioned", 0.05, "position")
-        assert f"{scheme:<10} MAE with dummies {mae:.6g}" in done.stdout
+        mae, ci = cache_loss.dummy_mae(token, x, L, scheme, 1.0, mechanism, 4, 3, 10, "partitioned", 0.05, "position")
+        assert f"{scheme:<10} MAE with dummies {mae:.6g} (95 % CI {ci[0]:.6g} to {ci[1]:.6g})" in done.stdout

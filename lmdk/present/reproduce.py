@@ -184,7 +184,8 @@ for scheme in config.schemes:
     rng = np.random.default_rng([config.seed, scheme_order.index(scheme), 1])
     release = schemes.release(x, masks, scheme, eps_pub, mechanism=mechanism, repetitions=config.repetitions,
                               rng=rng, w=config.w, **config.relation_options())
-    print(f"{{scheme:<10}} MAE with dummies {{metrics.mae(x, release.values, mechanism).mean:.6g}}")
+    error = metrics.mae(x, release.values, mechanism)
+    print(f"{{scheme:<10}} MAE with dummies {{error.mean:.6g}} (95 % CI {{error.ci[0]:.6g}} to {{error.ci[1]:.6g}})")
 '''
 
 
