@@ -89,3 +89,20 @@ def test_long_series_default_to_fewer_repetitions_and_say_so():
     assert "Long series: 3 repetitions by default" in shown(at)
     at = app_support.open_page("pages/temporal_loss.py", 300, source="synthetic", syn_n="35040", reps="20")
     assert at.session_state[state.REPETITIONS] == 20  # a link's choice is kept
+
+
+def test_the_runconfig_of_a_daily_window_names_the_sample_and_its_view_and_restores_it():
+    from lmdk.data import RunConfig
+    from test_app_plan import downloaded
+
+    at = app_support.open_page("pages/schemes_utility.py", 300, source="sample", sample="hue", agg="daily",
+                               n="400", **{"from": "100"}, reps="5", schemes="uniform")
+    cur = at.session_state[state.CURRENT]
+    saved = RunConfig.from_json(downloaded(at, "RunConfig (JSON)"))
+    assert saved.data == "sample:hue" and saved.view == {"start": 100, "aggregate": "daily", "how": "sum"}
+    assert saved.sample_series().source_hash == cur.series.source_hash  # the CLI and scripts get the same events
+    fresh = app_support.open_page("pages/schemes_utility.py", 300)
+    fresh.file_uploader(key=state.CONFIG_UPLOAD).set_value(("run.json", saved.to_json().encode(), "application/json"))
+    fresh.run()
+    assert not fresh.exception, fresh.exception
+    assert fresh.session_state[state.CURRENT].series.source_hash == cur.series.source_hash

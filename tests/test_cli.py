@@ -229,3 +229,22 @@ def test_attacker_with_everything_exported_cannot_remove_the_noise(capsys, tmp_p
     noise_scale = float(np.median(1.0 / budgets[budgets > 0]))
     error = np.mean(np.abs(recover(released) - series.values)[fresh if fresh is not None else slice(None)])
     assert error > 0.5 * min(noise_scale, bound)
+
+
+def test_release_with_a_windowed_daily_runconfig_releases_the_views_events(capsys, tmp_path):
+    """A config of a window of daily sums (the app's long-series view) releases exactly those events."""
+    from lmdk.data import resample
+
+    cfg = RunConfig(data="sample:hue", events=50, landmarks=(3, 9), schemes=("uniform",), mechanism="laplace",
+                    epsilon=1.0, repetitions=1, seed=7, view={"start": 200, "aggregate": "daily", "how": "sum"},
+                    relation={"kind": "range", "low": 0.0, "high": 625.0})
+    path = tmp_path / "runconfig.json"
+    path.write_text(cfg.to_json())
+    out = tmp_path / "released.csv"
+    code, _, err = run(capsys, "release", "sample:hue", "--config", str(path), "--out", str(out))
+    assert code == cli.EXIT_OK, err
+    days = resample.window(resample.aggregate(lmdk.sample("hue", n=None), "daily", "sum"), 200, 50)
+    released = pd.read_csv(out, comment="#")
+    assert len(released) == 50 and "Protected: any single day's value, whatever it is between 0 and 625" in err
+    assert (pd.to_datetime(released["timestamp"], utc=True) == pd.to_datetime(days.timestamps, utc=True)).all()
+    assert released["released"].between(0, 625).all()

@@ -4,9 +4,10 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import plan, relation
-from ui.state import (CONFIG_ERROR, CONFIG_NOTE, CONFIG_UPLOAD, EPSILON, IMPORT_SPEC, LANDMARKS, LANDMARKS_TOKEN,
-                      LAST_EDIT, LENGTH, MECHANISM, N_MAX, N_MIN, REPETITIONS, REPETITIONS_MAX, REPS_CHOSEN, SAMPLE,
-                      SCHEMES, SEED, SCHEME_NAMES, SEED_MAX, SERIES_UPLOAD, SOURCE, W, W_MAX, current, nearest_epsilon)
+from ui.state import (AGGREGATE, AGGREGATE_HOW, CONFIG_ERROR, CONFIG_NOTE, CONFIG_UPLOAD, EPSILON, IMPORT_SPEC,
+                      LANDMARKS, LANDMARKS_TOKEN, LAST_EDIT, LENGTH, MECHANISM, N_MAX, N_MIN, REPETITIONS,
+                      REPETITIONS_MAX, REPS_CHOSEN, SAMPLE, SCHEMES, SEED, SCHEME_NAMES, SEED_MAX, SERIES_UPLOAD,
+                      SOURCE, START, W, W_MAX, current, nearest_epsilon)
 
 
 def run_config(cur):
@@ -22,14 +23,17 @@ def run_config(cur):
         mapping = ss[IMPORT_SPEC].to_dict() if ss.get(IMPORT_SPEC) is not None else None
     else:  # a synthetic series: its content hash
         data_ref = "sha256:" + cur.series.source_hash
-    if getattr(cur, "start", 0) or getattr(cur, "aggregation", None) is not None:  # a window / aggregation: its hash
-        data_ref = "sha256:" + cur.series.source_hash  # (lmdk.data.resample.window/aggregate reproduce it)
+    view = None
+    if getattr(cur, "start", 0) or getattr(cur, "aggregation", None) is not None:  # which events of the data
+        aggregation = cur.aggregation or (None, None)
+        view = {"start": int(cur.start), "aggregate": aggregation[0], "how": aggregation[1]}
     schemes = tuple(ss[SCHEMES]) or SCHEME_NAMES
     protected = relation.current(cur)
     return RunConfig(data=data_ref, events=cur.n, landmarks=tuple(int(i) for i in cur.landmarks), schemes=schemes,
                      mechanism=ss[MECHANISM], epsilon=float(ss[EPSILON]), w=min(int(ss[W]), cur.n),
                      repetitions=int(ss[REPETITIONS]), seed=int(ss[SEED]), mapping=mapping,
-                     relation=protected.to_dict() if protected is not None else None, target=plan.target_dict())
+                     relation=protected.to_dict() if protected is not None else None, target=plan.target_dict(),
+                     view=view)
 
 
 def load_run_config() -> None:
@@ -55,6 +59,8 @@ def load_run_config() -> None:
         return
     else:
         ss[LENGTH] = max(N_MIN, min(N_MAX, cfg.events))
+    view = cfg.view or {"start": 0, "aggregate": None, "how": None}  # the window / aggregation of the data
+    ss[START], ss[AGGREGATE], ss[AGGREGATE_HOW] = view["start"], view["aggregate"] or "none", view["how"]
     ss[SCHEMES] = list(cfg.schemes)
     ss[EPSILON] = nearest_epsilon(cfg.epsilon)
     if cfg.w is not None:

@@ -51,6 +51,9 @@ class RunConfig:
     ``relation``: what ε protects (:class:`lmdk.relation.Relation` as a dict); its Δ is ``sensitivity``, and runs
     use the exports' sampler. A config saved before the relation was explicit has none: it protects changes of
     up to ``sensitivity`` units (the papers' Δ = 1) with the textbook sampler, as it did (see ``relation_note``).
+    ``view``: the run's events are not the first ``events`` of ``data`` but, after an optional hourly/daily
+    aggregation (``aggregate``, ``how``), the ``events`` from position ``start`` on (``view_of``); ``data`` still
+    names the whole sample or file, so the same file is recognised by its hash.
     """
 
     data: str
@@ -69,6 +72,7 @@ class RunConfig:
     mapping: dict | None = None  # the import mapping of an uploaded file (lmdk.data.mapping.ImportSpec fields)
     relation: dict | None = None  # the neighbouring relation (lmdk.relation.Relation fields); None: a legacy config
     target: dict | None = None  # the error one can accept (lmdk.plan.Target fields: error, at[, probability]) or None
+    view: dict | None = None  # which events of ``data`` (lmdk.data.resample): {"start", "aggregate", "how"} or None
 
     def __post_init__(self) -> None:
         """Validate every field; each message names the field and the allowed range."""
@@ -113,6 +117,7 @@ class RunConfig:
             from lmdk.plan import Target
 
             object.__setattr__(self, "target", Target.from_dict(self.target).to_dict())
+        object.__setattr__(self, "view", self._view(self.view))
         if self.mapping is not None:
             from lmdk.data.mapping import ImportSpec
 
@@ -134,6 +139,37 @@ class RunConfig:
             raise ParameterError(f"landmarks must lie in 0..events−1 = 0..{self.events - 1}; "
                                  f"found {out[0] if out[0] < 0 else out[-1]}")
         return tuple(out)
+
+    @staticmethod
+    def _view(value) -> dict | None:
+        """The window/aggregation of the data: start ≥ 0, aggregate hourly|daily|None, how sum|mean|last|None."""
+        if value is None:
+            return None
+        names = ("start", "aggregate", "how")
+        if not isinstance(value, dict) or set(value) - set(names):
+            raise ParameterError(f"view must be an object with fields {names} or null, not {value!r}")
+        start, period, how = value.get("start", 0), value.get("aggregate"), value.get("how")
+        if not _is_int(start) or not 0 <= start < MAX_EVENTS:
+            raise ParameterError(f"view.start must be an event position ≥ 0, not {start!r}")
+        if period not in (None, "hourly", "daily"):
+            raise ParameterError(f"view.aggregate must be 'hourly', 'daily' or null, not {period!r}")
+        if how not in (None, "sum", "mean", "last") or (how is not None and period is None):
+            raise ParameterError(f"view.how must be 'sum', 'mean' or 'last' with an aggregate (or null), not {how!r}")
+        if start == 0 and period is None:
+            return None  # the first ``events`` events: no view
+        return {"start": int(start), "aggregate": period, "how": how}
+
+    def view_of(self, whole):
+        """This config's events of the whole series ``whole`` (the sample or file ``data`` names): aggregated
+        if the view says so, then ``events`` events from ``start`` (the first ``events`` without a view)."""
+        from lmdk.data import resample
+
+        view = self.view or {"start": 0, "aggregate": None, "how": None}
+        series = resample.aggregate(whole, view["aggregate"], view["how"]) if view["aggregate"] else whole
+        if view["start"] + self.events > len(series):
+            raise ParameterError(f"the data has {len(series):,} events{' after aggregation' if view['aggregate'] else ''}"
+                                 f"; the config needs {self.events:,} from position {view['start']:,}")
+        return resample.window(series, view["start"], self.events)
 
     @staticmethod
     def _dummies(value) -> dict | None:
@@ -228,6 +264,8 @@ class RunConfig:
 
         _, name, *rest = self.data.split(":")
         seed = int(rest[0].split("=")[1]) if rest else 0
+        if self.view is not None:
+            return self.view_of(sample(name, n=None, seed=seed))
         return sample(name, n=self.events, seed=seed)
 
     def release(self, x) -> dict:

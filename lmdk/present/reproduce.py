@@ -68,7 +68,7 @@ def _load_lines(config, data_path: str | None) -> str:
     path = data_path or "PATH/TO/YOUR/FILE"
     return (f"full = lmdk.load_series({path!r}, mapping=config.mapping or \"detect\")  # your file\n"
             "assert full.source_hash == config.data.removeprefix(\"sha256:\"), \"not the file of this view\"\n"
-            "series = full.head(config.events)")
+            "series = config.view_of(full)  # the view's events (a window / aggregation, or the first n)")
 
 
 def tpl_script(config, scheme: str, P, data_path: str | None = None, name: str = "reproduce_tpl.py") -> str:

@@ -139,3 +139,49 @@ def test_check_series_catches_other_data():
     assert hue_config().sample_series().frame.equals(sample("hue").frame)
     with pytest.raises(ParameterError, match="load_series"):
         hashed.sample_series()
+
+
+# ----------------------------------------------------------------------------- view: a window / aggregation of the data
+
+
+def _hue_view(**view) -> RunConfig:
+    return RunConfig(data="sample:hue", events=300, landmarks=(0, 5), schemes=("uniform",), mechanism="laplace",
+                     epsilon=1.0, view=view)
+
+
+def test_a_view_names_its_window_and_aggregation_of_the_whole_data():
+    from lmdk.data import resample, sample
+
+    cfg = _hue_view(start=40, aggregate="daily", how="sum")
+    whole = sample("hue", n=None)
+    expected = resample.window(resample.aggregate(whole, "daily", "sum"), 40, 300)
+    got = cfg.sample_series()
+    assert got.source_hash == expected.source_hash and len(got) == 300
+    cfg.check_series(got)
+    assert RunConfig.from_json(cfg.to_json()) == cfg  # round trip
+    window = _hue_view(start=1_000)
+    assert np.array_equal(window.sample_series().values, whole.values[1_000:1_300])
+
+
+def test_no_view_is_the_first_events_and_a_trivial_view_is_none():
+    from lmdk.data import sample
+
+    assert _hue_view(start=0).view is None
+    trivial = RunConfig.from_dict({**_hue_view().to_dict(), "view": {"start": 0, "aggregate": None, "how": None}})
+    assert trivial.view is None and trivial.sample_series().source_hash == sample("hue", n=300).source_hash
+
+
+@pytest.mark.parametrize("view, field", [({"start": -1}, "view.start"), ({"start": 1.5}, "view.start"),
+                                         ({"aggregate": "weekly"}, "view.aggregate"),
+                                         ({"how": "sum"}, "view.how"), ({"stop": 3}, "view must be"),
+                                         ({"aggregate": "daily", "how": "max"}, "view.how")])
+def test_a_bad_view_names_the_field(view, field):
+    with pytest.raises(ParameterError, match=field):
+        _hue_view(**view)
+
+
+def test_a_view_beyond_the_data_is_refused_with_the_numbers():
+    from lmdk.data import sample
+
+    with pytest.raises(ParameterError, match="needs 300 from position"):
+        _hue_view(start=10**6).view_of(sample("hue", n=None))
