@@ -78,3 +78,14 @@ def test_typed_positions_are_parsed(typed, expected):
 def test_bad_positions_are_named(typed, says):
     with pytest.raises(ValueError, match=says):
         landmark_keys.parse_positions(typed, 100)
+
+
+def test_timestamps_read_as_pandas_writes_them_local_and_vectorised():
+    import pandas as pd
+
+    dst = pd.date_range("2024-03-30", periods=60, freq="h", tz="Europe/London")  # across the spring change
+    assert chart_text._times(dst) == [str(t) for t in dst.tz_localize(None)]
+    assert chart_text._times(pd.DatetimeIndex(["2024-01-01 08:00", None])) == ["2024-01-01 08:00:00", "NaT"]
+    assert chart_text._times(pd.DatetimeIndex(["2024-01-01 00:00:00.5", "2024-01-01 00:00:01"])) == [
+        "2024-01-01 00:00:00.500000", "2024-01-01 00:00:01.000000"]  # one precision for the whole column
+    assert chart_text._times(["a", "b"]) == ["a", "b"]

@@ -212,12 +212,20 @@ def _flags(n: int, landmarks: Iterable[int], dummies: Iterable[int]) -> dict:
 
 
 def _times(timestamps: Sequence) -> list[str]:
-    """Timestamps as text (ISO without the seconds when they are zero): the CSV and table read the same."""
+    """Timestamps as text, local wall time as ``str(pd.Timestamp)`` writes it ("2024-01-01 00:00:00", microseconds
+    only when some are non-zero): the CSV and table read the same. Vectorised (numpy's ISO formatter): a Python
+    ``str`` per timestamp took 0.5 s per table at a year of 5-minute readings."""
     try:
         index = pd.DatetimeIndex(timestamps)
     except (TypeError, ValueError):
         return [str(t) for t in timestamps]
-    return [str(t) for t in index.tz_localize(None)] if index.tz is not None else [str(t) for t in index]
+    local = (index.tz_localize(None) if index.tz is not None else index).as_unit("ns").values
+    known = ~np.isnat(local)
+    ticks = local.view(np.int64)[known]
+    unit = "s" if not np.any(ticks % 1_000_000_000) else ("us" if not np.any(ticks % 1_000) else "ns")
+    text = np.datetime_as_string(local, unit=unit).astype(object)
+    text[known] = np.char.replace(text[known].astype(str), "T", " ")
+    return text.tolist()
 
 
 # ------------------------------------------------------------------ a figure's own traces
