@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import plan, relation
+from ui import plan_target, relation
 from ui.state import (AGGREGATE, AGGREGATE_HOW, CONFIG_ERROR, CONFIG_NOTE, CONFIG_UPLOAD, EPSILON, IMPORT_SPEC,
                       LANDMARKS, LANDMARKS_TOKEN, LAST_EDIT, LENGTH, MECHANISM, N_MAX, N_MIN, REPETITIONS,
                       REPETITIONS_MAX, REPS_CHOSEN, SAMPLE, SCHEMES, SEED, SCHEME_NAMES, SEED_MAX, SERIES_UPLOAD,
@@ -32,7 +32,7 @@ def run_config(cur):
     return RunConfig(data=data_ref, events=cur.n, landmarks=tuple(int(i) for i in cur.landmarks), schemes=schemes,
                      mechanism=ss[MECHANISM], epsilon=float(ss[EPSILON]), w=min(int(ss[W]), cur.n),
                      repetitions=int(ss[REPETITIONS]), seed=int(ss[SEED]), mapping=mapping,
-                     relation=protected.to_dict() if protected is not None else None, target=plan.target_dict(),
+                     relation=protected.to_dict() if protected is not None else None, target=plan_target.target_dict(),
                      view=view)
 
 
@@ -83,7 +83,7 @@ def load_run_config() -> None:
     if cfg.s is not None:
         notes.append(f"the correlation strength s = {cfg.s:g} is set on the Temporal privacy loss page, not restored")
     note = relation.restore(cfg)
-    plan.restore(cfg)
+    plan_target.restore(cfg)
     if note:
         notes.append(note)
     ss[LAST_EDIT] = "RunConfig loaded" + (f" ({'; '.join(notes)})" if notes else "") + "."

@@ -16,6 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from ui import state, text
+from ui.plan_target import restore, target, target_dict  # noqa: F401 (ui.plan's public names)
 from ui.cache_scope import bounded_cache
 
 AT_LABELS = {"all": "all events", "landmarks": "the landmarks", "regular": "the regular events"}
@@ -30,34 +31,6 @@ def unit_of(cur) -> str:
 
     mechanism = views.MECHANISM_FOR_KIND[cur.series.kind]
     return views.MAE_UNIT[mechanism] or (cur.series.units or "value units")
-
-
-def target():
-    """The lmdk.plan.Target of the session, or None when no target is set."""
-    from lmdk.plan import Target
-
-    ss = st.session_state
-    if ss.get(state.TARGET) is None:
-        return None
-    try:
-        return Target(error=ss[state.TARGET], at=ss.get(state.TARGET_AT) or "all", probability=ss.get(state.TARGET_P))
-    except ValueError:
-        return None
-
-
-def target_dict() -> dict | None:
-    """The target as saved in a RunConfig (lmdk.plan.Target.to_dict), or None."""
-    chosen = target()
-    return chosen.to_dict() if chosen is not None else None
-
-
-def restore(cfg) -> None:
-    """Apply a loaded RunConfig's target to the session (a config without one clears it)."""
-    ss = st.session_state
-    saved = getattr(cfg, "target", None)
-    ss[state.TARGET] = saved["error"] if saved else None
-    ss[state.TARGET_AT] = saved.get("at", "all") if saved else "all"
-    ss[state.TARGET_P] = saved.get("probability") if saved else None
 
 
 def sidebar(cur) -> None:

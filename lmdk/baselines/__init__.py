@@ -49,7 +49,8 @@ def release_baseline(series, landmarks, scheme: str, epsilon, *, mechanism: str 
     ``default``: BD/BA's public value before their first release. Refuses locations and contact bits, dummy
     landmarks and the snapping sampler with a ParameterError saying why.
     """
-    from lmdk import schemes
+    from lmdk import release_common as common
+    from lmdk.mechanisms import validate_sensitivity
     from lmdk.privacy import landmark_mask
     from lmdk.rng import as_generator
     from lmdk.baselines._noise import Noise
@@ -65,22 +66,22 @@ def release_baseline(series, landmarks, scheme: str, epsilon, *, mechanism: str 
     if sampler not in ("textbook", "discrete"):
         raise ParameterError(f"{scheme} draws with sampler 'textbook' or 'discrete' (exports of values: the exact "
                              f"discrete Laplace with value_range), not {sampler!r}")
-    x = schemes._prepare_series(series, mechanism)
+    x = common._prepare_series(series, mechanism)
     n = x.shape[0]
-    eps = schemes._total_epsilon(epsilon)
-    delta = schemes.validate_sensitivity(sensitivity)
-    reps = schemes._repetitions(repetitions)
+    eps = common._total_epsilon(epsilon)
+    delta = validate_sensitivity(sensitivity)
+    reps = common._repetitions(repetitions)
     window = None
     if scheme in ("bd", "ba"):
-        window = schemes._window(w, n, "w-event")
-    base = schemes._default_value(default, x, mechanism)
+        window = common._window(w, n, "w-event")
+    base = common._default_value(default, x, mechanism)
     mask = landmark_mask(landmarks, n)
     if mask.ndim == 2 and mask.shape[0] not in (1, reps):
         raise ParameterError(f"landmarks mask has {mask.shape[0]} rows but repetitions={reps}")
     mask = np.broadcast_to(mask, (reps, n))
     value_range_ = None
     if sampler == "discrete":
-        value_range_ = schemes._discrete_range(value_range, mechanism)
+        value_range_ = common._discrete_range(value_range, mechanism)
         x = np.clip(x, *value_range_)
         base = np.clip(base, *value_range_)
     noise = Noise(as_generator(rng), reps, n, delta, value_range_)
@@ -106,5 +107,5 @@ def release_baseline(series, landmarks, scheme: str, epsilon, *, mechanism: str 
     arrays = {"values": values, "budgets": budgets, "published": published, "landmarks": np.array(mask)}
     for arr in arrays.values():
         arr.flags.writeable = False
-    return schemes.Release(**arrays, scheme=scheme, mechanism=mechanism, epsilon=eps, selection_epsilon=0.0,
+    return common.Release(**arrays, scheme=scheme, mechanism=mechanism, epsilon=eps, selection_epsilon=0.0,
                            publishing_epsilon=eps, sensitivity=delta, w=window)

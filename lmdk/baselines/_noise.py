@@ -2,8 +2,8 @@
 
 ``sampler="textbook"``: floating-point Laplace (views, experiments). ``sampler="discrete"``: the exact discrete
 Laplace of :mod:`lmdk.discrete_laplace` on the public ``value_range`` (exports of values): released values through
-the same helpers as the landmark schemes (``schemes.discrete_cells`` for a budget known in advance,
-``schemes.discrete_step`` for a budget decided at each step), and the baselines' internal noisy statistics
+the same helpers as the landmark schemes (``release_common.discrete_cells`` for a budget known in advance,
+``release_common.discrete_step`` for a budget decided at each step), and the baselines' internal noisy statistics
 (BD/BA's dissimilarity, PeGaSus's deviation and threshold) rounded to a 2^k grid with integer discrete-Laplace noise,
 so that every decision is made by an ε-DP integer mechanism too (the module docstring of
 :mod:`lmdk.discrete_laplace`, steps 2–3: rounding moves neighbours at most Δ_int grid steps apart).
@@ -43,7 +43,7 @@ class Noise:
     def releases(self, x: np.ndarray, epsilon: float) -> np.ndarray:
         """(reps, n) noisy values of ``x`` at the budget ``epsilon`` in every cell (drawn at once)."""
         if self.discrete:
-            from lmdk.schemes import discrete_cells
+            from lmdk.release_common import discrete_cells
 
             budgets = np.full((self.reps, self.n), float(epsilon))
             return discrete_cells(x, budgets, np.ones(budgets.shape, dtype=bool), self.sensitivity,

@@ -1,0 +1,161 @@
+"""What every release shares, whichever scheme allocates its budget: the :class:`Release` record, the checks of
+its inputs (series, ε, w, repetitions, the public default) and the exact discrete sampler's two entry points.
+
+Used by the landmark schemes (:mod:`lmdk.schemes`, which re-exports every name here) and by the state of the art
+beside them (:mod:`lmdk.baselines`), so that neither imports the other's module at import time.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from lmdk.errors import ParameterError
+from lmdk.mechanisms import MECHANISMS, validate_epsilon
+
+
+@dataclass(frozen=True)
+class Release:
+    """The outcome of running one scheme ``repetitions`` times (arrays are read-only)."""
+
+    values: np.ndarray  # (reps, n) released values, or (reps, n, 2) metres for planar_laplace
+    budgets: np.ndarray  # (reps, n) ε_t actually spent (0 where the release is an approximation; BD/BA also spend
+    # their dissimilarity test's ε/(2w) where they approximate)
+    published: np.ndarray  # (reps, n) True where fresh noise was drawn with budget ε_t > 0 (PeGaSus: every t, then
+    # smoothed; FAST: its samples, filtered)
+    landmarks: np.ndarray  # (reps, n) landmark mask actually used (L′ when dummies were added)
+    scheme: str
+    mechanism: str
+    epsilon: float  # the total privacy goal ε that was requested
+    selection_epsilon: float = 0.0  # ε spent by the dummy-landmark selection (§3.4.2)
+    publishing_epsilon: float = field(default=float("nan"))  # ε given to the scheme (ε − selection)
+    sensitivity: float = 1.0
+    w: int | None = None
+
+    @property
+    def repetitions(self) -> int:
+        """Number of repetitions (first axis)."""
+        return int(self.budgets.shape[0])
+
+    @property
+    def n(self) -> int:
+        """Length of the series."""
+        return int(self.budgets.shape[1])
+
+
+def _total_epsilon(epsilon) -> float:
+    """Validate the total budget ε (a positive scalar)."""
+    eps = validate_epsilon(epsilon)
+    if eps.ndim != 0:
+        raise ParameterError("epsilon must be one total privacy budget (a positive scalar)")
+    return float(eps)
+
+
+def _window(w, n: int, scheme: str) -> int:
+    """Validate the w-event window length (default: the whole series, i.e. user level); other schemes ignore w."""
+    if w is None or scheme != "w-event":
+        return n
+    if isinstance(w, bool) or not isinstance(w, (int, np.integer)) or not 1 <= w <= n:
+        raise ParameterError(f"w (w-event window length) must be an integer in 1..n={n}, got {w!r}")
+    return int(w)
+
+
+def _prepare_series(series, mechanism: str) -> np.ndarray:
+    """Validate the series for a mechanism: 1-D values, 1-D 0/1 bits, or (n, 2) metres."""
+    if mechanism not in MECHANISMS:
+        raise ParameterError(f"mechanism must be one of {MECHANISMS}, got {mechanism!r}")
+    try:
+        x = np.asarray(series, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ParameterError("series must be numeric") from exc
+    want = "(n, 2) metres" if mechanism == "planar_laplace" else "(n,)"
+    ndim = 2 if mechanism == "planar_laplace" else 1
+    if x.ndim != ndim or x.shape[0] == 0 or (ndim == 2 and x.shape[1] != 2):
+        raise ParameterError(f"series for {mechanism} must have shape {want}, got {x.shape}")
+    if not np.all(np.isfinite(x)):
+        raise ParameterError("series contains NaN or infinity; clean or drop those events first")
+    if mechanism == "randomized_response":
+        if not np.all((x == 0) | (x == 1)):
+            raise ParameterError("series for randomized_response must contain only 0/1 values")
+        return x.astype(np.int64)
+    return x
+
+
+def _default_value(default, series: np.ndarray, mechanism: str) -> np.ndarray:
+    """The public, data-independent value released before any noisy release exists."""
+    shape = series.shape[1:]
+    if default is None:
+        return np.zeros(shape, dtype=series.dtype)
+    d = np.asarray(default, dtype=float)
+    if d.shape != shape or not np.all(np.isfinite(d)):
+        raise ParameterError(f"default must be a finite value of shape {shape} for {mechanism}")
+    if mechanism == "randomized_response":
+        if d not in (0.0, 1.0):
+            raise ParameterError("default for randomized_response must be 0 or 1")
+        return d.astype(np.int64)
+    return d
+
+
+def _discrete_range(value_range, mechanism: str) -> tuple[float, float] | None:
+    """The public range of sampler="discrete" (laplace), None for randomized_response; refuses locations."""
+    if mechanism == "planar_laplace":
+        raise ParameterError("sampler='discrete' draws values (laplace) only; locations: use sampler='snapping' "
+                             "with a public bound")
+    if mechanism != "laplace":
+        return None  # randomized_response: its full-precision flip, as with sampler='snapping'
+    if value_range is None:
+        raise ParameterError("value_range is required for sampler='discrete': the public range (low, high) of one "
+                             "value, e.g. value_range=(0, 25) for a 25 kWh meter — from the device or the domain, "
+                             "never from the data")
+    from lmdk.discrete_laplace import validate_range
+
+    return validate_range(value_range)
+
+
+def discrete_cells(x, budgets: np.ndarray, published: np.ndarray, sensitivity: float, value_range, rng) -> np.ndarray:
+    """sampler="discrete" for data-independent budgets: the exact discrete Laplace at every published cell at once
+    (row-major order, each at its own budget; ``x`` clamped to ``value_range`` and broadcasting to budgets);
+    unpublished cells keep x (the scheme republishes there)."""
+    from lmdk import discrete_laplace as dl
+
+    xs = np.broadcast_to(x, budgets.shape)
+    values = np.array(xs, dtype=np.float64)
+    cal = dl._calibrate(budgets[published], sensitivity, *value_range)
+    values[published] = dl.on_grid(xs[published], cal, dl.discrete_laplace(cal.scale, 1, rng))
+    return values
+
+
+def discrete_step(noise, sensitivity: float, value_range):
+    """Adaptive's ``draw`` hook for sampler="discrete": step t's values from ``noise`` (a
+    ``lmdk.discrete_laplace.LockstepNoise``) at the step's budgets, for the publishing rows only (the others'
+    values are never looked at; budget 0 happens only on padding: drawn at 1)."""
+    from lmdk import discrete_laplace as dl
+
+    low, high = value_range
+    memo = [None, None]  # the last budgets and their calibration: Adaptive's budgets change only at landmarks
+
+    def draw(t, x_t, budget, pub):
+        out = np.full(pub.shape, x_t) if np.ndim(x_t) == 0 else np.broadcast_to(x_t, pub.shape)
+        if not pub.any():
+            return out
+        key = budget.tobytes()
+        if memo[0] != key:
+            memo[0] = key
+            memo[1] = dl._calibrate(np.where(budget > 0, budget, 1.0), sensitivity, low, high)
+        cal = memo[1]
+        if pub.all():
+            return dl.on_grid(out, cal, noise.step(t, cal.scale))
+        rows = np.flatnonzero(pub)
+        cal = cal.take(rows)
+        out = out.copy()
+        out[rows] = dl.on_grid(out[rows], cal, noise.step(t, cal.scale, rows))
+        return out
+
+    return draw
+
+
+def _repetitions(repetitions) -> int:
+    """Validate the number of repetitions."""
+    if isinstance(repetitions, bool) or not isinstance(repetitions, (int, np.integer)) or repetitions < 1:
+        raise ParameterError(f"repetitions must be a positive integer, got {repetitions!r}")
+    return int(repetitions)
