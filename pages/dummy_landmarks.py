@@ -50,7 +50,7 @@ def _explain() -> None:
 
 def _controls() -> None:
     ss = st.session_state
-    c1, c2, c3 = st.columns([5, 3, 4], gap="medium")
+    c1, c2 = st.columns([7, 3], gap="medium")  # the four methods need 7/10 of the column at 1024 px
     with c1:
         st.segmented_control("Method", dummies.METHODS, required=True, **widgets.bind(state.DUMMY_METHOD),
                              help="; ".join(f"**{m}**: {h}" for m, h in METHOD_HELP.items()))
@@ -58,7 +58,7 @@ def _controls() -> None:
         st.segmented_control("Utility", dummies.UTILITIES, required=True, **widgets.bind(state.DUMMY_UTILITY),
                              help="position: dummies close to real landmarks score higher (Δu = 1); "
                                   "count: fewer dummies score higher (Δu = 1/n).")
-    with c3:
+    with st.columns([1, 1])[0]:
         ss[state.DUMMY_SHARE] = min(SHARE_OPTIONS, key=lambda v: abs(np.log(v) - np.log(ss[state.DUMMY_SHARE])))
         st.select_slider("Share of ε spent on the selection", SHARE_OPTIONS, format_func=lambda v: f"{100 * v:g} %",
                          **widgets.bind(state.DUMMY_SHARE),
@@ -186,12 +186,12 @@ def _page() -> None:
     st.markdown("##### " + headlines.dummies_headline(int(sel.chosen.size), int(cur.landmarks.size),
                                                       disclosure.chosen, words))
 
-    cols = st.columns(5)
-    cols[0].metric("real landmarks |L|", f"{cur.landmarks.size:,}")
-    cols[1].metric("dummies |L′ ∖ L|", f"{dm.size:,}")
-    cols[2].metric("|L′| share of events", f"{100 * sel.chosen.size / cur.n:.1f} %")
-    cols[3].metric("ε for selection", f"{eps_sel:.3g}", help="share × ε, spent by the exponential mechanism")
-    cols[4].metric("ε for publishing", f"{eps_pub:.4g}", help="ε − ε_sel, given to the scheme (run on L′)")
+    sets, budgets = st.columns(3), st.columns(3)  # five in a row cut their labels at 1024 px
+    sets[0].metric("real landmarks |L|", f"{cur.landmarks.size:,}")
+    sets[1].metric("dummies |L′ ∖ L|", f"{dm.size:,}")
+    sets[2].metric("|L′| share of events", f"{100 * sel.chosen.size / cur.n:.1f} %")
+    budgets[0].metric("ε for selection", f"{eps_sel:.3g}", help="share × ε, spent by the exponential mechanism")
+    budgets[1].metric("ε for publishing", f"{eps_pub:.4g}", help="ε − ε_sel, given to the scheme (run on L′)")
 
     st.subheader("The chosen landmark set L′")
     y, y_title = views.timeline_values(cur.series)

@@ -69,7 +69,7 @@ def _correlation_controls(uploaded: bool):
     ss = st.session_state
     if ss[state.CORRELATION] in tpl.CORRELATION:  # a preset in the URL wins over a stale s
         ss[state.CORRELATION_S] = tpl.CORRELATION[ss[state.CORRELATION]]
-    left, right = st.columns([5, 6], gap="large")
+    left, right = st.container(), st.columns([1, 1])[0]  # presets above the slider: side by side they overflow at 1024 px
     with left:
         ss[state.widget_key(state.CORRELATION)] = ss[state.CORRELATION]
         st.segmented_control("Correlation", [*PRESETS, "custom"], required=True, disabled=uploaded,
@@ -158,7 +158,7 @@ def _page() -> None:
     said = headlines.temporal_loss_headline(eps, scheme, corr, min(float(losses.overall.max()), total),
                                             float(losses.reference.max()), words)
     st.markdown("##### " + said)
-    cols = st.columns(4)
+    cols = st.columns(2) + st.columns(2)  # two a row: four cut their labels at 1024 px
     cols[0].metric("max TPL", f"{losses.tpl.max():.3g}", help="Largest temporal privacy loss over t (Cao et al.).")
     cols[1].metric("max overall loss with landmarks", f"{losses.overall.max():.3g}",
                    help="Largest landmark temporal privacy loss over t (thesis definition).")

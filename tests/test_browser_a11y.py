@@ -48,9 +48,29 @@ def _views() -> list[tuple[str, str, str, int | None]]:
     return views + [(slug, query, f"{slug} ({query})", None) for slug, query in EXTRA_VIEWS]
 
 
+# a segmented control's option outside its column (clipped: "Attacker's prior" at 1024 px once), a metric's label or
+# value cut with an ellipsis
+CLIPPED = """() => {
+  const out = [];
+  for (const group of document.querySelectorAll("[data-testid='stButtonGroup']")) {
+    const box = (group.closest('[data-testid=stColumn]') || group.closest('[data-testid=stElementContainer]')
+                 || group).getBoundingClientRect();
+    for (const b of group.querySelectorAll('button')) {
+      const r = b.getBoundingClientRect();
+      if (r.width > 0 && (r.left < box.left - 1 || r.right > box.right + 1)) out.push(`option '${b.innerText}' cut`);
+    }
+  }
+  for (const el of document.querySelectorAll(
+      "[data-testid='stMetricLabel'] p, [data-testid='stMetricLabel'] div, [data-testid='stMetricValue'] div")) {
+    if (el.scrollWidth > el.clientWidth + 1) out.push(`metric '${el.innerText}' cut`);
+  }
+  return out;
+}"""
+
+
 def _page_shape(page, slug: str, title: str, i: int, width: int) -> list[str]:
     """A registered page as it first shows: its title, the landmark status (not on Population, which works on a
-    fleet), no horizontal overflow; screenshot page_NN_slug_WIDTH.png."""
+    fleet), no horizontal overflow, no control or metric cut; screenshot page_NN_slug_WIDTH.png."""
     problems = []
     if not page.locator("h1").first.is_visible():
         problems.append(f"{title} at {width} px: no visible title")
@@ -61,6 +81,7 @@ def _page_shape(page, slug: str, title: str, i: int, width: int) -> list[str]:
                              " return m.scrollWidth - m.clientWidth; }")
     if overflow > 2:
         problems.append(f"{title} is wider than the window at {width} px ({overflow} px)")
+    problems += [f"{title} at {width} px: {what}" for what in page.evaluate(CLIPPED)]
     screenshot(page, f"page_{i:02d}_{slug or 'home'}_{width}")
     return problems
 
