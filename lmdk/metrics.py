@@ -86,3 +86,24 @@ def mae(series, values, mechanism: str = "laplace", *, degrees: bool = False) ->
     mean, low, high = mean_ci95(per_rep)
     per_rep.flags.writeable = False
     return MAE(per_repetition=per_rep, mean=mean, ci_low=low, ci_high=high, unit=UNITS[mechanism])
+
+
+def laplace_expected_error(x, scale, value_range: tuple[float, float] | None = None) -> np.ndarray:
+    """E|o − x| of the Laplace release o of x at scale b (broadcasting x and b), elementwise; unclamped: b.
+
+    With the public range [l, h] the exports clamp the input and the output (``lmdk.relation``): for x inside,
+    E|clip(x + Z) − x| = b·(1 − ½e^−(h−x)/b − ½e^−(x−l)/b) (integrate |z|·e^−|z|/b/2b up to each end, the mass
+    beyond an end released at it); a value outside is released from the nearer end, |x − end| plus the error
+    there, E|clip(end + Z) − end| = ½b(1 − e^−(h−l)/b). The exact discrete sampler's 2^k grid adds at most
+    1/1024 of b (``lmdk.discrete_laplace``).
+    """
+    b = np.asarray(scale, dtype=float)
+    x = np.asarray(x, dtype=float)
+    if value_range is None:
+        return np.broadcast_to(b, np.broadcast_shapes(x.shape, b.shape)).copy()
+    low, high = value_range
+    inside = np.clip(x, low, high)
+    with np.errstate(over="ignore"):
+        mid = b * (1 - 0.5 * np.exp(-(high - inside) / b) - 0.5 * np.exp(-(inside - low) / b))
+        edge = np.abs(x - inside) + 0.5 * b * (1 - np.exp(-(high - low) / b))
+    return np.where((x < low) | (x > high), edge, mid)

@@ -267,18 +267,12 @@ def _share(scheme: str, s: _Setup) -> float:
 # ----------------------------------------------------------------------------- closed forms
 def _laplace_mae(x: np.ndarray, b, value_range) -> np.ndarray:
     """E|o − x| of the clamped Laplace release (mean over x) for each scale b; unclamped: b."""
+    from lmdk.metrics import laplace_expected_error
+
     b = np.atleast_1d(np.asarray(b, dtype=float))
     if value_range is None:
         return b
-    low, high = value_range
-    inside = np.clip(x, low, high)
-    outside = np.abs(x - inside)  # a value outside the public range is released from the range's end
-    bb = b[:, None]
-    at_edge = (x < low) | (x > high)
-    with np.errstate(over="ignore"):
-        mid = bb * (1 - 0.5 * np.exp(-(high - inside) / bb) - 0.5 * np.exp(-(inside - low) / bb))
-        edge = outside + 0.5 * bb * (1 - np.exp(-(high - low) / bb))
-    return np.where(at_edge, edge, mid).mean(axis=1)
+    return laplace_expected_error(x[None, :], b[:, None], value_range).mean(axis=1)
 
 
 def _laplace_within(x: np.ndarray, b, r: float, value_range) -> np.ndarray:

@@ -36,6 +36,7 @@ class BatchRelease:
     publishing_epsilon: float
     selection_epsilon: float
     sensitivity: float
+    value_range: tuple[float, float] | None = None  # the public range values were clamped to (discrete/snapping)
 
 
 def valid_mask(lengths: np.ndarray, n: int) -> np.ndarray:
@@ -188,4 +189,6 @@ def release_batch(x, landmarks, lengths, scheme: str, epsilon, *, mechanism: str
     published = published & valid
     return BatchRelease(values=values, budgets=budgets, published=published, landmarks=mask, lengths=lengths,
                         scheme=scheme, mechanism=mechanism, epsilon=eps, publishing_epsilon=eps_pub,
-                        selection_epsilon=eps_sel, sensitivity=delta)
+                        selection_epsilon=eps_sel, sensitivity=delta,
+                        value_range=discrete if discrete is not None else (
+                            (-b, b) if sampler == "snapping" and mechanism == "laplace" else None))

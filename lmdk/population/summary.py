@@ -41,14 +41,23 @@ def absolute_errors(original: np.ndarray, released: np.ndarray, mechanism: str) 
     return np.abs(released - original)
 
 
-def user_level_mae(mechanism: str, epsilon: float, lengths: np.ndarray, sensitivity: float) -> np.ndarray:
-    """Expected MAE of user-level privacy (ε/n per event): Δn/ε, 2n/ε metres, 100·P(flip) %."""
+def user_level_mae(mechanism: str, epsilon: float, lengths: np.ndarray, sensitivity: float, original=None,
+                   value_range: tuple[float, float] | None = None) -> np.ndarray:
+    """Expected MAE of user-level privacy (ε/n per event) per user: Δn/ε, 2n/ε metres, 100·P(flip) %; with a
+    public range the values are clamped as the release clamps them, so the Laplace error is the clamped one
+    (:func:`lmdk.metrics.laplace_expected_error`, averaged over each user's ``original`` values; padding ignored)."""
     per_event = epsilon / lengths.astype(np.float64)
     if mechanism == "planar_laplace":
         return 2.0 / per_event
     if mechanism == "randomized_response":
         return 100.0 * expit(-per_event)
-    return sensitivity / per_event
+    if value_range is None or original is None:
+        return sensitivity / per_event
+    from lmdk.metrics import laplace_expected_error
+
+    valid = valid_mask(lengths, original.shape[1])
+    errors = laplace_expected_error(original, (sensitivity / per_event)[:, None], value_range)
+    return _row_sums(np.where(valid, errors, 0.0), lengths) / lengths
 
 
 def batch_summary(users, original: np.ndarray, real_landmarks: np.ndarray, rel: BatchRelease,
@@ -62,7 +71,8 @@ def batch_summary(users, original: np.ndarray, real_landmarks: np.ndarray, rel: 
     worst = on_landmarks + regular_max + rel.selection_epsilon
     errors = np.where(valid, absolute_errors(original, np.asarray(rel.values), rel.mechanism), 0.0)
     mae = _row_sums(errors, lengths) / lengths
-    baseline = user_level_mae(rel.mechanism, rel.epsilon, lengths, rel.sensitivity)
+    baseline = user_level_mae(rel.mechanism, rel.epsilon, lengths, rel.sensitivity, np.asarray(original),
+                              rel.value_range)
     return pd.DataFrame({
         "user": list(users), "n": lengths, "landmarks": count, "landmark_share": count / lengths,
         "worst_sigma": worst, "theorem2_holds": worst <= rel.epsilon * (1 + TOLERANCE), "mae": mae,

@@ -140,3 +140,23 @@ def test_equal_length_percentiles_with_ties_equal_the_rule(text):
     mask = marks.values_mask(rule, x, valid_mask(lengths, WIDTH), lengths)
     expected = marks.per_user_mask(rule, [ds.from_values(row) for row in x], WIDTH)
     assert np.array_equal(mask, expected)
+
+
+@pytest.mark.parametrize("epsilon", [0.05, 2.0, 50.0])
+def test_the_user_level_yardstick_is_the_clamped_error_the_release_makes(epsilon):
+    """With a public range the exports clamp, so user level's error is at most the range's width (12.5 kWh on
+    0–25 kWh at tiny ε), never Δn/ε (25,000 at ε = 1, n = 1,000): the summary's yardstick must be what a
+    user-level release of the same values actually measures."""
+    from lmdk.population.summary import batch_summary
+
+    rng = np.random.default_rng(5)
+    users, n = 400, 50
+    x = np.clip(rng.gamma(2.0, 4.0, (users, n)), 0, 30)  # some readings above the range's top
+    lengths = np.full(users, n)
+    mask = np.zeros((users, n), dtype=bool)
+    rel = release_batch(x, mask, lengths, "user", epsilon, sensitivity=25.0, sampler="discrete",
+                        value_range=(0.0, 25.0), generators=seeding.generators(3, "user", list(range(users))))
+    summary = batch_summary(list(range(users)), x, mask, rel)
+    measured, predicted = summary["mae"].mean(), summary["user_level_mae"].mean()
+    spread = summary["mae"].std() / np.sqrt(users)
+    assert predicted <= 25.0 + 5.0 and abs(measured - predicted) < 4 * spread + 0.002 * predicted
