@@ -103,7 +103,17 @@ def laplace_expected_error(x, scale, value_range: tuple[float, float] | None = N
         return np.broadcast_to(b, np.broadcast_shapes(x.shape, b.shape)).copy()
     low, high = value_range
     inside = np.clip(x, low, high)
-    with np.errstate(over="ignore"):
-        mid = b * (1 - 0.5 * np.exp(-(high - inside) / b) - 0.5 * np.exp(-(inside - low) / b))
+    # in place after the first (broadcasting) step: a population summary calls this on (users, n) cells per scheme
+    error = (inside - high) / b
+    np.exp(error, out=error)  # e^−(h−x)/b
+    other = (low - inside) / b
+    np.exp(other, out=other)  # e^−(x−l)/b
+    error += other
+    error *= -0.5
+    error += 1.0
+    error *= b
+    outside = (x < low) | (x > high)
+    if outside.any():
         edge = np.abs(x - inside) + 0.5 * b * (1 - np.exp(-(high - low) / b))
-    return np.where((x < low) | (x > high), edge, mid)
+        error = np.where(outside, edge, error)
+    return error
