@@ -301,8 +301,8 @@ def landmark_sets_for_release(n: int, landmarks: np.ndarray, epsilon: float, spe
     gen = as_generator(rng)
     n = int(n)
     eps_sel = float(spec.share) * eps
-    if spec.method == "random":
-        return _random_sets_for_release(n, landmarks, eps_sel, spec.utility, repetitions, gen), eps - eps_sel, eps_sel
+    if spec.method == "random" and spec.utility == "position":
+        return _random_position_sets(n, landmarks, eps_sel, repetitions, gen), eps - eps_sel, eps_sel
     opts = options(n, landmarks, spec.method, rng=gen)
     scores = _scores(n, opts.landmarks, opts, spec.utility)
     delta = utility_sensitivity(spec.utility, n)
@@ -311,38 +311,37 @@ def landmark_sets_for_release(n: int, landmarks: np.ndarray, epsilon: float, spe
     for start in range(0, repetitions, chunk):
         stop = min(start + chunk, repetitions)
         index, _ = exponential(scores, np.full(stop - start, eps_sel), delta, gen)
-        if opts.bin_sequence is None:
+        if spec.method == "random":  # count utility: the same scores for every order, a fresh order per row
+            mask[start:stop] = _random_prefixes(opts, np.asarray(index), gen)
+        elif opts.bin_sequence is None:
             mask[start:stop] = opts.masks(index)
         else:
             mask[start:stop] = _sample_histograms(opts, np.asarray(index), gen)
     return mask, eps - eps_sel, eps_sel
 
 
-def _random_sets_for_release(n: int, landmarks, eps_sel: float, utility: str, repetitions: int,
-                             rng: np.random.Generator) -> np.ndarray:
-    """Mask (repetitions, n): per repetition a fresh random order of the regular events and one exponential-mechanism
-    draw among its prefixes (§3.4.1's random baseline, released independently each time)."""
+def _random_position_sets(n: int, landmarks, eps_sel: float, repetitions: int, rng: np.random.Generator) -> np.ndarray:
+    """Mask (repetitions, n) for the random baseline with position utility: its scores depend on the order, so each
+    repetition draws an order, scores its prefixes and makes its own exponential-mechanism draw (§3.4.1)."""
     from lmdk.mechanisms import exponential
 
-    delta = utility_sensitivity(utility, n)
+    delta = utility_sensitivity("position", n)
     mask = np.empty((repetitions, n), dtype=bool)
-    if utility == "position":  # the scores depend on the order: one order and its scores per repetition
-        for r in range(repetitions):
-            opts = options(n, landmarks, "random", rng=rng)
-            index, _ = exponential(_scores(n, opts.landmarks, opts, utility), np.full(1, eps_sel), delta, rng)
-            mask[r] = opts.masks(index)[0]
-        return mask
-    opts = options(n, landmarks, "random", rng=rng)  # count utility: the same scores for every order
-    scores = _scores(n, opts.landmarks, opts, utility)
-    regular = regular_timestamps(n, opts.landmarks)
-    chunk = max(1, RELEASE_CHUNK_ELEMENTS // max(n, scores.size))
-    for start in range(0, repetitions, chunk):
-        stop = min(start + chunk, repetitions)
-        index, _ = exponential(scores, np.full(stop - start, eps_sel), delta, rng)
-        rank = np.argsort(rng.random((stop - start, regular.size)), axis=1).argsort(axis=1)  # a random order per row
-        mask[start:stop] = False
-        mask[start:stop, opts.landmarks] = True
-        mask[start:stop, regular] = rank <= np.asarray(index)[:, None]
+    for r in range(repetitions):
+        opts = options(n, landmarks, "random", rng=rng)
+        index, _ = exponential(_scores(n, opts.landmarks, opts, "position"), np.full(1, eps_sel), delta, rng)
+        mask[r] = opts.masks(index)[0]
+    return mask
+
+
+def _random_prefixes(opts: Options, index: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Per repetition, option ``index`` of the random baseline under a fresh random order of the regular events
+    (ranks of i.i.d. uniform keys): L plus the first index + 1 regular events of that order."""
+    regular = regular_timestamps(opts.n, opts.landmarks)
+    rank = np.argsort(rng.random((index.size, regular.size)), axis=1).argsort(axis=1)
+    mask = np.zeros((index.size, opts.n), dtype=bool)
+    mask[:, opts.landmarks] = True
+    mask[:, regular] = rank <= index[:, None]
     return mask
 
 
