@@ -69,13 +69,13 @@ def _correlation_controls(uploaded: bool):
     ss = st.session_state
     if ss[state.CORRELATION] in tpl.CORRELATION:  # a preset in the URL wins over a stale s
         ss[state.CORRELATION_S] = tpl.CORRELATION[ss[state.CORRELATION]]
-    left, right = st.container(), st.columns([1, 1])[0]  # presets above the slider: side by side they overflow at 1024 px
-    with left:
+    presets, strength = st.container(), st.columns([1, 1])[0]  # stacked: side by side they overflow at 1024 px
+    with presets:
         ss[state.widget_key(state.CORRELATION)] = ss[state.CORRELATION]
         st.segmented_control("Correlation", [*PRESETS, "custom"], required=True, disabled=uploaded,
                              key=state.widget_key(state.CORRELATION), on_change=_preset_changed,
                              help="Presets of the paper (§4.1.2): weak s = 1, moderate s = 0.1, strong s = 0.01.")
-    with right:
+    with strength:
         ss[state.CORRELATION_S] = min(S_OPTIONS, key=lambda v: abs(np.log(v) - np.log(ss[state.CORRELATION_S])))
         ss[state.widget_key(state.CORRELATION_S)] = ss[state.CORRELATION_S]
         st.select_slider("Correlation strength s (log scale; smaller = stronger)", S_OPTIONS,

@@ -44,11 +44,11 @@ def load_input(text: str, cfg=None, mapping_file: str | None = None):
     from lmdk import data
 
     events = cfg.events if cfg is not None else None
+    view = cfg is not None and cfg.view is not None  # a window/aggregation of the whole sample or file
     if text.startswith(SAMPLE_PREFIX):
         name, _, seed = text[len(SAMPLE_PREFIX):].partition(":seed=")
-        if cfg is not None and cfg.view is not None:  # a window/aggregation of the whole sample
-            return cfg.view_of(data.sample(name, n=None, seed=int(seed or 0)))
-        return data.sample(name, n=events if events is not None else -1, seed=int(seed or 0))
+        whole = data.sample(name, n=None if view else events if events is not None else -1, seed=int(seed or 0))
+        return cfg.view_of(whole) if view else whole
     path = Path(text)
     if not path.is_file():
         raise ParameterError(f"INPUT {text!r} is not a file; give a path or sample:hue|taxi|contacts")
@@ -59,7 +59,7 @@ def load_input(text: str, cfg=None, mapping_file: str | None = None):
     series = data.load_series(str(path), mapping=mapping)
     if cfg is not None and cfg.data.startswith("sha256:") and series.source_hash != cfg.data[len("sha256:"):]:
         raise ParameterError("INPUT is not the file the configuration was made with (its content hash differs)")
-    if cfg is not None and cfg.view is not None:
+    if view:
         return cfg.view_of(series)
     if events is not None:
         if len(series) < events:

@@ -155,6 +155,7 @@ def release_batch(x, landmarks, lengths, scheme: str, epsilon, *, mechanism: str
     base = schemes._default_value(None, x[0, :1], mechanism)
     noise, mask, eps_pub, eps_sel = _draw(mechanism, sampler, lengths, n, mask, eps, dummies, generators)
     post = draw = None
+    clamp = discrete  # the public range the values are clamped to, if any (BatchRelease.value_range)
     if discrete is not None:
         x = np.clip(x, *discrete)
         base = np.clip(base, *discrete)  # as schemes.release: the public default lies in the public range
@@ -167,6 +168,7 @@ def release_batch(x, landmarks, lengths, scheme: str, epsilon, *, mechanism: str
 
         b = snapping.validate_bound(bound)
         x = np.clip(x, -b, b)
+        clamp = (-b, b) if mechanism == "laplace" else None
         per_coordinate = delta  # planar: Δ/ε per coordinate (Δ = the protected radius), as schemes.release
         post = lambda noisy, budget: snapping.snap(noisy, per_coordinate / budget, b)  # noqa: E731
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # padded cells only
@@ -189,6 +191,4 @@ def release_batch(x, landmarks, lengths, scheme: str, epsilon, *, mechanism: str
     published = published & valid
     return BatchRelease(values=values, budgets=budgets, published=published, landmarks=mask, lengths=lengths,
                         scheme=scheme, mechanism=mechanism, epsilon=eps, publishing_epsilon=eps_pub,
-                        selection_epsilon=eps_sel, sensitivity=delta,
-                        value_range=discrete if discrete is not None else (
-                            (-b, b) if sampler == "snapping" and mechanism == "laplace" else None))
+                        selection_epsilon=eps_sel, sensitivity=delta, value_range=clamp)
