@@ -13,13 +13,14 @@ from collections import OrderedDict
 from typing import Callable
 
 import numpy as np
-import streamlit as st
+
+from ui import cache_scope
 
 MAX_SHARED = 32  # audits remembered for every session
 MAX_SESSION = 12  # audits of this session's upload
 CELLS_MAX = 5_000_000  # trials × n per scheme on the page (n = 1,000: 5,000 trials; n = 10,000: 500)
 N_MAX = 20_000  # longest series the page audits (a window of a longer one, or `lmdk audit`, which has no limit)
-SESSION_KEY = "_audit_results"  # this session's audits of an upload, newest last
+MEMO = "ui.audit.run"  # this session's audits of an upload, newest last (ui.cache_scope.session_memo)
 
 _shared: OrderedDict = OrderedDict()
 _lock = threading.Lock()
@@ -40,7 +41,7 @@ def position_trials(n: int) -> int:
 def _store(token: str):
     """(cache, bound) of this token: the process-wide one, or this session's for an upload."""
     if token.startswith("upload:"):
-        return st.session_state.setdefault(SESSION_KEY, OrderedDict()), MAX_SESSION
+        return cache_scope.session_memo(MEMO), MAX_SESSION
     return _shared, MAX_SHARED
 
 
@@ -79,7 +80,7 @@ def clear() -> None:
     """Forget every remembered audit (tests)."""
     with _lock:
         _shared.clear()
-    st.session_state.pop(SESSION_KEY, None)
+    cache_scope.session_memo(MEMO).clear()
 
 
 def as_dicts(results: dict) -> list[dict]:

@@ -58,6 +58,11 @@ def from_upload() -> bool:
     return st.session_state.get(state.SOURCE) == "upload"
 
 
+def session_memo(name: str) -> OrderedDict:
+    """This session's memo for ``name`` (an OrderedDict, oldest first); it goes when the session ends."""
+    return st.session_state.setdefault(SESSION_KEY, {}).setdefault(name, OrderedDict())
+
+
 def bounded_cache(max_entries: int, session_entries: int = 16) -> Callable:
     """Decorator: ``st.cache_data(max_entries=…)`` unless the session works on an upload, then a per-session memo of
     at most ``min(max_entries, session_entries)`` results per function (least recently used dropped first; 16 holds
@@ -76,7 +81,7 @@ def bounded_cache(max_entries: int, session_entries: int = 16) -> Callable:
                 return shared(*args, **kwargs)
             keyed = tuple(a for p, a in zip(params, args) if not p.startswith("_")) + args[len(params):]
             key = _digest(keyed, kwargs)
-            memo = st.session_state.setdefault(SESSION_KEY, {}).setdefault(name, OrderedDict())
+            memo = session_memo(name)
             if key not in memo:
                 memo[key] = func(*args, **kwargs)
                 while len(memo) > session_entries:
