@@ -21,7 +21,6 @@ import argparse
 import asyncio
 import os
 import random
-import statistics
 import sys
 import time
 from pathlib import Path

@@ -16,10 +16,15 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lmdk.priste import (  # noqa: E402
-    EventTracker, make_event, planar_laplace_emission, release, worst_case_from_vectors, worst_case_leakage,
-)
 from lmdk.experiments.priste_drivers import runtime_vs_event_size, synthetic_setup  # noqa: E402
+from lmdk.priste import (  # noqa: E402
+    EventTracker,
+    make_event,
+    planar_laplace_emission,
+    release,
+    worst_case_from_vectors,
+    worst_case_leakage,
+)
 
 
 def bench_release(setup, event, epsilon: float, runs: int) -> None:

@@ -16,8 +16,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lmdk import schemes, synthetic, tpl  # noqa: E402
 from tests.test_tpl import reference_landmark_loss  # noqa: E402
+
+from lmdk import schemes, synthetic, tpl  # noqa: E402
 
 
 def best_time(fn, repeat: int = 5) -> float:

@@ -41,7 +41,7 @@ class Session:
         self.page_hash = ""
         self._ws = None
 
-    async def __aenter__(self) -> "Session":
+    async def __aenter__(self) -> Session:
         host = urlparse(self.base_url).netloc
         self._ws = await connect(f"ws://{host}/_stcore/stream", subprotocols=["streamlit"],
                                  origin=self.base_url, max_size=None, compression=None)

@@ -18,7 +18,7 @@ from __future__ import annotations
 __version__ = "0.2.0"
 
 # The names a notebook needs (after __version__: lmdk.data.runconfig reads it while these imports run).
-from lmdk import data, dummies, experiments, landmarks, mechanisms, metrics, privacy, priste, schemes, synthetic, tpl  # noqa: E402
+from lmdk import data, dummies, experiments, landmarks, mechanisms, metrics, priste, privacy, schemes, synthetic, tpl  # noqa: E402
 from lmdk.data import RunConfig, Series, load_series, sample  # noqa: E402
 from lmdk.dummies import DummySpec, select  # noqa: E402
 from lmdk.metrics import mae  # noqa: E402

@@ -347,7 +347,7 @@ class LockstepNoise:
         self._children: dict[int, np.random.Generator] = {}
 
     @classmethod
-    def from_generator(cls, rng, rows: int, n: int) -> "LockstepNoise":
+    def from_generator(cls, rng, rows: int, n: int) -> LockstepNoise:
         """All rows from one Generator (``lmdk.schemes.release``'s repetitions)."""
         gen = _generator(rng)
         v, f, b = _exponential_parts(np.arange(rows * n), _Draws([gen]))
@@ -355,7 +355,7 @@ class LockstepNoise:
         return cls(v.reshape(rows, n), f.reshape(rows, n), b.reshape(rows, n), seeds)
 
     @classmethod
-    def from_generators(cls, generators, lengths, n: int) -> "LockstepNoise":
+    def from_generators(cls, generators, lengths, n: int) -> LockstepNoise:
         """Row r from ``generators[r]`` for its first ``lengths[r]`` steps (a population batch; 0 after)."""
         gens = [_generator(g) for g in generators]
         lengths = np.asarray(lengths, dtype=np.int64)
@@ -425,7 +425,7 @@ class Calibration:
     high: np.ndarray  # ⌊high/g⌋ (int64)
     sensitivity: float  # Δ actually used: min(Δ, high − low)
 
-    def take(self, rows: np.ndarray) -> "Calibration":
+    def take(self, rows: np.ndarray) -> Calibration:
         """The calibration of the elements ``rows`` (of a 1-D calibration)."""
         return Calibration(self.exponent[rows], self.steps[rows], self.scale[rows], self.low[rows], self.high[rows],
                            self.sensitivity)

@@ -22,10 +22,10 @@ import hashlib
 import json
 import math
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, fields
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Iterable
 
 from lmdk.errors import DataError, ParameterError
 
@@ -44,7 +44,7 @@ class LedgerError(DataError):
 
 def now_utc() -> str:
     """The current UTC time in ISO 8601 (seconds)."""
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ class LedgerEntry:
         return json.dumps(asdict(self), ensure_ascii=False, sort_keys=True)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "LedgerEntry":
+    def from_dict(cls, data: dict) -> LedgerEntry:
         """An entry from its dict; unknown keys are ignored (newer ledgers), missing required ones refused."""
         if not isinstance(data, dict):
             raise ParameterError("ledger entry must be a JSON object")
@@ -245,7 +245,8 @@ def pld_epsilon(counts: tuple[tuple[float, int], ...], delta: float) -> float:
     (ε′, δ) guarantee with ε′ < max ε also holds with the larger max ε (at δ > 0 the PLD of one release lies a hair
     below its ε). The pessimistic discretisation only ever rounds privacy losses up.
     """
-    from dp_accounting.pld import common, privacy_loss_distribution as pld
+    from dp_accounting.pld import common
+    from dp_accounting.pld import privacy_loss_distribution as pld
 
     basic = math.fsum(eps * k for eps, k in counts)
     releases = sum(k for _, k in counts)

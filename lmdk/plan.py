@@ -128,7 +128,7 @@ class Target:
         return out
 
     @classmethod
-    def from_dict(cls, data) -> "Target":
+    def from_dict(cls, data) -> Target:
         """Build from ``to_dict`` output; unknown fields are named."""
         if isinstance(data, Target):
             return data

@@ -124,7 +124,7 @@ class Relation:
         return out
 
     @classmethod
-    def from_dict(cls, data) -> "Relation":
+    def from_dict(cls, data) -> Relation:
         """Build from ``to_dict`` output; unknown fields are named."""
         if isinstance(data, Relation):
             return data
@@ -138,7 +138,7 @@ class Relation:
             raise ParameterError(f"relation needs a kind, one of {KINDS}")
         return cls(**data)
 
-    def check_kind(self, series_kind: str) -> "Relation":
+    def check_kind(self, series_kind: str) -> Relation:
         """Itself, if it fits a series of ``series_kind``; else a ParameterError naming the fitting kinds."""
         fitting = KIND_FOR_SERIES.get(series_kind, ())
         if self.kind not in fitting:

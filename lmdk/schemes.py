@@ -16,9 +16,18 @@ from scipy.special import expit
 from lmdk.errors import ParameterError
 from lmdk.mechanisms import perturb, unit_noise, validate_sensitivity
 from lmdk.privacy import landmark_mask
+from lmdk.release_common import (  # noqa: F401
+    Release,
+    _default_value,
+    _discrete_range,
+    _prepare_series,
+    _repetitions,
+    _total_epsilon,
+    _window,
+    discrete_cells,
+    discrete_step,
+)
 from lmdk.rng import as_generator
-from lmdk.release_common import (Release, _default_value, _discrete_range, _prepare_series,  # noqa: F401
-                                 _repetitions, _total_epsilon, _window, discrete_cells, discrete_step)
 
 SCHEMES = ("event", "user", "w-event", "uniform", "skip", "adaptive")
 """The landmark paper's schemes (§2.2, §3.2): what the app compares by default and the population runs."""

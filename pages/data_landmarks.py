@@ -4,8 +4,21 @@ import numpy as np
 import streamlit as st
 
 from lmdk.present import views
-from ui import cache, chart_text, charts, explain, import_step, landmark_keys, maps, state, text, widgets
-from ui import chart_downsample, long_series, zoom
+from ui import (
+    cache,
+    chart_downsample,
+    chart_text,
+    charts,
+    explain,
+    import_step,
+    landmark_keys,
+    long_series,
+    maps,
+    state,
+    text,
+    widgets,
+    zoom,
+)
 
 DETECTOR = "detector"
 TIMELINE_CHART = "timeline_chart"

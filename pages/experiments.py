@@ -6,8 +6,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from lmdk.experiments import runner as ex
 from lmdk.experiments import charts as ech
+from lmdk.experiments import runner as ex
 from ui import chart_text, charts, state, text, widgets
 
 REPRODUCTION = Path(__file__).resolve().parents[1] / "docs" / "REPRODUCTION.md"

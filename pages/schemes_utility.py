@@ -3,11 +3,9 @@ import pandas as pd
 import streamlit as st
 
 from lmdk.present import views
-from ui import cache, chart_text, config, charts, explain, maps, relation, state, text, widgets
-from ui import plan as plan_ui
-from ui import zoom
-
 from ui import baselines as baseline_ui  # noqa: E402 (BD/BA/FAST/PeGaSus beside the landmark schemes)
+from ui import cache, chart_text, charts, config, explain, maps, relation, state, text, widgets, zoom
+from ui import plan as plan_ui
 
 RESULTS = "schemes_results"  # key of the st.fragment below
 

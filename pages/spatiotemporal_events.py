@@ -1,15 +1,14 @@
 """Spatiotemporal events (PriSTE): paint an event on the grid, watch the plain α-PLM leak it and PriSTE calibrate α."""
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 import pydeck as pdk
 import streamlit as st
 
 from lmdk import priste
+from lmdk.errors import LmdkError
 from lmdk.present import headlines
 from lmdk.priste import views as priste_views
-from lmdk.errors import LmdkError
-import pandas as pd
-
 from ui import chart_text, charts, config, explain, maps, state, text, widgets
 from ui.cache_scope import bounded_cache
 

@@ -4,10 +4,9 @@ import pandas as pd
 import streamlit as st
 
 from lmdk import tpl
-from lmdk.present import views, views_loss
 from lmdk.errors import LmdkError
-from ui import cache, chart_text, config, cache_loss, charts, charts_loss, explain, relation, state, text, widgets
-from ui import zoom
+from lmdk.present import views, views_loss
+from ui import cache, cache_loss, chart_text, charts, charts_loss, config, explain, relation, state, text, widgets, zoom
 
 S_OPTIONS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 100.0)  # log-scale s slider
 PRESETS = ("weak", "moderate", "strong")

@@ -7,6 +7,7 @@ from functools import partial
 
 import app_support
 from app_support import shown
+
 from ui import audit as ui_audit
 from ui.charts import meta_of
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 import json
 from functools import partial
 
-from streamlit.testing.v1 import AppTest
-
 import app_support
 from app_support import array, navigation_mode  # noqa: F401 (autouse fixture)
+from streamlit.testing.v1 import AppTest
+
 from ui import state
 
 PAGE = "pages/data_landmarks.py"

@@ -4,13 +4,13 @@ from __future__ import annotations
 import json
 from functools import partial
 
+import app_support
 import numpy as np
 import plotly.graph_objects as go
 import pytest
+from app_support import array
 from streamlit.testing.v1 import AppTest
 
-import app_support
-from app_support import array
 from ui import state
 from ui.charts import meta_of
 

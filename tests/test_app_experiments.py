@@ -4,10 +4,10 @@ from __future__ import annotations
 import json
 from functools import partial
 
-import streamlit as st
-
 import app_support
+import streamlit as st
 from app_support import navigation_mode  # noqa: F401 (autouse fixture)
+
 from lmdk.experiments import runner as ex
 from ui import state
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 import re
 from functools import partial
 
-import pytest
-
 import app_support
+import pytest
 from app_support import navigation_mode  # noqa: F401 (autouse fixture)
+
 from lmdk.data import RunConfig, load_series
 from lmdk.errors import DataError, ParameterError
 from ui import state

@@ -1,11 +1,10 @@
 """AppTest: the overview page (default render, the live example reacts, links to every page)."""
 from __future__ import annotations
 
-import pytest
-from streamlit.testing.v1 import AppTest
-
 import app_support
+import pytest
 from app_support import navigation_mode  # noqa: F401 (autouse fixture)
+from streamlit.testing.v1 import AppTest
 
 
 @pytest.fixture

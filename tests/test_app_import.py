@@ -4,10 +4,10 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-import pytest
-
 import app_support
+import pytest
 from app_support import navigation_mode  # noqa: F401 (autouse fixture)
+
 from ui import state
 
 REALWORLD = Path(__file__).resolve().parents[2] / "shared" / "data" / "realworld"

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from functools import partial
 
+import app_support
 import numpy as np
 import pandas as pd
-
-import app_support
 from app_support import navigation_mode  # noqa: F401 (autouse fixture)
+
 from ui import charts, state
 
 open_page = partial(app_support.open_page, "pages/data_landmarks.py", 300)
@@ -92,8 +92,9 @@ def test_long_series_default_to_fewer_repetitions_and_say_so():
 
 
 def test_the_runconfig_of_a_daily_window_names_the_sample_and_its_view_and_restores_it():
-    from lmdk.data import RunConfig
     from test_app_plan import downloaded
+
+    from lmdk.data import RunConfig
 
     at = app_support.open_page("pages/schemes_utility.py", 300, source="sample", sample="hue", agg="daily",
                                n="400", **{"from": "100"}, reps="5", schemes="uniform")

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import json
 
+import app_support
 import pytest
+from app_support import navigation_mode  # noqa: F401 (autouse fixture)
 from streamlit.testing.v1 import AppTest
 
-import app_support
-from app_support import navigation_mode  # noqa: F401 (autouse fixture)
 from ui import state
 
 PAGE = "pages/schemes_utility.py"

@@ -4,10 +4,10 @@ from __future__ import annotations
 import json
 from functools import partial
 
-import numpy as np
-
 import app_support
+import numpy as np
 from app_support import array, navigation_mode  # noqa: F401 — navigation_mode is an autouse fixture
+
 from ui import state
 from ui.charts import meta_of
 

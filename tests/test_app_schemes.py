@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import json
 
+import app_support
 import numpy as np
 import plotly.graph_objects as go
+from app_support import array, navigation_mode  # noqa: F401 (autouse fixture)
 from streamlit.testing.v1 import AppTest
 
-import app_support
-from app_support import array, navigation_mode  # noqa: F401 (autouse fixture)
 from ui import state
 
 PAGE = "pages/schemes_utility.py"

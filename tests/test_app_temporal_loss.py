@@ -4,12 +4,12 @@ from __future__ import annotations
 import json
 from functools import partial
 
+import app_support
 import numpy as np
 import pytest
+from app_support import navigation_mode  # noqa: F401 (autouse fixture)
 from streamlit.testing.v1 import AppTest
 
-import app_support
-from app_support import navigation_mode  # noqa: F401 (autouse fixture)
 from ui import state
 
 PAGE = "pages/temporal_loss.py"

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from functools import partial
 
+import app_support
 import numpy as np
 import pytest
-
-import app_support
 from app_support import navigation_mode  # noqa: F401 (autouse fixture)
+
 from ui import cache_scope
 
 open_data = partial(app_support.open_page, "pages/data_landmarks.py", 120)

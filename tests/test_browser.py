@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import ast
 import math
-import re
 
 import numpy as np
 import pytest
-
 from browser_support import ROOT, chart_meta, exceptions, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
@@ -133,7 +131,6 @@ def _pixel_offset(lat, lon, lat_c, lon_c, zoom) -> tuple[float, float]:
 
 def test_click_on_the_map_toggles_a_landmark(page, app_url):
     from lmdk import data
-
     from ui import maps
 
     series = data.sample("taxi", n=150)

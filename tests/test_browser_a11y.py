@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from browser_support import SCREENSHOTS, screenshot, wait_idle
 from test_browser import open_page, registered_pages, sidebar_count, wait_count
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 
 import pytest
-
 from browser_support import chromium, exceptions, require_browser, screenshot, streamlit_server, wait_idle
 
 pytestmark = pytest.mark.browser

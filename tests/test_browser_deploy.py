@@ -18,7 +18,6 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
-
 from browser_support import ROOT, chromium, exceptions, free_port, require_browser, streamlit_process, wait_idle
 
 pytestmark = pytest.mark.browser

@@ -6,7 +6,6 @@ import json
 
 import pandas as pd
 import pytest
-
 from browser_support import exceptions, wait_idle
 
 pytestmark = pytest.mark.browser

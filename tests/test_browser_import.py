@@ -4,7 +4,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from browser_support import exceptions, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser

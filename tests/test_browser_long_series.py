@@ -4,8 +4,8 @@ window draws every event. Screenshots at 1,024 and 1,920 px go to test-artifacts
 from __future__ import annotations
 
 import pytest
-
 from browser_support import exceptions, screenshot, wait_idle
+
 from lmdk.present.views import decode_landmarks
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -74,7 +74,7 @@ def test_a_box_on_the_downsampled_timeline_covers_every_event_inside_it(page, ap
     open_long(page, app_url)
     chart = CHART.format(0)
     page.locator(chart).hover()
-    page.locator(f".st-key-timeline_chart_0 [data-title='Box Select']").click()
+    page.locator(".st-key-timeline_chart_0 [data-title='Box Select']").click()
     drag = page.locator(".st-key-timeline_chart_0 .nsewdrag").first
     box = drag.bounding_box()
     x0, x1 = box["x"] + 0.50 * box["width"], box["x"] + 0.51 * box["width"]  # ~1 % of the events, full height

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from browser_support import exceptions, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser

@@ -14,7 +14,6 @@ import subprocess
 import numpy as np
 import pandas as pd
 import pytest
-
 from browser_support import ROOT, SCREENSHOTS, chromium, require_browser
 
 pytestmark = pytest.mark.browser

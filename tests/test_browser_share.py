@@ -5,7 +5,6 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-
 from browser_support import chart_meta, exceptions, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser

@@ -11,9 +11,9 @@ import pytest
 
 import lmdk
 from lmdk import cli, privacy
-from lmdk.present import views
 from lmdk.data.export import export_release
 from lmdk.data.runconfig import RunConfig, scheme_rng
+from lmdk.present import views
 
 HUE_RULE = "percentile:20"
 

@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-
 from app_support import navigation_mode  # noqa: F401 (autouse fixture for the AppTest below)
+
 from lmdk import ledger
 from lmdk.cli import main
 
@@ -230,7 +230,7 @@ def schemes_page():
     """The Schemes & utility page of the HUE sample: its public range (0–25 kWh) makes the release to hand out
     available without further input."""
     import app_support
-    from ui import state
+
 
     at = app_support.open_page("pages/schemes_utility.py", 120, reps="5", schemes="uniform,adaptive")
     assert not at.exception, at.exception

@@ -4,11 +4,11 @@ from __future__ import annotations
 import json
 
 import numpy as np
+from app_support import APP, array, navigation_mode  # noqa: F401 (autouse fixture)
 from hypothesis import given
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from app_support import APP, array, navigation_mode  # noqa: F401 (autouse fixture)
 from ui import state
 
 PAGE = "pages/spatiotemporal_events.py"

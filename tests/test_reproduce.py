@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import lmdk
-from lmdk.present import views
 from lmdk.data.runconfig import RunConfig, scheme_rng
+from lmdk.present import views
 from lmdk.present.reproduce import schemes_script
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -111,8 +111,8 @@ def test_overview_script_prints_the_examples_verdicts(tmp_path):
 @pytest.mark.parametrize("source", ["taxi", "walk"])
 def test_spatiotemporal_script_prints_the_pages_leakage_and_distances(tmp_path, source):
     from lmdk import priste
-    from lmdk.priste import views as pv
     from lmdk.present.reproduce import spatiotemporal_script
+    from lmdk.priste import views as pv
 
     view = {"source": source, "T": 12, "cell_m": 500, "side": 6, "trace_seed": 2, "estimate": source == "taxi",
             "sigma": 1.0, "kind": "presence", "window": (3, 6), "region": [0, 1, 2, 7], "epsilon": 0.5,

@@ -4,7 +4,6 @@ from __future__ import annotations
 import sys
 import types
 from dataclasses import FrozenInstanceError, dataclass
-
 from pathlib import Path
 
 import numpy as np

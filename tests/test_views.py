@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lmdk import schemes
-from lmdk.present import views
 from lmdk.errors import ParameterError
+from lmdk.present import views
 
 
 @given(st.sets(st.integers(0, 20_000), max_size=3_000))

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lmdk.present import views_loss as vl
 from lmdk.errors import DataError, ParameterError, TooLargeError
+from lmdk.present import views_loss as vl
 from lmdk.privacy import landmark_loss
 from lmdk.tpl.temporal import landmark_temporal_privacy_loss, temporal_privacy_loss, transition_matrix
 

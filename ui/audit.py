@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

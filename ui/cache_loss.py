@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import streamlit as st
 
 from ui import state
 from ui.cache_scope import bounded_cache

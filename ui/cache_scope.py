@@ -13,7 +13,7 @@ import functools
 import hashlib
 import pickle
 from collections import OrderedDict
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import streamlit as st

@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 
 from ui.chart_style import _AXIS, _TEMPLATE_FONT, MODEBAR
 
+
 def data_revision(data: list[dict]) -> str:
     """A short digest of the traces' values, for ``layout.datarevision``."""
     h = hashlib.blake2b(digest_size=8)

@@ -2,11 +2,12 @@
 share of landmarks per stretch of time when there are many)."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from ui.chart_style import DUMMY_COLOUR, LANDMARK_COLOUR
+
 
 def _stacked(rows: int, titles: Sequence[str], *, rug: bool, gap_px: float, row_px: float, rug_px: float = 34):
     """Layout dict of vertically stacked panels sharing the x axis (faster than make_subplots).

@@ -2,7 +2,7 @@
 ``BAR_LIMIT`` timestamps, one plot with a row per scheme beyond; landmarks in the strip "L" on top."""
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 import plotly.graph_objects as go

@@ -6,7 +6,7 @@ the goal ε is a thin light-grey line. Real landmarks are filled diamonds, dummi
 """
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd

@@ -2,7 +2,7 @@
 scheme) and MAE per scheme."""
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
@@ -11,6 +11,7 @@ from ui.chart_decimate import DRAW_POINTS, _band_envelope, _grid_decimate, _minm
 from ui.chart_figure import _figure
 from ui.chart_panels import _stacked
 from ui.chart_style import ORIGINAL, SCHEME_COLOURS, _common_layout, number, rgba, time_values
+
 
 def releases(
     x: Sequence,

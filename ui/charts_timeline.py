@@ -2,13 +2,14 @@
 (the Dummy landmarks page draws it too)."""
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
 
 from ui.chart_downsample import markers, positions
 from ui.chart_style import DUMMY_MARKER, LANDMARK_MARKER, REGULAR, REGULAR_MARKER, _base_layout, time_values
+
 
 def timeline(
     x: Sequence,

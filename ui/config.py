@@ -4,10 +4,37 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import plan_target, relation
-from ui.state import (AGGREGATE, AGGREGATE_HOW, CONFIG_ERROR, CONFIG_NOTE, CONFIG_UPLOAD, EPSILON, IMPORT_SPEC,
-                      LANDMARKS, LANDMARKS_TOKEN, LAST_EDIT, LENGTH, MECHANISM, N_MAX, N_MIN, REPETITIONS,
-                      REPETITIONS_MAX, REPS_CHOSEN, SAMPLE, SCHEMES, SEED, SCHEME_NAMES, SEED_MAX, SERIES_UPLOAD,
-                      SOURCE, START, W, W_MAX, current, nearest_epsilon)
+from ui.state import (
+    AGGREGATE,
+    AGGREGATE_HOW,
+    CONFIG_ERROR,
+    CONFIG_NOTE,
+    CONFIG_UPLOAD,
+    EPSILON,
+    IMPORT_SPEC,
+    LANDMARKS,
+    LANDMARKS_TOKEN,
+    LAST_EDIT,
+    LENGTH,
+    MECHANISM,
+    N_MAX,
+    N_MIN,
+    REPETITIONS,
+    REPETITIONS_MAX,
+    REPS_CHOSEN,
+    SAMPLE,
+    SCHEME_NAMES,
+    SCHEMES,
+    SEED,
+    SEED_MAX,
+    SERIES_UPLOAD,
+    SOURCE,
+    START,
+    W_MAX,
+    W,
+    current,
+    nearest_epsilon,
+)
 
 
 def run_config(cur):

@@ -6,7 +6,7 @@ Positions are the events' indices t (0 … n − 1), as the timeline's hover and
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import streamlit as st

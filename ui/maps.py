@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import math
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd

@@ -16,8 +16,8 @@ import pandas as pd
 import streamlit as st
 
 from ui import state, text
-from ui.plan_target import restore, target, target_dict  # noqa: F401 (ui.plan's public names)
 from ui.cache_scope import bounded_cache
+from ui.plan_target import restore, target, target_dict  # noqa: F401 (ui.plan's public names)
 
 AT_LABELS = {"all": "all events", "landmarks": "the landmarks", "regular": "the regular events"}
 APPLY_SCHEME = "_plan_scheme"  # session-only: the scheme whose ε the apply button uses

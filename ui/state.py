@@ -6,8 +6,9 @@ mirrored into the URL's query parameters; loaded or uploaded *data* never is.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import streamlit as st
 

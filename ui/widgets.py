@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import functools
 import weakref
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import streamlit as st
 
 from ui import charts, config, ensure_entrypoint, state, text
-
-
 
 RERUN_FRAGMENT = "_rerun_fragment"  # {configuration key: (page script hash, st.fragment key)}, see rerun_fragment_on
 

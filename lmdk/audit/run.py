@@ -10,8 +10,8 @@ sampler and public range — with repetitions as axis 0. The audit is an experim
 from __future__ import annotations
 
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 

@@ -50,10 +50,10 @@ def release_baseline(series, landmarks, scheme: str, epsilon, *, mechanism: str 
     landmarks and the snapping sampler with a ParameterError saying why.
     """
     from lmdk import release_common as common
+    from lmdk.baselines._noise import Noise
     from lmdk.mechanisms import validate_sensitivity
     from lmdk.privacy import landmark_mask
     from lmdk.rng import as_generator
-    from lmdk.baselines._noise import Noise
 
     if scheme not in BASELINES:
         raise ParameterError(f"baseline must be one of {BASELINES}, got {scheme!r}")

@@ -91,7 +91,7 @@ class Noise:
 
         return draw
 
-    def samples(self, epsilon: float, m: int) -> "Samples":
+    def samples(self, epsilon: float, m: int) -> Samples:
         """Noise for at most ``m`` noisy samples per repetition at one budget ``epsilon`` (FAST): the j-th sample of a
         repetition gets its j-th draw (i.i.d. draws, so indexing them by sample instead of timestamp changes no law)."""
         if self.discrete:
@@ -101,7 +101,7 @@ class Noise:
             return Samples(cal, dl.discrete_laplace(cal.scale, 1, self.gen, size=(self.reps, m)))
         return Samples(None, unit_noise("laplace", (self.reps, m), self.gen) * (self.sensitivity / epsilon))
 
-    def statistic(self, epsilon: float, sensitivity: float, scales: tuple[float, ...] = (1.0,)) -> "Statistic":
+    def statistic(self, epsilon: float, sensitivity: float, scales: tuple[float, ...] = (1.0,)) -> Statistic:
         """Noisy values of a statistic of the given sensitivity, one draw per (repetition, timestamp) and scale:
         scale c adds Lap(c·sensitivity/ε) (textbook) or Lap_Z(⌈c·Δ_int/ε⌉) on one shared grid (discrete)."""
         shape = (len(scales), self.n, self.reps)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from typing import Callable
+from collections.abc import Callable
 
 
 def positive_int(label: str, upper: int) -> Callable[[str], int]:

@@ -9,8 +9,19 @@ import sys
 from pathlib import Path
 
 from lmdk.cli.arguments import positive_int, seed
-from lmdk.cli.common import (EXIT_OK, EXIT_VIOLATION, dummies_flag, event_word, policy_flags, policy_from_args,
-                             read_input, relation_flags, say, with_dummies, write_table)
+from lmdk.cli.common import (
+    EXIT_OK,
+    EXIT_VIOLATION,
+    dummies_flag,
+    event_word,
+    policy_flags,
+    policy_from_args,
+    read_input,
+    relation_flags,
+    say,
+    with_dummies,
+    write_table,
+)
 from lmdk.errors import ParameterError
 
 AUDIT_EXAMPLES = """examples:

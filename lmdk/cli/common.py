@@ -212,7 +212,8 @@ def write_table(frame, out: str | None, note: str | None = None) -> None:
 
 def event_word(series) -> str:
     """What one event of ``series`` is called in statements ("hour", "fix", "event")."""
-    from lmdk.present.headlines import event_word as word, median_step_seconds
+    from lmdk.present.headlines import event_word as word
+    from lmdk.present.headlines import median_step_seconds
 
     return word(series.kind, median_step_seconds(series.timestamps)).removesuffix("s")  # "hours" → "hour"
 

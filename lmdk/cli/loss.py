@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lmdk.cli.common import (EXIT_OK, Policy, policy_flags, policy_from_args, read_input, say, write_table)
+from lmdk.cli.common import EXIT_OK, Policy, policy_flags, policy_from_args, read_input, say, write_table
 from lmdk.errors import ParameterError
 
 LOSS_EXAMPLES = """examples:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from lmdk.cli import audit as audit_command
 from lmdk.cli import ledger as ledger_command

@@ -8,8 +8,17 @@ import sys
 from pathlib import Path
 
 from lmdk.cli.arguments import positive_float, positive_int, seed
-from lmdk.cli.common import (EXIT_OK, default_mechanism, dummies_flag, event_word, landmarks_from_args, read_input,
-                             relation_flags, relation_from_args, say)
+from lmdk.cli.common import (
+    EXIT_OK,
+    default_mechanism,
+    dummies_flag,
+    event_word,
+    landmarks_from_args,
+    read_input,
+    relation_flags,
+    relation_from_args,
+    say,
+)
 from lmdk.errors import ParameterError
 
 PLAN_EXAMPLES = """examples:

@@ -11,8 +11,8 @@ import time
 
 from lmdk.cli.arguments import positive_float, positive_int, seed
 from lmdk.cli.common import EXIT_OK, EXIT_VIOLATION, read_json, relation_flags
-from lmdk.errors import ParameterError
 from lmdk.cli.ledger import ledger_flag, record_population
+from lmdk.errors import ParameterError
 
 EXAMPLES = """examples:
   lmdk population fleet.parquet --config policy.json --out released/ --range 0 25

@@ -10,8 +10,20 @@ from pathlib import Path
 import numpy as np
 
 from lmdk.cli.arguments import positive_float, positive_int, seed
-from lmdk.cli.common import (EXIT_OK, EXIT_VIOLATION, Policy, dummies_flag, event_word, policy_flags,
-                             policy_from_args, read_input, relation_flags, say, with_dummies, write_table)
+from lmdk.cli.common import (
+    EXIT_OK,
+    EXIT_VIOLATION,
+    Policy,
+    dummies_flag,
+    event_word,
+    policy_flags,
+    policy_from_args,
+    read_input,
+    relation_flags,
+    say,
+    with_dummies,
+    write_table,
+)
 from lmdk.cli.ledger import ledger_flag, record_release
 from lmdk.errors import ParameterError
 

@@ -17,11 +17,10 @@ from lmdk.data.export import export_release, release_frame
 from lmdk.data.load import load_series
 from lmdk.data.mapping import Detection, ImportSpec, detect
 from lmdk.data.read import MAX_BYTES, MAX_ROWS, DataTooLargeError
-from lmdk.data.series import (KINDS, NON_PARTICIPANT, NOTHING_FOUND, Series, from_contacts,
-                              from_trajectory, from_values)
-from lmdk.errors import DataError
 from lmdk.data.runconfig import RunConfig
 from lmdk.data.samples import SAMPLES, sample
+from lmdk.data.series import KINDS, NON_PARTICIPANT, NOTHING_FOUND, Series, from_contacts, from_trajectory, from_values
+from lmdk.errors import DataError
 
 __all__ = [
     "DataError", "DataTooLargeError", "Detection", "ImportSpec", "detect", "HUE_TIMEZONE", "KINDS", "MAX_BYTES", "MAX_ROWS",

@@ -12,6 +12,7 @@ import pandas as pd
 
 from lmdk.errors import ParameterError
 
+
 def _columns(prefix: str, array: np.ndarray, names) -> dict[str, np.ndarray]:
     """One column for (n,) data, ``prefix_<name>`` columns for (n, k) data."""
     if array.ndim == 1:

@@ -18,9 +18,18 @@ from dataclasses import asdict, dataclass, field, fields, replace
 import numpy as np
 import pandas as pd
 
-from lmdk.data.read import (MAX_BYTES, MAX_ROWS, DataTooLargeError, RawTable, check_not_binary_format,
-                            check_text, normalise_name,
-                            parse_raw, read_source, too_many_rows)
+from lmdk.data.read import (
+    MAX_BYTES,
+    MAX_ROWS,
+    DataTooLargeError,
+    RawTable,
+    check_not_binary_format,
+    check_text,
+    normalise_name,
+    parse_raw,
+    read_source,
+    too_many_rows,
+)
 from lmdk.data.series import KINDS, Series
 from lmdk.errors import DataError
 
@@ -141,7 +150,7 @@ class ImportSpec:
         return ", ".join(parts) + entity
 
     @classmethod
-    def from_dict(cls, data: dict) -> "ImportSpec":
+    def from_dict(cls, data: dict) -> ImportSpec:
         """Build from a dict; unknown fields are rejected by name."""
         if not isinstance(data, dict):
             raise DataError("an import mapping must be a JSON object {…}")

@@ -199,7 +199,7 @@ class RunConfig:
         return json.dumps(self.to_dict(), indent=2, allow_nan=False)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "RunConfig":
+    def from_dict(cls, data: dict) -> RunConfig:
         """Build from a dict; unknown and missing fields are rejected by name."""
         if not isinstance(data, dict):
             raise ParameterError("a run configuration must be a JSON object {…}")
@@ -214,7 +214,7 @@ class RunConfig:
         return cls(**data)
 
     @classmethod
-    def from_json(cls, text: str | bytes) -> "RunConfig":
+    def from_json(cls, text: str | bytes) -> RunConfig:
         """Parse and validate JSON text (never evaluates anything)."""
         try:
             data = json.loads(text)

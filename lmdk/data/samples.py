@@ -11,9 +11,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from lmdk.assets import ASSETS
 from lmdk.data.load import load_series
 from lmdk.data.series import NON_PARTICIPANT, NOTHING_FOUND, Series, from_contacts, from_trajectory
-from lmdk.assets import ASSETS
 from lmdk.errors import ParameterError
 from lmdk.mechanisms import metres_to_latlon
 from lmdk.rng import as_generator

@@ -127,11 +127,11 @@ class Series:
         latlon = self.latlon()
         return latlon_to_metres(latlon[:, 0], latlon[:, 1], origin=origin)
 
-    def head(self, n: int) -> "Series":
+    def head(self, n: int) -> Series:
         """The first ``n`` events (the paper uses the first 1,000 entries, §4.1.1)."""
         return self.slice(0, n)
 
-    def slice(self, start: int, stop: int | None = None) -> "Series":
+    def slice(self, start: int, stop: int | None = None) -> Series:
         """Events ``start:stop`` by position, as a new Series with its own content hash."""
         frame = self.frame.iloc[start:stop]
         if len(frame) == 0:

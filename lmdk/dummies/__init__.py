@@ -5,9 +5,22 @@
 * :mod:`~lmdk.dummies.chains`: histogram bins and the orders in which regular timestamps join L′.
 """
 from lmdk.dummies.selection import (
-    METHODS, METRICS, OPTIMAL_MAX_REGULAR, UTILITIES, DummySpec, MembershipDisclosure, Options, Selection,
-    count_utility, membership_disclosure,
-    landmark_set_distance, landmark_sets_for_release, options, position_utility, select, utility_sensitivity,
+    METHODS,
+    METRICS,
+    OPTIMAL_MAX_REGULAR,
+    UTILITIES,
+    DummySpec,
+    MembershipDisclosure,
+    Options,
+    Selection,
+    count_utility,
+    landmark_set_distance,
+    landmark_sets_for_release,
+    membership_disclosure,
+    options,
+    position_utility,
+    select,
+    utility_sensitivity,
 )
 
 __all__ = [

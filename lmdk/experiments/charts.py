@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import math
 import shutil
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 import pandas as pd
 

@@ -5,12 +5,11 @@
 """
 from __future__ import annotations
 
-
 import numpy as np
 import pandas as pd
 
-from lmdk.dummies.selection import METRICS, DummySpec, landmark_set_distance, options
 from lmdk.assets import ASSETS
+from lmdk.dummies.selection import METRICS, DummySpec, landmark_set_distance, options
 from lmdk.errors import ParameterError
 from lmdk.rng import as_generator
 

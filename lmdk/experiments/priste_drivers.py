@@ -14,10 +14,10 @@ import numpy as np
 import pandas as pd
 
 from lmdk.errors import ParameterError, TooLargeError
+from lmdk.priste.calibration import audit_worst_case, release
 from lmdk.priste.events import Event, make_event
 from lmdk.priste.grid import Grid, gaussian_transition, planar_laplace_emission, simulate_trajectory
 from lmdk.priste.quantify import check_observations, check_prior, check_transition, emission_at, joint_probability
-from lmdk.priste.calibration import audit_worst_case, release
 from lmdk.priste.worst import worst_case_leakage
 from lmdk.rng import as_generator
 

@@ -15,9 +15,10 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
-from typing import Callable, Iterable, Sequence, TextIO
+from typing import TextIO
 
 import numpy as np
 import pandas as pd
@@ -27,7 +28,12 @@ from lmdk.cli.arguments import positive_float, positive_int, seed
 from lmdk.errors import ParameterError
 from lmdk.experiments.registry import FIGURES, GROUPS, figure_names, figures, ordered_names  # noqa: F401 (re-exported)
 from lmdk.experiments.spec import (  # noqa: F401 (re-exported: figure code and tests use them via the runner)
-    PAPERS, FigureSpec, as_is, by_measures, mean_ci, summarise_mean_ci,
+    PAPERS,
+    FigureSpec,
+    as_is,
+    by_measures,
+    mean_ci,
+    summarise_mean_ci,
 )
 
 MAX_REPETITIONS = 100_000

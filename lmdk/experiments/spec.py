@@ -6,8 +6,8 @@ Nothing here imports a figure module or a chart.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd

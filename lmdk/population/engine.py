@@ -11,8 +11,8 @@ of ``workers`` processes started for the run. No process pool of our own.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterator
 
 import pandas as pd
 

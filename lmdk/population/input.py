@@ -18,9 +18,9 @@ contact/peer). Numeric timestamps are seconds since 1970 unless the mapping says
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Iterator
 
 import numpy as np
 import pandas as pd

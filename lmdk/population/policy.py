@@ -137,7 +137,7 @@ class Policy:
         return json.dumps(self.to_dict(), indent=2, allow_nan=False)
 
     @classmethod
-    def from_dict(cls, data) -> "Policy":
+    def from_dict(cls, data) -> Policy:
         """Build from a dict; unknown and missing fields are rejected by name."""
         if not isinstance(data, dict):
             raise ParameterError("a population policy must be a JSON object {…}")
@@ -157,7 +157,7 @@ class Policy:
         return cls(**data)
 
     @classmethod
-    def from_json(cls, text: str | bytes) -> "Policy":
+    def from_json(cls, text: str | bytes) -> Policy:
         """Parse and validate JSON text."""
         try:
             data = json.loads(text)

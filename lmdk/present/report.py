@@ -14,7 +14,7 @@ download of a report; the browser that opens the report already has everything i
 from __future__ import annotations
 
 import html
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from lmdk import __version__
 
@@ -113,7 +113,7 @@ def html_report(title: str, headline: str, configuration: dict, verdicts: dict[s
         f"</td><td>{worst:.4g}</td></tr>" for s, (ok, worst) in verdicts.items())
     table_html = "".join(f"<h3>{html.escape(caption)}</h3>{frame.to_html(index=False, float_format=lambda v: f'{v:.4g}')}"
                          for caption, frame in tables.items())
-    made = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    made = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     guarantee_html = ("<section><h2>What a release guarantees</h2><ul>"
                       + "".join(f"<li>{html.escape(line)}</li>" for line in statement) + "</ul></section>"
                       if statement else "")

@@ -11,16 +11,30 @@
   :func:`release_repetitions`, :func:`audit_worst_case`, :class:`ReleaseResult` (lmdk.priste.calibration).
   α is per kilometre (planar Laplace on cell centres); distances are in metres (``distance_m``). Times are 0-based (the paper's are 1-based).
 """
+from lmdk.priste.calibration import CHECKS, ReleaseResult, audit_worst_case, band, release, release_repetitions
 from lmdk.priste.events import KINDS, Event, make_event
 from lmdk.priste.grid import (
-    Grid, delta_location_set, estimate_transition, gaussian_transition, grid_around, planar_laplace_emission,
-    posterior, restricted_emission, simulate_trajectory,
+    Grid,
+    delta_location_set,
+    estimate_transition,
+    gaussian_transition,
+    grid_around,
+    planar_laplace_emission,
+    posterior,
+    restricted_emission,
+    simulate_trajectory,
 )
 from lmdk.priste.quantify import (
-    EventTracker, event_vectors, event_vectors4, joint_probability, leakage, log_ratio, observation_probability,
-    prior_probability, prior_vector,
+    EventTracker,
+    event_vectors,
+    event_vectors4,
+    joint_probability,
+    leakage,
+    log_ratio,
+    observation_probability,
+    prior_probability,
+    prior_vector,
 )
-from lmdk.priste.calibration import CHECKS, ReleaseResult, audit_worst_case, band, release, release_repetitions
 from lmdk.priste.worst import leakage_lower_bound, leakage_upper_bound, worst_case_from_vectors, worst_case_leakage
 
 __all__ = [

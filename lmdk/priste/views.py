@@ -7,9 +7,9 @@ import numpy as np
 
 from lmdk.errors import ParameterError
 from lmdk.mechanisms import metres_to_latlon
+from lmdk.priste.calibration import release
 from lmdk.priste.events import Event
 from lmdk.priste.grid import Grid, gaussian_transition, grid_around, simulate_trajectory
-from lmdk.priste.calibration import release
 from lmdk.rng import as_generator
 
 BEIJING = (39.9042, 116.4074)

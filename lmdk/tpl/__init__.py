@@ -5,8 +5,17 @@
 * :mod:`~lmdk.tpl.chains`: the restarted recursions shared by the above.
 """
 from lmdk.tpl.temporal import (
-    CORRELATION, LandmarkLoss, LossFunction, TemporalDistance, landmark_temporal_privacy_loss, loss_function,
-    loss_increment, privacy_loss_supremum, temporal_distance, temporal_privacy_loss, transition_matrix,
+    CORRELATION,
+    LandmarkLoss,
+    LossFunction,
+    TemporalDistance,
+    landmark_temporal_privacy_loss,
+    loss_function,
+    loss_increment,
+    privacy_loss_supremum,
+    temporal_distance,
+    temporal_privacy_loss,
+    transition_matrix,
     validate_transition_matrix,
 )
 

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lmdk.tpl import chains
 from lmdk.errors import ParameterError
 from lmdk.privacy import landmark_mask
+from lmdk.tpl import chains
 from lmdk.tpl.loss import (  # noqa: F401  (re-exported public API)
     CORRELATION,
     LossFunction,

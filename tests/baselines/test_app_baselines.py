@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import json
 
-from streamlit.testing.v1 import AppTest
-
 import app_support
 from app_support import navigation_mode  # noqa: F401 (autouse fixture)
+from streamlit.testing.v1 import AppTest
+
 from ui import state
 
 SCHEMES_PAGE = "pages/schemes_utility.py"

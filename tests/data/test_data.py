@@ -9,8 +9,8 @@ import pytest
 
 from lmdk import data
 from lmdk.data import DataError, Series, load_series, sample
-from lmdk.errors import ParameterError
 from lmdk.data.samples import HUE_FILE
+from lmdk.errors import ParameterError
 
 
 def csv(text: str) -> bytes:

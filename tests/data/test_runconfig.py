@@ -8,9 +8,9 @@ import pytest
 
 from lmdk import __version__, schemes
 from lmdk.data import RunConfig, sample
+from lmdk.data.runconfig import MECHANISM_NAMES, SCHEME_NAMES, sample_reference, scheme_rng
 from lmdk.errors import ParameterError
 from lmdk.landmarks import by_fraction
-from lmdk.data.runconfig import MECHANISM_NAMES, SCHEME_NAMES, sample_reference, scheme_rng
 
 
 def hue_config(**overrides) -> RunConfig:

@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from lmdk.dummies import selection as dm
 from lmdk.dummies import chains as ch
+from lmdk.dummies import selection as dm
 from lmdk.errors import ParameterError, TooLargeError
 
 ALPHA = 1e-4

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lmdk.experiments import runner as ex
 from lmdk.errors import ParameterError
+from lmdk.experiments import runner as ex
 
 
 def _toy_run(cfg: dict, reps: int, rng: np.random.Generator) -> pd.DataFrame:

@@ -6,10 +6,15 @@ import pandas as pd
 import pytest
 
 from lmdk.errors import ParameterError, TooLargeError
-from lmdk.priste import Event, joint_probability, make_event
 from lmdk.experiments.priste_drivers import (
-    alpha_per_timestamp, brute_force_joint, paper_event, runtime_vs_event_size, synthetic_setup, utility_vs_epsilon,
+    alpha_per_timestamp,
+    brute_force_joint,
+    paper_event,
+    runtime_vs_event_size,
+    synthetic_setup,
+    utility_vs_epsilon,
 )
+from lmdk.priste import Event, joint_probability, make_event
 from lmdk.priste.views import compare, snap_trace, synthetic_walk
 
 
@@ -66,8 +71,8 @@ def test_views_snap_walk_and_compare():
 
 
 def test_table2_tiny_compares_the_two_checks():
-    from lmdk.experiments import runner as ex
     from lmdk.experiments import charts as experiments_charts
+    from lmdk.experiments import runner as ex
 
     df = ex.run_figure("priste-table2", repetitions=2, seed=1, configs=[{"alpha0": 1.0}])
     assert set(df["check"]) == {"any_prior", "fixed_prior"} and (df["repetitions"] == 2).all()

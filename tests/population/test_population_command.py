@@ -4,9 +4,9 @@ from __future__ import annotations
 import json
 
 import pandas as pd
+from population_support import fleet, read_released
 
 from lmdk.cli import main
-from population_support import fleet, read_released
 
 
 def _files(tmp_path, scheme="adaptive"):

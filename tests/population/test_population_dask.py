@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from population_support import fleet, read_released
 
 from lmdk import population
-from population_support import fleet, read_released
 
 pytest.importorskip("distributed")
 

@@ -7,12 +7,11 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from population_support import fleet, read_released
 
 from lmdk import population
 from lmdk.population import partition, seeding
 from lmdk.population.input import open_source
-
-from population_support import fleet, read_released
 
 POLICY = {"landmarks": "percentile:20", "scheme": "adaptive", "epsilon": 1.0, "seed": 7}
 

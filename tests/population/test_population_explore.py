@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from population_support import fleet as small_fleet
 
 from lmdk import population
 from lmdk.errors import DataError, ParameterError
@@ -16,8 +17,6 @@ from lmdk.population.explore import compare_schemes, flagged, headline, user_ser
 from lmdk.population.fleet import FLEET_RULE, MAX_CELLS, synthetic_fleet
 from lmdk.population.input import frame_source, open_source, upload_source
 from lmdk.synthetic import DISTRIBUTIONS
-
-from population_support import fleet as small_fleet
 
 REALWORLD = Path(__file__).resolve().parents[3] / "shared" / "data" / "realworld"
 

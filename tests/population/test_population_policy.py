@@ -4,10 +4,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from population_support import fleet
 
 from lmdk.errors import ParameterError
 from lmdk.population import Policy, load_policy, release
-from population_support import fleet
 
 GOOD = {"landmarks": "percentile:20", "scheme": "adaptive", "epsilon": 1.0}
 

@@ -11,7 +11,6 @@ every RunConfig records its ``view`` (a window / aggregation of the data) and sc
 from __future__ import annotations
 
 import pytest
-
 from present_golden import digest, outputs
 
 BEFORE_THE_MOVE = {

@@ -8,8 +8,16 @@ import pytest
 
 from lmdk.errors import DataError, ParameterError
 from lmdk.priste import (
-    Event, Grid, delta_location_set, estimate_transition, gaussian_transition, grid_around, make_event,
-    planar_laplace_emission, restricted_emission, simulate_trajectory,
+    Event,
+    Grid,
+    delta_location_set,
+    estimate_transition,
+    gaussian_transition,
+    grid_around,
+    make_event,
+    planar_laplace_emission,
+    restricted_emission,
+    simulate_trajectory,
 )
 
 

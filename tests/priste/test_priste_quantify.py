@@ -11,7 +11,13 @@ from scipy.special import logsumexp
 
 from lmdk.errors import ParameterError
 from lmdk.priste import (
-    Event, event_vectors, event_vectors4, joint_probability, leakage, observation_probability, prior_probability,
+    Event,
+    event_vectors,
+    event_vectors4,
+    joint_probability,
+    leakage,
+    observation_probability,
+    prior_probability,
 )
 
 

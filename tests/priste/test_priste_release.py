@@ -9,8 +9,18 @@ from scipy.stats import chisquare
 
 from lmdk.errors import ParameterError
 from lmdk.priste import (
-    Event, Grid, band, delta_location_set, gaussian_transition, leakage, make_event, planar_laplace_emission,
-    release, release_repetitions, simulate_trajectory, worst_case_leakage,
+    Event,
+    Grid,
+    band,
+    delta_location_set,
+    gaussian_transition,
+    leakage,
+    make_event,
+    planar_laplace_emission,
+    release,
+    release_repetitions,
+    simulate_trajectory,
+    worst_case_leakage,
 )
 
 

@@ -9,8 +9,15 @@ from scipy.optimize import differential_evolution, minimize
 
 from lmdk.errors import ParameterError
 from lmdk.priste import (
-    Event, Grid, event_vectors4, gaussian_transition, leakage, make_event, planar_laplace_emission,
-    worst_case_from_vectors, worst_case_leakage,
+    Event,
+    Grid,
+    event_vectors4,
+    gaussian_transition,
+    leakage,
+    make_event,
+    planar_laplace_emission,
+    worst_case_from_vectors,
+    worst_case_leakage,
 )
 from lmdk.priste.worst import leakage_lower_bound, leakage_upper_bound, lower_bound_rows
 
@@ -90,7 +97,7 @@ def test_optimum_can_lie_inside_an_edge():
     for seed in range(40):
         ev, M, E, obs = instance(seed, m=3, T=4)
         _, pi = worst_case_leakage(ev, M, E, obs)
-        if np.count_nonzero(pi > 1e-6) == 2 and np.all((pi < 1 - 1e-6)):
+        if np.count_nonzero(pi > 1e-6) == 2 and np.all(pi < 1 - 1e-6):
             interior += 1
     assert interior >= 3
 

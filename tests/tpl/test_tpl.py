@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lmdk import privacy
-from lmdk.tpl import temporal as tpl
 from lmdk.errors import ParameterError, TooLargeError
 from lmdk.experiments.tpl import COLUMNS, figure8, figure9
+from lmdk.tpl import temporal as tpl
 
 # --------------------------------------------------------------------------- independent references
 
