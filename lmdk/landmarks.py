@@ -376,10 +376,13 @@ def _fit_stays(t, lat, lon, target: float, duration_s: float) -> FractionFit:
 
 
 # -- landmark rules as text (command line, population policies) ----------------------------------
-RULE_KINDS = ("none", "below", "above", "percentile", "share", "stay", "contacts", "file")
+RULE_KINDS = ("none", "below", "above", "percentile", "share", "stay", "contacts", "file", "calendar")
+DATA_DEPENDENT_KINDS = ("below", "above", "percentile", "share", "stay", "contacts")
+"""Rules that read the data being released to decide whether an event is a landmark: a change of one event's
+value (location, contact) can change the landmark set itself, which Theorem 2 takes as fixed in advance."""
 RULE_HELP = ("below:0.54 | above:1.1 | percentile:20 (lowest 20 %) | percentile:20:above | share:20 "
              "(closest to 20 % of events, any kind of series) | stay:30min[:200m] | contacts:watchlist.txt | "
-             "file:landmarks.json|csv (indices) | none")
+             "file:landmarks.json|csv (indices) | calendar:sun@09:00-12:00 (declared windows) | none")
 DEFAULT_STAY_DISTANCE_M = 200.0
 """Stay-point distance of a ``stay:`` rule that names none (a common choice for GeoLife-like traces)."""
 _DURATION_UNITS = {"s": 1, "sec": 1, "min": 60, "m": 60, "h": 3600, "hour": 3600, "d": 86400}
@@ -394,12 +397,22 @@ class LandmarkRule:
     side: str = "below"
     distance_m: float | None = None
     path: str | None = None
+    spec: str | None = None  # the calendar: rule's text
+
+    @property
+    def data_dependent(self) -> bool:
+        """True when the rule reads the values (locations, contacts) being released to choose the landmarks."""
+        return self.kind in DATA_DEPENDENT_KINDS
 
     def indices(self, series) -> np.ndarray:
         """Landmark positions of ``series`` (an ``lmdk.data.Series``) under this rule."""
         n = len(series)
         if self.kind == "none":
             return _EMPTY.copy()
+        if self.kind == "calendar":
+            from lmdk.declared.calendar import parse
+
+            return parse(self.spec or "").indices(series)
         if self.kind in ("below", "above"):
             _require_kind(series, "values", self.kind)
             return by_threshold(series.values, **{self.kind: self.number})
@@ -457,6 +470,10 @@ def parse_rule(text: str) -> LandmarkRule:
     parts = rest.split(":") if rest else []
     if kind == "none":
         return LandmarkRule("none")
+    if kind == "calendar":
+        from lmdk.declared.calendar import parse
+
+        return LandmarkRule("calendar", spec=parse(raw).text)
     if kind in ("contacts", "file"):
         if not rest:
             raise ParameterError(f"landmark rule '{kind}' needs a file: {kind}:PATH")

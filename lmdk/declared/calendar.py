@@ -1,0 +1,200 @@
+"""Calendar windows: landmarks declared by the clock, not found in the data.
+
+A ``calendar:`` rule marks the events whose wall-clock time falls in a window given in advance — "Sundays
+09:00–12:00", "weekday nights 22:00–06:00", "1–3 May 2024". Whether an event is a landmark then depends on
+its timestamp only, never on its value, location or contact, so two neighbouring series (which differ in
+one event's value and share their timestamps) always have the same landmark set: the landmark paper's
+Theorem 2 (§3.1) applies to the release exactly as stated, with L fixed before the data is seen.
+
+Grammar (several windows joined with ``+``; an event is a landmark when any window holds it)::
+
+    calendar:sun@09:00-12:00           one weekday, start inclusive, end exclusive
+    calendar:mon-fri@22:00-06:00       a range of weekdays; an end ≤ start wraps past midnight, so the
+                                       window belongs to the day it starts on (Fri 22:00 – Sat 06:00)
+    calendar:sat,sun@00:00-24:00       a list of days (or ranges); 24:00 is the end of the day
+    calendar:daily@12:00-13:00         every day
+    calendar:2024-05-01..2024-05-03    whole days, both dates included
+    calendar:2024-05-01                one whole day
+
+Windows are wall-clock times in the series' time zone: across a clock change a window keeps its wall-clock
+bounds (09:00–12:00 is three hours of readings on most days and still 09:00–12:00 on the day the clocks
+move). Timestamps without a zone are taken as wall-clock times as they stand; a zone-aware series is read in
+its own zone, or in ``tz`` when given.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from lmdk.errors import ParameterError
+
+PREFIX = "calendar:"
+DAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+HELP = ("calendar:sun@09:00-12:00 | calendar:mon-fri@22:00-06:00 (wraps midnight) | calendar:sat,sun@00:00-24:00 "
+        "| calendar:daily@12:00-13:00 | calendar:2024-05-01..2024-05-03 (whole days); join several with +")
+_CLOCK = re.compile(r"^(\d{1,2}):(\d{2})$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_FULL_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+@dataclass(frozen=True)
+class Weekly:
+    """A window repeating on the chosen weekdays: from ``start`` (inclusive) to ``end`` (exclusive), in seconds
+    after midnight; ``end <= start`` wraps past midnight into the next day."""
+
+    days: tuple[bool, ...]
+    start: int
+    end: int
+
+    def holds(self, weekday: np.ndarray, second: np.ndarray) -> np.ndarray:
+        """Which (weekday, second-of-day) pairs lie in the window (vectorised)."""
+        today = np.asarray(self.days)[weekday]
+        if self.start < self.end:
+            return today & (second >= self.start) & (second < self.end)
+        yesterday = np.asarray(self.days)[(weekday - 1) % 7]
+        return (today & (second >= self.start)) | (yesterday & (second < self.end))
+
+
+@dataclass(frozen=True)
+class Dates:
+    """Whole days from ``first`` to ``last``, both included (dates as numpy datetime64[D])."""
+
+    first: np.datetime64
+    last: np.datetime64
+
+    def holds(self, day: np.ndarray) -> np.ndarray:
+        """Which calendar days lie in the range (vectorised)."""
+        return (day >= self.first) & (day <= self.last)
+
+
+@dataclass(frozen=True)
+class CalendarRule:
+    """A ``calendar:`` landmark rule: one or more windows given in advance (see the module docstring)."""
+
+    text: str
+    windows: tuple[Weekly | Dates, ...]
+
+    def mask(self, timestamps, tz: str | None = None) -> np.ndarray:
+        """Which timestamps (a DatetimeIndex or anything pandas reads as one) are landmarks."""
+        wall = wall_clock(timestamps, tz)
+        second = (wall.hour * 3600 + wall.minute * 60 + wall.second).to_numpy()
+        weekday = wall.weekday.to_numpy()
+        day = wall.to_numpy().astype("datetime64[D]")
+        out = np.zeros(len(wall), dtype=bool)
+        for window in self.windows:
+            out |= window.holds(day) if isinstance(window, Dates) else window.holds(weekday, second)
+        return out
+
+    def indices(self, series, tz: str | None = None) -> np.ndarray:
+        """Landmark positions of an ``lmdk.data.Series`` (its DatetimeIndex) under this rule."""
+        index = getattr(series, "timestamps", None)
+        if not isinstance(index, pd.DatetimeIndex):
+            raise ParameterError(f"landmark rule {self.text!r} needs a series with timestamps (an lmdk Series); "
+                                 "plain values have no calendar")
+        return np.flatnonzero(self.mask(index, tz)).astype(np.int64)
+
+    def preview(self, start="2024-01-01", days: int = 7, step: str = "1h") -> pd.DataFrame:
+        """What the rule marks over ``days`` days from ``start`` (a Monday by default), one row per ``step``:
+        columns timestamp, weekday, landmark — the one-week preview a policy editor shows."""
+        grid = pd.date_range(pd.Timestamp(start), periods=int(pd.Timedelta(days=days) / pd.Timedelta(step)),
+                             freq=step, name="timestamp")
+        return pd.DataFrame({"timestamp": grid, "weekday": grid.day_name().str[:3], "landmark": self.mask(grid)})
+
+
+def wall_clock(timestamps, tz: str | None = None) -> pd.DatetimeIndex:
+    """The timestamps as naive wall-clock times: naive ones as they stand, zone-aware ones in their own zone (or
+    in ``tz``). A ``tz`` for naive timestamps names their zone and changes nothing on the wall clock."""
+    try:
+        index = pd.DatetimeIndex(timestamps)
+    except (TypeError, ValueError) as exc:
+        raise ParameterError(f"calendar rule: the timestamps cannot be read as date/times ({exc})") from None
+    if tz is not None:
+        _check_zone(tz)
+    if index.tz is None:
+        return index
+    return (index.tz_convert(tz) if tz else index).tz_localize(None)
+
+
+def _check_zone(tz: str) -> None:
+    """Refuse an unknown time zone, naming an example of a valid one."""
+    try:
+        pd.Timestamp("2000-01-01").tz_localize(tz)
+    except Exception:
+        raise ParameterError(f"unknown time zone {tz!r}; use an IANA name such as 'Europe/Berlin' or 'UTC'") from None
+
+
+def _clock(text: str, rule: str, allow_24: bool) -> int:
+    """Seconds after midnight of 'HH:MM' (24:00 only as an end)."""
+    match = _CLOCK.match(text.strip())
+    if not match:
+        raise ParameterError(f"calendar rule {rule!r}: {text!r} is not a time; use HH:MM, e.g. 09:00")
+    hours, minutes = int(match.group(1)), int(match.group(2))
+    if minutes > 59 or hours > 24 or (hours == 24 and (minutes or not allow_24)):
+        raise ParameterError(f"calendar rule {rule!r}: {text!r} is not a time of day (00:00–23:59"
+                             f"{', or 24:00 as an end' if allow_24 else ''})")
+    return hours * 3600 + minutes * 60
+
+
+def _day(name: str, rule: str) -> int:
+    """Index 0..6 of a weekday name (mon..sun; full names accepted)."""
+    key = name.strip().lower()
+    if key[:3] not in DAY_NAMES or key not in (key[:3], _FULL_NAMES[DAY_NAMES.index(key[:3])]):
+        raise ParameterError(f"calendar rule {rule!r}: {name!r} is not a weekday; use mon, tue, …, sun or daily")
+    return DAY_NAMES.index(key[:3])
+
+
+def _days(text: str, rule: str) -> tuple[bool, ...]:
+    """The weekdays of 'daily', 'sun', 'mon-fri' or 'sat,sun' (ranges may wrap: 'fri-mon')."""
+    chosen = [False] * 7
+    if text.strip().lower() in ("daily", "every", "all"):
+        return (True,) * 7
+    for part in text.split(","):
+        first, dash, last = part.partition("-")
+        a = _day(first, rule)
+        b = _day(last, rule) if dash else a
+        for k in range(((b - a) % 7) + 1):
+            chosen[(a + k) % 7] = True
+    return tuple(chosen)
+
+
+def _date(text: str, rule: str) -> np.datetime64:
+    """A calendar day from 'YYYY-MM-DD'."""
+    if not _DATE.match(text.strip()):
+        raise ParameterError(f"calendar rule {rule!r}: {text!r} is not a date; use YYYY-MM-DD")
+    try:
+        return np.datetime64(pd.Timestamp(text.strip()).date(), "D")
+    except ValueError:
+        raise ParameterError(f"calendar rule {rule!r}: {text!r} is not a valid date") from None
+
+
+def _window(text: str, rule: str) -> Weekly | Dates:
+    """One window: 'DAYS@HH:MM-HH:MM' or 'DATE[..DATE]'."""
+    if "@" in text:
+        days, _, times = text.partition("@")
+        start, dash, end = times.partition("-")
+        if not dash:
+            raise ParameterError(f"calendar rule {rule!r}: {times!r} needs a start and an end, e.g. 09:00-12:00")
+        begin, finish = _clock(start, rule, False), _clock(end, rule, True)
+        if begin == finish:
+            raise ParameterError(f"calendar rule {rule!r}: the window {times!r} is empty; for a whole day use "
+                                 "00:00-24:00")
+        return Weekly(_days(days, rule), begin, finish)
+    first, dots, last = text.partition("..")
+    start_day = _date(first, rule)
+    end_day = _date(last, rule) if dots else start_day
+    if end_day < start_day:
+        raise ParameterError(f"calendar rule {rule!r}: {last!r} comes before {first!r}")
+    return Dates(start_day, end_day)
+
+
+def parse(text: str) -> CalendarRule:
+    """Parse a ``calendar:`` rule (``HELP`` lists the forms); errors name the rule and the fix."""
+    raw = str(text).strip()
+    body = raw[len(PREFIX):] if raw.lower().startswith(PREFIX) else raw
+    if not body.strip():
+        raise ParameterError(f"calendar rule {raw!r} names no window; use {HELP}")
+    windows = tuple(_window(part.strip(), raw) for part in body.split("+"))
+    return CalendarRule(raw, windows)
