@@ -32,13 +32,14 @@ X = t·V + U, Y = ⌊X/s⌋, a sign, a restart at "−0". Its U (P(U = u) ∝ e^
 ⌊t·F⌋ with F the fractional part of an Exp(1) variable, whose first 32 bits are Algorithm 2's own U for
 t = 2^32 and whose further bits are drawn the same way when a floor needs them: the same law, and only the
 final floor depends on t (so Adaptive can draw everything else ahead, :class:`LockstepNoise`). Every draw is a
-uniform integer — a 64-bit word of the Generator's bit generator reduced by exact rejection (``_Draws``), or
-``Generator.integers``, which does the same — and every decision an integer comparison: no floating-point
-number touches the randomness, so Z has exactly the law of (a), and the output's low bits carry nothing (there
-are none beyond g). How much randomness is drawn never depends on x.
+uniform integer — a 64-bit word of the Generator's bit generator reduced by exact rejection
+(:mod:`lmdk.discrete_laplace_kernel`), or ``Generator.integers``, which does the same — and every decision an
+integer comparison: no floating-point number touches the randomness, so Z has exactly the law of (a), and the
+output's low bits carry nothing (there are none beyond g). How much randomness is drawn never depends on x.
 
-Everything is vectorised: each rejection loop runs in passes over the entries still active (one uniform
-integer per active entry and pass, with one bound per pass) until every entry has been accepted.
+Speed: each entry's sample is drawn by a compiled loop (numba) from consecutive raw words of its Generator, one
+sample after another (:mod:`lmdk.discrete_laplace_kernel`); only the rare floors that need more bits of F, and
+their restarts, run in Python afterwards. A population batch draws each row from its own Generator.
 """
 from __future__ import annotations
 
@@ -74,7 +75,7 @@ def _positive_integers(value, name: str) -> np.ndarray:
             raise ParameterError(f"{name} must be integers ≥ 1, got {value!r}")
     if np.any(arr < 1) or np.any(arr > MAX_SCALE):
         raise ParameterError(f"{name} must be integers in 1..2^52, got {value!r}")
-    return arr.astype(np.int64)
+    return arr.astype(np.int64, copy=False)
 
 
 def bernoulli_exp(num, den, rng=None) -> np.ndarray:
@@ -111,100 +112,64 @@ def bernoulli_exp(num, den, rng=None) -> np.ndarray:
     return out.reshape(shape)
 
 
-class _Draws:
-    """Exact uniform integers for entries that each draw from their row's Generator (``rows[i]``, non-decreasing;
-    None: every entry from ``generators[0]``), the row's entries in order — so a row's numbers depend on its own
-    entries alone, and a population batch (one row per user) draws exactly what each user drawn alone would.
+_ONE = np.ones(1, dtype=np.int64)
+HALVES_PER_SAMPLE = 11
+"""32-bit numbers drawn ahead per sample (about ten are used on average; the stream is extended when it runs
+out, see :mod:`lmdk.discrete_laplace_kernel`)."""
 
-    Each draw is one 64-bit word of the Generator's bit generator (``bit_generator.random_raw``, the uniform integers
-    ``Generator.integers`` itself reduces; it is called directly because ``integers`` costs ~13 µs per call and a
-    batch calls once per user and pass), reduced exactly: w is kept when w < 2^64 − (2^64 mod m), a multiple of m,
-    and gives w mod m; a rejected word (probability < m/2^64) is replaced by the row's next word.
-    """
 
-    def __init__(self, generators, rows: np.ndarray | None = None):
-        self.generators = generators
-        self.bits = [g.bit_generator for g in generators]
-        self.rows = rows
-        if rows is not None:  # entries of row r: ids starts[r] .. starts[r+1]−1
-            self.starts = np.searchsorted(rows, np.arange(len(generators) + 1))
+def _stream(gen: np.random.Generator, count: int) -> np.ndarray:
+    """At least ``count`` uniform 32-bit numbers: raw 64-bit words of the Generator's bit generator (the words
+    ``Generator.integers`` reduces), each read as two halves, low half first."""
+    return gen.bit_generator.random_raw(-(-count // 2)).view(np.uint32)
 
-    def __call__(self, high: int, ids: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:
-        """Uniform integers in [0, high) (high ≤ 2^63) for the entries ``ids[active]`` (or ``ids``), increasing."""
-        if self.rows is None:
-            words = self.bits[0].random_raw(ids.size if active is None else active.size)
+
+def _laplace_stream(t: np.ndarray, s: np.ndarray, count: int, gen: np.random.Generator) -> np.ndarray:
+    """``count`` samples of Lap_Z(t/s) (t, s: int64, one per entry or one for all), every entry's sample from
+    consecutive numbers of ``gen`` (the compiled kernel); the rare floors that need more bits of F are refined
+    afterwards from ``gen`` itself, in entry order."""
+    from lmdk import discrete_laplace_kernel as kernel
+
+    bits = FRACTION_BITS
+    out = np.empty(count, dtype=np.int64)
+    unsure = np.zeros(count, dtype=bool)
+    unsure_v = np.empty(count, dtype=np.int64)
+    unsure_f = np.empty(count, dtype=np.uint64)
+    unsure_b = np.empty(count, dtype=np.int64)
+    halves = _stream(gen, count * HALVES_PER_SAMPLE + 64)
+    first = 0
+    while True:
+        status, stop, start = kernel.laplace_stream(t, s, first, count, halves, bits, out, unsure, unsure_v,
+                                                    unsure_f, unsure_b)
+        if status == kernel.OK:
+            break
+        halves = np.concatenate((halves[start:], _stream(gen, (count - stop) * HALVES_PER_SAMPLE + 64)))
+        first = stop
+    for i in np.flatnonzero(unsure).tolist():
+        ti, si = int(t[i if t.size > 1 else 0]), int(s[i if s.size > 1 else 0])
+        y = (ti * int(unsure_v[i]) + _refined_floor(ti, int(unsure_f[i]), bits, gen)) // si
+        if unsure_b[i] == 1 and y == 0:  # −0: a fresh sample
+            out[i] = _scalar_laplace(ti, si, gen)
         else:
-            if active is not None:
-                ids = ids[active]
-            words = np.empty(ids.size, dtype=np.uint64)
-            ends = np.searchsorted(ids, self.starts).tolist()  # ids of row r: positions ends[r] .. ends[r+1]−1
-            for r in np.flatnonzero(np.diff(ends)).tolist():
-                words[ends[r]:ends[r + 1]] = self.bits[r].random_raw(ends[r + 1] - ends[r])
-        excess = (1 << 64) % high
-        if excess:
-            limit = np.uint64((1 << 64) - excess)
-            for i in np.flatnonzero(words >= limit).tolist():  # rare; a row's entries in order
-                bits = self.bits[0 if self.rows is None else int(self.rows[ids[i]])]
-                while words[i] >= limit:
-                    words[i] = bits.random_raw()
-            words %= np.uint64(high)
-        else:  # a power of two
-            words &= np.uint64(high - 1)
-        return words.view(np.int64)
-
-    def generator(self, i: int) -> np.random.Generator:
-        """The Generator of entry i."""
-        return self.generators[0 if self.rows is None else int(self.rows[i])]
-
-
-def _bernoulli_exp_fraction(num: np.ndarray, den: int, ids: np.ndarray, draw: _Draws, k0: int = 1) -> np.ndarray:
-    """Algorithm 1 for γ = num/den ≤ 1 with one ``den`` for all entries: pass K draws ``integers(0, den·K)`` for
-    every entry still in its loop (one scalar bound per pass). ``k0 = 2`` skips the sure first trial when γ = 1."""
-    out = np.empty(num.size, dtype=bool)
-    active = np.arange(num.size)
-    k = k0
-    while active.size:
-        a = draw(den * k, ids, active) < num[active]  # Bernoulli(γ/K)
-        out[active[~a]] = (k & 1) == 1
-        active = active[a]
-        k += 1
+            out[i] = -y if unsure_b[i] == 1 else y
     return out
 
 
-def _geometric_e(ids: np.ndarray, draw: _Draws) -> np.ndarray:
-    """V: Bernoulli(exp(−1)) successes before the first failure, so P(V ≥ v) = e^−v (the integer part of an
-    Exp(1) variable; Algorithm 2's V)."""
-    v = np.zeros(ids.size, dtype=np.int64)
-    active = np.arange(ids.size)
-    while active.size:
-        success = _bernoulli_exp_fraction(np.ones(active.size, dtype=np.int64), 1,
-                                          ids if active.size == ids.size else ids[active], draw, k0=2)
-        active = active[success]
-        v[active] += 1
-    return v
+def _parts_stream(count: int, gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(V, F_b, B) of ``count`` samples from consecutive words of ``gen`` (none depends on the scale t)."""
+    from lmdk import discrete_laplace_kernel as kernel
 
-
-def _fraction(ids: np.ndarray, draw: _Draws, bits: int) -> np.ndarray:
-    """F_b: uniform on {0..2^b−1}, accepted with Bernoulli(exp(−F_b/2^b)), else drawn again (Algorithm 2's U
-    with t = 2^b), so P(F_b = k) ∝ exp(−k/2^b): the first b bits of the fractional part of an Exp(1) variable."""
-    out = np.empty(ids.size, dtype=np.int64)
-    pending = np.arange(ids.size)
-    while pending.size:
-        at = ids if pending.size == ids.size else ids[pending]
-        u = draw(2**bits, at)
-        accept = _bernoulli_exp_fraction(u, 2**bits, at, draw)
-        out[pending[accept]] = u[accept]
-        pending = pending[~accept]
-    return out
-
-
-def _exponential_parts(ids: np.ndarray, draw: _Draws) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(V, F_b, B) for the entries ``ids``: integer part and first b fractional bits of E ~ Exp(1), and a fair
-    sign bit. None depends on the scale t."""
-    v = _geometric_e(ids, draw)
-    f = _fraction(ids, draw, FRACTION_BITS)
-    b = draw(2, ids).astype(np.int8)
-    return v, f, b
+    v = np.zeros(count, dtype=np.int64)
+    f = np.zeros(count, dtype=np.uint64)
+    b = np.zeros(count, dtype=np.int64)
+    words = _stream(gen, count * HALVES_PER_SAMPLE + 64)
+    first = 0
+    while True:
+        status, stop, start = kernel.parts_stream(first, words, FRACTION_BITS, v, f, b)
+        if status == kernel.OK:
+            return v, f, b.astype(np.int8)
+        words = np.concatenate((words[start:], _stream(gen, (count - stop) * HALVES_PER_SAMPLE + 64)))
+        first = stop
 
 
 def _below(m: int, gen: np.random.Generator) -> int:
@@ -300,9 +265,11 @@ def discrete_laplace(t, s=1, rng=None, size=None) -> np.ndarray:
     t_a = _positive_integers(t, "t")
     s_a = _positive_integers(s, "s")
     shape = np.broadcast_shapes(t_a.shape, s_a.shape, () if size is None else tuple(np.atleast_1d(size)))
-    t_v = np.broadcast_to(t_a, shape).reshape(-1)
-    s_v = np.broadcast_to(s_a, shape).reshape(-1)
-    return _laplace(t_v, s_v, _Draws([_generator(rng)])).reshape(shape)
+    count = int(np.prod(shape))
+    t_v = t_a.reshape(-1) if t_a.shape == shape or t_a.size == 1 else np.broadcast_to(t_a, shape).reshape(-1)
+    s_v = s_a.reshape(-1) if s_a.shape == shape or s_a.size == 1 else np.broadcast_to(s_a, shape).reshape(-1)
+    z = _laplace_stream(np.ascontiguousarray(t_v), np.ascontiguousarray(s_v), count, _generator(rng))
+    return z.reshape(shape)
 
 
 def discrete_laplace_rows(t, rows, generators) -> np.ndarray:
@@ -313,18 +280,12 @@ def discrete_laplace_rows(t, rows, generators) -> np.ndarray:
     rows = np.asarray(rows, dtype=np.int64).reshape(-1)
     if rows.shape != t_v.shape or np.any(np.diff(rows) < 0):
         raise ParameterError("rows must give each entry of t its row, in non-decreasing order")
-    return _laplace(t_v, np.ones_like(t_v), _Draws([_generator(g) for g in generators], rows))
-
-
-def _laplace(t: np.ndarray, s: np.ndarray, draw: _Draws) -> np.ndarray:
-    """The rounds of :func:`discrete_laplace` for flat t, s: (V, F_b, B), the floor, restarts at −0."""
-    out = np.empty(t.size, dtype=np.int64)
-    pending = np.arange(t.size)
-    while pending.size:
-        v, f, b = _exponential_parts(pending, draw)
-        y = _floor_scaled(t[pending], v, f, lambda i: draw.generator(pending[i])) // s[pending]
-        out[pending] = _signed(y, b)
-        pending = pending[(b == 1) & (y == 0)]  # −0 would give 0 twice its weight: draw again
+    gens = [_generator(g) for g in generators]
+    out = np.empty(t_v.size, dtype=np.int64)
+    starts = np.searchsorted(rows, np.arange(len(gens) + 1))
+    for r in np.flatnonzero(np.diff(starts)).tolist():
+        part = slice(starts[r], starts[r + 1])
+        out[part] = _laplace_stream(np.ascontiguousarray(t_v[part]), _ONE, starts[r + 1] - starts[r], gens[r])
     return out
 
 
@@ -350,7 +311,7 @@ class LockstepNoise:
     def from_generator(cls, rng, rows: int, n: int) -> LockstepNoise:
         """All rows from one Generator (``lmdk.schemes.release``'s repetitions)."""
         gen = _generator(rng)
-        v, f, b = _exponential_parts(np.arange(rows * n), _Draws([gen]))
+        v, f, b = _parts_stream(rows * n, gen)
         seeds = gen.integers(0, 2**64, size=(rows, 4), dtype=np.uint64)
         return cls(v.reshape(rows, n), f.reshape(rows, n), b.reshape(rows, n), seeds)
 
@@ -360,10 +321,12 @@ class LockstepNoise:
         gens = [_generator(g) for g in generators]
         lengths = np.asarray(lengths, dtype=np.int64)
         valid = np.arange(n) < lengths[:, None]
-        rows = np.repeat(np.arange(len(gens)), lengths)
-        parts = _exponential_parts(np.arange(rows.size), _Draws(gens, rows))
-        v, f, b = (np.zeros((len(gens), n), dtype=a.dtype) for a in parts)
-        v[valid], f[valid], b[valid] = parts
+        drawn = [_parts_stream(int(length), gen) for gen, length in zip(gens, lengths.tolist(), strict=True)]
+        v = np.zeros((len(gens), n), dtype=np.int64)
+        f = np.zeros((len(gens), n), dtype=np.uint64)
+        b = np.zeros((len(gens), n), dtype=np.int8)
+        if drawn:
+            v[valid], f[valid], b[valid] = (np.concatenate(parts) for parts in zip(*drawn, strict=True))
         seeds = np.stack([gen.integers(0, 2**64, size=(1, 4), dtype=np.uint64)[0] for gen in gens]) if gens else \
             np.empty((0, 4), dtype=np.uint64)
         return cls(v, f, b, seeds)

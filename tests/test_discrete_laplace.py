@@ -89,17 +89,43 @@ def test_lockstep_rows_depend_on_their_own_generator_only():
         assert [s[r] for s in steps[:lengths[r]]] == alone
 
 
-def test_word_reduction_is_exactly_uniform_and_per_row():
-    """Uniform integers below m from 64-bit words: rejected words (here a quarter of them) are redrawn from the
-    entry's own row, so the law is uniform and a row's numbers do not depend on the other rows."""
-    high = 3 * 2**61  # 2^64 mod m = 2^62: words ≥ 3·2^62 are rejected
-    draw = dl._Draws([np.random.default_rng(1)])
-    out = draw(high, np.arange(N))
-    assert out.min() >= 0 and stats.chisquare(np.bincount(out >> 61, minlength=3)).pvalue > ALPHA
+def test_one_in_k_is_exact_and_rejects_the_uneven_tail():
+    """Bernoulli(1/K) from 32-bit numbers h: h ≥ K·⌊2^32/K⌋ is rejected (the next number is used), then h < ⌊2^32/K⌋:
+    exactly 1/K. A crafted stream takes the rejection path; a long one has the right frequency for every K."""
+    from lmdk import discrete_laplace_kernel as kernel
+
+    q = 2**32 // 3
+    stream = np.array([2**32 - 1, q - 1, q], dtype=np.uint32)  # 2^32 − 1 ≥ 3q: rejected
+    assert kernel._one_in(3, stream, 0) == (True, 2)
+    assert kernel._one_in(3, stream, 2) == (False, 3)
+    assert kernel._one_in(3, stream[:1], 0)[1] == -1  # the stream ended: the caller extends it
+    halves = np.random.default_rng(1).bit_generator.random_raw(N).view(np.uint32)
+    for k in (1, 2, 3, 7, 63, 64, 100):
+        hits, pos = 0, 0
+        for _ in range(20_000):
+            hit, pos = kernel._one_in(k, halves, pos)
+            hits += hit
+        p = stats.binomtest(hits, 20_000, 1 / k).pvalue
+        assert p > ALPHA, k
+    assert stats.binomtest(sum(kernel._one_in(3, halves, i)[0] for i in range(20_000)), 20_000, 0.4).pvalue < ALPHA
+
+
+def test_population_rows_draw_from_their_own_generator():
+    """discrete_laplace_rows: row r's samples are what discrete_laplace gives from generators[r] alone."""
     rows = np.repeat([0, 1, 2], [500, 0, 700])
-    many = dl._Draws([np.random.default_rng(s) for s in (4, 5, 6)], rows)(high, np.arange(rows.size))
-    assert np.array_equal(many[:500], dl._Draws([np.random.default_rng(4)])(high, np.arange(500)))
-    assert np.array_equal(many[500:], dl._Draws([np.random.default_rng(6)])(high, np.arange(700)))
+    t = np.arange(1, rows.size + 1)
+    many = dl.discrete_laplace_rows(t, rows, [np.random.default_rng(s) for s in (4, 5, 6)])
+    assert np.array_equal(many[:500], dl.discrete_laplace(t[:500], 1, np.random.default_rng(4)))
+    assert np.array_equal(many[500:], dl.discrete_laplace(t[500:], 1, np.random.default_rng(6)))
+
+
+def test_a_short_stream_gives_the_same_samples_as_a_long_one(monkeypatch):
+    """When the drawn-ahead numbers run out inside a sample, the sample is redrawn from the same numbers and more:
+    the result does not depend on how many were drawn ahead (so the law cannot depend on it either)."""
+    t = np.full(3000, 1500)
+    long = dl.discrete_laplace(t, 1, np.random.default_rng(9))
+    monkeypatch.setattr(dl, "HALVES_PER_SAMPLE", 1)
+    assert np.array_equal(dl.discrete_laplace(t, 1, np.random.default_rng(9)), long)
 
 
 @pytest.mark.parametrize(("num", "den"), [(0, 1), (1, 3), (1, 1), (7, 3), (5, 1), (999, 1000)])
