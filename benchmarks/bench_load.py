@@ -65,7 +65,7 @@ async def student(url: str, k: int, steady: asyncio.Event, duration: float, peri
     took on a loaded machine)."""
     await asyncio.sleep(rng.uniform(0, period))
     async with Session(url, "schemes_utility", query=f"seed={k + 1}") as s:
-        opens.append((await s.load()).seconds)
+        opens.append((await s.load(expect="w_eps")).seconds)
         await steady.wait()
         labels = s.options("w_eps")
         order = [lab for lab in labels if lab != "1"]

@@ -30,6 +30,7 @@ class Run:
     sliders: dict = field(default_factory=dict)  # widget id -> Slider proto
     charts: list = field(default_factory=list)  # Plotly JSON specs (str)
     exceptions: list = field(default_factory=list)
+    texts: list = field(default_factory=list)  # alerts and markdown, to say what arrived when a widget did not
 
 
 class Session:
@@ -50,20 +51,47 @@ class Session:
     async def __aexit__(self, *exc) -> None:
         await self._ws.close()
 
-    async def load(self) -> Run:
-        """Open the page as a browser does on first load (no widget states)."""
-        return await self._rerun({})
+    async def load(self, expect: str | None = None, attempts: int = 5) -> Run:
+        """Open the page as a browser does on first load (no widget states). With ``expect`` (a widget key suffix),
+        wait for the page that has it: a fresh server's first run of a session may be its entry run (ui's
+        ensure_entrypoint reruns once) or land before the page's state exists, so the page is asked for again, up
+        to ``attempts`` times; then a RuntimeError says what arrived instead. Opening time is the sum."""
+        run = await self._rerun({})
+        total = run.seconds
+        for _ in range(attempts - 1):
+            if expect is None or self._widget(expect) is not None:
+                break
+            run = await self._rerun({})
+            total += run.seconds
+        if expect is not None and self._widget(expect) is None:
+            raise RuntimeError(f"page {self.page!r} did not show the widget {expect!r} after {attempts} loads; it "
+                               f"sent sliders {sorted(self.sliders)}, texts {run.texts[:5]}, exceptions "
+                               f"{run.exceptions}")
+        run.seconds = total
+        return run
+
+    def _widget(self, key: str) -> str | None:
+        """The id of the slider whose widget key ends in ``key``, or None."""
+        return next((w for w in self.sliders if w.endswith(key)), None)
 
     async def set_slider(self, key: str, label: str) -> Run:
         """Move the select_slider whose widget key ends in ``key`` to the option shown as ``label``."""
-        widget = next(w for w in self.sliders if w.endswith(key))
-        if label not in self.sliders[widget].options:
-            raise ValueError(f"{label!r} is not an option of {key}: {list(self.sliders[widget].options)}")
+        widget = self._slider(key)
+        options = list(self.sliders[widget].options)
+        if label not in options:
+            raise ValueError(f"{label!r} is not an option of {key}: {options}")
         return await self._rerun({widget: [label]})
+
+    def _slider(self, key: str) -> str:
+        """The id of the slider whose widget key ends in ``key``; a RuntimeError naming what the page has."""
+        widget = self._widget(key)
+        if widget is None:
+            raise RuntimeError(f"no slider {key!r} on page {self.page!r}; it has {sorted(self.sliders)}")
+        return widget
 
     def options(self, key: str) -> list[str]:
         """The option labels of the select_slider whose widget key ends in ``key``."""
-        return list(next(s for w, s in self.sliders.items() if w.endswith(key)).options)
+        return list(self.sliders[self._slider(key)].options)
 
     async def _rerun(self, string_arrays: dict) -> Run:
         msg = BackMsg()
@@ -115,6 +143,10 @@ def _collect(fwd, run: Run) -> None:
         run.charts.append(element.plotly_chart.spec)
     elif kind == "exception":
         run.exceptions.append(element.exception.message)
+    elif kind == "alert":
+        run.texts.append(element.alert.body)
+    elif kind == "markdown":
+        run.texts.append(element.markdown.body[:200])
 
 
 def chart_epsilons(run: Run) -> set[float]:
@@ -130,7 +162,7 @@ def chart_epsilons(run: Run) -> set[float]:
 
 async def _demo(url: str) -> None:
     async with Session(url, "schemes_utility") as s:
-        first = await s.load()
+        first = await s.load(expect="w_eps")
         print(f"load {first.seconds:.2f} s, {first.bytes / 1e6:.1f} MB, sliders {list(s.sliders)}")
         run = await s.set_slider("w_eps", s.options("w_eps")[0])
         print(f"ε change {run.seconds:.2f} s, charts at ε {chart_epsilons(run)}")

@@ -16,7 +16,7 @@ from streamlit_client import Session, chart_epsilons  # noqa: E402
 
 async def _one_change(url: str) -> tuple:
     async with Session(url, "schemes_utility", query="schemes=uniform,skip&reps=5") as s:
-        first = await s.load()
+        first = await s.load(expect="w_eps")
         changed = await s.set_slider("w_eps", "0.1")
         return first, changed, s.query
 
