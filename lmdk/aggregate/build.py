@@ -1,0 +1,314 @@
+"""Aggregate streams: one series built from many users' events — per time bin the sum, mean or count over users.
+
+The landmark paper's model already holds it: each timestamp's data is a data set D_t of individuals (§2,
+Definition 2), and protecting "all data sets corresponding to L ∪ {t}" (§3.1) means protecting one user's
+contributions at those timestamps. This module builds the statistic; :mod:`lmdk.relation` states what a
+release of it protects, and every scheme, the exact sampler, the temporal loss, dummy landmarks, the audit and
+the planner then work on the aggregate series unchanged.
+
+What each statistic counts (all choices public, none read from the data):
+
+- ``sum`` (values): per bin, the sum over users of each user's reading clamped to the public range
+  [low, high]. A user without a reading in a bin contributes 0; several readings of one user in one bin are
+  averaged first (at most one contribution per user and bin), with a warning that counts them. One user moves
+  the sum of a bin by at most high − low (Δ), and the sum lies in [N·low, N·high].
+- ``mean`` (values): the sum divided by N, the number of users, which is treated as public.
+- ``count`` (contacts): per bin, the number of contact rows; a row belongs to both people it joins, and each
+  person contributes at most K rows per bin (``max_per_user``, public): later rows of a person past K are
+  dropped, with a warning that counts them. One user moves a bin's count by at most K (Δ = K).
+- ``count`` (locations): per bin, the number of users with at least one location inside a public region
+  (a circle: centre and radius in metres). Δ = 1.
+
+Groups (``by`` a column: district, feeder, school class): each user belongs to exactly one group (a user in two
+groups is an error naming them) and membership is treated as public; groups are disjoint sets of users, so
+their releases compose in parallel; a group of fewer than ``SMALL_GROUP`` users gets a warning (its total is
+nearly one person's series).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from lmdk.errors import DataError, ParameterError
+
+STATISTICS = ("sum", "mean", "count")
+SMALL_GROUP = 10
+"""A group with fewer users than this is warned about: its statistic is nearly one person's series."""
+ALL = "all"
+"""The group name of an aggregate over every user (no ``by``)."""
+EARTH_RADIUS_M = 6_371_008.8
+
+
+@dataclass(frozen=True)
+class Region:
+    """A public region for location counts: a circle of ``radius_m`` metres around (lat, lon)."""
+
+    lat: float
+    lon: float
+    radius_m: float
+
+    def __post_init__(self) -> None:
+        """Refuse a centre off the globe or a radius that is not positive."""
+        if not (-90 <= self.lat <= 90 and -180 <= self.lon <= 180):
+            raise ParameterError(f"region centre ({self.lat}, {self.lon}) is not a latitude/longitude in degrees")
+        if not (np.isfinite(self.radius_m) and self.radius_m > 0):
+            raise ParameterError(f"region radius must be a positive number of metres, not {self.radius_m!r}")
+
+    def holds(self, lat: np.ndarray, lon: np.ndarray) -> np.ndarray:
+        """Which points lie inside (great-circle distance ≤ radius)."""
+        p1, p2 = np.radians(self.lat), np.radians(lat)
+        dphi, dlmb = p2 - p1, np.radians(lon - self.lon)
+        a = np.sin(dphi / 2) ** 2 + np.cos(p1) * np.cos(p2) * np.sin(dlmb / 2) ** 2
+        return 2 * EARTH_RADIUS_M * np.arcsin(np.sqrt(np.clip(a, 0, 1))) <= self.radius_m
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """A statistic per time bin over users, per group (``ALL`` without groups), with what it counted."""
+
+    statistic: str
+    kind: str  # the users' series kind: values, contacts or trajectory
+    bin: str
+    series: dict[str, pd.Series]  # group → statistic per bin (index: bin starts, a complete grid)
+    users: dict[str, int]  # group → N
+    sensitivity: float  # Δ: how far one user moves one bin's statistic (before dividing a mean by N)
+    value_range: tuple[float, float] | None  # the public range of one user's reading (values)
+    max_per_user: int = 1
+    warnings: tuple[str, ...] = field(default=())
+
+    def statistic_range(self, group: str = ALL) -> tuple[float, float]:
+        """The public range of one bin's statistic: [N·low, N·high] for a sum (÷N for a mean), [0, N·K] counts."""
+        n = self.users[group]
+        if self.statistic == "count":
+            return 0.0, float(n * (self.max_per_user if self.kind == "contacts" else 1))
+        low, high = self.value_range if self.value_range is not None else (0.0, 1.0)
+        if self.statistic == "mean":
+            return float(low), float(high)
+        return float(n * low), float(n * high)
+
+    def to_series(self, group: str = ALL, units: str = ""):
+        """The statistic of ``group`` as an lmdk Series of values (every concept of the papers applies to it)."""
+        from lmdk.data.series import Series
+
+        if group not in self.series:
+            raise ParameterError(f"no group {group!r}; the groups are {sorted(self.series)}")
+        data = self.series[group]
+        frame = pd.DataFrame({"value": data.to_numpy(dtype=float)},
+                             index=pd.DatetimeIndex(data.index, name="timestamp"))
+        name = f"{self.statistic} over {self.users[group]:,} users" + ("" if group == ALL else f" ({group})")
+        return Series(frame, "values", units=units, name=name, warnings=self.warnings)
+
+
+def _bin_width(bin: str) -> pd.Timedelta:
+    """The bin width of '1h', '30min', '5min', '1d'…, refusing anything that is not a positive fixed width."""
+    try:
+        width = pd.Timedelta(bin)
+    except (TypeError, ValueError):
+        raise ParameterError(f"bin {bin!r} is not a time width; use e.g. 1h, 30min, 5min or 1d") from None
+    if width <= pd.Timedelta(0):
+        raise ParameterError(f"bin must be a positive width, not {bin!r}")
+    return width
+
+
+def _check(statistic: str, kind: str, value_range, max_per_user: int, region: Region | None) -> None:
+    """Refuse a statistic that does not fit the kind of series, or missing public parameters."""
+    if statistic not in STATISTICS:
+        raise ParameterError(f"statistic must be one of {', '.join(STATISTICS)}, not {statistic!r}")
+    if statistic in ("sum", "mean"):
+        if kind != "values":
+            raise ParameterError(f"a {statistic} needs readings (values); this input holds {kind}: use --statistic "
+                                 "count")
+        if value_range is None:
+            raise ParameterError("a sum or mean needs the public range of one reading (--range LOW HIGH, from the "
+                                 "device, never from the data)")
+    elif kind == "values":
+        raise ParameterError("count applies to contacts (rows per bin) or locations (users inside a region); for "
+                             "readings use sum or mean")
+    elif kind == "trajectory" and region is None:
+        raise ParameterError("a count of locations needs a public region (centre lat, lon and a radius in metres)")
+    if isinstance(max_per_user, bool) or not isinstance(max_per_user, (int, np.integer)) or max_per_user < 1:
+        raise ParameterError(f"max_per_user must be a whole number ≥ 1, not {max_per_user!r}")
+
+
+def _bins(timestamps: pd.Series, width: pd.Timedelta) -> np.ndarray:
+    """Bin starts (int64 ns, wall-clock of the series' zone when zone-aware) of every timestamp."""
+    values = pd.DatetimeIndex(timestamps)
+    if values.tz is not None:
+        values = values.tz_localize(None)
+    ns = np.asarray(values, dtype="datetime64[ns]").view(np.int64)
+    return ns - np.mod(ns, width.value)  # bins start at multiples of the width from 1970-01-01, as pandas' floor
+
+
+def _value_bins(frame: pd.DataFrame, width: pd.Timedelta, low: float, high: float) -> tuple[pd.DataFrame, int, int]:
+    """Per (user, bin) one reading — the mean of the user's readings in the bin, each clamped — plus how many
+    rows were averaged away and how many were dropped for a missing value."""
+    values = frame["value"].to_numpy(dtype=float)
+    missing = ~np.isfinite(values)
+    data = pd.DataFrame({"user": frame["user"].to_numpy()[~missing],
+                         "bin": _bins(frame["timestamp"][~missing], width),
+                         "value": np.clip(values[~missing], low, high)})
+    per = data.groupby(["user", "bin"], sort=False)["value"].agg(["mean", "size"]).reset_index()
+    return per, int((per["size"] - 1).sum()), int(missing.sum())
+
+
+def _capped_contacts(frame: pd.DataFrame, width: pd.Timedelta, k: int) -> tuple[np.ndarray, int]:
+    """Bins of the contact rows kept when each person contributes at most k rows per bin (a row counts for both
+    people it joins; rows in time order, the first k of a person kept), and how many rows were dropped."""
+    order = np.argsort(frame["timestamp"].to_numpy(), kind="stable")
+    bins = _bins(frame["timestamp"].iloc[order], width)
+    a = frame["user"].to_numpy()[order]
+    b = frame["contact"].to_numpy()[order]
+    codes, _ = pd.factorize(np.concatenate([a, b]))
+    keep = _cap_rows(bins, codes[:len(a)], codes[len(a):], k)
+    return bins[keep], int((~keep).sum())
+
+
+def _cap_rows(bins: np.ndarray, a: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
+    """Keep a row while both its people have fewer than k kept rows in its bin (rows sorted by bin)."""
+    from lmdk.aggregate.kernels import cap_rows
+
+    return cap_rows(np.ascontiguousarray(bins), np.ascontiguousarray(a, dtype=np.int64),
+                    np.ascontiguousarray(b, dtype=np.int64), int(k), int(max(a.max(initial=0), b.max(initial=0))) + 1)
+
+
+def _groups_of(users: np.ndarray, groups: pd.DataFrame | None) -> np.ndarray:
+    """The group of every user id (``ALL`` without groups)."""
+    if groups is None:
+        return np.full(len(users), ALL, dtype=object)
+    table = groups.set_index("user")["group"]
+    found = table.reindex(pd.Index(users))
+    if found.isna().any():
+        missing = pd.Index(users)[found.isna().to_numpy()][:5].tolist()
+        raise DataError(f"users without a group: {missing}; every user needs one value in the group column")
+    return found.astype(str).to_numpy(dtype=object)
+
+
+def membership(pairs: pd.DataFrame) -> pd.DataFrame:
+    """One group per user from (user, group) rows; a user in two groups is an error naming them."""
+    distinct = pairs.dropna().drop_duplicates()
+    twice = distinct[distinct.duplicated("user", keep=False)]
+    if len(twice):
+        names = ", ".join(f"{u!r} ({', '.join(map(str, g['group']))})" for u, g in twice.groupby("user", sort=True))
+        raise DataError(f"each user must belong to exactly one group; in two or more: {names[:400]}")
+    return distinct.reset_index(drop=True)
+
+
+def build(source, statistic: str, *, value_range: tuple[float, float] | None = None, bin: str = "1h",
+          groups: pd.DataFrame | None = None, max_per_user: int = 1, region: Region | None = None,
+          rows: int = 2_000_000) -> Aggregate:
+    """The ``statistic`` per ``bin`` over the users of ``source`` (a long table, Parquet, a multi-user file or a
+    folder of per-user files: :func:`lmdk.population.input.open_source`; see the module docstring).
+
+    ``groups``: (user, group) rows (:func:`membership`), or None for one aggregate over every user. In process,
+    a frame of whole users at a time (:func:`lmdk.population.partition.user_frames`).
+    """
+    from lmdk.population.input import open_source
+    from lmdk.population.partition import user_frames
+
+    src = open_source(source)
+    _check(statistic, src.kind, value_range, max_per_user, region)
+    width = _bin_width(bin)
+    low, high = (float(value_range[0]), float(value_range[1])) if value_range is not None else (0.0, 1.0)
+    if value_range is not None and not low < high:
+        raise ParameterError(f"the public range needs low < high, got [{low:g}, {high:g}]")
+    member = membership(groups) if groups is not None else None
+    if src.kind == "contacts":
+        if member is not None:
+            raise ParameterError("per-group contact counts are not supported: a contact joins two people who may be "
+                                 "in different groups; count over all users")
+        return _contact_count(src, bin, width, max_per_user, rows)
+    totals: list[pd.Series] = []
+    users: dict[str, set] = {}
+    averaged = missing = 0
+    span = [np.iinfo(np.int64).max, np.iinfo(np.int64).min]  # the grid covers every event's bin
+    for frame in user_frames(src, rows):
+        if not len(frame):
+            continue
+        every = _bins(frame["timestamp"], width)
+        span = [min(span[0], int(every.min())), max(span[1], int(every.max()))]
+        ids = pd.unique(frame["user"].to_numpy())
+        for g, u in zip(_groups_of(ids, member), ids, strict=True):
+            users.setdefault(g, set()).add(u)
+        if src.kind == "values":
+            per, a, m = _value_bins(frame, width, low, high)
+            averaged, missing = averaged + a, missing + m
+            contrib = pd.DataFrame({"group": _groups_of(per["user"].to_numpy(), member), "bin": per["bin"],
+                                    "x": per["mean"]})
+        else:
+            assert region is not None  # _check refused a location count without a region
+            inside = region.holds(frame["lat"].to_numpy(float), frame["lon"].to_numpy(float))
+            hits = pd.DataFrame({"user": frame["user"].to_numpy()[inside],
+                                 "bin": _bins(frame["timestamp"][inside], width)}).drop_duplicates()
+            contrib = pd.DataFrame({"group": _groups_of(hits["user"].to_numpy(), member), "bin": hits["bin"],
+                                    "x": 1.0})
+        totals.append(contrib.groupby(["group", "bin"])["x"].sum())
+    if not users:
+        raise DataError("the input holds no events to aggregate")
+    merged = pd.concat(totals).groupby(level=[0, 1]).sum()
+    return _finish(statistic, src.kind, bin, width, merged, (span[0], span[1]), users, value_range, max_per_user,
+                   _warnings(averaged, missing, 0, max_per_user, {g: len(u) for g, u in users.items()}))
+
+
+def _contact_count(src, bin: str, width: pd.Timedelta, k: int, rows: int) -> Aggregate:
+    """Contact rows per bin, each person capped at k rows per bin over the whole table (a person's rows appear
+    under both columns, so the cap cannot be applied one user's frame at a time)."""
+    frame = pd.concat([c[["user", "contact", "timestamp"]] for c in src.chunks(rows)], ignore_index=True)
+    if not len(frame):
+        raise DataError("the input holds no contacts to count")
+    # one row per contact: ids compared as text (a file's entity column reads as text, its contact column as
+    # numbers), and a contact listed under both people (each person's own series holds it) counted once
+    a, b = frame["user"].astype(str).to_numpy(), frame["contact"].astype(str).to_numpy()
+    first, second = np.where(a <= b, a, b), np.where(a <= b, b, a)
+    frame = pd.DataFrame({"user": first, "contact": second, "timestamp": frame["timestamp"].to_numpy()})
+    frame = frame.drop_duplicates(ignore_index=True)
+    bins, dropped = _capped_contacts(frame, width, k)
+    people = set(pd.unique(frame["user"].to_numpy())) | set(pd.unique(frame["contact"].to_numpy()))
+    merged = pd.Series(1.0, index=pd.MultiIndex.from_arrays([np.full(len(bins), ALL, dtype=object), bins])
+                       ).groupby(level=[0, 1]).sum()
+    every = _bins(frame["timestamp"], width)
+    span = (int(every.min()), int(every.max()))
+    return _finish("count", "contacts", bin, width, merged, span, {ALL: people}, None, k,
+                   _warnings(0, 0, dropped, k, {ALL: len(people)}))
+
+
+def _warnings(averaged: int, missing: int, dropped: int, k: int, sizes: dict[str, int]) -> tuple[str, ...]:
+    """What building the statistic did to the rows, in words."""
+    out = []
+    if averaged:
+        out.append(f"{averaged:,} readings shared a bin with another reading of the same user and were averaged "
+                   "(at most one contribution per user and bin)")
+    if missing:
+        out.append(f"{missing:,} rows had no readable value and were left out")
+    if dropped:
+        out.append(f"{dropped:,} contact rows were dropped: each person contributes at most {k} per bin "
+                   f"(--max-per-user {k})")
+    small = sorted(g for g, n in sizes.items() if n < SMALL_GROUP)
+    if small:
+        out.append(f"groups with fewer than {SMALL_GROUP} users: {', '.join(small[:10])} — their statistic is nearly "
+                   "one person's series")
+    return tuple(out)
+
+
+def _finish(statistic: str, kind: str, bin: str, width: pd.Timedelta, merged: pd.Series, span: tuple[int, int],
+            users: dict[str, set], value_range, k: int, warnings: tuple[str, ...]) -> Aggregate:
+    """Complete every group's series on the common grid from the first to the last event's bin (a bin nobody
+    contributed to is 0) and divide means."""
+    first, last = span
+    starts = np.arange(first, last + 1, width.value)
+    grid = pd.DatetimeIndex(starts.view("datetime64[ns]"), name="timestamp")
+    series = {}
+    for group in sorted(users):
+        values = merged.xs(group, level=0) if len(merged) and group in merged.index.get_level_values(0) else \
+            pd.Series(dtype=float)
+        full = values.reindex(starts, fill_value=0.0).to_numpy(dtype=float)
+        if statistic == "mean":
+            full = full / len(users[group])
+        series[group] = pd.Series(full, index=grid, name=statistic)
+    if statistic == "count":
+        delta = float(k if kind == "contacts" else 1)
+    else:
+        delta = float(value_range[1] - value_range[0])
+    return Aggregate(statistic, kind, bin, series, {g: len(u) for g, u in users.items()}, delta,
+                     None if value_range is None else (float(value_range[0]), float(value_range[1])), k, warnings)
