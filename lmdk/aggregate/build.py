@@ -134,23 +134,87 @@ def _check(statistic: str, kind: str, value_range, max_per_user: int, region: Re
 
 def _bins(timestamps: pd.Series, width: pd.Timedelta) -> np.ndarray:
     """Bin starts (int64 ns, wall-clock of the series' zone when zone-aware) of every timestamp."""
-    values = pd.DatetimeIndex(timestamps)
-    if values.tz is not None:
-        values = values.tz_localize(None)
-    ns = np.asarray(values, dtype="datetime64[ns]").view(np.int64)
+    if isinstance(timestamps, pd.Series) and getattr(timestamps.dtype, "tz", None) is not None:
+        timestamps = timestamps.dt.tz_localize(None)
+    ns = np.asarray(timestamps, dtype="datetime64[ns]").view(np.int64)
     return ns - np.mod(ns, width.value)  # bins start at multiples of the width from 1970-01-01, as pandas' floor
 
 
-def _value_bins(frame: pd.DataFrame, width: pd.Timedelta, low: float, high: float) -> tuple[pd.DataFrame, int, int]:
-    """Per (user, bin) one reading — the mean of the user's readings in the bin, each clamped — plus how many
-    rows were averaged away and how many were dropped for a missing value."""
+def _value_runs(frame: pd.DataFrame, width: pd.Timedelta, low: float, high: float
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int]:
+    """One reading per (user, bin) of a frame of whole users — the mean of the user's clamped readings in the
+    bin — as (users, first row of each user's run, run bins, run means), plus how many rows were averaged away
+    and how many were dropped for a missing value. Vectorised: users come contiguous (user_frames), bins are
+    sorted within a user when they are not already."""
     values = frame["value"].to_numpy(dtype=float)
-    missing = ~np.isfinite(values)
-    data = pd.DataFrame({"user": frame["user"].to_numpy()[~missing],
-                         "bin": _bins(frame["timestamp"][~missing], width),
-                         "value": np.clip(values[~missing], low, high)})
-    per = data.groupby(["user", "bin"], sort=False)["value"].agg(["mean", "size"]).reset_index()
-    return per, int((per["size"] - 1).sum()), int(missing.sum())
+    keep = np.isfinite(values)
+    missing = int((~keep).sum())
+    user = frame["user"].to_numpy()
+    bins = _bins(frame["timestamp"], width) // width.value
+    x = np.clip(values, low, high)
+    if missing:
+        user, bins, x = user[keep], bins[keep], x[keep]
+    new_user = np.empty(user.size, dtype=bool)
+    new_user[:1] = True
+    np.not_equal(user[1:], user[:-1], out=new_user[1:])
+    code = np.cumsum(new_user) - 1
+    if user.size > 1 and np.any((code[1:] == code[:-1]) & (bins[1:] < bins[:-1])):
+        order = np.lexsort((bins, code))
+        code, bins, x = code[order], bins[order], x[order]
+    run = np.empty(user.size, dtype=bool)
+    run[:1] = True
+    run[1:] = (code[1:] != code[:-1]) | (bins[1:] != bins[:-1])
+    starts = np.flatnonzero(run)
+    if starts.size == user.size:  # one reading per user and bin: nothing to average
+        return user[new_user], code, bins, x, 0, missing
+    sizes = np.diff(np.append(starts, user.size))
+    means = np.add.reduceat(x, starts) / sizes if starts.size else x[:0]
+    users = user[new_user]
+    return users, code[starts], bins[starts], means, int(user.size - starts.size), missing
+
+
+class _Totals:
+    """Per-group sums over absolute bin numbers (bin start // width), grown as bins arrive."""
+
+    def __init__(self) -> None:
+        self.offset: int | None = None
+        self.sums: dict[str, np.ndarray] = {}
+        self.first = np.iinfo(np.int64).max
+        self.last = np.iinfo(np.int64).min
+
+    def span(self, bins: np.ndarray) -> None:
+        """Widen the grid to cover ``bins`` (every event's bin, contributing or not)."""
+        if bins.size:
+            self.first, self.last = min(self.first, int(bins.min())), max(self.last, int(bins.max()))
+
+    def add(self, group: str, bins: np.ndarray, weights: np.ndarray) -> None:
+        """Add ``weights`` at ``bins`` to the group's sums."""
+        if not bins.size:
+            return
+        lo = int(bins.min())
+        if self.offset is None:
+            self.offset = lo
+        if lo < self.offset:
+            shift = self.offset - lo
+            self.sums = {g: np.concatenate([np.zeros(shift), a]) for g, a in self.sums.items()}
+            self.offset = lo
+        part = np.bincount(bins - self.offset, weights=weights)
+        have = self.sums.get(group, np.zeros(0))
+        if have.size < part.size:
+            have = np.concatenate([have, np.zeros(part.size - have.size)])
+        have[:part.size] += part
+        self.sums[group] = have
+
+    def series(self, group: str, width: pd.Timedelta) -> tuple[np.ndarray, np.ndarray]:
+        """(bin starts in ns, sums) of ``group`` on the grid from the first to the last event's bin."""
+        starts = np.arange(self.first, self.last + 1)
+        out = np.zeros(starts.size)
+        have = self.sums.get(group)
+        if have is not None and self.offset is not None:
+            idx = starts - self.offset
+            inside = (idx >= 0) & (idx < have.size)
+            out[inside] = have[idx[inside]]
+        return starts * width.value, out
 
 
 def _capped_contacts(frame: pd.DataFrame, width: pd.Timedelta, k: int) -> tuple[np.ndarray, int]:
@@ -219,35 +283,37 @@ def build(source, statistic: str, *, value_range: tuple[float, float] | None = N
             raise ParameterError("per-group contact counts are not supported: a contact joins two people who may be "
                                  "in different groups; count over all users")
         return _contact_count(src, bin, width, max_per_user, rows)
-    totals: list[pd.Series] = []
+    totals = _Totals()
     users: dict[str, set] = {}
     averaged = missing = 0
-    span = [np.iinfo(np.int64).max, np.iinfo(np.int64).min]  # the grid covers every event's bin
     for frame in user_frames(src, rows):
         if not len(frame):
             continue
-        every = _bins(frame["timestamp"], width)
-        span = [min(span[0], int(every.min())), max(span[1], int(every.max()))]
-        ids = pd.unique(frame["user"].to_numpy())
-        for g, u in zip(_groups_of(ids, member), ids, strict=True):
-            users.setdefault(g, set()).add(u)
         if src.kind == "values":
-            per, a, m = _value_bins(frame, width, low, high)
+            ids, run_user, bins, means, a, m = _value_runs(frame, width, low, high)
+            totals.span(bins)
             averaged, missing = averaged + a, missing + m
-            contrib = pd.DataFrame({"group": _groups_of(per["user"].to_numpy(), member), "bin": per["bin"],
-                                    "x": per["mean"]})
         else:
             assert region is not None  # _check refused a location count without a region
+            totals.span(_bins(frame["timestamp"], width) // width.value)
             inside = region.holds(frame["lat"].to_numpy(float), frame["lon"].to_numpy(float))
-            hits = pd.DataFrame({"user": frame["user"].to_numpy()[inside],
-                                 "bin": _bins(frame["timestamp"][inside], width)}).drop_duplicates()
-            contrib = pd.DataFrame({"group": _groups_of(hits["user"].to_numpy(), member), "bin": hits["bin"],
-                                    "x": 1.0})
-        totals.append(contrib.groupby(["group", "bin"])["x"].sum())
+            ids = pd.unique(frame["user"].to_numpy())
+            code = pd.Index(ids).get_indexer(frame["user"].to_numpy()[inside])
+            hits = np.unique(np.stack([code, _bins(frame["timestamp"][inside], width) // width.value]), axis=1)
+            run_user, bins, means = hits[0], hits[1], np.ones(hits.shape[1])
+        group_of = _groups_of(np.asarray(ids), member)
+        for g, u in zip(group_of, ids, strict=True):
+            users.setdefault(g, set()).add(u)
+        if member is None:
+            totals.add(ALL, bins, means)
+        else:
+            run_group = group_of[run_user]
+            for g in pd.unique(group_of):
+                pick = run_group == g
+                totals.add(g, bins[pick], means[pick])
     if not users:
         raise DataError("the input holds no events to aggregate")
-    merged = pd.concat(totals).groupby(level=[0, 1]).sum()
-    return _finish(statistic, src.kind, bin, width, merged, (span[0], span[1]), users, value_range, max_per_user,
+    return _finish(statistic, src.kind, bin, width, totals, users, value_range, max_per_user,
                    _warnings(averaged, missing, 0, max_per_user, {g: len(u) for g, u in users.items()}))
 
 
@@ -265,11 +331,10 @@ def _contact_count(src, bin: str, width: pd.Timedelta, k: int, rows: int) -> Agg
     frame = frame.drop_duplicates(ignore_index=True)
     bins, dropped = _capped_contacts(frame, width, k)
     people = set(pd.unique(frame["user"].to_numpy())) | set(pd.unique(frame["contact"].to_numpy()))
-    merged = pd.Series(1.0, index=pd.MultiIndex.from_arrays([np.full(len(bins), ALL, dtype=object), bins])
-                       ).groupby(level=[0, 1]).sum()
-    every = _bins(frame["timestamp"], width)
-    span = (int(every.min()), int(every.max()))
-    return _finish("count", "contacts", bin, width, merged, span, {ALL: people}, None, k,
+    totals = _Totals()
+    totals.span(_bins(frame["timestamp"], width) // width.value)
+    totals.add(ALL, bins // width.value, np.ones(bins.size))
+    return _finish("count", "contacts", bin, width, totals, {ALL: people}, None, k,
                    _warnings(0, 0, dropped, k, {ALL: len(people)}))
 
 
@@ -291,21 +356,17 @@ def _warnings(averaged: int, missing: int, dropped: int, k: int, sizes: dict[str
     return tuple(out)
 
 
-def _finish(statistic: str, kind: str, bin: str, width: pd.Timedelta, merged: pd.Series, span: tuple[int, int],
-            users: dict[str, set], value_range, k: int, warnings: tuple[str, ...]) -> Aggregate:
-    """Complete every group's series on the common grid from the first to the last event's bin (a bin nobody
-    contributed to is 0) and divide means."""
-    first, last = span
-    starts = np.arange(first, last + 1, width.value)
-    grid = pd.DatetimeIndex(starts.view("datetime64[ns]"), name="timestamp")
+def _finish(statistic: str, kind: str, bin: str, width: pd.Timedelta, totals: _Totals, users: dict[str, set],
+            value_range, k: int, warnings: tuple[str, ...]) -> Aggregate:
+    """Every group's series on the common grid from the first to the last event's bin (a bin nobody contributed
+    to is 0), means divided by N."""
     series = {}
     for group in sorted(users):
-        values = merged.xs(group, level=0) if len(merged) and group in merged.index.get_level_values(0) else \
-            pd.Series(dtype=float)
-        full = values.reindex(starts, fill_value=0.0).to_numpy(dtype=float)
+        starts, full = totals.series(group, width)
         if statistic == "mean":
             full = full / len(users[group])
-        series[group] = pd.Series(full, index=grid, name=statistic)
+        series[group] = pd.Series(full, index=pd.DatetimeIndex(starts.view("datetime64[ns]"), name="timestamp"),
+                                  name=statistic)
     if statistic == "count":
         delta = float(k if kind == "contacts" else 1)
     else:
