@@ -261,12 +261,13 @@ def membership(pairs: pd.DataFrame) -> pd.DataFrame:
 
 def build(source, statistic: str, *, value_range: tuple[float, float] | None = None, bin: str = "1h",
           groups: pd.DataFrame | None = None, max_per_user: int = 1, region: Region | None = None,
-          rows: int = 2_000_000) -> Aggregate:
+          rows: int = 2_000_000, scheduler: str | None = None, workers: int | None = None) -> Aggregate:
     """The ``statistic`` per ``bin`` over the users of ``source`` (a long table, Parquet, a multi-user file or a
     folder of per-user files: :func:`lmdk.population.input.open_source`; see the module docstring).
 
     ``groups``: (user, group) rows (:func:`membership`), or None for one aggregate over every user. In process,
-    a frame of whole users at a time (:func:`lmdk.population.partition.user_frames`).
+    a frame of whole users at a time (:func:`lmdk.population.partition.user_frames`); with ``scheduler`` (an
+    address) or ``workers`` (a LocalCluster) on Dask, the population's engine (:mod:`lmdk.aggregate.engine`).
     """
     from lmdk.population.input import open_source
     from lmdk.population.partition import user_frames
@@ -283,38 +284,72 @@ def build(source, statistic: str, *, value_range: tuple[float, float] | None = N
             raise ParameterError("per-group contact counts are not supported: a contact joins two people who may be "
                                  "in different groups; count over all users")
         return _contact_count(src, bin, width, max_per_user, rows)
+    parts = _partials_dask(src, width, low, high, member, region, rows, scheduler, workers) \
+        if scheduler is not None or workers is not None else \
+        (frame_partial(frame, src.kind, width, low, high, member, region) for frame in user_frames(src, rows))
     totals = _Totals()
     users: dict[str, set] = {}
     averaged = missing = 0
-    for frame in user_frames(src, rows):
-        if not len(frame):
-            continue
-        if src.kind == "values":
-            ids, run_user, bins, means, a, m = _value_runs(frame, width, low, high)
-            totals.span(bins)
-            averaged, missing = averaged + a, missing + m
-        else:
-            assert region is not None  # _check refused a location count without a region
-            totals.span(_bins(frame["timestamp"], width) // width.value)
-            inside = region.holds(frame["lat"].to_numpy(float), frame["lon"].to_numpy(float))
-            ids = pd.unique(frame["user"].to_numpy())
-            code = pd.Index(ids).get_indexer(frame["user"].to_numpy()[inside])
-            hits = np.unique(np.stack([code, _bins(frame["timestamp"][inside], width) // width.value]), axis=1)
-            run_user, bins, means = hits[0], hits[1], np.ones(hits.shape[1])
-        group_of = _groups_of(np.asarray(ids), member)
-        for g, u in zip(group_of, ids, strict=True):
-            users.setdefault(g, set()).add(u)
-        if member is None:
-            totals.add(ALL, bins, means)
-        else:
-            run_group = group_of[run_user]
-            for g in pd.unique(group_of):
-                pick = run_group == g
-                totals.add(g, bins[pick], means[pick])
+    for part in parts:
+        totals.span(np.asarray(part.span, dtype=np.int64))
+        for g, ids in part.users.items():
+            users.setdefault(g, set()).update(ids)
+        for g, (bins, weights) in part.sums.items():
+            totals.add(g, bins, weights)
+        averaged, missing = averaged + part.averaged, missing + part.missing
     if not users:
         raise DataError("the input holds no events to aggregate")
     return _finish(statistic, src.kind, bin, width, totals, users, value_range, max_per_user,
                    _warnings(averaged, missing, 0, max_per_user, {g: len(u) for g, u in users.items()}))
+
+
+@dataclass
+class Partial:
+    """What one frame of whole users adds: per group the bins and their sums, the users, the rows averaged away
+    or missing, and the first and last bin of its events."""
+
+    sums: dict[str, tuple[np.ndarray, np.ndarray]]
+    users: dict[str, list]
+    averaged: int
+    missing: int
+    span: tuple[int, int]
+
+
+def frame_partial(frame: pd.DataFrame, kind: str, width: pd.Timedelta, low: float, high: float,
+                  member: pd.DataFrame | None, region: Region | None) -> Partial:
+    """The contribution of a frame of whole users (canonical columns) to every group's per-bin sums."""
+    if not len(frame):
+        return Partial({}, {}, 0, 0, (np.iinfo(np.int64).max, np.iinfo(np.int64).min))
+    averaged = missing = 0
+    if kind == "values":
+        ids, run_user, bins, means, averaged, missing = _value_runs(frame, width, low, high)
+        every = bins
+    else:
+        assert region is not None  # _check refused a location count without a region
+        every = _bins(frame["timestamp"], width) // width.value
+        inside = region.holds(frame["lat"].to_numpy(float), frame["lon"].to_numpy(float))
+        ids = pd.unique(frame["user"].to_numpy())
+        code = pd.Index(ids).get_indexer(frame["user"].to_numpy()[inside])
+        hits = np.unique(np.stack([code, every[inside]]), axis=1)
+        run_user, bins, means = hits[0], hits[1], np.ones(hits.shape[1])
+    span = (int(every.min()), int(every.max())) if every.size else (np.iinfo(np.int64).max, np.iinfo(np.int64).min)
+    group_of = _groups_of(np.asarray(ids), member)
+    users: dict[str, list] = {}
+    for g, u in zip(group_of, ids, strict=True):
+        users.setdefault(g, []).append(u)
+    if member is None:
+        return Partial({ALL: (bins, means)}, users, averaged, missing, span)
+    run_group = group_of[run_user]
+    sums = {g: (bins[run_group == g], means[run_group == g]) for g in users}
+    return Partial(sums, users, averaged, missing, span)
+
+
+def _partials_dask(src, width: pd.Timedelta, low: float, high: float, member, region, rows: int,
+                   scheduler: str | None, workers: int | None):
+    """The partials of a Dask run (:mod:`lmdk.aggregate.engine`), as they complete."""
+    from lmdk.aggregate.engine import partials
+
+    return partials(src, width, low, high, member, region, rows, scheduler, workers)
 
 
 def _contact_count(src, bin: str, width: pd.Timedelta, k: int, rows: int) -> Aggregate:

@@ -69,7 +69,7 @@ def dask_client(scheduler: str | None, workers: int | None, processes: bool = Tr
         yield client
 
 
-def _dask_frame(source: Source, rows: int):
+def dask_frame(source: Source, rows: int):
     """The source as a dask DataFrame of canonical rows."""
     import dask.dataframe as dd
 
@@ -102,7 +102,7 @@ def _tasks(source: Source, job: Job, rows: int, workers: int, on_total) -> list:
             size = max(1, min(rows, -(-info.rows // (2 * workers))))
             return [dask.delayed(process_rows)(source.parquet, source.layout, a, b, job)
                     for a, b in partition.user_ranges(info, size)]
-    ddf = _dask_frame(source, rows)
+    ddf = dask_frame(source, rows)
     by_user = ddf.shuffle(on="user", npartitions=max(ddf.npartitions, 2 * workers))
     return [dask.delayed(process_frame)(piece, job) for piece in by_user.to_delayed()]
 

@@ -191,7 +191,7 @@ def parquet_source(files: list[str], spec=None) -> Source:
     def users(rows: int) -> Iterator[np.ndarray]:
         for name in files:
             for piece in _pieces(pq.ParquetFile(name), [layout.columns["user"]], rows):
-                yield piece.column(0).to_numpy()
+                yield piece.column(0).to_numpy(zero_copy_only=False)  # text ids cannot be zero-copy
 
     return Source(layout.kind, chunks, f"{len(files)} Parquet file(s)", parquet=tuple(files), layout=layout,
                   users=users)

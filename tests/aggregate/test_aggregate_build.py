@@ -110,3 +110,20 @@ def test_sociopatterns_contacts_per_five_minutes():
     assert agg.users == {ALL: 242} and agg.sensitivity == 1.0
     assert counts.max() <= 242 // 2  # K = 1: one contact per person and bin, so at most N/2 pairs
     assert counts.sum() > 10_000 and any("contact rows were dropped" in w for w in agg.warnings)
+
+
+@pytest.mark.slow
+def test_dask_gives_the_in_process_aggregate(tmp_path):
+    """Clustered Parquet (row ranges at user boundaries, no shuffle) and an in-memory table (shuffled by user) on a
+    LocalCluster give the same sums and warnings as the in-process build."""
+    rng = np.random.default_rng(5)
+    table = _table({f"u{i}": rng.uniform(-2, 30, size=48).tolist() for i in range(12)}, freq="20min")
+    path = tmp_path / "fleet.parquet"
+    table.to_parquet(path, index=False)
+    groups = pd.DataFrame({"user": [f"u{i}" for i in range(12)], "group": ["a"] * 6 + ["b"] * 6})
+    local = build(path, "sum", value_range=(0, 25), groups=groups)
+    for source in (path, table):
+        spread = build(source, "sum", value_range=(0, 25), groups=groups, workers=2, rows=100)
+        for g in ("a", "b"):
+            assert np.allclose(spread.series[g].to_numpy(), local.series[g].to_numpy())
+        assert spread.users == local.users and spread.warnings == local.warnings
