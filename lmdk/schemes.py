@@ -132,7 +132,7 @@ def _bookkeeping(pool, level, inv_left, mask, frees):
     Returns (pool, level, budgets (steps, rows))."""
     pool_r, level_r = pool.tolist(), level.tolist()
     out = []
-    for inv, lm, fr in zip(inv_left.tolist(), mask.tolist(), frees.tolist()):
+    for inv, lm, fr in zip(inv_left.tolist(), mask.tolist(), frees.tolist(), strict=True):
         row = level_r[:]
         for r, is_lm in enumerate(lm):
             if is_lm or fr[r]:
@@ -317,7 +317,8 @@ def release(
     ``series``: (n,) values (laplace), (n,) 0/1 (randomized_response) or (n, 2) metres (planar_laplace: ε/Δ
     per metre, Δ = ``sensitivity`` the protected radius; randomized response takes no sensitivity).
     ``landmarks``: indices, an (n,) mask, or a (repetitions, n) mask. ``dummies``: a
-    ``lmdk.dummies.selection.DummySpec`` (or a dict of its fields); then L′ per repetition and the remaining ε come from ``lmdk.dummies.selection.landmark_sets_for_release``.
+    ``lmdk.dummies.selection.DummySpec`` (or a dict of its fields); then L′ per repetition and the remaining ε come
+    from ``lmdk.dummies.selection.landmark_sets_for_release``.
     ``default``: the public value released before any noisy release (see the module docstring).
     ``sampler``: "textbook" (fast; views, experiments), "discrete" (exports of values: the exact discrete Laplace
     on a 2^k grid, ε-DP at every scale for changes of one value by at most ``sensitivity`` inside the public

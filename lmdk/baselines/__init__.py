@@ -59,7 +59,8 @@ def release_baseline(series, landmarks, scheme: str, epsilon, *, mechanism: str 
         raise ParameterError(f"baseline must be one of {BASELINES}, got {scheme!r}")
     if mechanism != "laplace":
         raise ParameterError(f"BD/BA/FAST/PeGaSus release values (laplace) only, not {mechanism!r}: their tests and "
-                             "filters are defined for numeric streams; use a landmark scheme for locations and contacts")
+                             "filters are defined for numeric streams; use a landmark scheme for locations and "
+                             "contacts")
     if dummies is not None:
         raise ParameterError(f"{scheme} is not landmark-aware: dummy landmarks change nothing it does; leave "
                              "dummies out")

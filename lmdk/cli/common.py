@@ -242,7 +242,8 @@ def policy_flags(p: argparse.ArgumentParser) -> None:
     from lmdk.mechanisms import MECHANISMS
     from lmdk.schemes import ALL_SCHEMES
 
-    p.add_argument("input", metavar="INPUT", help="a data file (CSV/TSV/Parquet/.plt/.dat …) or sample:hue|taxi|contacts")
+    p.add_argument("input", metavar="INPUT",
+                   help="a data file (CSV/TSV/Parquet/.plt/.dat …) or sample:hue|taxi|contacts")
     p.add_argument("--config", metavar="FILE", help="a RunConfig JSON saved by the app; flags below override it")
     p.add_argument("--mapping", metavar="FILE", help="an import mapping JSON (how to read INPUT); default: the "
                                                      "config's, else detected as in the app's import step")

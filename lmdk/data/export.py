@@ -177,7 +177,8 @@ def _check_snapping(rel, sensitivity: float, bound: float) -> None:
         return
     smallest = float(budgets.min())
     if sensitivity / smallest >= bound:
-        raise ParameterError(f"the snapping sampler's proof needs the noise scale Δ/ε_t = {sensitivity / smallest:.4g} m "
+        raise ParameterError("the snapping sampler's proof needs the noise scale "
+                             f"Δ/ε_t = {sensitivity / smallest:.4g} m "
                              f"below the public bound B = {bound:g} m at every timestamp; use a bound above "
                              f"{sensitivity / smallest:.4g} m, a smaller radius, or a larger ε")
 

@@ -240,12 +240,12 @@ def _tidy_columns(frame: pd.DataFrame, *, has_header: bool) -> tuple[pd.DataFram
         frame = frame.drop(columns=drop)
     names = [normalise_name(c) for c in frame.columns]
     seen = set()
-    for name, original in zip(names, frame.columns):
+    for name, original in zip(names, frame.columns, strict=True):
         if name in seen:
             raise DataError(f"column {original!r} appears more than once in the header (ignoring case); "
                             "rename or delete the repeated column")
         seen.add(name)
-    original = {name: str(c) for name, c in zip(names, frame.columns)}
+    original = {name: str(c) for name, c in zip(names, frame.columns, strict=True)}
     frame.columns = names
     return frame, original
 

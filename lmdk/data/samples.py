@@ -79,7 +79,7 @@ def sample(name: str, *, n: int | None = -1, seed: int = 0) -> Series:
         if n is None:
             return load_series(HUE_FILE, name=info.title, strict=True)
         with open(HUE_FILE, "rb") as handle:  # the first n data rows, so warnings concern them only
-            head = b"".join(line for _, line in zip(range(int(n) + 1), handle))
+            head = b"".join(line for _, line in zip(range(int(n) + 1), handle, strict=False))
         return load_series(head, name=info.title, strict=True)
     if n is None:
         raise ParameterError(f"sample {name!r} is synthetic: give n, the number of events")

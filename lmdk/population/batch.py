@@ -95,7 +95,7 @@ def _draw(mechanism: str, sampler: str, lengths: np.ndarray, n: int, mask: np.nd
     eps_pub, eps_sel = epsilon, 0.0
     if dummies is not None:
         mask = mask.copy()
-    for r, (size, gen) in enumerate(zip(lengths.tolist(), generators)):
+    for r, (size, gen) in enumerate(zip(lengths.tolist(), generators, strict=True)):
         if dummies is not None:
             chosen, eps_pub, eps_sel = schemes._dummy_landmarks(size, mask[r, :size], epsilon, dummies, 1, gen)
             mask[r, :size] = chosen[0]

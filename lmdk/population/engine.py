@@ -5,8 +5,9 @@ In-process (default): chunks stream from the source, are regrouped so no user is
 Dask: Parquet whose users come clustered is cut into row ranges at user boundaries, each read by the
 worker that processes it (no data moves); any other input becomes a ``dask.dataframe`` (Parquet read by
 Dask itself, smaller inputs from pandas) shuffled by user so each partition holds whole users. The same
-batch function is mapped over the partitions on an existing cluster (``scheduler`` address or ``LMDK_DASK_SCHEDULER``) or on a ``LocalCluster``
-of ``workers`` processes started for the run. No process pool of our own.
+batch function is mapped over the partitions on an existing cluster (``scheduler`` address or
+``LMDK_DASK_SCHEDULER``) or on a ``LocalCluster`` of ``workers`` processes started for the run. No process pool of
+our own.
 """
 from __future__ import annotations
 

@@ -160,8 +160,7 @@ def _pieces(handle, columns: list[str], rows: int):
         if handle.metadata.row_group(group).num_rows <= 4 * rows:
             yield handle.read_row_group(group, columns=columns)
             continue
-        for batch in handle.iter_batches(batch_size=rows, row_groups=[group], columns=columns):
-            yield batch
+        yield from handle.iter_batches(batch_size=rows, row_groups=[group], columns=columns)
 
 
 def parquet_source(files: list[str], spec=None) -> Source:
@@ -270,7 +269,8 @@ def upload_source(raw: bytes, filename: str, spec=None) -> Source:
         try:
             frame = pd.read_parquet(io.BytesIO(raw))
         except Exception as exc:  # pyarrow raises several types for a damaged file
-            raise DataError(f"{filename}: not a readable Parquet file ({exc}); export it again or upload a CSV") from exc
+            raise DataError(f"{filename}: not a readable Parquet file ({exc}); "
+                            "export it again or upload a CSV") from exc
         return frame_source(frame, spec)
     if len(raw) > MAX_BYTES:
         raise DataError(f"{filename}: {len(raw) / 1e6:.0f} MB is over the {MAX_BYTES / 1e6:.0f} MB limit of an "

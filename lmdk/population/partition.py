@@ -70,7 +70,7 @@ def user_ranges(info: Scan, rows: int) -> list[tuple[int, int]]:
         if b >= next_cut or b == info.rows:
             cuts.append(b)
             next_cut = b + rows
-    return list(zip(cuts[:-1], cuts[1:]))
+    return list(zip(cuts[:-1], cuts[1:], strict=True))
 
 
 def read_rows(files, columns, start: int, stop: int):

@@ -111,7 +111,8 @@ def spatiotemporal_headline(epsilon: float, plain_leak: float, plain_distance_m:
     if plain_leak <= epsilon * (1 + 1e-9):
         return (f"Here the plain location noise already keeps the sensitive event within ε = {epsilon:g}: released "
                 f"locations are {km(plain_distance_m)} off on average, and PriSTE has nothing to change.")
-    return (f"Plain location noise lets an observer learn up to {readable(plain_leak)} about the sensitive event, above "
+    return (f"Plain location noise lets an observer learn up to {readable(plain_leak)} about the sensitive event, "
+            "above "
             f"ε = {epsilon:g}. PriSTE keeps it within ε by adding more noise where needed (α {readable(alpha0)} → "
             f"{readable(alpha)} per km on average): released locations are {km(priste_distance_m)} off instead of "
             f"{km(plain_distance_m)}.")
