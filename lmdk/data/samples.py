@@ -160,5 +160,5 @@ def synthetic_contacts(n: int = 1000, *, seed=0) -> Series:
     nothing = np.where(night, 0.30, np.where(day, 0.04, 0.12))
     outsider = np.where(night, 0.05, np.where(day, 0.12, 0.10))
     contact = np.where(u < nothing, NOTHING_FOUND, np.where(u < nothing + outsider, NON_PARTICIPANT, contact))
-    return from_contacts(pd.to_datetime(seconds, unit="s"), contact.astype(np.int64),
+    return from_contacts(pd.to_datetime(seconds.astype(np.int64), unit="s"), contact.astype(np.int64),
                          name=f"{SAMPLES['contacts'].title}, seed {seed}")

@@ -56,7 +56,7 @@ def positions_headline(audits: list[dict]) -> str:
     hidden = {m: r["auc"] for m, r in worst["landmark_inference"]["by_dummies"].items()
               if m != "none" and r.get("auc") is not None}
     if hidden:
-        best = min(hidden, key=hidden.get)
+        best = min(hidden, key=hidden.__getitem__)
         text += f"; {best} dummy landmarks bring it down to {_f(hidden[best])}"
     return text + "."
 

@@ -72,7 +72,7 @@ def schemes_headline(epsilon: float, n: int, n_landmarks: int, words: str, unit:
     if not winners:
         return lead + "none of the chosen schemes protects the sensitive " + words + " together; add User level or " \
                       "a landmark scheme (Uniform, Skip, Adaptive)."
-    best = min(winners, key=winners.get)
+    best = min(winners, key=winners.__getitem__)
     spread = plus_minus(*ci[best]) if ci and best in ci else ""
     text = lead + f"*{SCHEME_NAMES[best]}* keeps the typical error at {readable(winners[best])}{spread}{unit}"
     if best not in ("user", "fast") and "user" in mae and winners[best] > 0:  # FAST is user level itself
@@ -82,7 +82,7 @@ def schemes_headline(epsilon: float, n: int, n_landmarks: int, words: str, unit:
         text += ", and it guarantees the protection of the sensitive " + words + "."
     better = {s: e for s, e in mae.items() if not satisfies.get(s) and e < winners[best]}
     if better:
-        rival = min(better, key=better.get)
+        rival = min(better, key=better.__getitem__)
         text += (f" *{SCHEME_NAMES[rival]}* is more accurate still but does **not** protect the sensitive "
                  f"{words} together.")
     if protects:
@@ -161,7 +161,7 @@ def plan_headline(result, unit: str, words: str) -> str:
     winners = {s: e for s, e in protecting.items() if s != "user"} or protecting
     parts = []
     if winners:
-        best = min(winners, key=winners.get)
+        best = min(winners, key=winners.__getitem__)
         text = f"{goal}, *{SCHEME_NAMES.get(best, best)}* needs {cost(best)}"
         if len(protecting) > 1:
             text += f" — the least of the schemes that protect the sensitive {words} together"
@@ -170,11 +170,11 @@ def plan_headline(result, unit: str, words: str) -> str:
         parts.append(text + ".")
         cheaper = {s: e for s, e in feasible.items() if not answers[s].satisfies and e < winners[best]}
         if cheaper:
-            rival = min(cheaper, key=cheaper.get)
+            rival = min(cheaper, key=cheaper.__getitem__)
             parts.append(f"*{SCHEME_NAMES.get(rival, rival)}* needs only {cost(rival)} but does **not** protect the "
                          f"sensitive {words} together.")
     elif feasible:
-        rival = min(feasible, key=feasible.get)
+        rival = min(feasible, key=feasible.__getitem__)
         parts.append(f"{goal}, *{SCHEME_NAMES.get(rival, rival)}* needs {cost(rival)}, but none of the schemes that "
                      f"meet it protects the sensitive {words} together.")
     else:
