@@ -156,6 +156,8 @@ def _release(x, landmarks, scheme, epsilon, mechanism, w, options, trials, seed,
         for name, arrays in parts.items():
             arrays.append(np.asarray(getattr(rel, name))[:, keep])
         tick(reps)
+    if rel is None:
+        raise ParameterError(f"trials must be at least 1 (releases to draw), got {trials!r}")
     joined = {k: v[0] if len(v) == 1 else np.concatenate(v) for k, v in parts.items()}
     return SimpleNamespace(**joined, mechanism=rel.mechanism, sensitivity=rel.sensitivity)
 

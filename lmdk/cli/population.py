@@ -98,7 +98,8 @@ class _Bar:
 
     def __init__(self, quiet: bool):
         """A bar on standard error, opened at the first report (so input errors print alone)."""
-        self.quiet, self.bar, self.users = quiet, None, None
+        self.quiet, self.bar = quiet, None
+        self.users: int | None = None
         self.events, self.start = 0, time.perf_counter()
 
     def _open(self):

@@ -13,7 +13,7 @@ import pandas as pd
 
 from lmdk.errors import ParameterError
 
-if TYPE_CHECKING:  # annotations only: release_common and statement import this package
+if TYPE_CHECKING:  # annotations only
     from lmdk.data.statement import Guarantee
     from lmdk.relation import Relation
     from lmdk.release_common import Release
@@ -143,8 +143,8 @@ class ExportedRelease:
     frame: pd.DataFrame
     note: str
     release: Release
-    guarantee: Guarantee | None = None
-    relation: Relation | None = None
+    guarantee: Guarantee
+    relation: Relation
     sampler: str = ""
 
     def csv(self) -> str:

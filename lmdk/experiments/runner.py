@@ -348,16 +348,18 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m lmdk.experime
         params = {k: v for k, v in overrides.items() if k in spec.parameters}
         t0 = time.perf_counter()
         try:
-            df = run_figure(name, repetitions=reps, seed=args.seed, jobs=args.jobs, progress=stream, parameters=params,
-                            keep_raw=args.raw)
+            result = run_figure(name, repetitions=reps, seed=args.seed, jobs=args.jobs, progress=stream,
+                                parameters=params, keep_raw=args.raw)
         except ParameterError as exc:
             parser.error(str(exc))
         seconds = time.perf_counter() - t0
         total += seconds
-        if args.raw:
-            df, raw = df
+        if isinstance(result, tuple):  # --raw: (summary, raw)
+            df, raw = result
             args.out.mkdir(parents=True, exist_ok=True)
             raw.to_csv(args.out / f"{name}.raw.csv.gz", index=False, float_format="%.10g")
+        else:
+            df = result
         meta = {
             "figure": name, "title": spec.title, "paper": PAPERS[spec.paper], "repetitions": reps,
             "seed": args.seed, "jobs": args.jobs, "seconds": round(seconds, 2), "rows": len(df),

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 
 import pandas as pd
 
+from lmdk.errors import ParameterError
 from lmdk.population import partition
 from lmdk.population.input import Source, canonical
 from lmdk.population.process import Job, process_frame, summary_meta
@@ -39,10 +40,12 @@ def run_local(source: Source, job: Job, rows: int, progress: Progress, folder: s
         info = partition.scan(source, rows)
         if on_total is not None:
             on_total(info.users)
+    frames: Iterator[pd.DataFrame]
     if source.parquet and info is not None and info.clustered:
         ranges = partition.user_ranges(info, rows)
-        frames = (canonical(partition.read_rows(source.parquet, list(source.layout.columns.values()), a, b)
-                            .to_pandas(split_blocks=True), source.layout) for a, b in ranges)
+        layout = source.parquet_layout()
+        frames = (canonical(partition.read_rows(source.parquet, list(layout.columns.values()), a, b)
+                            .to_pandas(split_blocks=True), layout) for a, b in ranges)
     else:
         frames = partition.user_frames(source, rows, info, folder)
     parts = [summary_meta()]
@@ -65,6 +68,9 @@ def dask_client(scheduler: str | None, workers: int | None, processes: bool = Tr
         with Client(scheduler) as client:
             yield client
         return
+    if workers is None:
+        raise ParameterError("a local Dask cluster needs workers= (how many processes to start), or give the "
+                             "address of a running scheduler")
     with LocalCluster(n_workers=int(workers), threads_per_worker=1, processes=processes,
                       dashboard_address=None) as cluster, Client(cluster) as client:
         yield client
@@ -75,7 +81,7 @@ def _dask_frame(source: Source, rows: int):
     import dask.dataframe as dd
 
     if source.parquet:
-        layout = source.layout
+        layout = source.parquet_layout()
         raw = dd.read_parquet(list(source.parquet), columns=list(layout.columns.values()))
         meta = canonical(raw._meta, layout)
         return raw.map_partitions(canonical, layout, meta=meta)

@@ -85,9 +85,10 @@ def layout_of(names, spec=None) -> Layout:
                         "(value, lat+lon, contact) or give an import mapping")
     columns = {"user": user, "timestamp": time}
     for role in KIND_COLUMNS[kind]:
-        if found[role] is None:
+        column = found[role]
+        if column is None:
             raise DataError(f"a {kind} table needs a {role!r} column")
-        columns[role] = found[role]
+        columns[role] = column
     fmt = spec.time_format if spec is not None else "auto"
     return Layout(kind, columns, fmt, spec.start if spec is not None else Layout.start,
                   spec.timezone if spec is not None else None)
@@ -141,6 +142,13 @@ class Source:
     parquet: tuple[str, ...] = ()  # Parquet files (the Dask engine reads them itself)
     layout: Layout | None = None
     users: Callable[[int], Iterator[np.ndarray]] | None = None  # the user column alone, in chunks (a cheap scan)
+
+    def parquet_layout(self) -> Layout:
+        """The canonical columns of a Parquet source's files (every Parquet source has them)."""
+        if self.layout is None:
+            raise DataError(f"{self.description}: a Parquet source needs its column layout (open it with "
+                            "lmdk.population.input.open_source)")
+        return self.layout
 
 
 def _parquet_files(path: Path) -> list[str]:

@@ -56,8 +56,8 @@ def scan(source: Source, rows: int) -> Scan:
         total += len(users)
         if len(users):
             last = users[-1]
-    starts = np.concatenate(begins) if clustered and begins else None
-    return Scan(total, len(seen), clustered, starts)
+    first_rows = np.concatenate(begins) if clustered and begins else None
+    return Scan(total, len(seen), clustered, first_rows)
 
 
 def user_ranges(info: Scan, rows: int) -> list[tuple[int, int]]:

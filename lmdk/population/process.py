@@ -190,7 +190,7 @@ def _released_columns(job: Job, rel, valid, origins, lengths) -> dict[str, np.nd
     return columns
 
 
-def _write(job: Job, users, times, columns: dict, lengths: np.ndarray) -> None:
+def _write(job: Job, released: Path, users, times, columns: dict, lengths: np.ndarray) -> None:
     """Each user's released rows to ``<released>/user=<id>/part-0.parquet`` (the export note in the metadata)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -199,7 +199,7 @@ def _write(job: Job, users, times, columns: dict, lengths: np.ndarray) -> None:
     table = table.replace_schema_metadata({b"lmdk": job.note.encode()})
     offset = 0
     for user, n in zip(users, lengths.tolist(), strict=True):
-        folder = Path(job.released) / f"user={quote(str(user), safe='')}"
+        folder = released / f"user={quote(str(user), safe='')}"
         folder.mkdir(parents=True, exist_ok=True)
         pq.write_table(table.slice(offset, n), folder / "part-0.parquet", use_dictionary=False,
                        write_statistics=False)
@@ -229,5 +229,6 @@ def process_frame(frame: pd.DataFrame, job: Job) -> pd.DataFrame:
         if job.released is not None:
             valid = valid_mask(b_lengths, x.shape[1])
             times = frame["timestamp"].array.take(_row_index(b_starts, b_lengths))
-            _write(job, b_users, times, _released_columns(job, rel, valid, origins, b_lengths), b_lengths)
+            _write(job, Path(job.released), b_users, times, _released_columns(job, rel, valid, origins, b_lengths),
+                   b_lengths)
     return pd.concat(parts, ignore_index=True)

@@ -243,9 +243,9 @@ def _first_safe(trackers, vectors, pi_fixed, limits: list, method: str,
         for tr, (b, d) in zip(trackers, vectors, strict=True):
             maybe &= lower_bound_rows(tr.a, tr.a_not, b, d) <= lim
     for q in np.flatnonzero(maybe):
-        leaks = _check_candidate(trackers, [(b[q], d[q]) for b, d in vectors], limits[q], method, exact)
-        if leaks is not None:
-            return int(q), leaks
+        found = _check_candidate(trackers, [(b[q], d[q]) for b, d in vectors], limits[q], method, exact)
+        if found is not None:
+            return int(q), found
     return None
 
 

@@ -229,7 +229,7 @@ class EventTracker:
         C = np.asarray(C, dtype=float)
         m, k = self.M.shape[0], C.shape[1]
         t = self.t + 1
-        if self._in_tail(t):
+        if self._phi is not None and self._in_tail(t):
             V = self.op.left(C)
             if self._B is not None:
                 V = self._B @ V

@@ -41,7 +41,7 @@ _SLOPE_TOL = 1e-12  # an edge of slope ≤ 1 + 1e-12 raises L by ≤ ~1e-12 (2-s
 _PRUNE_TOL = 1e-13  # a pair whose chain rises above the envelope by less than this changes L by < 1e-13
 
 
-def transition_matrix(s: float, n: int = 2) -> np.ndarray:
+def transition_matrix(s: float | str, n: int = 2) -> np.ndarray:
     """Laplacian-smoothed identity (§4.1.2): P[i,j] = (I[i,j] + s) / Σ_k (I[i,k] + s); s = inf → no correlation."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
         raise ParameterError(f"n (number of states) must be an integer ≥ 2, got {n!r}")
