@@ -112,10 +112,9 @@ def spatiotemporal_headline(epsilon: float, plain_leak: float, plain_distance_m:
         return (f"Here the plain location noise already keeps the sensitive event within ε = {epsilon:g}: released "
                 f"locations are {km(plain_distance_m)} off on average, and PriSTE has nothing to change.")
     return (f"Plain location noise lets an observer learn up to {readable(plain_leak)} about the sensitive event, "
-            "above "
-            f"ε = {epsilon:g}. PriSTE keeps it within ε by adding more noise where needed (α {readable(alpha0)} → "
-            f"{readable(alpha)} per km on average): released locations are {km(priste_distance_m)} off instead of "
-            f"{km(plain_distance_m)}.")
+            f"above ε = {epsilon:g}. PriSTE keeps it within ε by adding more noise where needed "
+            f"(α {readable(alpha0)} → {readable(alpha)} per km on average): released locations are "
+            f"{km(priste_distance_m)} off instead of {km(plain_distance_m)}.")
 
 
 def dummies_headline(marked: int, real: int, chance_real: float, words: str) -> str:
