@@ -59,7 +59,8 @@ def main(argv=None) -> int:
         cpu_c, wall_c, _ = measure(series, L, scheme, args.trials, 0.1)
         worst = max(worst, cpu_c)
         upper = out["epsilon_upper"] if out["epsilon_upper"] is not None else float("inf")
-        print(f"{scheme:<10}{cpu:>8.2f}{wall:>8.2f}{cpu_c:>13.2f}{wall_c:>8.2f}   {out['epsilon_lower']:.2f}–{upper:.2f}"
+        print(f"{scheme:<10}{cpu:>8.2f}{wall:>8.2f}{cpu_c:>13.2f}{wall_c:>8.2f}   "
+              f"{out['epsilon_lower']:.2f}–{upper:.2f}"
               f"   {out['landmark_inference']['auc']:.2f}   {'leaks' if out['exceeds_claim'] else 'within ε'}")
         rows.append({"scheme": scheme, "cpu_s": cpu, "wall_s": wall, "cpu_with_correlation_s": cpu_c,
                      "wall_with_correlation_s": wall_c, "epsilon_lower": out["epsilon_lower"],

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -40,7 +41,7 @@ def table(x: np.ndarray, reps: int, runs: int) -> list[tuple[str, str, float, fl
     """(scheme, sampler, seconds, × uniform) for every scheme and sampler."""
     rows = []
     for sampler, options in SAMPLERS.items():
-        times = {s: best(lambda s=s: schemes.release(x, [], s, 1.0, repetitions=reps, rng=0, w=24, **options), runs)
+        times = {s: best(partial(schemes.release, x, [], s, 1.0, repetitions=reps, rng=0, w=24, **options), runs)
                  for s in SCHEMES}
         rows += [(s, sampler, t, t / times["uniform"]) for s, t in times.items()]
     return rows

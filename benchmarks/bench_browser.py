@@ -3,8 +3,9 @@
 n = 1,000 (HUE), all six schemes, 100 repetitions, Laplace. Each trial moves the ε slider one step
 (to a value not seen before, so the core really recomputes) and measures, inside Chromium with
 performance.now(), until every Plotly chart on the page carries the new ε in ``layout.meta`` (a dict, or a
-one-element list holding it — see ui.charts.meta_of; set when Plotly has drawn it) and Streamlit is idle. Median of 5 trials, against the same measurement
-on benchmarks/trivial_page.py (one slider, one chart). Target: at most 3× the baseline.
+one-element list holding it — see ui.charts.meta_of; set when Plotly has drawn it) and Streamlit is idle.
+Median of 5 trials, against the same measurement on benchmarks/trivial_page.py (one slider, one chart).
+Target: at most 3× the baseline.
 
     python benchmarks/bench_browser.py
     python benchmarks/bench_browser.py --population   # Population page, 500 users × 1,000 events (target < 2 s)
@@ -80,7 +81,8 @@ def main() -> int:
         app = measure(url, "/schemes_utility?reps=100")
     b, a = statistics.median(base), statistics.median(app)
     print(f"trivial one-chart page : median {b:7.1f} ms  trials {', '.join(f'{t:.0f}' for t in base)}")
-    print(f"schemes page (n=1000, 6 schemes, 100 reps): median {a:7.1f} ms  trials {', '.join(f'{t:.0f}' for t in app)}")
+    print(f"schemes page (n=1000, 6 schemes, 100 reps): median {a:7.1f} ms  "
+          f"trials {', '.join(f'{t:.0f}' for t in app)}")
     print(f"ratio {a / b:.2f}× (target ≤ 3×); {'OK' if a <= 3 * b else 'TOO SLOW'}  "
           f"(1-min load average {load:.2f} before, {os.getloadavg()[0]:.2f} after, on {os.cpu_count()} CPUs)")
     return 0

@@ -8,10 +8,11 @@ schemes, default repetitions — 100 up to n = 1,000, fewer for long series: ui.
 exact discrete Laplace of the exports). Each trial moves the ε slider one step to a value not seen before (so the
 core recomputes) and measures, inside Chromium with performance.now(), until every chart carries the new ε in
 ``layout.meta`` and Streamlit is idle (the harness of benchmarks/bench_browser.py); the lengths of a page are
-open in tabs side by side and their trials interleaved, so the machine's load (2 shared cores) falls on all alike. Data & landmarks has no ε:
-there a trial clears the landmarks or undoes that (a landmark edit redraws the timeline), until the timeline's
-``meta.landmarks`` shows the new count. The Overview, Spatiotemporal events, Population and Experiments pages do
-not depend on the series' length. Median of TRIALS trials; target: at n = 35,040 every page within 2× of n = 1,000.
+open in tabs side by side and their trials interleaved, so the machine's load (2 shared cores) falls on all alike.
+Data & landmarks has no ε: there a trial clears the landmarks or undoes that (a landmark edit redraws the
+timeline), until the timeline's ``meta.landmarks`` shows the new count. The Overview, Spatiotemporal events,
+Population and Experiments pages do not depend on the series' length. Median of TRIALS trials; target: at
+n = 35,040 every page within 2× of n = 1,000.
 
     python benchmarks/bench_long_series.py                 # every page, n = 1,000 / 8,760 / 35,040 / 105,120
     python benchmarks/bench_long_series.py --n 1000 35040  # some lengths

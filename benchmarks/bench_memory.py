@@ -39,7 +39,7 @@ def meter_file(path: Path, mb: float, seed: int) -> tuple[Path, int]:
     start = np.datetime64("2001-01-01T00:00") + np.timedelta64(int(seed), "h")
     times = (start + np.arange(rows).astype("timedelta64[h]")).astype(str)
     values = np.round(rng.gamma(2.0, 0.4, rows), 4)
-    path.write_text("timestamp,value\n" + "\n".join(f"{t},{v}" for t, v in zip(times, values)) + "\n")
+    path.write_text("timestamp,value\n" + "\n".join(f"{t},{v}" for t, v in zip(times, values, strict=True)) + "\n")
     return path, rows
 
 

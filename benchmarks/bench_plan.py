@@ -40,7 +40,8 @@ def main() -> None:
         cpu.append(time.process_time() - c0)
     print(f"plan: six schemes, n = {N:,}, |L| = {len(L):,}, target MAE {target.error:g} kWh, range 0–25 kWh; median "
           f"of {RUNS} runs (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
-    print(f"  wall {np.median(wall):.2f} s, cpu {np.median(cpu):.2f} s (min {min(cpu):.2f} s) — target < {TARGET_S:g} s "
+    print(f"  wall {np.median(wall):.2f} s, cpu {np.median(cpu):.2f} s (min {min(cpu):.2f} s) — "
+          f"target < {TARGET_S:g} s "
           f"of CPU: {'OK' if np.median(cpu) < TARGET_S else 'TOO SLOW'} (wall time is inflated when other processes "
           f"share the cores)")
     print(f"  {'scheme':<9} {'ε':>10} {'achieved MAE ± 95 % CI':>26} {'reps':>5}  {'cpu':>7}  method")

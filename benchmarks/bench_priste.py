@@ -65,7 +65,7 @@ def bench_maximiser(setup, event) -> None:
     tr = EventTracker(event, setup.M)
     region = event.regions[0]
     mass, p_event, support = [], [], []
-    for E, o in zip(res.emissions, res.released_cells):
+    for E, o in zip(res.emissions, res.released_cells, strict=True):
         b, d = tr.candidate(E[:, o])
         _, pi, _ = worst_case_from_vectors(tr.a, b, d, a_not=tr.a_not)
         mass.append(pi[region].sum())
@@ -83,9 +83,9 @@ def bench_per_timestamp(setup, event) -> None:
     """Incremental cost per timestamp (candidate vectors + exact optimum + Φ update) and the optimum alone."""
     E = planar_laplace_emission(setup.grid, 1.0)
     tr = EventTracker(event, setup.M, grid_shape=(setup.grid.rows, setup.grid.cols))  # as release() builds it
-    step, opt, nverts = [], [], []
+    step, opt = [], []
     g = np.random.default_rng(0)
-    for t, true in enumerate(setup.trajectory):
+    for true in setup.trajectory:
         o = int(g.choice(setup.grid.m, p=E[true]))
         t0 = time.perf_counter()
         b, d = tr.candidate(E[:, o])

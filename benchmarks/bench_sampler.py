@@ -90,7 +90,7 @@ def one_series() -> list[tuple[str, float, float]]:
     for scheme in SCHEMES:
         runs = 3 if scheme == "adaptive" else 7
 
-        def run(sampler):
+        def run(sampler, scheme=scheme):
             options = {"value_range": RANGE_KWH} if sampler == "discrete" else {}
             return schemes.release(x, landmarks, scheme, 1.0, rng=rng, sensitivity=delta, sampler=sampler, **options)
 

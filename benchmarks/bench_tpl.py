@@ -10,15 +10,15 @@ from __future__ import annotations
 import math
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.test_tpl import reference_landmark_loss  # noqa: E402
-
 from lmdk import schemes, synthetic, tpl  # noqa: E402
+from tests.tpl.test_tpl import reference_landmark_loss  # noqa: E402
 
 
 def best_time(fn, repeat: int = 5) -> float:
@@ -58,8 +58,8 @@ def bench_landmark_loss() -> None:
             adaptive = schemes.release(series, marks, "adaptive", 1.0, rng=rng).budgets[0]
             for corr in ("moderate", "strong"):
                 P = tpl.transition_matrix(tpl.CORRELATION[corr])
-                t_uni = best_time(lambda: tpl.landmark_temporal_privacy_loss(uniform, marks, P))
-                t_ada = best_time(lambda: tpl.landmark_temporal_privacy_loss(adaptive, marks, P))
+                t_uni = best_time(partial(tpl.landmark_temporal_privacy_loss, uniform, marks, P))
+                t_ada = best_time(partial(tpl.landmark_temporal_privacy_loss, adaptive, marks, P))
                 check = np.arange(n) if n <= 1_000 else np.sort(rng.choice(n, 60, replace=False))
                 err = max(
                     max_error(uniform, marks, P, tpl.landmark_temporal_privacy_loss(uniform, marks, P), check),
@@ -79,7 +79,7 @@ def bench_landmark_loss() -> None:
     for n in (1_000, 10_000):
         marks = synthetic.landmarks(n, 0.10, "skewed", rng)
         budgets = schemes.allocate("uniform", n, marks, 1.0)
-        t = best_time(lambda: tpl.landmark_temporal_privacy_loss(budgets, marks, P3), repeat=1)
+        t = best_time(partial(tpl.landmark_temporal_privacy_loss, budgets, marks, P3), repeat=1)
         print(f"  n = {n}, skewed: {t * 1e3:.0f} ms (no target)")
 
 
@@ -90,16 +90,17 @@ def bench_loss_increment() -> None:
     cases = {
         "Laplacian s=0.1": tpl.transition_matrix(0.1, 200),
         "random Dirichlet(1)": rng.dirichlet(np.ones(200), size=200),
-        "random Dirichlet(0.3) with zeros": np.where(rng.random((200, 200)) < 0.3, 0.0, rng.dirichlet(np.full(200, 0.3), size=200)),
+        "random Dirichlet(0.3) with zeros": np.where(rng.random((200, 200)) < 0.3, 0.0,
+                                                     rng.dirichlet(np.full(200, 0.3), size=200)),
     }
     for name, P in cases.items():
         P = P / P.sum(axis=1, keepdims=True)
         start = time.perf_counter()
         fn = tpl.loss_function(P)
         pre = time.perf_counter() - start
-        one = best_time(lambda: tpl.loss_increment(P, 1.3), repeat=20)
+        one = best_time(partial(tpl.loss_increment, P, 1.3), repeat=20)
         alphas = np.linspace(0, 10, 10_000)
-        many = best_time(lambda: tpl.loss_increment(P, alphas), repeat=3) / alphas.size
+        many = best_time(partial(tpl.loss_increment, P, alphas), repeat=3) / alphas.size
         print(f"  {name:<34} vertices {fn.n_vertices:>3}  precompute once {pre * 1e3:7.1f} ms  "
               f"one α (cached matrix) {one * 1e3:6.3f} ms  per α in an array {many * 1e6:6.2f} µs")
 

@@ -43,6 +43,7 @@ their restarts, run in Python afterwards. A population batch draws each row from
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -340,7 +341,7 @@ class LockstepNoise:
     def step(self, j: int, t: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """Z ~ Lap_Z(t[i]) at step j for every row (``rows`` None) or for the rows ``rows[i]`` (ascending)."""
         v, f, b = self._v[j], self._f[j], self._b[j]
-        child = self._child
+        child: Callable[[int], np.random.Generator] = self._child
         if rows is not None:
             v, f, b = v[rows], f[rows], b[rows]
             child = lambda i: self._child(int(rows[i]))  # noqa: E731
@@ -450,7 +451,8 @@ def release_values(x, epsilon, sensitivity, value_range, rng=None) -> np.ndarray
     shape = _broadcast_shape(values.shape, cal.scale.shape, "x")
     low, high = validate_range(value_range)
     clamped = np.broadcast_to(np.clip(values, low, high), shape)
-    cal = Calibration(*(np.broadcast_to(a, shape) for a in (cal.exponent, cal.steps, cal.scale, cal.low,
-                                                             cal.high)), cal.sensitivity)
+    exponent, steps, scale, low_q, high_q = (np.broadcast_to(a, shape) for a in (cal.exponent, cal.steps, cal.scale,
+                                                                                  cal.low, cal.high))
+    cal = Calibration(exponent, steps, scale, low_q, high_q, cal.sensitivity)
     z = discrete_laplace(cal.scale, 1, rng)
     return on_grid(clamped, cal, z)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from lmdk.data.series import epoch_ns
 from lmdk.errors import ParameterError
 
 EARTH_RADIUS_M = 6_371_008.8
@@ -109,15 +110,14 @@ def by_contacts(ids, watchlist) -> np.ndarray:
 # -- stay points (Li et al. 2008) --------------------------------------------------------------
 def _seconds(times) -> np.ndarray:
     """Event times as float seconds (datetimes, DatetimeIndex or numbers)."""
-    if isinstance(times, pd.DatetimeIndex):
-        return times.asi8.astype(np.float64) / 1e9
-    if isinstance(times, pd.Series) and pd.api.types.is_datetime64_any_dtype(times.dtype):
-        return pd.DatetimeIndex(times).asi8.astype(np.float64) / 1e9
+    if isinstance(times, pd.DatetimeIndex) or (isinstance(times, pd.Series)
+                                               and pd.api.types.is_datetime64_any_dtype(times.dtype)):
+        return epoch_ns(times).astype(np.float64) / 1e9
     arr = np.asarray(times)
     if arr.dtype.kind == "M":
         return arr.astype("datetime64[ns]").astype(np.int64).astype(np.float64) / 1e9
     if arr.dtype.kind == "O":
-        return pd.DatetimeIndex(arr).asi8.astype(np.float64) / 1e9
+        return epoch_ns(arr).astype(np.float64) / 1e9
     return arr.astype(np.float64).reshape(-1)
 
 
@@ -415,21 +415,33 @@ class LandmarkRule:
             return parse(self.spec or "").indices(series)
         if self.kind in ("below", "above"):
             _require_kind(series, "values", self.kind)
-            return by_threshold(series.values, **{self.kind: self.number})
+            return by_threshold(series.values, **{self.kind: self.required_number()})
         if self.kind == "percentile":
             _require_kind(series, "values", self.kind)
-            return by_percentile(series.values, self.number / 100.0, self.side)
+            return by_percentile(series.values, self.required_number() / 100.0, self.side)
         if self.kind == "share":
-            return by_fraction(series, self.number / 100.0)
+            return by_fraction(series, self.required_number() / 100.0)
         if self.kind == "stay":
             _require_kind(series, "trajectory", self.kind)
             latlon = series.latlon()
             distance = self.distance_m if self.distance_m is not None else DEFAULT_STAY_DISTANCE_M
-            return stay_points(series.seconds, latlon[:, 0], latlon[:, 1], distance, self.number)
+            return stay_points(series.seconds, latlon[:, 0], latlon[:, 1], distance, self.required_number())
         if self.kind == "contacts":
             _require_kind(series, "contacts", self.kind)
-            return by_contacts(series.contacts, _read_watchlist(self.path))
-        return as_indices(_read_indices(self.path), n, name=f"landmark file {self.path}")
+            return by_contacts(series.contacts, _read_watchlist(self._path()))
+        return as_indices(_read_indices(self._path()), n, name=f"landmark file {self.path}")
+
+    def required_number(self) -> float:
+        """The rule's number (threshold, percentage or stay duration), which its kind needs."""
+        if self.number is None:
+            raise ParameterError(f"the landmark rule {self.kind!r} needs a number (number=…), e.g. {RULE_HELP}")
+        return self.number
+
+    def _path(self) -> str:
+        """The rule's file (watchlist or indices), which its kind needs."""
+        if self.path is None:
+            raise ParameterError(f"the landmark rule {self.kind!r} needs a file (path=…), e.g. {RULE_HELP}")
+        return self.path
 
 
 def _require_kind(series, kind: str, rule: str) -> None:

@@ -255,12 +255,14 @@ def pld_epsilon(counts: tuple[tuple[float, int], ...], delta: float) -> float:
     target = min(1e-2, max(1e-4, 1e-3 * basic / releases))
     smallest = min(eps for eps, _ in counts)
     interval = smallest / math.ceil(smallest / target)
-    total = None
+    parts = []
     for eps, k in counts:
         one = pld.from_privacy_parameters(common.DifferentialPrivacyParameters(eps, 0.0),
                                           value_discretization_interval=interval)
-        part = one.self_compose(k) if k > 1 else one
-        total = part if total is None else total.compose(part)
+        parts.append(one.self_compose(k) if k > 1 else one)
+    total = parts[0]
+    for part in parts[1:]:
+        total = total.compose(part)
     epsilon = float(total.get_epsilon_for_delta(delta))
     return min(basic, max(epsilon, max(eps for eps, _ in counts)))
 

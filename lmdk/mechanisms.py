@@ -209,10 +209,10 @@ def latlon_to_metres(lat, lon, origin=None) -> tuple[np.ndarray, tuple[float, fl
             raise ParameterError("lat/lon are empty; pass at least one point or an explicit origin")
         ref = lo.flat[0]
         origin = (float(la.mean()), float(_wrap_degrees(ref + _wrap_degrees(lo - ref).mean())))
-    lat0, lon0 = _check_latlon(np.asarray(origin[0]), np.asarray(origin[1]))
-    if abs(float(lat0)) > 85:
+    lat0_a, lon0_a = _check_latlon(np.asarray(origin[0]), np.asarray(origin[1]))
+    lat0, lon0 = float(lat0_a), float(lon0_a)
+    if abs(lat0) > 85:
         raise ParameterError("origin latitude must lie within ±85° for the local projection")
-    lat0, lon0 = float(lat0), float(lon0)
     x = np.radians(_wrap_degrees(lo - lon0)) * EARTH_RADIUS_M * np.cos(np.radians(lat0))
     y = np.radians(la - lat0) * EARTH_RADIUS_M
     return np.stack((x, y), axis=-1), (lat0, lon0)

@@ -78,15 +78,28 @@ class Relation:
     def sensitivity(self) -> float:
         """Δ: how far the protected change can move one event's value (metres for a radius)."""
         if self.kind == "range":
-            return float(self.high - self.low)
+            low, high = self._range()
+            return high - low
         if self.kind in ("up_to", "radius"):
-            return float(self.d)
+            return self._d()
         return 1.0
 
     @property
     def value_range(self) -> tuple[float, float] | None:
         """The public range values are clamped to, or None (locations, contacts)."""
-        return (self.low, self.high) if self.low is not None else None
+        return self._range() if self.low is not None else None
+
+    def _range(self) -> tuple[float, float]:
+        """(low, high), which ``__post_init__`` guarantees for a relation with a public range."""
+        if self.low is None or self.high is None:
+            raise ParameterError(f"the {self.kind!r} relation has no public range (low, high)")
+        return self.low, self.high
+
+    def _d(self) -> float:
+        """d, which ``__post_init__`` guarantees for the 'up_to' and 'radius' relations."""
+        if self.d is None:
+            raise ParameterError(f"the {self.kind!r} relation has no d (the largest protected change)")
+        return self.d
 
     def _amount(self, value: float) -> str:
         return f"{value:g} {self.unit}".strip()
@@ -95,9 +108,9 @@ class Relation:
         """What is protected, in plain words: "any single hour's reading, whatever its value between 0 and 25 kWh"."""
         if self.kind == "range":
             return (f"any single {event}'s value, whatever it is between {self.low:g} and "
-                    f"{self._amount(self.high)}")
+                    f"{self._amount(self._range()[1])}")
         if self.kind == "up_to":
-            return (f"a change of up to {self._amount(self.d)} in any single {event}'s value (larger changes are "
+            return (f"a change of up to {self._amount(self._d())} in any single {event}'s value (larger changes are "
                     f"protected less: ε grows with the change)")
         if self.kind == "radius":
             return f"any single {event}'s location, moved anywhere within {self.d:g} m"
@@ -108,7 +121,7 @@ class Relation:
         if self.kind == "range":
             return f"range [{self.low:g}, {self.high:g}] {self.unit}".rstrip() + f" (Δ = {self.sensitivity:g})"
         if self.kind == "up_to":
-            return f"changes up to {self._amount(self.d)} (Δ = {self.d:g})"
+            return f"changes up to {self._amount(self._d())} (Δ = {self.d:g})"
         if self.kind == "radius":
             return f"radius {self.d:g} m (Δ = {self.d:g} m)"
         return "one contact bit flipped (Δ = 1)"

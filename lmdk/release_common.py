@@ -132,17 +132,17 @@ def discrete_step(noise, sensitivity: float, value_range):
     from lmdk import discrete_laplace as dl
 
     low, high = value_range
-    memo = [None, None]  # the last budgets and their calibration: Adaptive's budgets change only at landmarks
+    memo: dict[bytes, dl.Calibration] = {}  # the last budgets' calibration: Adaptive's change only at landmarks
 
     def draw(t, x_t, budget, pub):
         out = np.full(pub.shape, x_t) if np.ndim(x_t) == 0 else np.broadcast_to(x_t, pub.shape)
         if not pub.any():
             return out
         key = budget.tobytes()
-        if memo[0] != key:
-            memo[0] = key
-            memo[1] = dl._calibrate(np.where(budget > 0, budget, 1.0), sensitivity, low, high)
-        cal = memo[1]
+        cal = memo.get(key)
+        if cal is None:
+            memo.clear()
+            cal = memo[key] = dl._calibrate(np.where(budget > 0, budget, 1.0), sensitivity, low, high)
         if pub.all():
             return dl.on_grid(out, cal, noise.step(t, cal.scale))
         rows = np.flatnonzero(pub)

@@ -132,7 +132,7 @@ def _bookkeeping(pool, level, inv_left, mask, frees):
     Returns (pool, level, budgets (steps, rows))."""
     pool_r, level_r = pool.tolist(), level.tolist()
     out = []
-    for inv, lm, fr in zip(inv_left.tolist(), mask.tolist(), frees.tolist()):
+    for inv, lm, fr in zip(inv_left.tolist(), mask.tolist(), frees.tolist(), strict=True):
         row = level_r[:]
         for r, is_lm in enumerate(lm):
             if is_lm or fr[r]:
@@ -184,7 +184,10 @@ def _adaptive(x, mask, eps, mechanism, sensitivity, noise, default, post=None, l
     inv_left = (1.0 / np.maximum(lm_count[:, None] - np.cumsum(mask, axis=1) + mask, 1)).T  # 1/landmarks left incl. t
     mask_t = np.ascontiguousarray(mask.T)
     frees_t = np.ascontiguousarray((mask & regular_after).T)  # approximating here raises R
-    noise_t = None if noise is None else np.ascontiguousarray(np.moveaxis(noise, 1, 0))
+    if noise is None and draw is None:
+        raise ParameterError("Adaptive needs pre-drawn unit noise or a draw hook (sampler='discrete'), got neither")
+    # with a draw hook no pre-drawn noise is read: a (n, 0) stand-in
+    noise_t = np.empty((n, 0)) if noise is None else np.ascontiguousarray(np.moveaxis(noise, 1, 0))
     level = np.where(lm_count < size, eps / (lm_count + 1.0), 0.0)  # R
     pool = eps - level  # ε − R − spent_L: what the remaining landmarks may still spend
     next_pub = np.zeros(reps, dtype=np.int64)
@@ -197,7 +200,7 @@ def _adaptive(x, mask, eps, mechanism, sensitivity, noise, default, post=None, l
     wide = last.ndim == 2
     pub_wide = np.empty(last.shape, dtype=bool)
     laplace = mechanism == "laplace" and draw is None
-    any_landmark = mask_t.any(axis=1)
+    any_landmark = np.asarray(mask_t.any(axis=1))
     grown = np.empty(reps, dtype=np.int64)
     # np.copyto(..., where=) instead of np.where: ~2× faster on (reps,) arrays, this loop is the hot path.
     # At a timestamp that is no repetition's landmark, share, pool and level are untouched (their updates
@@ -207,7 +210,7 @@ def _adaptive(x, mask, eps, mechanism, sensitivity, noise, default, post=None, l
     # looked at, ``draw`` is not needed, nothing else changes) — filled as one slice: the same numbers, and a
     # long series whose Adaptive samples rarely costs its publications and landmarks, not its length.
     landmark_steps = np.flatnonzero(any_landmark)
-    is_landmark_step = any_landmark.tolist()
+    is_landmark_step: list[bool] = any_landmark.tolist()
     following = np.append(landmark_steps, n)[np.searchsorted(landmark_steps, np.arange(n))].tolist()  # ≥ t
     soonest = 0  # next_pub.min(): recomputed only after a publication changed next_pub
     t = 0
@@ -317,7 +320,8 @@ def release(
     ``series``: (n,) values (laplace), (n,) 0/1 (randomized_response) or (n, 2) metres (planar_laplace: ε/Δ
     per metre, Δ = ``sensitivity`` the protected radius; randomized response takes no sensitivity).
     ``landmarks``: indices, an (n,) mask, or a (repetitions, n) mask. ``dummies``: a
-    ``lmdk.dummies.selection.DummySpec`` (or a dict of its fields); then L′ per repetition and the remaining ε come from ``lmdk.dummies.selection.landmark_sets_for_release``.
+    ``lmdk.dummies.selection.DummySpec`` (or a dict of its fields); then L′ per repetition and the remaining ε come
+    from ``lmdk.dummies.selection.landmark_sets_for_release``.
     ``default``: the public value released before any noisy release (see the module docstring).
     ``sampler``: "textbook" (fast; views, experiments), "discrete" (exports of values: the exact discrete Laplace
     on a 2^k grid, ε-DP at every scale for changes of one value by at most ``sensitivity`` inside the public
@@ -381,10 +385,10 @@ def release(
         budgets = _allocate_mask(scheme, mask, eps_pub, window)
         published = budgets > 0
         safe = np.where(published, budgets, 1.0)
-        if discrete is not None:
-            values = discrete_cells(x, budgets, published, delta, discrete, gen)
-        else:
+        if noise is not None:
             values = perturb(mechanism, x, safe, noise, delta)
+        else:  # the discrete sampler draws at the budgets
+            values = discrete_cells(x, budgets, published, delta, discrete, gen)
         if post is not None:
             values = post(values, safe)
         if not published.all():

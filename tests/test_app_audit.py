@@ -29,7 +29,8 @@ def test_page_audits_the_chosen_schemes_and_says_it_plainly():
     figs = charts(at)
     assert len(figs) == 4  # loss, positions, values, correlation
     assert meta_of(figs[0]["layout"])["schemes"] == ["uniform", "skip"]
-    assert {"one regular event", "one landmark", "all landmarks + one (Thm 2)"} <= {t.get("name") for t in figs[0]["data"]}
+    assert {"one regular event", "one landmark", "all landmarks + one (Thm 2)"} <= {
+        t.get("name") for t in figs[0]["data"]}
     assert {"no dummies", "random dummies", "partitioned dummies", "heuristic dummies"} <= {
         t.get("name") for t in figs[1]["data"]}
     assert meta_of(figs[3]["layout"])["scheme"] == "skip" and meta_of(figs[3]["layout"])["s"] == 0.01

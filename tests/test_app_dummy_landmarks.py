@@ -22,7 +22,7 @@ open_page = partial(app_support.open_page, PAGE, 90)
 
 
 def specs(at: AppTest) -> dict[str, dict]:
-    return dict(zip(CHARTS, (json.loads(c.proto.spec) for c in at.get("plotly_chart"))))
+    return dict(zip(CHARTS, (json.loads(c.proto.spec) for c in at.get("plotly_chart")), strict=True))
 
 
 def trace(figure: dict, name: str) -> dict:

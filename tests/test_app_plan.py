@@ -1,4 +1,5 @@
-"""AppTest: the planner on the Schemes & utility page — target → ε per scheme, sentence, chart, apply, link, RunConfig."""
+"""AppTest: the planner on the Schemes & utility page — target → ε per scheme, sentence, chart, apply, link,
+RunConfig."""
 from __future__ import annotations
 
 import json
@@ -56,7 +57,7 @@ def test_a_target_in_the_link_gives_epsilon_per_scheme_a_sentence_a_chart_and_in
     table = frame(at, "plan_table")
     assert list(table["scheme"]) == list(state.SCHEME_NAMES)
     assert all("±" in v for v in table["MAE at that ε (kWh)"])
-    assert dict(zip(table["scheme"], table["landmark privacy (Thm 2)"]))["event"] == "violates"
+    assert dict(zip(table["scheme"], table["landmark privacy (Thm 2)"], strict=True))["event"] == "violates"
     trade = frame(at, "plan_tradeoff")
     assert trade["Δ"].iloc[0] == 25 and list(trade["Δ"]) == sorted(trade["Δ"], reverse=True)
     # ε ∝ Δ: "changes up to 5 kWh" costs a fifth of "any value in 0–25 kWh"
@@ -79,7 +80,7 @@ def test_typing_a_target_in_the_sidebar_plans_and_puts_it_in_the_link():
 def test_applying_a_plan_sets_the_slider_to_the_smallest_epsilon_that_meets_the_target():
     at = open_page(target="0.5", rel="up_to", rd="1", schemes="uniform,skip,adaptive")  # Δ = 1: fits the slider
     table = frame(at, "plan_table")
-    needed = float(dict(zip(table["scheme"], table["ε needed"]))["skip"].replace(",", ""))
+    needed = float(dict(zip(table["scheme"], table["ε needed"], strict=True))["skip"].replace(",", ""))
     at.selectbox(key="_plan_scheme").set_value("skip").run()
     apply = next(b for b in at.button if b.key == "plan_apply")
     expected = min(e for e in state.EPSILON_OPTIONS if e >= needed * 0.99)
@@ -111,7 +112,7 @@ def test_an_epsilon_beyond_the_slider_cannot_be_applied_and_says_how_to_release_
 def test_an_infeasible_scheme_is_said_in_words():
     at = open_page(target="0.05", target_at="landmarks", schemes="uniform,skip")
     assert "*Skip* cannot get there at any ε" in sentence(at)
-    assert dict(zip(frame(at, "plan_table")["scheme"], frame(at, "plan_table")["ε needed"]))["skip"] == \
+    assert dict(zip(frame(at, "plan_table")["scheme"], frame(at, "plan_table")["ε needed"], strict=True))["skip"] == \
         "cannot get there"
 
 

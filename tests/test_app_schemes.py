@@ -20,7 +20,8 @@ def open_page(**query) -> AppTest:
 
 
 def chart(at: AppTest, key: str) -> dict:
-    return json.loads(next(c for c in at.get("plotly_chart") if c.proto.id.endswith(key) or key in c.proto.id).proto.spec)
+    found = next(c for c in at.get("plotly_chart") if c.proto.id.endswith(key) or key in c.proto.id)
+    return json.loads(found.proto.spec)
 
 
 def charts(at: AppTest) -> list[dict]:
@@ -134,7 +135,7 @@ def test_clamping_adds_the_clamped_bars_and_reports_the_saving():
     assert not at.exception and at.query_params["clamp_hi"] in ("8", ["8"])
     mae = charts(at)[2]
     assert [t["name"] for t in mae["data"]] == ["MAE", "MAE after clamping"]
-    assert all(c <= m for c, m in zip(mae["data"][1]["x"], mae["data"][0]["x"]))
+    assert all(c <= m for c, m in zip(mae["data"][1]["x"], mae["data"][0]["x"], strict=True))
     assert any("saves MAE" in s.value for s in at.success)
 
 
@@ -173,7 +174,8 @@ def test_chart_html_downloads_build_for_draw_once_figures():
     b = {"uniform": np.full(n, 0.01), "skip": np.where(np.arange(n) % 5 == 0, 0.0, 1.0)}
     landmarks = np.arange(0, n, 5)
     band = (np.zeros(n), -np.ones(n), np.ones(n))
-    figs = [ui_charts.budgets(b, landmarks, epsilon=1.0), ui_charts.budgets({"user": np.full(8, 0.1)}, [1], epsilon=1.0),
+    figs = [ui_charts.budgets(b, landmarks, epsilon=1.0),
+            ui_charts.budgets({"user": np.full(8, 0.1)}, [1], epsilon=1.0),
             ui_charts.releases(np.arange(n), np.zeros(n), {"uniform": band}, landmarks, y_title="v", epsilon=1.0),
             ui_charts.mae([{"scheme": "uniform", "mae": 1.0, "low": 0.9, "high": 1.1}], unit="kWh", epsilon=1.0)]
     for fig in figs:

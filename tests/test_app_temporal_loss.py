@@ -45,7 +45,8 @@ def test_default_render_has_the_three_charts_and_the_explanation():
     assert {"skewed", "symmetric", "bimodal", "uniform", "no correlation"} <= set(fig9_names)
     figure = spec(at, 0)
     assert figure["layout"]["meta"] == {"eps": 1.0, "scheme": "uniform"}
-    assert "ε" in figure["layout"]["yaxis"]["title"]["text"] and "timestamp" in figure["layout"]["xaxis"]["title"]["text"]
+    assert "ε" in figure["layout"]["yaxis"]["title"]["text"]
+    assert "timestamp" in figure["layout"]["xaxis"]["title"]["text"]
     assert at.expander[-1].label == "What am I looking at?" and len(at.latex) >= 3
 
 

@@ -70,7 +70,8 @@ def test_changing_epsilon_updates_the_budget_chart(page, app_url):
     open_page(page, app_url, "schemes_utility", "reps=20&schemes=uniform,event")
     meta = chart_meta(page, "budget_chart")
     assert (meta[0] if isinstance(meta, list) else meta)["eps"] == 1  # see ui.charts.meta_of
-    # εₜ of the uniform trace: y of bars, customdata of a budget row (whose y is scaled to the row, see ui.charts.budgets)
+    # εₜ of the uniform trace: y of bars, customdata of a budget row (whose y is scaled to the row,
+    # see ui.charts.budgets)
     read = ("() => { const t = document.querySelector('.st-key-budget_chart .js-plotly-plot').data"
             ".find(t => t.name === 'uniform'); return Array.from(t.customdata || t.y); }")
     before = np.asarray(page.evaluate(read))

@@ -88,9 +88,9 @@ def test_simultaneous_first_requests_all_render_through_app(browser_context):
     with streamlit_server() as url:
         pages = [browser_context.new_page() for _ in links]
         try:
-            for page, link in zip(pages, links):
+            for page, link in zip(pages, links, strict=True):
                 page.goto(f"{url}/{link}", wait_until="commit")  # do not wait: let the sessions overlap
-            for page, (link, (key, shown)) in zip(pages, links.items()):
+            for page, (link, (key, shown)) in zip(pages, links.items(), strict=True):
                 wait_idle(page, timeout=180_000)
                 assert_rendered_through_app({"exceptions": exceptions(page), "nav": text(page, NAV),
                                              "status": text(page, ".st-key-landmark_status")})

@@ -104,7 +104,7 @@ def test_uploads_through_the_proxy_stay_in_their_own_session(proxy, tmp_path):
     routes = _routes(url, addresses)
     with chromium() as context:
         pages = {}
-        for i, (replica, key) in enumerate(routes.items()):
+        for i, key in enumerate(routes.values()):
             # one browser per replica: a cookie per context, as two students' browsers would hold
             context.clear_cookies()
             context.add_cookies([{"name": "lmdk_route", "value": key, "url": url}])

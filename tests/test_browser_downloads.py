@@ -206,6 +206,6 @@ def test_stakeholder_walk_cold_link_headline_report_and_script(browser_context, 
     assert done.returncode == 0, done.stderr
     printed = {line.split()[0]: float(line.split()[1]) for line in done.stdout.splitlines()[2:]}
     assert set(printed) == {"user", "uniform", "adaptive"} and printed["user"] > printed["adaptive"]
-    for scheme, mae in zip(*shown):  # the script prints the numbers the page charts
+    for scheme, mae in zip(*shown, strict=True):  # the script prints the numbers the page charts
         assert printed[scheme] == pytest.approx(mae, rel=1e-5)
     assert "ε = 0.1" in done.stdout and "demonstration seed 5" in done.stdout

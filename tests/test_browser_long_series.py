@@ -64,7 +64,8 @@ def test_a_click_on_the_downsampled_timeline_marks_the_exact_event(page, app_url
 
     series = synthetic_series("values", N, 0.5, np.random.default_rng(1))  # the app's synthetic series, seed 1
     drawn = page.evaluate("(sel) => { const tr = document.querySelector(sel)._fullData[0];"
-                          " const i = tr.customdata.indexOf(" + str(marked[0]) + "); return tr.y[i]; }", CHART.format(1))
+                          " const i = tr.customdata.indexOf(" + str(marked[0]) + "); return tr.y[i]; }",
+                          CHART.format(1))
     assert drawn == pytest.approx(series.values[marked[0]], abs=1e-9)  # its drawn value is that event's value
     meta = page.evaluate(META, CHART.format(1))
     assert meta["landmarks"] == 1 and meta["window"]["landmarks_drawn"] == 1

@@ -34,8 +34,8 @@ def _top_line(pdf, page: int) -> str:
 
     boxes = subprocess.run(["pdftotext", "-f", str(page), "-l", str(page), "-bbox", str(pdf), "-"],
                            capture_output=True, text=True, check=True).stdout
-    words = [(float(y), html.unescape(w)) for y, w in re.findall(r'<word xMin="[\d.]+" yMin="([\d.]+)"[^>]*>([^<]*)</word>',
-                                                                 boxes)]
+    pattern = r'<word xMin="[\d.]+" yMin="([\d.]+)"[^>]*>([^<]*)</word>'
+    words = [(float(y), html.unescape(w)) for y, w in re.findall(pattern, boxes)]
     if not words or words[0][0] > 70:  # A4 is 842 pt high; the printed margin is 14 mm ≈ 40 pt
         return ""
     return " ".join(w for y, w in words if abs(y - words[0][0]) < 3)

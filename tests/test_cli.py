@@ -79,7 +79,7 @@ def test_cli_app_and_python_api_agree(capsys, hue_config):
 
 def test_without_a_seed_each_release_draws_fresh_noise(capsys, tmp_path):
     outs = []
-    for i in range(2):
+    for _ in range(2):
         code, out, err = run(capsys, "release", "sample:hue", "--scheme", "uniform", "--epsilon", "1",
                              "--landmarks", HUE_RULE, "--range", "0", "25")
         assert code == 0 and "fresh OS entropy" in err
@@ -128,8 +128,10 @@ def test_trajectory_release_writes_lat_lon_columns(capsys, tmp_path):
 
 @pytest.mark.parametrize("argv, needle", [
     (["release", "no-such-file.csv", "--epsilon", "1"], "is not a file"),
-    (["release", "sample:hue", "--scheme", "uniform", "--epsilon", "1", "--landmarks", "median:3"], "unknown landmark rule"),
-    (["release", "sample:hue", "--scheme", "uniform", "--epsilon", "1", "--landmarks", "stay:30min"], "needs a trajectory"),
+    (["release", "sample:hue", "--scheme", "uniform", "--epsilon", "1", "--landmarks", "median:3"],
+     "unknown landmark rule"),
+    (["release", "sample:hue", "--scheme", "uniform", "--epsilon", "1", "--landmarks", "stay:30min"],
+     "needs a trajectory"),
     (["release", "sample:hue", "--scheme", "uniform", "--epsilon", "1"], "no landmarks"),
     (["release", "sample:hue", "--landmarks", "none", "--epsilon", "1"], "no scheme"),
     (["release", "sample:hue", "--scheme", "uniform", "--landmarks", "none", "--mechanism", "planar_laplace",
@@ -185,7 +187,8 @@ def test_python_dash_m_lmdk_prints_help():
 
 
 def test_an_export_needs_a_public_range_and_one_release(capsys):
-    code, _, err = run(capsys, "release", "sample:hue", "--scheme", "uniform", "--epsilon", "1", "--landmarks", HUE_RULE)
+    code, _, err = run(capsys, "release", "sample:hue", "--scheme", "uniform", "--epsilon", "1",
+                       "--landmarks", HUE_RULE)
     assert code == cli.EXIT_INPUT and "public range" in err
     code, _, err = run(capsys, "release", "sample:hue", "--scheme", "uniform", "--epsilon", "1", "--landmarks",
                        HUE_RULE, "--bound", "10", "--repetitions", "3")

@@ -217,7 +217,7 @@ def _loss_lower_bound(a: np.ndarray, b: np.ndarray, low: float, high: float, alp
     ca, cb = np.histogram(a, edges)[0], np.histogram(b, edges)[0]
     level = alpha / (2 * bins)
     best = 0.0
-    for ka, kb in zip(ca.tolist(), cb.tolist()):
+    for ka, kb in zip(ca.tolist(), cb.tolist(), strict=True):
         a_lo, a_hi = _clopper_pearson(ka, len(a), level)
         b_lo, b_hi = _clopper_pearson(kb, len(b), level)
         if a_lo > 0:

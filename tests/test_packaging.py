@@ -24,6 +24,12 @@ def test_pyproject_lists_every_lmdk_package():
     assert "streamlit" in " ".join(project["project"]["optional-dependencies"]["app"])
 
 
+def test_the_package_ships_its_type_information():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert (ROOT / "lmdk" / "py.typed").is_file()
+    assert "py.typed" in project["tool"]["setuptools"]["package-data"]["lmdk"]
+
+
 def _run(cmd, **kw):
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, **kw)
     assert done.returncode == 0, f"{cmd}: {done.stdout[-2000:]}\n{done.stderr[-2000:]}"
@@ -37,6 +43,7 @@ def test_wheel_installs_into_a_fresh_venv_and_runs_without_streamlit(tmp_path):
     (wheel,) = wheels.glob("lmdk-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "lmdk/_assets/hue_residential_1.csv" in names and "lmdk/_assets/hue_NOTICE.md" in names
+    assert "lmdk/py.typed" in names  # PEP 561: importers' type checkers read lmdk's annotations
     assert not any(n.startswith(("ui/", "pages/", "tests/")) for n in names)
     venv = tmp_path / "venv"
     _run([sys.executable, "-m", "venv", str(venv)])

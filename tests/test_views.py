@@ -98,6 +98,7 @@ def test_synthetic_series_is_deterministic_in_the_seed():
     a = views.synthetic_series("trajectory", 30, 0.8, 7)
     b = views.synthetic_series("trajectory", 30, 0.8, 7)
     assert a.source_hash == b.source_hash and a.kind == "trajectory"
-    assert views.synthetic_series("values", 30, 0.8, 8).source_hash != views.synthetic_series("values", 30, 0.8, 7).source_hash
+    assert (views.synthetic_series("values", 30, 0.8, 8).source_hash
+            != views.synthetic_series("values", 30, 0.8, 7).source_hash)
     with pytest.raises(ParameterError):
         views.synthetic_series("contacts", 30, 0.5, 1)

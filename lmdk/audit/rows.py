@@ -79,10 +79,10 @@ def release_rows(x, landmarks, scheme: str, epsilon: float, *, mechanism: str, r
     else:
         budgets = schemes._allocate_mask(scheme, mask, eps, window)
         published = budgets > 0
-        if discrete is not None:
-            values = schemes.discrete_cells(x, budgets, published, delta, discrete, gen)
-        else:
+        if noise is not None:
             values = perturb(mechanism, x, np.where(published, budgets, 1.0), noise, delta)
+        else:  # the discrete sampler draws at the budgets
+            values = schemes.discrete_cells(x, budgets, published, delta, discrete, gen)
         if not published.all():
             values = schemes._forward_fill(values, published, base)
     return RowsRelease(values, budgets, published, mechanism, delta)

@@ -156,6 +156,8 @@ def _release(x, landmarks, scheme, epsilon, mechanism, w, options, trials, seed,
         for name, arrays in parts.items():
             arrays.append(np.asarray(getattr(rel, name))[:, keep])
         tick(reps)
+    if rel is None:
+        raise ParameterError(f"trials must be at least 1 (releases to draw), got {trials!r}")
     joined = {k: v[0] if len(v) == 1 else np.concatenate(v) for k, v in parts.items()}
     return SimpleNamespace(**joined, mechanism=rel.mechanism, sensitivity=rel.sensitivity)
 
@@ -192,7 +194,8 @@ class _Ticker:
 
 def _validate(trials, confidence, prior, s) -> None:
     if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or not 100 <= trials <= 1_000_000:
-        raise ParameterError(f"trials must be an integer from 100 to 1,000,000 (releases per neighbour), got {trials!r}")
+        raise ParameterError("trials must be an integer from 100 to 1,000,000 (releases per neighbour), "
+                             f"got {trials!r}")
     if not 0.5 <= confidence < 1:
         raise ParameterError(f"confidence must lie in [0.5, 1), e.g. 0.95, got {confidence!r}")
     if prior not in ("range", "histogram"):

@@ -59,7 +59,8 @@ def release_baseline(series, landmarks, scheme: str, epsilon, *, mechanism: str 
         raise ParameterError(f"baseline must be one of {BASELINES}, got {scheme!r}")
     if mechanism != "laplace":
         raise ParameterError(f"BD/BA/FAST/PeGaSus release values (laplace) only, not {mechanism!r}: their tests and "
-                             "filters are defined for numeric streams; use a landmark scheme for locations and contacts")
+                             "filters are defined for numeric streams; use a landmark scheme for locations and "
+                             "contacts")
     if dummies is not None:
         raise ParameterError(f"{scheme} is not landmark-aware: dummy landmarks change nothing it does; leave "
                              "dummies out")
@@ -79,20 +80,16 @@ def release_baseline(series, landmarks, scheme: str, epsilon, *, mechanism: str 
     if mask.ndim == 2 and mask.shape[0] not in (1, reps):
         raise ParameterError(f"landmarks mask has {mask.shape[0]} rows but repetitions={reps}")
     mask = np.broadcast_to(mask, (reps, n))
-    value_range_ = None
-    if sampler == "discrete":
-        value_range_ = common._discrete_range(value_range, mechanism)
+    value_range_ = common._discrete_range(value_range, mechanism) if sampler == "discrete" else None
+    if value_range_ is not None:
         x = np.clip(x, *value_range_)
         base = np.clip(base, *value_range_)
     noise = Noise(as_generator(rng), reps, n, delta, value_range_)
-    if scheme == "bd":
-        from lmdk.baselines.bd_ba import budget_distribution
+    if window is not None:  # BD and BA, the baselines with a window
+        from lmdk.baselines.bd_ba import budget_absorption, budget_distribution
 
-        values, budgets, published = budget_distribution(x, eps, window, noise, base)
-    elif scheme == "ba":
-        from lmdk.baselines.bd_ba import budget_absorption
-
-        values, budgets, published = budget_absorption(x, eps, window, noise, base)
+        run = budget_distribution if scheme == "bd" else budget_absorption
+        values, budgets, published = run(x, eps, window, noise, base)
     elif scheme == "fast":
         from lmdk.baselines.fast import fast, max_samples
 

@@ -11,11 +11,15 @@ so that every decision is made by an ε-DP integer mechanism too (the module doc
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from lmdk.errors import ParameterError
 from lmdk.mechanisms import unit_noise
+
+if TYPE_CHECKING:  # annotations only
+    from lmdk.discrete_laplace import Calibration
 
 
 @dataclass
@@ -55,27 +59,27 @@ class Noise:
         where ``pub`` (the others keep x_t). ``levels``: the few budgets a scheme can spend (BA: k·ε/(2w)); ``level``
         then gives each row's index into them, and the discrete calibration is computed once per level."""
         delta = self.sensitivity
-        if self.discrete:
+        if self.value_range is not None:
             from lmdk import discrete_laplace as dl
 
             noise = dl.LockstepNoise.from_generator(self.gen, self.reps, self.n)
             low, high = self.value_range
             fixed = None if levels is None else dl._calibrate(np.asarray(levels, dtype=float), delta, low, high)
 
-            unit = dl._calibrate(np.ones(1), delta, low, high)  # every ε ≤ 1 has this grid, Δ_int and range
+            unit_cal = dl._calibrate(np.ones(1), delta, low, high)  # every ε ≤ 1 has this grid, Δ_int and range
 
             def calibrate(eps):
                 """dl._calibrate(eps, …): for budgets ≤ 1 only the integer scale t = ⌈Δ_int/ε⌉ differs from
                 ε = 1's (the grid comes from min(Δ, Δ/ε) = Δ), computed as _calibrate computes it."""
                 if not np.all(eps <= 1.0):
                     return dl._calibrate(eps, delta, low, high)
-                t_int = np.ceil(unit.steps[0] / eps * (1.0 + 2.0**-40))
+                t_int = np.ceil(unit_cal.steps[0] / eps * (1.0 + 2.0**-40))
                 if np.any(t_int > dl.MAX_SCALE):
                     return dl._calibrate(eps, delta, low, high)  # raises, naming the budget
-                return dl.Calibration(unit.exponent[0], unit.steps[0], t_int.astype(np.int64), unit.low[0],
-                                      unit.high[0], unit.sensitivity)
+                return dl.Calibration(unit_cal.exponent[0], unit_cal.steps[0], t_int.astype(np.int64), unit_cal.low[0],
+                                      unit_cal.high[0], unit_cal.sensitivity)
 
-            def draw(t, x_t, budget, pub, level=None):
+            def draw_discrete(t, x_t, budget, pub, level=None):
                 rows = np.flatnonzero(pub)
                 out = np.array(np.broadcast_to(x_t, pub.shape), dtype=np.float64)
                 if rows.size:
@@ -83,7 +87,7 @@ class Noise:
                     out[rows] = dl.on_grid(out[rows], cal, noise.step(t, cal.scale, rows))
                 return out
 
-            return draw
+            return draw_discrete
         unit = np.ascontiguousarray(unit_noise("laplace", (self.reps, self.n), self.gen).T)
 
         def draw(t, x_t, budget, pub, level=None):
@@ -94,7 +98,7 @@ class Noise:
     def samples(self, epsilon: float, m: int) -> Samples:
         """Noise for at most ``m`` noisy samples per repetition at one budget ``epsilon`` (FAST): the j-th sample of a
         repetition gets its j-th draw (i.i.d. draws, so indexing them by sample instead of timestamp changes no law)."""
-        if self.discrete:
+        if self.value_range is not None:
             from lmdk import discrete_laplace as dl
 
             cal = dl._calibrate(np.asarray(float(epsilon)), self.sensitivity, *self.value_range)
@@ -126,7 +130,7 @@ class Noise:
 class Samples:
     """Pre-drawn noise of FAST's samples: ``noisy(x_t, rows, j)`` is x_t released with row r's j-th draw."""
 
-    calibration: object  # lmdk.discrete_laplace.Calibration of the one budget (discrete), else None
+    calibration: Calibration | None  # of the one budget (discrete), else None
     noise: np.ndarray  # (reps, m): float noise (textbook) or int64 grid steps (discrete)
 
     def noisy(self, x_t: float, rows: np.ndarray, j: np.ndarray) -> np.ndarray:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from lmdk.errors import ParameterError
+
 
 class WaveletMatrix:
     """Rank, range-sum and quantile queries over ``values`` (any real numbers), vectorised over queries.
@@ -49,6 +51,8 @@ class WaveletMatrix:
 
     def count_sum_below(self, a: np.ndarray, b: np.ndarray, threshold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per query: how many values at positions [a, b) are < ``threshold`` and their sum (needs ``weights``)."""
+        if self._prefix is None:
+            raise ParameterError("count_sum_below needs the sums: build the WaveletMatrix with weights=True")
         v = np.searchsorted(self.sorted, threshold, side="left")  # codes < v ⟺ values < threshold
         a = np.asarray(a, dtype=np.int64)
         b = np.asarray(b, dtype=np.int64)

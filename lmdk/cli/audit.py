@@ -96,7 +96,8 @@ def _lines(result: dict) -> list[str]:
     c = result["correlation"]
     if c:
         out.append(f"  correlated series (s = {c['s']:g}), t = {c['event']}: success {c['success']:.3f}, bound "
-                   f"(TPL α = {c['tpl']:.3g}) {c['bound_tpl']:.3f}, without correlation {c['bound_no_correlation']:.3f}")
+                   f"(TPL α = {c['tpl']:.3g}) {c['bound_tpl']:.3f}, "
+                   f"without correlation {c['bound_no_correlation']:.3f}")
     return out
 
 

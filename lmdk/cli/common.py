@@ -15,6 +15,7 @@ import numpy as np
 
 from lmdk.cli.arguments import positive_float, positive_int
 from lmdk.errors import ParameterError
+from lmdk.relation import Relation
 
 EXIT_OK, EXIT_INPUT, EXIT_VIOLATION = 0, 2, 3
 SAMPLE_PREFIX = "sample:"
@@ -34,7 +35,7 @@ class Policy:
     seed: int | None
     dummies: dict | None = None
     draws: int = 1  # releases drawn: a RunConfig's repetitions, so a seeded stream matches the app's
-    relation: object = None  # lmdk.relation.Relation: what ε protects (Δ = its sensitivity)
+    relation: Relation | None = None  # what ε protects (Δ = its sensitivity)
 
 
 # --------------------------------------------------------------------------- input
@@ -52,6 +53,7 @@ def load_input(text: str, cfg=None, mapping_file: str | None = None):
     path = Path(text)
     if not path.is_file():
         raise ParameterError(f"INPUT {text!r} is not a file; give a path or sample:hue|taxi|contacts")
+    mapping: data.ImportSpec | str
     if mapping_file is not None:
         mapping = data.ImportSpec.from_dict(read_json(mapping_file, "--mapping"))
     else:
@@ -242,7 +244,8 @@ def policy_flags(p: argparse.ArgumentParser) -> None:
     from lmdk.mechanisms import MECHANISMS
     from lmdk.schemes import ALL_SCHEMES
 
-    p.add_argument("input", metavar="INPUT", help="a data file (CSV/TSV/Parquet/.plt/.dat …) or sample:hue|taxi|contacts")
+    p.add_argument("input", metavar="INPUT",
+                   help="a data file (CSV/TSV/Parquet/.plt/.dat …) or sample:hue|taxi|contacts")
     p.add_argument("--config", metavar="FILE", help="a RunConfig JSON saved by the app; flags below override it")
     p.add_argument("--mapping", metavar="FILE", help="an import mapping JSON (how to read INPUT); default: the "
                                                      "config's, else detected as in the app's import step")

@@ -71,7 +71,7 @@ def plan_table(result, unit: str) -> str:
         row += [p.method, "satisfies" if p.satisfies else "violates"]
         rows.append(row)
     widths = [max(len(str(r[i])) for r in [head] + rows) for i in range(len(head))]
-    lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in [head] + rows]
+    lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in [head] + rows]
     notes = [f"{name}: {p.note}" for name, p in result.schemes.items()
              if not p.feasible or p.any_epsilon or not p.within_tolerance]
     return "\n".join(lines + notes) + "\n"
@@ -86,14 +86,16 @@ def tradeoff_table(table: dict, current: float, unit: str) -> str:
         label = f"{d:g}" + (" (current)" if abs(d - current) <= 1e-12 * max(1.0, current) else "")
         rows.append([label] + ["infeasible" if row[s] is None else _number(row[s], 3) for s in names])
     widths = [max(len(str(r[i])) for r in [head] + rows) for i in range(len(head))]
-    return "\n".join("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in [head] + rows) + "\n"
+    lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in [head] + rows]
+    return "\n".join(lines) + "\n"
 
 
 def _sensitivities(text: str) -> list[float]:
     try:
         values = [float(v) for v in text.split(",") if v.strip()]
     except ValueError:
-        raise ParameterError(f"--tradeoff must be numbers > 0 separated by commas (e.g. 25,10,2), not {text!r}") from None
+        raise ParameterError(f"--tradeoff must be numbers > 0 separated by commas (e.g. 25,10,2), "
+                             f"not {text!r}") from None
     if not values or any(not math.isfinite(v) or v <= 0 for v in values):
         raise ParameterError(f"--tradeoff must be numbers > 0 separated by commas (e.g. 25,10,2), not {text!r}")
     return values
@@ -169,7 +171,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     from lmdk.landmarks import RULE_HELP
     from lmdk.plan import AT, TOLERANCE
 
-    p.add_argument("input", metavar="INPUT", help="a data file (CSV/TSV/Parquet/.plt/.dat …) or sample:hue|taxi|contacts")
+    p.add_argument("input", metavar="INPUT",
+                   help="a data file (CSV/TSV/Parquet/.plt/.dat …) or sample:hue|taxi|contacts")
     p.add_argument("--config", metavar="FILE", help="a RunConfig JSON saved by the app: its landmarks, relation, w "
                                                     "and target; flags below override it")
     p.add_argument("--mapping", metavar="FILE", help="an import mapping JSON (how to read INPUT)")

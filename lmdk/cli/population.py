@@ -24,7 +24,8 @@ policy.json: {"landmarks": "percentile:20", "scheme": "adaptive", "epsilon": 1.0
 (also: mechanism, w, dummies, seed, relation — what ε protects, as --range/--up-to/--radius —, mapping).
 Without --seed every user's noise comes from fresh OS entropy that is never recorded: values use the exact
 discrete Laplace on the public range, locations the snapping sampler inside the public box --bound B.
-Output: DIR/released/user=<id>/part-0.parquet, DIR/summary.parquet (per user: n, |L|, worst Σ over L ∪ {t}, Theorem 2, MAE — for your eyes only) and DIR/aggregates.json."""
+Output: DIR/released/user=<id>/part-0.parquet, DIR/summary.parquet (per user: n, |L|, worst Σ over L ∪ {t},
+Theorem 2, MAE — for your eyes only) and DIR/aggregates.json."""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -97,7 +98,8 @@ class _Bar:
 
     def __init__(self, quiet: bool):
         """A bar on standard error, opened at the first report (so input errors print alone)."""
-        self.quiet, self.bar, self.users = quiet, None, None
+        self.quiet, self.bar = quiet, None
+        self.users: int | None = None
         self.events, self.start = 0, time.perf_counter()
 
     def _open(self):

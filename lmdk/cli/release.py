@@ -82,8 +82,8 @@ def release_summary(series, policy: Policy, rel) -> dict:
 def _summary_line(summary: dict) -> str:
     verdict = ("satisfies (ε, L)-landmark privacy (Theorem 2)" if summary["theorem2_holds"]
                else "VIOLATES (ε, L)-landmark privacy (Theorem 2)")
-    return (f"{summary['scheme']}: n = {summary['events']:,}, |L| = {summary['landmarks']:,}, ε = {summary['epsilon']:g}, "
-            f"budgets {summary['budget_min']:.4g}..{summary['budget_max']:.4g} per event, "
+    return (f"{summary['scheme']}: n = {summary['events']:,}, |L| = {summary['landmarks']:,}, "
+            f"ε = {summary['epsilon']:g}, budgets {summary['budget_min']:.4g}..{summary['budget_max']:.4g} per event, "
             f"worst Σ over L ∪ {{t}} = {summary['worst_sum_over_L_and_t']:.4g} → {verdict}")
 
 

@@ -23,7 +23,8 @@ from lmdk.data.series import KINDS, NON_PARTICIPANT, NOTHING_FOUND, Series, from
 from lmdk.errors import DataError
 
 __all__ = [
-    "DataError", "DataTooLargeError", "Detection", "ImportSpec", "detect", "HUE_TIMEZONE", "KINDS", "MAX_BYTES", "MAX_ROWS",
+    "DataError", "DataTooLargeError", "Detection", "ImportSpec", "detect", "HUE_TIMEZONE", "KINDS", "MAX_BYTES",
+    "MAX_ROWS",
     "NON_PARTICIPANT", "NOTHING_FOUND", "RunConfig", "SAMPLES", "Series", "export_release",
     "from_contacts", "from_trajectory", "from_values", "load_series", "release_frame", "sample",
     # modules of the API reference: exports and what they guarantee, import mappings, run configurations

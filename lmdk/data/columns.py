@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 
 from lmdk.data.read import RawTable
-from lmdk.data.series import KINDS, Series
-from lmdk.errors import DataError
+from lmdk.data.series import KINDS, Series, epoch_ns
+from lmdk.errors import DataError, ParameterError
 
 HUE_TIMEZONE = "America/Vancouver"
 """HUE's date,hour columns are BC Hydro local wall-clock time (25-hour days in November)."""
@@ -114,9 +114,9 @@ class _Mapper:
             self._fail("date", pd.Series(overflow, index=frame.index), "plus the hour lies beyond the year 2262")
         wall_ns = np.where(missing, np.iinfo(np.int64).min, summed)  # int64 min is NaT
         wall = pd.DatetimeIndex(wall_ns.view("datetime64[ns]"))
-        first_time = ~wall.duplicated(keep="first")  # repeated 01:00 in November: 1st is daylight time
+        first_time = np.logical_not(wall.duplicated(keep="first"))  # repeated 01:00 in November: 1st is daylight time
         local = wall.tz_localize(HUE_TIMEZONE, ambiguous=first_time, nonexistent="NaT")
-        skipped = int((local.isna() & ~wall.isna()).sum())
+        skipped = int(np.count_nonzero(np.asarray(local.isna()) & np.asarray(wall.notna())))
         if skipped:
             self.notes.append(f"{_count(skipped, 'row')} in the hour skipped by daylight saving time "
                               "dropped")
@@ -184,6 +184,7 @@ class _Mapper:
         raw = self.table.frame[col]
         numbers = raw if raw.dtype.kind in "iuf" else pd.to_numeric(raw, errors="coerce")
         convertible = numbers.notna() | raw.isna()
+        ids: pd.Series
         if convertible.all():
             fractional = numbers.notna() & (numbers % 1 != 0)
             if fractional.any():
@@ -214,7 +215,7 @@ class _Mapper:
                 comma = text[bad].str.contains(",", regex=False).fillna(False).iloc[0]
                 hint = " (use '.' as the decimal mark)" if comma else ""
                 self._fail(col, bad, f"is not a number{hint}; fix or empty the cell (empty cells are dropped)")
-        infinite = np.isinf(values)
+        infinite = values.abs() == np.inf
         if infinite.any():
             self._fail(col, infinite, "is not a finite number")
         huge = values.abs() > MAX_ABS_VALUE
@@ -231,6 +232,8 @@ class _Mapper:
             raw = self.table.frame[col_or_text]
         else:
             raw = col_or_text
+        if column is None:
+            raise ParameterError("timestamps parsed from values need column= (the column their errors name)")
         label = label or column
         if pd.api.types.is_datetime64_any_dtype(raw.dtype):
             parsed = pd.to_datetime(raw)
@@ -238,7 +241,7 @@ class _Mapper:
             if raw.dtype.kind == "b":
                 self._fail(column, raw.notna(), "is a true/false flag, not a timestamp")
             seconds = raw.astype(np.float64)
-            bad = ~np.isfinite(seconds) & seconds.notna() | (seconds.abs() > _MAX_SECONDS)
+            bad = seconds.abs() > _MAX_SECONDS  # ±inf too (NaN is an empty cell)
             if bad.any():
                 self._fail(column, bad, "is not a timestamp (numbers are read as seconds since 1970)")
             values = seconds.to_numpy()
@@ -486,10 +489,10 @@ def _deduplicate(frame: pd.DataFrame, kind: str, notes: list[str], explain: str 
         notes.append(f"{_count(before - len(frame), 'fix', 'fixes')} repeated an earlier timestamp; "
                      f"kept the first fix{tail}")
     else:
-        keys = pd.DataFrame({"t": frame.index.asi8, "c": frame["contact"].to_numpy()})
-        repeated = keys.duplicated(keep="first").to_numpy()
-        if repeated.any():
-            frame = frame[~repeated]
+        keys = pd.DataFrame({"t": epoch_ns(frame.index), "c": frame["contact"].to_numpy()})
+        dropped = keys.duplicated(keep="first").to_numpy()
+        if dropped.any():
+            frame = frame.loc[~dropped]
             notes.append(f"{_count(before - len(frame), 'row')} repeated the same contact at the "
                          "same timestamp; dropped the repeats")
     return frame

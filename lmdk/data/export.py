@@ -6,11 +6,17 @@ shareable, and the originals are exactly what the release protects.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from lmdk.errors import ParameterError
+
+if TYPE_CHECKING:  # annotations only
+    from lmdk.data.statement import Guarantee
+    from lmdk.relation import Relation
+    from lmdk.release_common import Release
 
 
 def _columns(prefix: str, array: np.ndarray, names) -> dict[str, np.ndarray]:
@@ -53,7 +59,7 @@ def release_frame(timestamps, released, budgets, published, landmarks, *, origin
     if eps.shape != (n,) or pub.shape != (n,):
         raise ParameterError(f"budgets and published need one entry per timestamp (n={n}), got "
                              f"{eps.shape} and {pub.shape}")
-    columns: dict[str, np.ndarray] = {"timestamp": times.astype(str)}
+    columns: dict[str, np.ndarray] = {"timestamp": times.astype(str).to_numpy()}
     if original is not None:
         orig = np.asarray(original, dtype=np.float64)
         if orig.shape != rel.shape:
@@ -136,9 +142,9 @@ class ExportedRelease:
 
     frame: pd.DataFrame
     note: str
-    release: object
-    guarantee: object = None
-    relation: object = None
+    release: Release
+    guarantee: Guarantee
+    relation: Relation
     sampler: str = ""
 
     def csv(self) -> str:
@@ -177,7 +183,8 @@ def _check_snapping(rel, sensitivity: float, bound: float) -> None:
         return
     smallest = float(budgets.min())
     if sensitivity / smallest >= bound:
-        raise ParameterError(f"the snapping sampler's proof needs the noise scale Δ/ε_t = {sensitivity / smallest:.4g} m "
+        raise ParameterError("the snapping sampler's proof needs the noise scale "
+                             f"Δ/ε_t = {sensitivity / smallest:.4g} m "
                              f"below the public bound B = {bound:g} m at every timestamp; use a bound above "
                              f"{sensitivity / smallest:.4g} m, a smaller radius, or a larger ε")
 
@@ -212,7 +219,7 @@ def export_scheme_release(series, landmarks, scheme: str, epsilon: float, *, rel
         kwargs = {"sampler": "snapping"}
     rel = schemes.release(x, landmarks, scheme, epsilon, mechanism=mechanism, repetitions=1,
                           rng=rng if rng is not None else fresh_generator(), w=w, dummies=dummies, **kwargs)
-    if mechanism == "planar_laplace":
+    if mechanism == "planar_laplace" and bound is not None:  # None was refused above
         _check_snapping(rel, protected.sensitivity, bound)
     worst = float(np.max(privacy.landmark_loss(np.atleast_2d(rel.budgets), landmarks))) if len(landmarks) else 0.0
     statement = guarantee(protected, scheme, epsilon, landmarks=len(landmarks), sampler=sampler, event=event,

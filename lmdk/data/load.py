@@ -84,7 +84,7 @@ def _load_mapped(raw: bytes, filename: str, mapping, *, kind: str, entity, name:
                                 "entity_column or drop entity=")
             spec = replace(spec, entity=str(entity))
     if not name and not filename and spec.layout == "table":  # bytes: named after what they hold, as strict reading
-        name = spec.value_column if spec.kind == "values" else spec.kind
+        name = (spec.value_column or "") if spec.kind == "values" else spec.kind
     series = import_mapping.apply_parsed(raw, filename, spec, parsed, name=name, max_rows=max_rows, audience="api")
     return replace(series, warnings=notes + series.warnings)
 
@@ -105,8 +105,9 @@ def _choose_entity(raw: bytes, filename: str, detection, entity, max_rows: int):
     held = []
     for column in candidates:
         chosen = import_mapping.with_entity_column(raw, detection, column, filename=filename, max_rows=max_rows)
-        if wanted in chosen.entities.index:
+        ids = [] if chosen.entities is None else chosen.entities.index.tolist()
+        if wanted in ids:
             return replace(chosen.spec, entity=wanted)
-        held.append(f"{column!r} holds e.g. {', '.join(map(str, chosen.entities.index[:5]))}")
+        held.append(f"{column!r} holds e.g. {', '.join(map(str, ids[:5]))}")
     raise DataError(f"entity={entity!r} is in none of the columns that look like an entity ({'; '.join(held)}); "
                     "pass one of their values")

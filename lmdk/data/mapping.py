@@ -422,8 +422,8 @@ def _time_format(frame, time_col: str, date_col: str | None, spec: ImportSpec) -
     text = _datetime_text(frame, time_col, date_col)
     order = day_month_order(text)
     if order == "ambiguous":
-        guess = "dayfirst" if spec.delimiter == ";" or spec.decimal == "," or text.str.contains(r"\d\.\d", regex=True).any() \
-            else "monthfirst"
+        guess = "dayfirst" if (spec.delimiter == ";" or spec.decimal == ","
+                               or text.str.contains(r"\d\.\d", regex=True).any()) else "monthfirst"
         label = "day first" if guess == "dayfirst" else "month first"
         return guess, (f"Every date in {time_col if date_col is None else date_col!r} fits both day/month orders; "
                        f"reading them {label} (what this file's conventions suggest). Change the time format if "
@@ -460,7 +460,8 @@ def _value_column(frame, norm: dict, used: set) -> tuple[str | None, str | None]
     if len(numeric) == 1:
         return numeric[0], None
     return numeric[0], (f"{len(numeric)} columns hold numbers ({', '.join(map(repr, numeric[:6]))}"
-                        f"{', …' if len(numeric) > 6 else ''}); using {numeric[0]!r} as the value. Choose another below.")
+                        f"{', …' if len(numeric) > 6 else ''}); using {numeric[0]!r} as the value. "
+                        "Choose another below.")
 
 
 def _contact_columns(frame, norm: dict, used: set) -> tuple[str | None, str | None, bool]:
@@ -674,7 +675,8 @@ def parse_times(frame: pd.DataFrame, spec: ImportSpec, mapper) -> pd.Series:
         numbers = pd.to_numeric(raw.str.strip().str.replace(",", ".", regex=False), errors="coerce")
         bad = numbers.isna() & (raw.str.strip() != "")
         if bad.any():
-            mapper._fail(col, bad, f"is not a number of {'milliseconds' if spec.time_format == 'epoch_ms' else 'seconds'}")
+            unit = "milliseconds" if spec.time_format == "epoch_ms" else "seconds"
+            mapper._fail(col, bad, f"is not a number of {unit}")
         scale = 1e6 if spec.time_format == "epoch_ms" else 1e9
         base = pd.Timestamp(spec.start).value if spec.time_format == "relative_s" else 0
         nanos = np.round(numbers.to_numpy(dtype=float) * scale)

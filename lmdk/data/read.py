@@ -177,7 +177,7 @@ def _delimiter(first_line: str, filename: str) -> str:
     if filename.lower().endswith((".tsv", ".tab")):
         return "\t"
     counts = {sep: first_line.count(sep) for sep in (",", "\t", ";")}
-    best = max(counts, key=counts.get)
+    best = max(counts, key=counts.__getitem__)
     return best if counts[best] else ","
 
 
@@ -240,12 +240,12 @@ def _tidy_columns(frame: pd.DataFrame, *, has_header: bool) -> tuple[pd.DataFram
         frame = frame.drop(columns=drop)
     names = [normalise_name(c) for c in frame.columns]
     seen = set()
-    for name, original in zip(names, frame.columns):
+    for name, column in zip(names, frame.columns, strict=True):
         if name in seen:
-            raise DataError(f"column {original!r} appears more than once in the header (ignoring case); "
+            raise DataError(f"column {column!r} appears more than once in the header (ignoring case); "
                             "rename or delete the repeated column")
         seen.add(name)
-    original = {name: str(c) for name, c in zip(names, frame.columns)}
+    original = {name: str(c) for name, c in zip(names, frame.columns, strict=True)}
     frame.columns = names
     return frame, original
 

@@ -26,7 +26,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from lmdk.data.series import Series, frame_hash
+from lmdk.data.series import Series, epoch_ns, frame_hash
 from lmdk.errors import ParameterError
 
 FREQUENCIES = {"hourly": "h", "daily": "D"}
@@ -90,7 +90,7 @@ def aggregate(series: Series, period: str, how: str | None = None) -> Series:
 
 def _ambiguous(index: pd.DatetimeIndex) -> np.ndarray:
     """For the repeated hour of a daylight-saving fall-back: which readings are in the first (summer) one."""
-    offset = index.tz_localize(None).asi8 - index.tz_convert("UTC").tz_localize(None).asi8  # local − UTC
+    offset = epoch_ns(index.tz_localize(None)) - epoch_ns(index)  # local − UTC
     return offset == offset.max() if offset.size else np.zeros(0, dtype=bool)  # the larger offset: summer time
 
 

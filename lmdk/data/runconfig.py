@@ -167,7 +167,8 @@ class RunConfig:
         view = self.view or {"start": 0, "aggregate": None, "how": None}
         series = resample.aggregate(whole, view["aggregate"], view["how"]) if view["aggregate"] else whole
         if view["start"] + self.events > len(series):
-            raise ParameterError(f"the data has {len(series):,} events{' after aggregation' if view['aggregate'] else ''}"
+            after = " after aggregation" if view["aggregate"] else ""
+            raise ParameterError(f"the data has {len(series):,} events{after}"
                                  f"; the config needs {self.events:,} from position {view['start']:,}")
         return resample.window(series, view["start"], self.events)
 

@@ -79,7 +79,7 @@ def sample(name: str, *, n: int | None = -1, seed: int = 0) -> Series:
         if n is None:
             return load_series(HUE_FILE, name=info.title, strict=True)
         with open(HUE_FILE, "rb") as handle:  # the first n data rows, so warnings concern them only
-            head = b"".join(line for _, line in zip(range(int(n) + 1), handle))
+            head = b"".join(line for _, line in zip(range(int(n) + 1), handle, strict=False))
         return load_series(head, name=info.title, strict=True)
     if n is None:
         raise ParameterError(f"sample {name!r} is synthetic: give n, the number of events")
@@ -160,5 +160,5 @@ def synthetic_contacts(n: int = 1000, *, seed=0) -> Series:
     nothing = np.where(night, 0.30, np.where(day, 0.04, 0.12))
     outsider = np.where(night, 0.05, np.where(day, 0.12, 0.10))
     contact = np.where(u < nothing, NOTHING_FOUND, np.where(u < nothing + outsider, NON_PARTICIPANT, contact))
-    return from_contacts(pd.to_datetime(seconds, unit="s"), contact.astype(np.int64),
+    return from_contacts(pd.to_datetime(seconds.astype(np.int64), unit="s"), contact.astype(np.int64),
                          name=f"{SAMPLES['contacts'].title}, seed {seed}")

@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pandas as pd
 
 from lmdk.errors import DataError, ParameterError
+
+if TYPE_CHECKING:
+    from lmdk.data.mapping import ImportSpec
 
 KINDS = ("values", "trajectory", "contacts")
 COLUMNS = {"values": ("value",), "trajectory": ("lat", "lon"), "contacts": ("contact",)}
@@ -28,11 +32,19 @@ NON_PARTICIPANT = -2
 """Contact id of a scan that discovered a device outside the study (Copenhagen convention)."""
 
 
+def epoch_ns(index) -> np.ndarray:
+    """int64 nanoseconds since 1970-01-01 UTC of datetimes (a DatetimeIndex of any unit, tz-aware or naive).
+
+    Not ``DatetimeIndex.asi8``: that counts in the index's own unit (seconds for datetime64[s]).
+    """
+    return pd.DatetimeIndex(index).to_numpy(dtype="datetime64[ns]").view(np.int64)
+
+
 def frame_hash(frame: pd.DataFrame) -> str:
     """sha256 over a frame's index and columns (the content hash of an in-memory series)."""
     digest = hashlib.sha256()
     digest.update(",".join(map(str, frame.columns)).encode())
-    digest.update(np.ascontiguousarray(frame.index.asi8).tobytes())
+    digest.update(np.ascontiguousarray(epoch_ns(frame.index)).tobytes())
     digest.update(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())
     return digest.hexdigest()
 
@@ -52,7 +64,7 @@ class Series:
     name: str = ""
     warnings: tuple[str, ...] = ()
     source_hash: str = ""
-    mapping: object = None  # lmdk.data.mapping.ImportSpec (not imported: mapping builds Series)
+    mapping: ImportSpec | None = None  # imported for the checker only: mapping builds Series
 
     def __post_init__(self) -> None:
         """Check the invariants every consumer relies on."""
@@ -96,12 +108,12 @@ class Series:
     @property
     def timestamps(self) -> pd.DatetimeIndex:
         """The sorted timestamps of the events."""
-        return self.frame.index
+        return cast(pd.DatetimeIndex, self.frame.index)  # __post_init__ checked it is one
 
     @property
     def seconds(self) -> np.ndarray:
         """Event times as float seconds since 1970-01-01 (UTC for tz-aware indexes)."""
-        return self.frame.index.asi8.astype(np.float64) / 1e9
+        return epoch_ns(self.frame.index).astype(np.float64) / 1e9
 
     @property
     def values(self) -> np.ndarray:

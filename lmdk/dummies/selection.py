@@ -82,6 +82,12 @@ class Options(Sequence):
         rank[order] = np.arange(order.size)
         self.rank = rank  # position at which each timestamp joins; −1 for the real landmarks
 
+    def histograms(self) -> tuple[Bins, np.ndarray] | None:
+        """(bins, bin_sequence): the histogram chain of partitioned options; None for the others."""
+        if self.bins is None or self.bin_sequence is None:
+            return None
+        return self.bins, self.bin_sequence
+
     def __len__(self) -> int:
         """Number of options: n−|L| (one when L = T)."""
         return max(self.order.size, 1)
@@ -199,12 +205,14 @@ def position_utility(n: int, landmarks, opts) -> np.ndarray:
     if isinstance(opts, Options):
         if opts.order.size == 0:
             return np.ones(1)
-        if opts.bin_sequence is not None:
+        chain = opts.histograms()
+        if chain is not None:
+            bins, bin_sequence = chain
             regular = regular_timestamps(opts.n, lm)
-            reg_bin = opts.bins.of(regular)
-            nb = opts.bins.capacity.size
+            reg_bin = bins.of(regular)
+            nb = bins.capacity.size
             mean_in_bin = np.bincount(reg_bin, dist[regular], nb) / np.maximum(np.bincount(reg_bin, minlength=nb), 1)
-            per_step = mean_in_bin[opts.bin_sequence]
+            per_step = mean_in_bin[bin_sequence]
         else:
             per_step = dist[opts.order]
         return 1.0 - np.cumsum(per_step) / np.arange(1, per_step.size + 1)
@@ -348,11 +356,15 @@ def _random_prefixes(opts: Options, index: np.ndarray, rng: np.random.Generator)
 def _sample_histograms(opts: Options, index: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Per repetition, realise the chosen histogram: in each bin keep that many of its regular events,
     drawn uniformly without replacement (ranks of i.i.d. uniform keys within the bin)."""
-    reps, n, bins = index.size, opts.n, opts.bins
+    chain = opts.histograms()
+    if chain is None:
+        raise ParameterError(f"{opts.method!r} options have no histograms to sample; only partitioned options do")
+    bins, bin_sequence = chain
+    reps, n = index.size, opts.n
     nb = bins.capacity.size
     # dummies in bin b for option j = number of steps ≤ j that grew bin b (search in keys bin·m + step)
-    m = opts.bin_sequence.size
-    keys = np.sort(opts.bin_sequence * m + np.arange(m))
+    m = bin_sequence.size
+    keys = np.sort(bin_sequence * m + np.arange(m))
     first = np.searchsorted(keys, np.arange(nb) * m)
     wanted = np.searchsorted(keys, np.arange(nb)[None, :] * m + index[:, None], side="right") - first[None, :]
     regular = regular_timestamps(n, opts.landmarks)

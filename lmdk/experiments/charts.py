@@ -83,7 +83,7 @@ def faceted(
     has_ci = lo in df and hi in df
     dashes = {}
     if dash:
-        dashes = {v: d for v, d in zip(_ordered(df[dash]), ["solid", "dash", "dot", "dashdot"] * 4)}
+        dashes = {v: d for v, d in zip(_ordered(df[dash]), ["solid", "dash", "dot", "dashdot"] * 4, strict=False)}
     shown: set[str] = set()
     for row, rval in enumerate(rows, start=1):
         for col, fval in enumerate(facets, start=1):
@@ -149,7 +149,7 @@ def rgba(hex_colour: str, alpha: float) -> str:
 
 
 def ci_band(go, x, low, high, colour: str, **kw):
-    """A translucent closed band between ``low`` and ``high`` over ``x`` (a confidence interval): no hover, no legend."""
+    """A translucent closed band between ``low`` and ``high`` over ``x`` (a confidence interval), no hover/legend."""
     x = list(x)
     return go.Scatter(x=x + x[::-1], y=list(high) + list(low)[::-1], mode="lines", fill="toself",
                       fillcolor=rgba(colour, 0.16), line=dict(width=0), hoverinfo="skip", showlegend=False, **kw)
@@ -190,7 +190,8 @@ DATASET_LABELS = {"hue": "HUE residence 1", "taxi": "taxi (synthetic)", "contact
 
 @chart("fig7")
 def _fig7(df: pd.DataFrame):
-    """Grouped bars per landmark scheme, ◆ on the same bar for its dummy variant, event/user as lines; one panel per data set."""
+    """Grouped bars per landmark scheme, ◆ on the same bar for its dummy variant, event/user as lines; one panel per
+    data set."""
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
@@ -327,7 +328,8 @@ def _fig9(df: pd.DataFrame):
     for r, q in enumerate(_ordered(corr["quantity"]), start=1):
         for c, _ in enumerate(_ordered(corr["correlation"]), start=1):
             ref = none[none["quantity"] == q]
-            ref = ref[ref["distribution"] == ref["distribution"].iloc[0]].sort_values("landmark_pct") if len(ref) else ref
+            if len(ref):
+                ref = ref[ref["distribution"] == ref["distribution"].iloc[0]].sort_values("landmark_pct")
             fig.add_trace(go.Scatter(x=ref["landmark_pct"], y=ref["value"], mode="lines", name="no correlation",
                                      line=dict(color="#000000", dash="dash"), legendgroup="none",
                                      showlegend=r == 1 and c == 1), row=r, col=c)
@@ -454,7 +456,8 @@ PRISTE_WINDOWS = {"fig8": [(4, 8)], "fig9": [(16, 20)], "fig10": [(4, 8), (16, 2
 
 @chart("priste-budget")
 def _priste_budget(df: pd.DataFrame):
-    """Mean α per timestamp (log), colour = ε; rows = the PLM's α₀ (dashed line), columns = Figs. 8–11; event windows shaded."""
+    """Mean α per timestamp (log), colour = ε; rows = the PLM's α₀ (dashed line), columns = Figs. 8–11; event
+    windows shaded."""
     import plotly.graph_objects as go
 
     reps = int(df["repetitions"].max()) if "repetitions" in df and len(df) else 0
@@ -462,7 +465,8 @@ def _priste_budget(df: pd.DataFrame):
                   panel=df["panel"].map(_short_panel))
     fig = faceted(d, x="t", y="alpha", color="eps", facet="panel", facet_row="plm", log_y=True, band=False,
                   title=f"PriSTE Figs. 8–11 — mean α used per timestamp ({reps} repetitions{_scale(df)}); "
-                        "grey = event window, dashed = the PLM's α₀", x_title="timestamp (1-based)", y_title="α used (per km, log)",
+                        "grey = event window, dashed = the PLM's α₀", x_title="timestamp (1-based)",
+                  y_title="α used (per km, log)",
                   legend_title="event privacy")
     fig.for_each_trace(lambda tr: tr.update(x=[t + 1 for t in tr.x]))  # the paper counts timestamps from 1
     for r, plm in enumerate(_ordered(d["plm"]), start=1):
@@ -589,7 +593,8 @@ def _priste_runtime(df: pd.DataFrame):
 TABLE2_CHECKS = {"any_prior": ("exact check, any prior (paper's definition)", "#0072B2"),
                  "fixed_prior": ("check at the uniform prior only (§3)", "#D55E00")}
 TABLE2_PANELS = (("cpu_s", "CPU per release (s)"), ("mean_alpha", "average α (per km)"),
-                 ("mean_distance_km", "average distance (km)"), ("max_worst_leakage", "max any-prior leakage (dashed: ε)"))
+                 ("mean_distance_km", "average distance (km)"),
+                 ("max_worst_leakage", "max any-prior leakage (dashed: ε)"))
 
 
 @chart("priste-table2")

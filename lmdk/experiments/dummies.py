@@ -34,7 +34,7 @@ def figure10_run(cfg: dict, repetitions: int, rng) -> pd.DataFrame:
     if metric not in METRICS:
         raise ParameterError(f"metric must be one of {METRICS}, got {metric!r}")
     rows = []
-    for rep in range(repetitions):
+    for _ in range(repetitions):
         lm = synthetic.landmarks(n, cfg["landmark_pct"] / 100.0, cfg["distribution"], gen)
         opts = options(n, lm, "partitioned", metric=metric, rng=gen)
         rows.append(float(np.mean(landmark_set_distance(opts, lm, n, metric))))

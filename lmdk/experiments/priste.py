@@ -120,7 +120,8 @@ PRISTE_UTILITY = FigureSpec(
 # --------------------------------------------------------------------------- Fig. 15: runtime vs event size
 
 RUNTIME_SIZES = (5, 7, 9, 11, 13, 15)  # §5.4: length (width 5) and width (length 5) from 5 to 15
-BASELINE_CYLINDERS = 128  # brute force timed on at most this many cell sequences per event (≤ ~0.1 s), extrapolated beyond
+# brute force timed on at most this many cell sequences per event (≤ ~0.1 s), extrapolated beyond
+BASELINE_CYLINDERS = 128
 
 
 def runtime_configs() -> list[dict]:

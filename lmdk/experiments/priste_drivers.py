@@ -219,7 +219,7 @@ def runtime_vs_event_size(setup: Setup, *, vary: str = "length", sizes=range(5, 
 def _one_cylinder(pi, M, E, obs, ev: Event) -> float:
     """One clamped forward pass of :func:`brute_force_joint` (first region cell at every event time)."""
     x = np.asarray(pi, dtype=float).copy()
-    first = {int(t): int(np.flatnonzero(r)[0]) if r.any() else 0 for t, r in zip(ev.times, ev.regions)}
+    first = {int(t): int(np.flatnonzero(r)[0]) if r.any() else 0 for t, r in zip(ev.times, ev.regions, strict=True)}
     for t in range(obs.size):
         if t > 0:
             x = x @ M

@@ -171,11 +171,11 @@ def run_figure(
     children = np.random.SeedSequence(seed).spawn(len(grid))
     source = _first_with_same_run(spec, grid)
     tasks = []
-    for idx, (cfg, child) in enumerate(zip(grid, children)):
+    for idx, (cfg, child) in enumerate(zip(grid, children, strict=True)):
         if source[idx] != idx:
             continue  # run once, under the first configuration with the same run key (and its seed)
         blocks = _blocks(repetitions, spec.block)
-        for (start, size), block_seed in zip(blocks, child.spawn(len(blocks))):
+        for (start, size), block_seed in zip(blocks, child.spawn(len(blocks)), strict=True):
             tasks.append((name, cfg, start, size, block_seed))
     bar = Progress(name, len(tasks), progress)
     results: list[pd.DataFrame | None] = [None] * len(tasks)
@@ -207,7 +207,7 @@ def _first_with_same_run(spec: FigureSpec, grid: list[dict]) -> list[int]:
 def _repeat_shared_rows(summary: pd.DataFrame, grid: list[dict], source: list[int]) -> pd.DataFrame:
     """Summary rows in configuration order, a configuration that was not run getting its source's rows."""
     parts = []
-    for cfg, src in zip(grid, source):
+    for cfg, src in zip(grid, source, strict=True):
         match = np.ones(len(summary), dtype=bool)
         for k, v in grid[src].items():
             col = summary[k]
@@ -348,16 +348,18 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m lmdk.experime
         params = {k: v for k, v in overrides.items() if k in spec.parameters}
         t0 = time.perf_counter()
         try:
-            df = run_figure(name, repetitions=reps, seed=args.seed, jobs=args.jobs, progress=stream, parameters=params,
-                            keep_raw=args.raw)
+            result = run_figure(name, repetitions=reps, seed=args.seed, jobs=args.jobs, progress=stream,
+                                parameters=params, keep_raw=args.raw)
         except ParameterError as exc:
             parser.error(str(exc))
         seconds = time.perf_counter() - t0
         total += seconds
-        if args.raw:
-            df, raw = df
+        if isinstance(result, tuple):  # --raw: (summary, raw)
+            df, raw = result
             args.out.mkdir(parents=True, exist_ok=True)
             raw.to_csv(args.out / f"{name}.raw.csv.gz", index=False, float_format="%.10g")
+        else:
+            df = result
         meta = {
             "figure": name, "title": spec.title, "paper": PAPERS[spec.paper], "repetitions": reps,
             "seed": args.seed, "jobs": args.jobs, "seconds": round(seconds, 2), "rows": len(df),

@@ -83,7 +83,7 @@ def summarise_mean_ci(raw: pd.DataFrame, keys: Sequence[str], measures: Sequence
     rows = []
     for key, grp in raw.groupby(list(keys), sort=False, dropna=False):
         key = key if isinstance(key, tuple) else (key,)
-        row = dict(zip(keys, key))
+        row = dict(zip(keys, key, strict=True))
         row["repetitions"] = int(grp["repetition"].nunique())
         for m in measures:
             mean, std, lo, hi = mean_ci(grp[m].to_numpy())

@@ -167,7 +167,7 @@ def release(table_or_path, policy, out=None, scheduler: str | None = None, worke
                   guarantee=statement.to_dict() if statement is not None else None)
     refused = totals["violated"] > 0 and not allow_violation
     released = None
-    if folder is not None:
+    if folder is not None and staging is not None:  # staging is set with the folder
         if refused:
             shutil.rmtree(staging, ignore_errors=True)
         else:

@@ -86,20 +86,19 @@ def _draw(mechanism: str, sampler: str, lengths: np.ndarray, n: int, mask: np.nd
     ``LockstepNoise``): noise is then None."""
     from lmdk import snapping
 
-    draw = snapping.unit_noise if sampler in ("snapping", "discrete") else unit_noise
-    if sampler == "discrete" and mechanism == "laplace":
-        draw = None
+    draw = None if sampler == "discrete" and mechanism == "laplace" else (
+        snapping.unit_noise if sampler in ("snapping", "discrete") else unit_noise)
     users = len(lengths)
     noise = None if draw is None else np.full((users, n, 2) if mechanism == "planar_laplace" else (users, n),
                                               PAD_NOISE)
     eps_pub, eps_sel = epsilon, 0.0
     if dummies is not None:
         mask = mask.copy()
-    for r, (size, gen) in enumerate(zip(lengths.tolist(), generators)):
+    for r, (size, gen) in enumerate(zip(lengths.tolist(), generators, strict=True)):
         if dummies is not None:
             chosen, eps_pub, eps_sel = schemes._dummy_landmarks(size, mask[r, :size], epsilon, dummies, 1, gen)
             mask[r, :size] = chosen[0]
-        if draw is not None:
+        if draw is not None and noise is not None:  # both or neither
             noise[r, :size] = draw(mechanism, (1, size), gen)[0]
     return noise, mask, eps_pub, eps_sel
 
@@ -179,10 +178,10 @@ def release_batch(x, landmarks, lengths, scheme: str, epsilon, *, mechanism: str
             budgets = schemes._allocate_mask(scheme, mask, eps_pub, window, lengths=lengths[:, None])
             published = budgets > 0
             safe = np.where(published, budgets, 1.0)
-            if discrete is not None:
-                values = _discrete_cells(x, budgets, published, valid, lengths, delta, discrete, generators)
-            else:
+            if noise is not None:
                 values = schemes.perturb(mechanism, x, safe, noise, delta)
+            else:  # the discrete sampler draws at the budgets
+                values = _discrete_cells(x, budgets, published, valid, lengths, delta, discrete, generators)
             if post is not None:
                 values = _snap_shared(values, safe, budgets, published, per_coordinate, b)
             if not published.all():

@@ -5,8 +5,9 @@ In-process (default): chunks stream from the source, are regrouped so no user is
 Dask: Parquet whose users come clustered is cut into row ranges at user boundaries, each read by the
 worker that processes it (no data moves); any other input becomes a ``dask.dataframe`` (Parquet read by
 Dask itself, smaller inputs from pandas) shuffled by user so each partition holds whole users. The same
-batch function is mapped over the partitions on an existing cluster (``scheduler`` address or ``LMDK_DASK_SCHEDULER``) or on a ``LocalCluster``
-of ``workers`` processes started for the run. No process pool of our own.
+batch function is mapped over the partitions on an existing cluster (``scheduler`` address or
+``LMDK_DASK_SCHEDULER``) or on a ``LocalCluster`` of ``workers`` processes started for the run. No process pool of
+our own.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from contextlib import contextmanager
 
 import pandas as pd
 
+from lmdk.errors import ParameterError
 from lmdk.population import partition
 from lmdk.population.input import Source, canonical
 from lmdk.population.process import Job, process_frame, summary_meta
@@ -38,10 +40,12 @@ def run_local(source: Source, job: Job, rows: int, progress: Progress, folder: s
         info = partition.scan(source, rows)
         if on_total is not None:
             on_total(info.users)
+    frames: Iterator[pd.DataFrame]
     if source.parquet and info is not None and info.clustered:
         ranges = partition.user_ranges(info, rows)
-        frames = (canonical(partition.read_rows(source.parquet, list(source.layout.columns.values()), a, b)
-                            .to_pandas(split_blocks=True), source.layout) for a, b in ranges)
+        layout = source.parquet_layout()
+        frames = (canonical(partition.read_rows(source.parquet, list(layout.columns.values()), a, b)
+                            .to_pandas(split_blocks=True), layout) for a, b in ranges)
     else:
         frames = partition.user_frames(source, rows, info, folder)
     parts = [summary_meta()]
@@ -64,6 +68,9 @@ def dask_client(scheduler: str | None, workers: int | None, processes: bool = Tr
         with Client(scheduler) as client:
             yield client
         return
+    if workers is None:
+        raise ParameterError("a local Dask cluster needs workers= (how many processes to start), or give the "
+                             "address of a running scheduler")
     with LocalCluster(n_workers=int(workers), threads_per_worker=1, processes=processes,
                       dashboard_address=None) as cluster, Client(cluster) as client:
         yield client
@@ -74,7 +81,7 @@ def dask_frame(source: Source, rows: int):
     import dask.dataframe as dd
 
     if source.parquet:
-        layout = source.layout
+        layout = source.parquet_layout()
         raw = dd.read_parquet(list(source.parquet), columns=list(layout.columns.values()))
         meta = canonical(raw._meta, layout)
         return raw.map_partitions(canonical, layout, meta=meta)

@@ -85,9 +85,10 @@ def layout_of(names, spec=None) -> Layout:
                         "(value, lat+lon, contact) or give an import mapping")
     columns = {"user": user, "timestamp": time}
     for role in KIND_COLUMNS[kind]:
-        if found[role] is None:
+        column = found[role]
+        if column is None:
             raise DataError(f"a {kind} table needs a {role!r} column")
-        columns[role] = found[role]
+        columns[role] = column
     fmt = spec.time_format if spec is not None else "auto"
     return Layout(kind, columns, fmt, spec.start if spec is not None else Layout.start,
                   spec.timezone if spec is not None else None)
@@ -142,6 +143,13 @@ class Source:
     layout: Layout | None = None
     users: Callable[[int], Iterator[np.ndarray]] | None = None  # the user column alone, in chunks (a cheap scan)
 
+    def parquet_layout(self) -> Layout:
+        """The canonical columns of a Parquet source's files (every Parquet source has them)."""
+        if self.layout is None:
+            raise DataError(f"{self.description}: a Parquet source needs its column layout (open it with "
+                            "lmdk.population.input.open_source)")
+        return self.layout
+
 
 def _parquet_files(path: Path) -> list[str]:
     """The Parquet files of a file or a folder (sorted, recursive)."""
@@ -160,8 +168,7 @@ def _pieces(handle, columns: list[str], rows: int):
         if handle.metadata.row_group(group).num_rows <= 4 * rows:
             yield handle.read_row_group(group, columns=columns)
             continue
-        for batch in handle.iter_batches(batch_size=rows, row_groups=[group], columns=columns):
-            yield batch
+        yield from handle.iter_batches(batch_size=rows, row_groups=[group], columns=columns)
 
 
 def parquet_source(files: list[str], spec=None) -> Source:
@@ -270,7 +277,8 @@ def upload_source(raw: bytes, filename: str, spec=None) -> Source:
         try:
             frame = pd.read_parquet(io.BytesIO(raw))
         except Exception as exc:  # pyarrow raises several types for a damaged file
-            raise DataError(f"{filename}: not a readable Parquet file ({exc}); export it again or upload a CSV") from exc
+            raise DataError(f"{filename}: not a readable Parquet file ({exc}); "
+                            "export it again or upload a CSV") from exc
         return frame_source(frame, spec)
     if len(raw) > MAX_BYTES:
         raise DataError(f"{filename}: {len(raw) / 1e6:.0f} MB is over the {MAX_BYTES / 1e6:.0f} MB limit of an "

@@ -24,14 +24,15 @@ def values_mask(rule: LandmarkRule, x: np.ndarray, valid: np.ndarray, lengths: n
     if rule.kind == "none":
         return np.zeros(x.shape, dtype=bool)
     if rule.kind == "below":
-        return (x <= float(rule.number)) & valid
+        return (x <= rule.required_number()) & valid
     if rule.kind == "above":
-        return (x >= float(rule.number)) & valid
+        return (x >= rule.required_number()) & valid
     if rule.kind != "percentile":
         return None
     keys = x if rule.side == "below" else -x
     keys = np.where(valid, keys, np.inf)  # padding after every real value
-    k = np.array([int(round(rule.number / 100.0 * size)) for size in lengths.tolist()])
+    share = rule.required_number() / 100.0
+    k = np.array([int(round(share * size)) for size in lengths.tolist()])
     if k.size and np.all(k == k[0]):
         return _smallest(keys, int(k[0])) & valid
     return (_ranks(keys) < k[:, None]) & valid

@@ -56,8 +56,8 @@ def scan(source: Source, rows: int) -> Scan:
         total += len(users)
         if len(users):
             last = users[-1]
-    starts = np.concatenate(begins) if clustered and begins else None
-    return Scan(total, len(seen), clustered, starts)
+    first_rows = np.concatenate(begins) if clustered and begins else None
+    return Scan(total, len(seen), clustered, first_rows)
 
 
 def user_ranges(info: Scan, rows: int) -> list[tuple[int, int]]:
@@ -70,7 +70,7 @@ def user_ranges(info: Scan, rows: int) -> list[tuple[int, int]]:
         if b >= next_cut or b == info.rows:
             cuts.append(b)
             next_cut = b + rows
-    return list(zip(cuts[:-1], cuts[1:]))
+    return list(zip(cuts[:-1], cuts[1:], strict=True))
 
 
 def read_rows(files, columns, start: int, stop: int):

@@ -148,7 +148,7 @@ def _landmarks(job: Job, frame, starts, lengths, x) -> np.ndarray:
             return mask
     elif rule.kind == "none":
         return np.zeros(valid.shape, dtype=bool)
-    series = [_series_of(job.kind, frame, s, n) for s, n in zip(starts.tolist(), lengths.tolist())]
+    series = [_series_of(job.kind, frame, s, n) for s, n in zip(starts.tolist(), lengths.tolist(), strict=True)]
     return marks.per_user_mask(rule, series, valid.shape[1])
 
 
@@ -163,7 +163,7 @@ def _mechanism_input(job: Job, frame, starts, lengths) -> tuple[np.ndarray, list
     lat, lon = frame["lat"].to_numpy(np.float64), frame["lon"].to_numpy(np.float64)
     x = np.zeros((len(lengths), int(lengths.max()), 2))
     origins = []
-    for r, (s, n) in enumerate(zip(starts.tolist(), lengths.tolist())):
+    for r, (s, n) in enumerate(zip(starts.tolist(), lengths.tolist(), strict=True)):
         x[r, :n], origin = latlon_to_metres(lat[s:s + n], lon[s:s + n])
         origins.append(origin)
     return x, origins
@@ -190,7 +190,7 @@ def _released_columns(job: Job, rel, valid, origins, lengths) -> dict[str, np.nd
     return columns
 
 
-def _write(job: Job, users, times, columns: dict, lengths: np.ndarray) -> None:
+def _write(job: Job, released: Path, users, times, columns: dict, lengths: np.ndarray) -> None:
     """Each user's released rows to ``<released>/user=<id>/part-0.parquet`` (the export note in the metadata)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -198,8 +198,8 @@ def _write(job: Job, users, times, columns: dict, lengths: np.ndarray) -> None:
     table = pa.table({"timestamp": pa.array(times), **{k: pa.array(v) for k, v in columns.items()}})
     table = table.replace_schema_metadata({b"lmdk": job.note.encode()})
     offset = 0
-    for user, n in zip(users, lengths.tolist()):
-        folder = Path(job.released) / f"user={quote(str(user), safe='')}"
+    for user, n in zip(users, lengths.tolist(), strict=True):
+        folder = released / f"user={quote(str(user), safe='')}"
         folder.mkdir(parents=True, exist_ok=True)
         pq.write_table(table.slice(offset, n), folder / "part-0.parquet", use_dictionary=False,
                        write_statistics=False)
@@ -229,5 +229,6 @@ def process_frame(frame: pd.DataFrame, job: Job) -> pd.DataFrame:
         if job.released is not None:
             valid = valid_mask(b_lengths, x.shape[1])
             times = frame["timestamp"].array.take(_row_index(b_starts, b_lengths))
-            _write(job, b_users, times, _released_columns(job, rel, valid, origins, b_lengths), b_lengths)
+            _write(job, Path(job.released), b_users, times, _released_columns(job, rel, valid, origins, b_lengths),
+                   b_lengths)
     return pd.concat(parts, ignore_index=True)

@@ -92,7 +92,7 @@ def aggregates(summary: pd.DataFrame) -> dict:
         "users": int(len(summary)),
         "events": int(summary["n"].sum()),
         "landmarks": int(summary["landmarks"].sum()),
-        "mae_quantiles": {f"{q:g}": float(v) for q, v in zip(MAE_QUANTILES, quantiles)},
+        "mae_quantiles": {f"{q:g}": float(v) for q, v in zip(MAE_QUANTILES, quantiles, strict=True)},
         "mae_mean": float(mae.mean()) if mae.size else float("nan"),
         "landmark_share_histogram": {"bins": SHARE_BINS.round(2).tolist(), "counts": counts.tolist()},
         "published_share": float(summary["published_share"].mean()) if len(summary) else float("nan"),

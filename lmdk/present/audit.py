@@ -42,7 +42,8 @@ def loss_headline(audits: list[dict], event: str) -> str:
 
 def positions_headline(audits: list[dict]) -> str:
     """One sentence on the landmark-position attack: the most readable scheme and what dummies do to it."""
-    measured = [a for a in audits if a["landmark_inference"].get("by_dummies", {}).get("none", {}).get("auc") is not None]
+    measured = [a for a in audits
+                if a["landmark_inference"].get("by_dummies", {}).get("none", {}).get("auc") is not None]
     if not measured:
         return ""
     worst = max(measured, key=lambda a: a["landmark_inference"]["by_dummies"]["none"]["auc"])
@@ -55,7 +56,7 @@ def positions_headline(audits: list[dict]) -> str:
     hidden = {m: r["auc"] for m, r in worst["landmark_inference"]["by_dummies"].items()
               if m != "none" and r.get("auc") is not None}
     if hidden:
-        best = min(hidden, key=hidden.get)
+        best = min(hidden, key=hidden.__getitem__)
         text += f"; {best} dummy landmarks bring it down to {_f(hidden[best])}"
     return text + "."
 
@@ -69,7 +70,7 @@ def loss_table(audits: list[dict]) -> pd.DataFrame:
     """One row per scheme and neighbouring pair: claimed ε, the budget spent, measured ε̂ with its interval."""
     rows = []
     for a in audits:
-        for name, p in a["neighbours"].items():
+        for p in a["neighbours"].values():
             rows.append({"scheme": a["scheme"], "neighbours": p["description"], "claimed ε": p["epsilon_claimed"],
                          "Σ εₜ spent": p["budget_spent"], "ε̂ lower": p["epsilon_lower"],
                          "ε̂ upper": p["epsilon_upper"] if p["epsilon_upper"] is not None else float("inf"),

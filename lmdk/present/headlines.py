@@ -72,7 +72,7 @@ def schemes_headline(epsilon: float, n: int, n_landmarks: int, words: str, unit:
     if not winners:
         return lead + "none of the chosen schemes protects the sensitive " + words + " together; add User level or " \
                       "a landmark scheme (Uniform, Skip, Adaptive)."
-    best = min(winners, key=winners.get)
+    best = min(winners, key=winners.__getitem__)
     spread = plus_minus(*ci[best]) if ci and best in ci else ""
     text = lead + f"*{SCHEME_NAMES[best]}* keeps the typical error at {readable(winners[best])}{spread}{unit}"
     if best not in ("user", "fast") and "user" in mae and winners[best] > 0:  # FAST is user level itself
@@ -82,7 +82,7 @@ def schemes_headline(epsilon: float, n: int, n_landmarks: int, words: str, unit:
         text += ", and it guarantees the protection of the sensitive " + words + "."
     better = {s: e for s, e in mae.items() if not satisfies.get(s) and e < winners[best]}
     if better:
-        rival = min(better, key=better.get)
+        rival = min(better, key=better.__getitem__)
         text += (f" *{SCHEME_NAMES[rival]}* is more accurate still but does **not** protect the sensitive "
                  f"{words} together.")
     if protects:
@@ -111,10 +111,10 @@ def spatiotemporal_headline(epsilon: float, plain_leak: float, plain_distance_m:
     if plain_leak <= epsilon * (1 + 1e-9):
         return (f"Here the plain location noise already keeps the sensitive event within ε = {epsilon:g}: released "
                 f"locations are {km(plain_distance_m)} off on average, and PriSTE has nothing to change.")
-    return (f"Plain location noise lets an observer learn up to {readable(plain_leak)} about the sensitive event, above "
-            f"ε = {epsilon:g}. PriSTE keeps it within ε by adding more noise where needed (α {readable(alpha0)} → "
-            f"{readable(alpha)} per km on average): released locations are {km(priste_distance_m)} off instead of "
-            f"{km(plain_distance_m)}.")
+    return (f"Plain location noise lets an observer learn up to {readable(plain_leak)} about the sensitive event, "
+            f"above ε = {epsilon:g}. PriSTE keeps it within ε by adding more noise where needed "
+            f"(α {readable(alpha0)} → {readable(alpha)} per km on average): released locations are "
+            f"{km(priste_distance_m)} off instead of {km(plain_distance_m)}.")
 
 
 def dummies_headline(marked: int, real: int, chance_real: float, words: str) -> str:
@@ -160,7 +160,7 @@ def plan_headline(result, unit: str, words: str) -> str:
     winners = {s: e for s, e in protecting.items() if s != "user"} or protecting
     parts = []
     if winners:
-        best = min(winners, key=winners.get)
+        best = min(winners, key=winners.__getitem__)
         text = f"{goal}, *{SCHEME_NAMES.get(best, best)}* needs {cost(best)}"
         if len(protecting) > 1:
             text += f" — the least of the schemes that protect the sensitive {words} together"
@@ -169,11 +169,11 @@ def plan_headline(result, unit: str, words: str) -> str:
         parts.append(text + ".")
         cheaper = {s: e for s, e in feasible.items() if not answers[s].satisfies and e < winners[best]}
         if cheaper:
-            rival = min(cheaper, key=cheaper.get)
+            rival = min(cheaper, key=cheaper.__getitem__)
             parts.append(f"*{SCHEME_NAMES.get(rival, rival)}* needs only {cost(rival)} but does **not** protect the "
                          f"sensitive {words} together.")
     elif feasible:
-        rival = min(feasible, key=feasible.get)
+        rival = min(feasible, key=feasible.__getitem__)
         parts.append(f"{goal}, *{SCHEME_NAMES.get(rival, rival)}* needs {cost(rival)}, but none of the schemes that "
                      f"meet it protects the sensitive {words} together.")
     else:

@@ -111,7 +111,8 @@ def html_report(title: str, headline: str, configuration: dict, verdicts: dict[s
     verdict_rows = "".join(
         f"<tr><td>{html.escape(s)}</td><td class='{'ok' if ok else 'bad'}'>{'satisfies' if ok else 'violates'}"
         f"</td><td>{worst:.4g}</td></tr>" for s, (ok, worst) in verdicts.items())
-    table_html = "".join(f"<h3>{html.escape(caption)}</h3>{frame.to_html(index=False, float_format=lambda v: f'{v:.4g}')}"
+    table_html = "".join(f"<h3>{html.escape(caption)}</h3>"
+                         f"{frame.to_html(index=False, float_format=lambda v: f'{v:.4g}')}"
                          for caption, frame in tables.items())
     made = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     guarantee_html = ("<section><h2>What a release guarantees</h2><ul>"

@@ -27,7 +27,7 @@ def encode_landmarks(landmarks) -> str:
     breaks = np.flatnonzero(np.diff(idx) != 1)
     starts = np.concatenate(([idx[0]], idx[breaks + 1]))
     ends = np.concatenate((idx[breaks], [idx[-1]]))
-    text = ".".join(f"{a}" if a == b else f"{a}-{b}" for a, b in zip(starts.tolist(), ends.tolist()))
+    text = ".".join(f"{a}" if a == b else f"{a}-{b}" for a, b in zip(starts.tolist(), ends.tolist(), strict=True))
     if len(text) <= _MAX_RANGES_CHARS:
         return text
     mask = np.zeros(int(idx[-1]) + 1, dtype=bool)

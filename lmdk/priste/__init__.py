@@ -9,7 +9,8 @@
   cheap bounds :func:`leakage_upper_bound` / :func:`leakage_lower_bound` (lmdk.priste.worst);
 * release (§4, Algorithms 1–3): :func:`release` (check="any_prior" exact, or "fixed_prior" at one π),
   :func:`release_repetitions`, :func:`audit_worst_case`, :class:`ReleaseResult` (lmdk.priste.calibration).
-  α is per kilometre (planar Laplace on cell centres); distances are in metres (``distance_m``). Times are 0-based (the paper's are 1-based).
+  α is per kilometre (planar Laplace on cell centres); distances are in metres (``distance_m``). Times are 0-based
+  (the paper's are 1-based).
 """
 from lmdk.priste.calibration import CHECKS, ReleaseResult, audit_worst_case, band, release, release_repetitions
 from lmdk.priste.events import KINDS, Event, make_event

@@ -197,7 +197,7 @@ def release(trajectory_cells, events, epsilon: float, alpha: float, M, grid: Gri
         if out_worst is not None:
             out_worst[t] = leaks if pi_fixed is None else [
                 worst_case_from_vectors(tr.a, b[q], d[q], a_not=tr.a_not, method=method)[0]
-                for tr, (b, d) in zip(trackers, vectors)]
+                for tr, (b, d) in zip(trackers, vectors, strict=True)]
         if keep_emissions:
             emissions.append(Es[q] if allowed is None else restricted_emission(Es[q], allowed))
         if delta is not None:
@@ -216,7 +216,7 @@ def _draw_batch(Es: list, true_cell: int, allowed: np.ndarray | None, u: np.ndar
         rows = np.where(allowed, rows, 0.0)
     cum = np.cumsum(rows, axis=1)
     obs = np.minimum(np.sum(cum <= (u * cum[:, -1])[:, None], axis=1), rows.shape[1] - 1)
-    C = np.stack([E[:, o] for E, o in zip(Es, obs)], axis=1)
+    C = np.stack([E[:, o] for E, o in zip(Es, obs, strict=True)], axis=1)
     if allowed is None:
         return obs, C
     rowsums = np.stack([E @ allowed.astype(float) for E in Es], axis=1)  # restricted_emission's normalisers
@@ -235,17 +235,17 @@ def _first_safe(trackers, vectors, pi_fixed, limits: list, method: str,
     lim = np.array([np.inf if x is None else x for x in limits])
     if pi_fixed is not None:
         leaks = np.stack([_fixed_prior_leakage(pi_fixed, tr.a, tr.a_not, b.T, d.T)
-                          for tr, (b, d) in zip(trackers, vectors)], axis=1)
+                          for tr, (b, d) in zip(trackers, vectors, strict=True)], axis=1)
         ok = np.flatnonzero(np.all(leaks <= lim[:, None], axis=1))
         return (int(ok[0]), leaks[ok[0]]) if ok.size else None
     maybe = np.ones(lim.size, dtype=bool)
     if method == "screen":
-        for tr, (b, d) in zip(trackers, vectors):
+        for tr, (b, d) in zip(trackers, vectors, strict=True):
             maybe &= lower_bound_rows(tr.a, tr.a_not, b, d) <= lim
     for q in np.flatnonzero(maybe):
-        leaks = _check_candidate(trackers, [(b[q], d[q]) for b, d in vectors], limits[q], method, exact)
-        if leaks is not None:
-            return int(q), leaks
+        found = _check_candidate(trackers, [(b[q], d[q]) for b, d in vectors], limits[q], method, exact)
+        if found is not None:
+            return int(q), found
     return None
 
 
@@ -258,13 +258,13 @@ def _check_candidate(trackers, vectors, limit: float | None, method: str, exact:
     """
     if method != "screen":
         leaks = np.zeros(len(trackers))
-        for k, (tr, (b, d)) in enumerate(zip(trackers, vectors)):
+        for k, (tr, (b, d)) in enumerate(zip(trackers, vectors, strict=True)):
             leaks[k] = worst_case_from_vectors(tr.a, b, d, a_not=tr.a_not, method=method, stop_above=limit)[0]
             if limit is not None and leaks[k] > limit:
                 return None
         return leaks
     vecs, quick = [], []
-    for tr, (b, d) in zip(trackers, vectors):
+    for tr, (b, d) in zip(trackers, vectors, strict=True):
         v = _prepare(tr.a, b, d, tr.a_not)
         q = _quick_search(v, QUICK_K, limit)
         if limit is not None and q[0] > limit:
@@ -272,14 +272,15 @@ def _check_candidate(trackers, vectors, limit: float | None, method: str, exact:
         vecs.append(v)
         quick.append(q)
     leaks = np.zeros(len(trackers))
-    for k, (v, q) in enumerate(zip(vecs, quick)):
+    for k, (v, q) in enumerate(zip(vecs, quick, strict=True)):
         leaks[k] = _screen_from(v, q, stop_above=limit, floor=None if exact or limit is None else limit)[0]
         if limit is not None and leaks[k] > limit:
             return None
     return leaks
 
 
-def audit_worst_case(result: ReleaseResult, events, M, *, method: str = "screen", grid: Grid | None = None) -> np.ndarray:
+def audit_worst_case(result: ReleaseResult, events, M, *, method: str = "screen",
+                     grid: Grid | None = None) -> np.ndarray:
     """Exact any-prior leakage (T, n_events) of an already released sequence (needs ``keep_emissions=True``).
 
     ``grid``: the release's grid, so that a Kronecker-factored M (:mod:`lmdk.priste.transition`) is used.
@@ -290,7 +291,7 @@ def audit_worst_case(result: ReleaseResult, events, M, *, method: str = "screen"
     out = np.zeros((result.released_cells.size, len(evs)))
     for k, ev in enumerate(evs):
         tr = EventTracker(ev, M, grid_shape=None if grid is None else (grid.rows, grid.cols))
-        for t, (E, o) in enumerate(zip(result.emissions, result.released_cells)):
+        for t, (E, o) in enumerate(zip(result.emissions, result.released_cells, strict=True)):
             col = E[:, o]
             b, d = tr.candidate(col)
             out[t, k] = worst_case_from_vectors(tr.a, b, d, a_not=tr.a_not, method=method)[0]

@@ -105,7 +105,7 @@ class Grid:
         return np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1])
 
     def _origin(self) -> tuple[float, float]:
-        if not self.anchored:
+        if self.origin_lat is None or self.origin_lon is None:
             raise ParameterError("this grid has no lat/lon anchor; create it with origin_lat and origin_lon")
         return (float(self.origin_lat), float(self.origin_lon))
 
@@ -204,8 +204,10 @@ def estimate_transition(cells, smoothing: float = 1.0, *, m: int | None = None) 
     c = np.asarray(cells)
     if c.ndim == 1 and c.size and np.issubdtype(c.dtype, np.integer) and m is None:
         m = int(c.max()) + 1
-    if c.ndim != 1 or c.size < 2 or not np.issubdtype(c.dtype, np.integer) or c.min() < 0 or c.max() >= m:
-        raise DataError(f"cells must be a 1-D integer trajectory of ≥ 2 cell ids in 0..{m - 1}")
+    if (c.ndim != 1 or c.size < 2 or not np.issubdtype(c.dtype, np.integer) or m is None or c.min() < 0
+            or c.max() >= m):
+        ids = "cell ids" if m is None else f"cell ids in 0..{m - 1}"
+        raise DataError(f"cells must be a 1-D integer trajectory of ≥ 2 {ids}")
     if not np.isfinite(smoothing) or smoothing < 0:
         raise ParameterError(f"smoothing must be ≥ 0, got {smoothing!r}")
     counts = np.zeros((m, m))

@@ -229,7 +229,7 @@ class EventTracker:
         C = np.asarray(C, dtype=float)
         m, k = self.M.shape[0], C.shape[1]
         t = self.t + 1
-        if self._in_tail(t):
+        if self._phi is not None and self._in_tail(t):
             V = self.op.left(C)
             if self._B is not None:
                 V = self._B @ V
@@ -243,7 +243,7 @@ class EventTracker:
         if self._phi is None:  # t = 0: Φ⁻ is the identity in the initial world
             out = H[_initial_world(self.event)]
         else:
-            out = sum(X @ self.op.left(h) for X, h in zip(self._phi, H) if X is not None)
+            out = sum(X @ self.op.left(h) for X, h in zip(self._phi, H, strict=True) if X is not None)
         return out[:, :k].T, out[:, k:].T
 
     def candidate(self, col: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -31,20 +31,28 @@ class TransitionOp:
         """Whether products use the Kronecker factors."""
         return self.row_factor is not None
 
+    def _factors(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """(A, B) when products use the Kronecker factors (both are set together), else None."""
+        if self.row_factor is None or self.col_factor is None:
+            return None
+        return self.row_factor, self.col_factor
+
     def right(self, X: np.ndarray) -> np.ndarray:
         """X @ M for X of shape (k, m); subnormal intermediates are flushed to 0 (they slow later products)."""
-        if not self.factored:
+        factors = self._factors()
+        if factors is None:
             return X @ self.dense
-        A, B = self.row_factor, self.col_factor
+        A, B = factors
         R, C = A.shape[0], B.shape[0]
         Y = flush_subnormal((X.reshape(-1, C) @ B).reshape(-1, R, C))  # Σ_c X[i, (r, c)]·B[c, c']
         return np.matmul(A.T, Y).reshape(X.shape)  # Σ_r A[r, r']·Y[i, r, c']
 
     def left(self, V: np.ndarray) -> np.ndarray:
         """M @ V for V of shape (m,) or (m, k)."""
-        if not self.factored:
+        factors = self._factors()
+        if factors is None:
             return self.dense @ V
-        A, B = self.row_factor, self.col_factor
+        A, B = factors
         R, C = A.shape[0], B.shape[0]
         W = (A @ V.reshape(R, -1)).reshape(R, C, -1)  # Σ_r' A[r, r']·V[(r', c'), ·]
         return np.matmul(B, W).reshape(V.shape)  # Σ_c' B[c, c']·W[r, c', ·]

@@ -39,7 +39,7 @@ def synthetic_walk(rows: int, cols: int, cell_size_m: float, sigma: float, lengt
 
 
 def scale_note(cell_size_m: float, alpha: float) -> str:
-    """One sentence on the scale: α per km on cells of ``cell_size_m``, and that only α·cell matters (§4.3 PLM, §5.1)."""
+    """One sentence on the scale: α per km on cells of ``cell_size_m``; only α·cell matters (§4.3 PLM, §5.1)."""
     per_cell = float(alpha) * float(cell_size_m) / 1000.0
     other = 100.0 if cell_size_m != 100 else 1000.0
     return (f"Scale: {cell_size_m:g} m cells, α₀ = {alpha:g} per km (α₀·cell = {per_cell:.3g}). The noise and the "

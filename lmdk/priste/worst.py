@@ -43,8 +43,8 @@ until the bound of every edge left is at most the best value found. By the claim
 the simplex's own edges) the result is the supremum — no hull is needed. In the release, step (1) alone
 rejects most candidates (a feasible prior above ε), so step (2) runs mainly for accepted ones.
 
-Algorithm (method="hull", kept for cross-checks). Candidate vertices are the vertices of the 3-D convex hull of the m points (Qhull via
-scipy.spatial.ConvexHull on per-coordinate min–max scaled points); when Qhull cannot build a
+Algorithm (method="hull", kept for cross-checks). Candidate vertices are the vertices of the 3-D convex hull of
+the m points (Qhull via scipy.spatial.ConvexHull on per-coordinate min–max scaled points); when Qhull cannot build a
 3-D hull (fewer than 5 points, coplanar or collinear sets) every distinct point is a candidate.
 Every pair of candidates is a segment inside Q, and the pairs include every edge, so the search
 is exact — up to Qhull dropping a vertex within its rounding tolerance. To be exact regardless,
@@ -230,11 +230,12 @@ def _upper_pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
     return i, j
 
 
-def _search(pairs: tuple[np.ndarray, np.ndarray], vecs, *, ends: bool = True) -> tuple[float, tuple[int, int, float], float]:
+def _search(pairs: tuple[np.ndarray, np.ndarray], vecs, *,
+            ends: bool = True) -> tuple[float, tuple[int, int, float], float]:
     """max |log F| over the segments ``pairs``: (value, (i, j, s) of the maximiser, log F there).
 
-    Candidates: every endpoint (unless ``ends`` is False), the stationary points (both orientations, so every evaluated s ≤ 1/2
-    and the small weight is represented exactly) and, only where x, v or y + u vanish at an
+    Candidates: every endpoint (unless ``ends`` is False), the stationary points (both orientations, so every
+    evaluated s ≤ 1/2 and the small weight is represented exactly) and, only where x, v or y + u vanish at an
     endpoint, the limit point η inside the segment.
     """
     a, an, b, d = vecs

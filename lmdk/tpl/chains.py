@@ -75,7 +75,8 @@ def restarted(budgets: np.ndarray, restarts: np.ndarray, loss: LossFunction) -> 
     starts = restarts.copy()
     starts[:, 0] = True
     if use_scan(loss, budgets):
-        a, b, c, d = _segmented_scan(*(x.ravel() for x in _step_matrices(loss, budgets)), starts.ravel())
+        a, b, c, d = (x.ravel() for x in _step_matrices(loss, budgets))
+        a, b, c, d = _segmented_scan(a, b, c, d, starts.ravel())
         return _log_ratio(a + b, c + d).reshape(rows, n)
     out = np.empty_like(budgets)
     if rows == 1:
@@ -84,10 +85,10 @@ def restarted(budgets: np.ndarray, restarts: np.ndarray, loss: LossFunction) -> 
             prev = eps[t] + (0.0 if restart[t] else loss.scalar(prev))
             out[0, t] = prev
         return out
-    prev = np.zeros(rows)
+    prev_rows = np.zeros(rows)
     for t in range(n):
-        prev = budgets[:, t] + np.where(starts[:, t], 0.0, _evaluate(prev, loss.q, loss.d))
-        out[:, t] = prev
+        prev_rows = budgets[:, t] + np.where(starts[:, t], 0.0, _evaluate(prev_rows, loss.q, loss.d))
+        out[:, t] = prev_rows
     return out
 
 
@@ -111,7 +112,7 @@ def to_next_landmark(budgets: np.ndarray, landmarks: np.ndarray, loss: LossFunct
         return out
     for r in range(rows):
         start = 0
-        for lb in np.flatnonzero(landmarks[r]):
+        for lb in np.flatnonzero(landmarks[r]).tolist():
             if lb > start:  # regular events start..lb−1; their chains start at t+1 and end at lb
                 out[r, start:lb] = _shared_chains(budgets[r, start + 1:lb + 1], loss)
             start = lb + 1

@@ -41,7 +41,7 @@ _SLOPE_TOL = 1e-12  # an edge of slope ≤ 1 + 1e-12 raises L by ≤ ~1e-12 (2-s
 _PRUNE_TOL = 1e-13  # a pair whose chain rises above the envelope by less than this changes L by < 1e-13
 
 
-def transition_matrix(s: float, n: int = 2) -> np.ndarray:
+def transition_matrix(s: float | str, n: int = 2) -> np.ndarray:
     """Laplacian-smoothed identity (§4.1.2): P[i,j] = (I[i,j] + s) / Σ_k (I[i,k] + s); s = inf → no correlation."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
         raise ParameterError(f"n (number of states) must be an integer ≥ 2, got {n!r}")
@@ -108,7 +108,7 @@ class LossFunction:
         if math.isinf(x):
             return float(_evaluate(np.asarray(alpha, dtype=float), self.q, self.d))
         best = 0.0
-        for q, d in zip(self.q.tolist(), self.d.tolist()):
+        for q, d in zip(self.q.tolist(), self.d.tolist(), strict=True):
             best = max(best, math.log1p(x * (q - d) / (1.0 + x * d)))
         return best
 
@@ -192,7 +192,7 @@ def _pair_summaries(P: np.ndarray):
             np.take_along_axis(q_b, best, -1).ravel() * (np.take_along_axis(ratio, best, -1).ravel() > 1),
             np.take_along_axis(ratio, best, -1).ravel(),
         ))
-    cols = [np.concatenate(c) for c in zip(*parts)]
+    cols = [np.concatenate(c) for c in zip(*parts, strict=True)]
     pair_i, pair_j = np.divmod(np.arange(m * m), m)
     return (*cols, pair_i, pair_j)
 
@@ -226,7 +226,7 @@ def _envelope(D: np.ndarray, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     pareto[1:] = Q[1:] > best_before[:-1]  # drop points with a smaller-or-equal D and a larger-or-equal Q
     hull_d: list[float] = []
     hull_q: list[float] = []
-    for dk, qk in zip(D[pareto].tolist(), Q[pareto].tolist()):
+    for dk, qk in zip(D[pareto].tolist(), Q[pareto].tolist(), strict=True):
         while len(hull_d) >= 2 and (
             (hull_d[-1] - hull_d[-2]) * (qk - hull_q[-2]) - (hull_q[-1] - hull_q[-2]) * (dk - hull_d[-2]) >= 0
         ):

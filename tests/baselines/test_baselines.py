@@ -154,7 +154,7 @@ def test_bd_and_ba_equal_their_one_repetition_transcriptions(w, value_range):
         a, b = _noise_pair(5 + w, 6, 60, 4.0, value_range)
         got = vectorised(x, 0.8, w, a, np.zeros(()))
         want = reference(x, 0.8, w, b)
-        for g, e in zip(got, want):
+        for g, e in zip(got, want, strict=True):
             assert np.allclose(g, e, rtol=1e-12, atol=1e-12)
 
 
@@ -235,7 +235,7 @@ def test_fast_equals_its_transcription():
 
 @pytest.mark.parametrize("scheme", ["bd", "ba"])
 def test_published_noise_is_laplace_with_the_publication_budget(scheme):
-    n, reps, delta, w = 300, 60, 2.0, 10
+    reps, delta, w = 60, 2.0, 10
     x = np.repeat(np.arange(0, 300, 30.0), 30)  # sparse changes of 30 units
     rel = schemes.release(x, [], scheme, 2.0, w=w, repetitions=reps, rng=4, sensitivity=delta)
     e2 = rel.budgets - 2.0 / (2 * w)

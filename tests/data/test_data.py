@@ -20,7 +20,8 @@ def csv(text: str) -> bytes:
 
 # -- HUE -------------------------------------------------------------------------------------
 def test_hue_layout_gives_local_hourly_timestamps_and_kwh():
-    s = load_series(csv("date,hour,energy_kWh\n6/1/2012,1,1.011\n6/1/2012,2,0.451\n6/1/2012,23,4.188\n6/2/2012,0,0.613\n"))
+    s = load_series(csv("date,hour,energy_kWh\n6/1/2012,1,1.011\n6/1/2012,2,0.451\n6/1/2012,23,4.188\n"
+                        "6/2/2012,0,0.613\n"))
     assert s.kind == "values" and s.units == "kWh"
     assert str(s.frame.index.tz) == data.HUE_TIMEZONE
     assert list(s.frame.index.strftime("%Y-%m-%d %H:%M%z")) == [

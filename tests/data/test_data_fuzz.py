@@ -89,7 +89,8 @@ def test_random_bytes_with_file_names(raw, name):
 PARQUET_COLUMNS = st.one_of(
     st.lists(st.floats(allow_nan=True, allow_infinity=True), min_size=3, max_size=3),
     st.lists(st.integers(-2**63, 2**63 - 1), min_size=3, max_size=3),
-    st.lists(st.one_of(st.none(), st.text(max_size=6), st.sampled_from(["2020-01-01", "-1", "7"])), min_size=3, max_size=3),
+    st.lists(st.one_of(st.none(), st.text(max_size=6), st.sampled_from(["2020-01-01", "-1", "7"])),
+             min_size=3, max_size=3),
     st.lists(st.booleans(), min_size=3, max_size=3),
     st.lists(st.integers(-2**40, 2**40).map(lambda s: np.datetime64(s, "s")), min_size=3, max_size=3),
 )

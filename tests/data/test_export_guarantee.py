@@ -38,7 +38,8 @@ def empirical_loss_lower_bound(low_draws: np.ndarray, high_draws: np.ndarray, bi
     a, _ = np.histogram(low_draws, edges)
     b, _ = np.histogram(high_draws, edges)
     n = low_draws.size
-    return max(max(clopper_pearson_lower_loss(x, y, n), clopper_pearson_lower_loss(y, x, n)) for x, y in zip(a, b))
+    return max(max(clopper_pearson_lower_loss(x, y, n), clopper_pearson_lower_loss(y, x, n))
+               for x, y in zip(a, b, strict=True))
 
 
 def one_event_exports(value: float, protected, trials: int, seed: int) -> np.ndarray:

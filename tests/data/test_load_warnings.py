@@ -77,7 +77,7 @@ def test_gps_repeated_timestamps_keep_the_first_fix(tmp_path):
     times = sorted(times + times[:53])
     rng = np.random.default_rng(0)
     lat, lon = 40 + rng.random(len(times)) / 100, 116 + rng.random(len(times)) / 100
-    lines = [f"{t},{a:.6f},{o:.6f}" for t, a, o in zip(times, lat, lon)]
+    lines = [f"{t},{a:.6f},{o:.6f}" for t, a, o in zip(times, lat, lon, strict=True)]
     path = write(tmp_path, "gps.csv", "timestamp,latitude,longitude\n" + "\n".join(lines) + "\n")
     series = load_series(path)
     assert series.kind == "trajectory" and len(series) == 60

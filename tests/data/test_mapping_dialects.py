@@ -45,7 +45,7 @@ def write(d) -> tuple[bytes, pd.DatetimeIndex]:
     if d["delimiter"] == " ":
         stamps = [s.replace(" ", "T") for s in stamps]  # a space-separated file cannot hold spaces in a cell
     cells = [repr(v).replace(".", ",") if d["decimal"] == "," else repr(v) for v in d["values"]]
-    rows = [f"{t}{d['delimiter']}{v}" for t, v in zip(stamps, cells)]
+    rows = [f"{t}{d['delimiter']}{v}" for t, v in zip(stamps, cells, strict=True)]
     if d["header"]:
         rows.insert(0, f"timestamp{d['delimiter']}value")
     text = ("\r\n" if d["crlf"] else "\n").join(rows) + "\n"

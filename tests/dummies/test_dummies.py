@@ -1,4 +1,5 @@
-"""Tests of lmdk.dummies.selection: nesting, exactness of the generators, utilities, the selection's distribution, errors."""
+"""Tests of lmdk.dummies.selection: nesting, exactness of the generators, utilities, the selection's distribution,
+errors."""
 from __future__ import annotations
 
 import itertools
@@ -34,7 +35,7 @@ def check_chain(opts, n, lm):
     if lm.size < n:
         assert sets[0].size == lm.size + 1
     assert np.array_equal(sets[-1], np.arange(n))
-    for small, big in zip(sets, sets[1:]):
+    for small, big in zip(sets, sets[1:], strict=False):
         assert big.size == small.size + 1 and np.isin(small, big).all()
 
 
@@ -312,7 +313,7 @@ def test_partitioned_release_rows_match_chosen_histograms():
     mask = dm._sample_histograms(opts, index, rng)
     monkeypatch_free = dm.landmark_sets_for_release(n, lm, 1.0, dm.DummySpec(), 7, np.random.default_rng(0))[0]
     assert monkeypatch_free.shape == (7, n) and monkeypatch_free[:, lm].all()
-    for row, j in zip(mask, index):
+    for row, j in zip(mask, index, strict=True):
         counts = np.bincount(opts.bins.of(np.flatnonzero(row)), minlength=opts.bins.capacity.size)
         assert np.array_equal(counts, opts.bins.counts + np.bincount(opts.bin_sequence[: j + 1],
                                                                      minlength=counts.size))

@@ -167,7 +167,8 @@ def test_real_figure_same_csv_across_jobs(tmp_path):
 
 def test_priste_utility_tiny_covers_every_panel_and_is_well_formed():
     grid = ex.figures()["priste-utility"].configs()
-    few = [next(c for c in grid if c["panel"].startswith(p) and c["epsilon"] == 2.0) for p in ("fig12", "fig13", "fig14")]
+    few = [next(c for c in grid if c["panel"].startswith(p) and c["epsilon"] == 2.0)
+           for p in ("fig12", "fig13", "fig14")]
     df = ex.run_figure("priste-utility", repetitions=2, seed=1, configs=few)
     assert len(df) == 3 and (df["repetitions"] == 2).all()
     assert {"panel", "alpha0", "delta", "sigma", "epsilon", "mean_alpha", "mean_distance_m", "halvings"} <= set(df)
@@ -198,7 +199,7 @@ def test_priste_runtime_tiny_has_positive_times_and_brute_force_measured_only_wh
     assert len(experiments_charts.figure_chart("priste-runtime", df).data) > 0
 
 
-# --------------------------------------------------------------------------- chart builders (no runs: hand-made summaries)
+# -------------------------------------------------------------------- chart builders (no runs: hand-made summaries)
 
 
 def _fig7_summary() -> pd.DataFrame:
@@ -319,7 +320,8 @@ def test_priste_utility_chart_one_legend_per_panel_and_km_units():
     names = {t.legend: set() for t in fig.data}
     for t in fig.data:
         names[t.legend].add(t.name)
-    assert names["legend"] == {"0.5-PLM", "1-PLM", "3-PLM", "5-PLM"} and names["legend2"] == {"δ = 0.01", "δ = 0.1", "δ = 0.3"}
+    assert names["legend"] == {"0.5-PLM", "1-PLM", "3-PLM", "5-PLM"}
+    assert names["legend2"] == {"δ = 0.01", "δ = 0.1", "δ = 0.3"}
     assert fig.layout.yaxis4.title.text == "average distance (km)"
     assert max(max(t.y) for t in fig.data if t.yaxis == "y4") == 5.0  # metres shown as km
 

@@ -90,7 +90,8 @@ def test_window_means_pairs_each_span_with_the_timestamps_outside_both_windows()
     rows = [{"panel": "fig8", "epsilon": 1.0, "alpha0": 1.0, "repetition": r, "t": t,
              "alpha": (0.1 if 3 <= t <= 7 else 0.3) + 0.01 * r} for r in range(3) for t in range(25)]
     out = window_means(pd.DataFrame(rows)).set_index("span")
-    assert out.loc["T=[4:8]", "alpha"] == pytest.approx(0.11) and out.loc["outside both", "alpha"] == pytest.approx(0.31)
+    assert out.loc["T=[4:8]", "alpha"] == pytest.approx(0.11)
+    assert out.loc["outside both", "alpha"] == pytest.approx(0.31)
     assert out.loc["T=[4:8]", "minus_outside"] == pytest.approx(-0.2)
     assert out.loc["T=[4:8]", "minus_outside_ci_high"] == pytest.approx(-0.2)  # paired: the repetition offset cancels
     assert out.loc["T=[16:20]", "alpha"] == pytest.approx(0.31) and (out["repetitions"] == 3).all()

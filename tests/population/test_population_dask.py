@@ -43,7 +43,7 @@ def test_user_ranges_cut_at_user_boundaries_and_read_rows(tmp_path):
     assert info.clustered and info.users == 7 and info.rows == len(table)
     ranges = partition.user_ranges(info, 40)
     assert ranges[0][0] == 0 and ranges[-1][1] == len(table)
-    assert all(b == c for (_, b), (c, _) in zip(ranges, ranges[1:]))
+    assert all(b == c for (_, b), (c, _) in zip(ranges, ranges[1:], strict=False))
     users = table["user"].to_numpy()
     for a, b in ranges:
         assert a == 0 or users[a] != users[a - 1]  # never inside a user

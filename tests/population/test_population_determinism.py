@@ -90,10 +90,10 @@ def test_summary_matches_the_release(tmp_path):
     s = result.summary
     assert s["theorem2_holds"].all() and (s["worst_sigma"] <= 1.0 + 1e-9).all()
     counts = rows.groupby("user").size()
-    assert counts.to_dict() == dict(zip(s["user"].astype(str), s["n"]))
+    assert counts.to_dict() == dict(zip(s["user"].astype(str), s["n"], strict=True))
     assert (s["landmarks"] == np.round(0.2 * s["n"]).astype(int)).all()
     lm = rows.groupby("user")["landmark"].sum()
-    assert lm.to_dict() == dict(zip(s["user"].astype(str), s["landmarks"]))
+    assert lm.to_dict() == dict(zip(s["user"].astype(str), s["landmarks"], strict=True))
     pub = rows.groupby("user")["published"].mean()
     assert np.allclose(pub.loc[s["user"].astype(str)].to_numpy(), s["published_share"])
     agg = result.aggregates

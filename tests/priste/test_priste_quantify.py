@@ -165,7 +165,7 @@ def test_batched_candidates_on_a_factored_grid_equal_one_at_a_time_dense_ones(ki
     fast, dense = EventTracker(ev, M, grid_shape=(3, 4)), EventTracker(ev, M)
     assert fast.op.factored and not dense.op.factored
     rng = np.random.default_rng(5)
-    for t in range(8):  # before, during and after the event
+    for _ in range(8):  # before, during and after the event
         C = E[:, rng.integers(0, g.m, 4)]
         b, d = fast.candidates(C)
         assert b.shape == d.shape == (4, g.m)

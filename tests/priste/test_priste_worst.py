@@ -57,8 +57,8 @@ def global_optimum(a, an, b, d, seed: int) -> float:
         best = max(best, -r.fun)
         rng = np.random.default_rng(seed)
         for p0 in rng.dirichlet(np.full(m, 0.5), size=20):
-            res = minimize(lambda p: -sign * log_f(np.clip(p, 1e-300, None)[None], a, an, b, d)[0], p0,
-                           method="SLSQP", bounds=[(0, 1)] * m,
+            res = minimize(lambda p, s: -s * log_f(np.clip(p, 1e-300, None)[None], a, an, b, d)[0], p0,
+                           args=(sign,), method="SLSQP", bounds=[(0, 1)] * m,
                            constraints=[{"type": "eq", "fun": lambda p: p.sum() - 1}], options={"ftol": 1e-14})
             if res.success and np.all(res.x >= -1e-12):
                 best = max(best, -res.fun)

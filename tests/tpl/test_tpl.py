@@ -204,7 +204,7 @@ def test_temporal_privacy_loss_matches_recursions(kind):
     budgets[[3, 4, 20]] = 0.0
     got = tpl.temporal_privacy_loss(budgets, P_b, P_f)
     want = reference_tpl(budgets, tpl.loss_function(P_b), tpl.loss_function(P_f))
-    for g, w in zip(got, want):
+    for g, w in zip(got, want, strict=True):
         assert np.allclose(g, w, rtol=1e-11, atol=1e-11)
 
 
@@ -351,7 +351,8 @@ def test_landmark_loss_repetitions_and_per_repetition_masks(multi_vertex):
     rng = np.random.default_rng(8)
     budgets = rng.uniform(0, 1, (3, 12))
     mask = rng.random((3, 12)) < 0.3
-    P = np.array([[0.22, 0.66, 0.12], [0.39, 0.19, 0.42], [0.58, 0.24, 0.18]]) if multi_vertex else tpl.transition_matrix(0.1)
+    P = (np.array([[0.22, 0.66, 0.12], [0.39, 0.19, 0.42], [0.58, 0.24, 0.18]]) if multi_vertex
+         else tpl.transition_matrix(0.1))
     got = tpl.landmark_temporal_privacy_loss(budgets, mask, P)
     assert got.overall.shape == (3, 12)
     for r in range(3):
@@ -366,7 +367,8 @@ def test_landmark_loss_repetitions_and_per_repetition_masks(multi_vertex):
 
 @pytest.mark.parametrize(
     "budgets, marks, fragment",
-    [([1.0, -0.1], [0], "budgets"), ([1.0, np.nan], [0], "budgets"), ([1.0, 1.0], [2], "landmarks"), ([], [], "budgets")],
+    [([1.0, -0.1], [0], "budgets"), ([1.0, np.nan], [0], "budgets"), ([1.0, 1.0], [2], "landmarks"),
+     ([], [], "budgets")],
 )
 def test_landmark_loss_rejects_bad_input(budgets, marks, fragment):
     with pytest.raises(ParameterError, match=fragment):
