@@ -291,6 +291,8 @@ def build(source, statistic: str, *, value_range: tuple[float, float] | None = N
     users: dict[str, set] = {}
     averaged = missing = 0
     for part in parts:
+        if not part.users:  # an empty partition
+            continue
         totals.span(np.asarray(part.span, dtype=np.int64))
         for g, ids in part.users.items():
             users.setdefault(g, set()).update(ids)
