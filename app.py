@@ -4,7 +4,8 @@ Run with ``streamlit run app.py``. Pages live in ``pages/``; add yours to ``PAGE
 """
 import streamlit as st
 
-from ui import a11y, cache, state, text, widgets
+from ui import a11y, text, widgets
+from ui.session import cache, state
 
 st.set_page_config(page_title="lmdk — landmark privacy lab", page_icon=":material/timeline:", layout="wide")
 

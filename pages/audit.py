@@ -10,7 +10,9 @@ from lmdk.errors import LmdkError
 from lmdk.present import audit as words
 from lmdk.present import headlines
 from ui import audit as ui_audit
-from ui import chart_text, charts, charts_audit, config, explain, relation, state, text, widgets
+from ui import charts, explain, relation, text, widgets
+from ui.charts import alt_text, audit_charts
+from ui.session import config, state
 
 CORRELATION_HELP = ("A second experiment: the series becomes a two-state chain (the public range's two ends) with "
                     "the paper's correlation presets (§4.1.2: weak s = 1, moderate 0.1, strong 0.01); the attacker "
@@ -90,16 +92,16 @@ def _run(cur, chosen, protected, event: str) -> dict:
 
 def _loss_section(audits: list[dict]) -> object:
     st.subheader("Could an attacker tell the two versions apart?")
-    fig = charts_audit.loss_intervals(audits)
+    fig = audit_charts.loss_intervals(audits)
     st.plotly_chart(charts.single_draw(fig), key="audit_loss_chart", **charts.PLOTLY_KW)
     st.caption("Each marker is the measured lower bound ε̂ of one neighbouring pair (95 % confidence); the bar "
                "above it reaches the largest loss that pair's strongest test is compatible with (cut at the top of "
                "the chart). Dashed: the claimed ε. A marker above the line is a leak; at or below it, the guarantee "
                "holding.")
     losses = words.loss_table(audits)
-    chart_text.describe("audit_loss_chart", losses, table=False, what="Measured privacy loss ε̂", summary=(
-        chart_text.summarize_by(losses, "scheme", "ε̂ lower", "Largest measured privacy loss ε̂ (95 % lower bound) "
-                                f"per scheme, against the claimed ε = {audits[0]['epsilon_claimed']:g}")))
+    alt_text.describe("audit_loss_chart", losses, table=False, what="Measured privacy loss ε̂", summary=(
+        alt_text.summarize_by(losses, "scheme", "ε̂ lower", "Largest measured privacy loss ε̂ (95 % lower bound) "
+                              f"per scheme, against the claimed ε = {audits[0]['epsilon_claimed']:g}")))
     st.dataframe(words.loss_table(audits), hide_index=True, key="audit_loss_table", column_config={
         c: st.column_config.NumberColumn(format="%.3f") for c in ("claimed ε", "Σ εₜ spent", "ε̂ lower", "ε̂ upper")})
     return fig
@@ -107,7 +109,7 @@ def _loss_section(audits: list[dict]) -> object:
 
 def _positions_section(audits: list[dict], cur) -> object:
     st.subheader("Could an attacker tell when the landmarks were?")
-    fig = charts_audit.position_auc(audits)
+    fig = audit_charts.position_auc(audits)
     st.plotly_chart(charts.single_draw(fig), key="audit_positions_chart", **charts.PLOTLY_KW)
     st.caption(f"The attacker sees only the released values and ranks all {cur.n:,} timestamps; AUC is how often a "
                f"real landmark ranks above a regular event (0.5 = guessing). Shaded, patterned bars: the same scheme "
@@ -118,15 +120,15 @@ def _positions_section(audits: list[dict], cur) -> object:
                  column_config={**formats, "marked |L′|": st.column_config.NumberColumn(format="%.0f")})
     positions = words.positions_table(audits)
     plain = positions[positions["dummies"] == "none"]
-    chart_text.describe("audit_positions_chart", positions, table=False, what="The landmark-position attack",
-                        summary=chart_text.summarize_by(plain, "scheme", "AUC", "AUC of the landmark-position attack "
-                                                        "without dummies, per scheme (0.5 = guessing)"))
+    alt_text.describe("audit_positions_chart", positions, table=False, what="The landmark-position attack",
+                      summary=alt_text.summarize_by(plain, "scheme", "AUC", "AUC of the landmark-position attack "
+                                                    "without dummies, per scheme (0.5 = guessing)"))
     return fig
 
 
 def _values_section(audits: list[dict], unit: str) -> object:
     st.subheader("Could an attacker guess one event's value?")
-    fig = charts_audit.value_waffles(audits)
+    fig = audit_charts.value_waffles(audits)
     st.plotly_chart(charts.single_draw(fig), key="audit_values_chart", **charts.PLOTLY_KW)
     first = next((a["value_inference"] for a in audits if a.get("value_inference")), None)
     if first is not None:
@@ -139,10 +141,10 @@ def _values_section(audits: list[dict], unit: str) -> object:
         c: st.column_config.NumberColumn(format="%.3f")
         for c in ("success", "bound at ε", "bound at εₜ", "no release")})
     values = words.values_table(audits)
-    chart_text.describe("audit_values_chart", values, table=False, what="The value attack", summary=(
-        chart_text.summarize_by(values, "scheme", "success", "Best share of right guesses of one event's value, "
-                                "per scheme")[:-1] + (f" (the bound at ε: {values['bound at ε'].max():.3f})."
-                                                      if len(values) else ".")))
+    alt_text.describe("audit_values_chart", values, table=False, what="The value attack", summary=(
+        alt_text.summarize_by(values, "scheme", "success", "Best share of right guesses of one event's value, "
+                              "per scheme")[:-1] + (f" (the bound at ε: {values['bound at ε'].max():.3f})."
+                                                    if len(values) else ".")))
     return fig
 
 
@@ -156,7 +158,7 @@ def _correlation_section(results: dict, audits: list[dict], cur) -> object | Non
         ss[SCHEME_KEY] = "skip" if "skip" in with_corr else with_corr[0]
     scheme = st.segmented_control("Scheme", with_corr, required=True, key=SCHEME_KEY)
     result = results[scheme].correlation
-    fig = charts_audit.correlation_curves(result, scheme, cur.landmarks)
+    fig = audit_charts.correlation_curves(result, scheme, cur.landmarks)
     st.plotly_chart(charts.single_draw(fig), key="audit_correlation_chart", **charts.PLOTLY_KW)
     t = result.target
     st.caption(f"A two-state chain with s = {result.s:g} ({ss[state.AUDIT_CORRELATION]}), released "
@@ -168,7 +170,7 @@ def _correlation_section(results: dict, audits: list[dict], cur) -> object | Non
     st.dataframe(words.correlation_table(audits), hide_index=True, key="audit_correlation_table", column_config={
         c: st.column_config.NumberColumn(format="%.3f")
         for c in ("success", "TPL α", "bound (TPL)", "bound without correlation")})
-    chart_text.describe("audit_correlation_chart", pd.DataFrame({
+    alt_text.describe("audit_correlation_chart", pd.DataFrame({
         "t": np.arange(len(result.success)), "landmark": np.isin(np.arange(len(result.success)), cur.landmarks),
         "success": result.success, "bound (TPL)": result.bound, "bound without correlation": result.bound_plain,
         "TPL α": result.tpl}), what=f"The correlated attack's success per timestamp under {scheme}", over="t")

@@ -4,21 +4,9 @@ import numpy as np
 import streamlit as st
 
 from lmdk.present import views
-from ui import (
-    cache,
-    chart_downsample,
-    chart_text,
-    charts,
-    explain,
-    import_step,
-    landmark_keys,
-    long_series,
-    maps,
-    state,
-    text,
-    widgets,
-    zoom,
-)
+from ui import charts, explain, import_step, landmark_keys, long_series, text, widgets
+from ui.charts import alt_text, downsample, maps, zoom
+from ui.session import cache, state
 
 DETECTOR = "detector"
 TIMELINE_CHART = "timeline_chart"
@@ -90,10 +78,10 @@ def _on_timeline() -> None:
     idx, area = _selected_indices(st.session_state.get(key))
     cur = state.current()
     first, stop = zoom.current(cur)
-    if area and cur is not None and stop - first > chart_downsample.DISPLAY_POINTS:  # a downsampled timeline: a
+    if area and cur is not None and stop - first > downsample.DISPLAY_POINTS:  # a downsampled timeline: a
         y_all, _ = views.timeline_values(cur.series)  # box/lasso covers every event inside it, drawn or not
-        inside = chart_downsample.events_in_selection(st.session_state[key]["selection"],
-                                                      charts.time_values(cur.series.timestamps), y_all, first, stop)
+        inside = downsample.events_in_selection(st.session_state[key]["selection"],
+                                                charts.time_values(cur.series.timestamps), y_all, first, stop)
         idx = np.union1d(idx, inside)
     if idx.size:
         action = st.session_state[state.SELECT_ACTION] if area else "toggle"
@@ -251,8 +239,8 @@ st.plotly_chart(fig, key=f"{TIMELINE_CHART}_{st.session_state[state.TIMELINE_EPO
                 selection_mode=("points", "box", "lasso"), **charts.PLOTLY_KW)
 if st.session_state.get(state.LAST_EDIT):
     st.caption(text.escape_markdown(st.session_state[state.LAST_EDIT]))
-chart_text.describe("timeline", chart_text.series_table(cur.series.timestamps, y, cur.landmarks, value_name=y_title),
-                    what="The series and its landmarks", over="t")
+alt_text.describe("timeline", alt_text.series_table(cur.series.timestamps, y, cur.landmarks, value_name=y_title),
+                  what="The series and its landmarks", over="t")
 
 # ------------------------------------------------------------------ 4. map
 if kind == "trajectory":
@@ -263,8 +251,8 @@ if kind == "trajectory":
                                 basemap=basemap)
     st.pydeck_chart(deck, key=f"{MAP_CHART}_{st.session_state[state.MAP_EPOCH]}", on_select=_on_map,
                     selection_mode="single-object", height=480)
-    chart_text.describe("map", chart_text.track_table(cur.series.timestamps, latlon[:, 0], latlon[:, 1],
-                                                      cur.landmarks), what="The path and its landmarks", over="t")
+    alt_text.describe("map", alt_text.track_table(cur.series.timestamps, latlon[:, 0], latlon[:, 1],
+                                                  cur.landmarks), what="The path and its landmarks", over="t")
 
 # ------------------------------------------------------------------ downloads
 c1, c2 = st.columns(2)

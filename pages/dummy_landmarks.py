@@ -6,7 +6,9 @@ import streamlit as st
 from lmdk import dummies
 from lmdk.errors import LmdkError
 from lmdk.present import headlines, views
-from ui import cache, cache_loss, chart_text, charts, charts_loss, config, explain, relation, state, text, widgets, zoom
+from ui import charts, explain, relation, text, widgets
+from ui.charts import alt_text, loss_charts, zoom
+from ui.session import cache, cache_loss, config, state
 
 SHARE_OPTIONS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 0.9)  # share of ε spent on the selection
 METHOD_HELP = {
@@ -200,9 +202,9 @@ def _page() -> None:
     st.plotly_chart(charts.single_draw(timeline), key="dummy_timeline", **charts.PLOTLY_KW)
     st.caption(f"Filled diamonds: the {cur.landmarks.size} real landmarks; open diamonds: the {dm.size} dummies "
                f"({method}, {utility} utility, seed {seed}). An observer of the release sees only L′.")
-    chart_text.describe("dummy_timeline", chart_text.series_table(cur.series.timestamps, y, cur.landmarks,
-                                                                  value_name=y_title, dummies=dm),
-                        what="The series, its landmarks and the dummies", over="t")
+    alt_text.describe("dummy_timeline", alt_text.series_table(cur.series.timestamps, y, cur.landmarks,
+                                                              value_name=y_title, dummies=dm),
+                      what="The series, its landmarks and the dummies", over="t")
 
     st.info(f"**What the dummies protect.** An observer who knows this method sees {sel.chosen.size:,} marked events; "
             f"{cur.landmarks.size:,} of them are real, so each marked event is a real landmark with probability "
@@ -213,7 +215,7 @@ def _page() -> None:
 
     st.subheader("Options and their selection probability")
     dummy_counts = np.asarray(sel.options.sizes) - sel.options.landmarks.size
-    opt_fig = charts_loss.selection_options(dummy_counts, sel.scores, sel.probabilities, sel.index,
+    opt_fig = loss_charts.selection_options(dummy_counts, sel.scores, sel.probabilities, sel.index,
                                             utility=utility, epsilon=eps)
     left, right = st.columns([4, 3], gap="medium")
     with left:
@@ -228,8 +230,8 @@ def _page() -> None:
         })
     st.caption(f"{len(sel.scores):,} nested options; ε_sel = {eps_sel:.3g}, Δu = {sel.sensitivity:.3g}. "
                "The dashed line is a uniform choice: the smaller ε_sel, the closer the probabilities get to it.")
-    chart_text.describe("options_chart", _options_table(sel), what="Utility and selection probability per option",
-                        over="dummies", table=False)
+    alt_text.describe("options_chart", _options_table(sel), what="Utility and selection probability per option",
+                      over="dummies", table=False)
 
     st.subheader("Budgets before and after")
     if ss.get(SCHEME_KEY) not in chosen:
@@ -251,18 +253,18 @@ def _page() -> None:
     except LmdkError as exc:
         st.error(text.escape_markdown(exc), icon=":material/error:")
         return
-    budget_fig = charts_loss.budgets_before_after(scheme, before, after, cur.landmarks, dm, epsilon=eps,
+    budget_fig = loss_charts.budgets_before_after(scheme, before, after, cur.landmarks, dm, epsilon=eps,
                                                   publishing_epsilon=eps_pub, window=window)
     st.plotly_chart(charts.single_draw(budget_fig), key="dummy_budget_chart", **charts.PLOTLY_KW)
     st.caption("Bars: εₜ of one run; black diamonds: real landmarks; open diamonds: dummies, which now get "
                "a landmark's budget.")
-    chart_text.describe("dummy_budget_chart", chart_text.budget_table(
+    alt_text.describe("dummy_budget_chart", alt_text.budget_table(
         {f"{scheme} before (on L)": before, f"{scheme} after (on L′)": after}, cur.landmarks, dummies=dm),
         what="Budget εₜ per timestamp before and after the dummies", over="t")
 
     st.subheader("The cost of the protection: mean absolute error")
     unit = views.MAE_UNIT[mechanism] or (cur.series.units or "value units")
-    mae_fig = charts_loss.mae_with_without(rows, unit=unit, epsilon=eps)
+    mae_fig = loss_charts.mae_with_without(rows, unit=unit, epsilon=eps)
     st.plotly_chart(charts.single_draw(mae_fig), key="dummy_mae_chart", **charts.PLOTLY_KW)
     st.dataframe(_mae_table(rows, unit), hide_index=True, key="dummy_mae_table", column_config={
         f"MAE without ({unit})": st.column_config.NumberColumn(format="%.4g"),
@@ -271,7 +273,7 @@ def _page() -> None:
     st.caption(f"Mean over {reps} repetitions with 95 % confidence intervals; with dummies, every repetition makes "
                "its own private selection of L′ (so the MAE includes that randomness), and every scheme is run on "
                "the same selections.")
-    chart_text.describe("dummy_mae_chart", pd.DataFrame(rows).rename(columns={
+    alt_text.describe("dummy_mae_chart", pd.DataFrame(rows).rename(columns={
         "mae": "MAE without", "low": "low without", "high": "high without", "dummies": "MAE with dummies",
         "dummies_low": "low with", "dummies_high": "high with"}), what=f"Mean absolute error ({unit}) per scheme",
         table=False)

@@ -8,7 +8,9 @@ import streamlit as st
 
 from lmdk.experiments import charts as ech
 from lmdk.experiments import runner as ex
-from ui import chart_text, charts, state, text, widgets
+from ui import charts, text, widgets
+from ui.charts import alt_text
+from ui.session import state
 
 REPRODUCTION = Path(__file__).resolve().parents[1] / "docs" / "REPRODUCTION.md"
 
@@ -142,7 +144,7 @@ else:
     d1, d2 = st.columns(2)
     d1.download_button("Download CSV", df.to_csv(index=False).encode(), f"{name}.csv", "text/csv")
     d2.download_button("Download chart (HTML)", charts.to_html(fig).encode(), f"{name}.html", "text/html")
-    chart_text.describe(f"experiment_{name}", df, what=f"The numbers of {name} (tidy)", csv=False)
+    alt_text.describe(f"experiment_{name}", df, what=f"The numbers of {name} (tidy)", csv=False)
 
 with st.expander("What am I looking at — verdict and reasons", expanded=True):
     section = _verdicts(REPRODUCTION.read_text()).get(name) if REPRODUCTION.exists() else None

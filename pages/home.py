@@ -4,7 +4,9 @@ import streamlit as st
 
 from lmdk import privacy, schemes
 from lmdk.present import headlines, report, reproduce
-from ui import chart_text, charts, ensure_entrypoint, explain, state, widgets
+from ui import charts, ensure_entrypoint, explain, widgets
+from ui.charts import alt_text
+from ui.session import state
 
 ensure_entrypoint()  # this page needs no series, so it does not start with state.current()
 st.title("Landmark privacy lab")
@@ -36,8 +38,8 @@ landmarks = np.asarray(sorted(marked or []), dtype=np.int64)
 example = {s: schemes.allocate(s, 8, landmarks, eps, w=3) for s in ("event", "user", "uniform", "skip")}
 fig = charts.budgets(example, landmarks, epsilon=eps, row_height=95, absolute=True)
 st.plotly_chart(fig, key="home_budgets", **charts.PLOTLY_KW)
-chart_text.describe("home_budgets", chart_text.budget_table(example, landmarks), what="Budget εₜ per timestamp",
-                    over="t")
+alt_text.describe("home_budgets", alt_text.budget_table(example, landmarks), what="Budget εₜ per timestamp",
+                  over="t")
 cols = st.columns(len(example))
 for col, (scheme, budget) in zip(cols, example.items()):
     worst = float(privacy.landmark_loss(budget, landmarks).max())

@@ -2,7 +2,9 @@
 import streamlit as st
 
 from lmdk.population.fleet import MAX_CELLS, MAX_EVENTS, MAX_USERS
-from ui import chart_text, charts, charts_population, explain, population, state, widgets
+from ui import charts, explain, population, widgets
+from ui.charts import alt_text, population_charts
+from ui.session import state
 
 st.title("Population")
 st.caption("A privacy officer applies one policy to every household, taxi or badge. Here: how that policy treats "
@@ -95,12 +97,12 @@ st.caption(f"{pop.description} · rule `{rule}` · ε = {eps:g} · protected: "
            f"user, demonstration seed {seed}.")
 
 st.subheader("Per-user error, per scheme")
-st.plotly_chart(charts_population.mae_distribution(table, chosen, unit=unit, epsilon=eps), key="pop_mae",
+st.plotly_chart(population_charts.mae_distribution(table, chosen, unit=unit, epsilon=eps), key="pop_mae",
                 **charts.PLOTLY_KW)
 st.caption("Each box: the users' mean absolute errors under one scheme (box: middle half of the users; "
            "whiskers and dots: the rest). Hover a dot for the user.")
 spread = table[table["scheme"].isin(chosen)].groupby("scheme", sort=False)["mae"]
-chart_text.describe("pop_mae", table[table["scheme"].isin(chosen)][["scheme", "user", "mae"]].rename(
+alt_text.describe("pop_mae", table[table["scheme"].isin(chosen)][["scheme", "user", "mae"]].rename(
     columns={"mae": f"MAE ({unit})"}), what=f"Per-user mean absolute error ({unit})", summary=(
     f"Per-user mean absolute error ({unit}), median and middle half of the users per scheme: " + "; ".join(
         f"{s} {charts.number(g.median())} ({charts.number(g.quantile(0.25))}–{charts.number(g.quantile(0.75))})"
@@ -111,9 +113,9 @@ scheme = st.selectbox("Scheme", chosen, index=chosen.index(ss[state.POP_SCHEME])
                       else len(chosen) - 1, key="pop_scheme_pick")
 ss[state.POP_SCHEME] = scheme
 rows = table[table["scheme"] == scheme]
-picked = st.plotly_chart(charts_population.share_vs_mae(rows, scheme, unit=unit, epsilon=eps), key="pop_scatter",
+picked = st.plotly_chart(population_charts.share_vs_mae(rows, scheme, unit=unit, epsilon=eps), key="pop_scatter",
                          on_select="rerun", selection_mode="points", **charts.PLOTLY_KW)
-chart_text.describe("pop_scatter", rows[["user", "landmark_share", "mae", "theorem2_holds", "degenerate"]].rename(
+alt_text.describe("pop_scatter", rows[["user", "landmark_share", "mae", "theorem2_holds", "degenerate"]].rename(
     columns={"landmark_share": "landmark share", "mae": f"MAE ({unit})", "theorem2_holds": "Theorem 2 holds",
              "degenerate": "no better than user level"}), what=f"Landmark share against error under {scheme}",
     said=["landmark share", f"MAE ({unit})", "Theorem 2 holds", "no better than user level"])

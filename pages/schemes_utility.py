@@ -4,8 +4,10 @@ import streamlit as st
 
 from lmdk.present import views
 from ui import baselines as baseline_ui  # noqa: E402 (BD/BA/FAST/PeGaSus beside the landmark schemes)
-from ui import cache, chart_text, charts, config, explain, maps, relation, state, text, widgets, zoom
+from ui import charts, explain, relation, text, widgets
 from ui import plan as plan_ui
+from ui.charts import alt_text, maps, zoom
+from ui.session import cache, config, state
 
 RESULTS = "schemes_results"  # key of the st.fragment below
 
@@ -143,9 +145,9 @@ def results() -> None:
                "positions are the black ticks in the strip L on top. Beyond a few hundred timestamps each scheme is a "
                "row scaled to its own largest εₜ (hover for values). Adaptive's budgets depend on the data and differ "
                "between repetitions.")
-    chart_text.describe("budget_chart", chart_text.budget_table({s: summaries[s].budgets for s in chosen},
-                                                                cur.landmarks),
-                        what="Budget εₜ per timestamp (repetition 1)", over="t")
+    alt_text.describe("budget_chart", alt_text.budget_table({s: summaries[s].budgets for s in chosen},
+                                                            cur.landmarks),
+                      what="Budget εₜ per timestamp (repetition 1)", over="t")
 
     st.subheader("Original vs released")
     release_fig = None
@@ -161,9 +163,9 @@ def results() -> None:
         st.caption(f"Black/grey: the original path and events (black: landmarks); coloured line: one release "
                    f"(repetition 1) of {map_scheme} — what an analyst would receive. The MAE below averages "
                    f"{reps} repetitions.")
-        chart_text.describe("released_map", chart_text.track_table(cur.series.timestamps, latlon[:, 0], latlon[:, 1],
-                                                                   cur.landmarks, {map_scheme: (lat, lon)}),
-                            what=f"The path and one release of {map_scheme}", over="t")
+        alt_text.describe("released_map", alt_text.track_table(cur.series.timestamps, latlon[:, 0], latlon[:, 1],
+                                                               cur.landmarks, {map_scheme: (lat, lon)}),
+                          what=f"The path and one release of {map_scheme}", over="t")
     else:
         y_title = "share reported as 1" if mechanism == "randomized_response" else f"value ({unit})"
         zoomed = slice(first, stop)
@@ -173,7 +175,7 @@ def results() -> None:
                                       cur.landmarks, y_title=y_title, epsilon=eps)
         st.plotly_chart(release_fig, key="release_chart", **charts.PLOTLY_KW)
         st.caption(f"Black: original; coloured line: median of {reps} repetitions; band: the central 90 % of them.")
-        chart_text.describe("release_chart", chart_text.release_table(
+        alt_text.describe("release_chart", alt_text.release_table(
             cur.series.timestamps, x, {s: (summaries[s].median, summaries[s].low, summaries[s].high) for s in chosen},
             value_name=y_title), what=f"Original and released series, {y_title},", over="t",
             said=[f"original {y_title}", *(f"{s} median" for s in chosen)])
@@ -190,8 +192,8 @@ def results() -> None:
     mae_fig = charts.mae(rows, unit=unit, epsilon=eps)
     st.plotly_chart(mae_fig, key="mae_chart", **charts.PLOTLY_KW)
     st.caption(f"Bars: mean over {reps} repetitions; whiskers: 95 % confidence interval.")
-    chart_text.describe("mae_chart", pd.DataFrame(rows).rename(columns=chart_text.MAE_COLUMNS),
-                        what=f"Mean absolute error ({unit}) per scheme")
+    alt_text.describe("mae_chart", pd.DataFrame(rows).rename(columns=alt_text.MAE_COLUMNS),
+                      what=f"Mean absolute error ({unit}) per scheme")
     if clamp is not None:
         saved = ", ".join(f"{r['scheme']} {r['mae'] - r['clamped']:.3g}" for r in rows)
         st.success(f"Clamping to [{clamp[0]:g}, {clamp[1]:g}] saves MAE ({unit}): {saved}.")

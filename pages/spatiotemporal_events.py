@@ -9,10 +9,12 @@ from lmdk import priste
 from lmdk.errors import LmdkError
 from lmdk.present import headlines
 from lmdk.priste import views as priste_views
-from ui import chart_text, charts, config, explain, maps, state, text, widgets
-from ui.cache_scope import bounded_cache
+from ui import charts, explain, text, widgets
+from ui.charts import alt_text, maps
+from ui.session import config, state
+from ui.session.cache_scope import bounded_cache
 
-# the configuration lives in ui.state (ST_* keys, mirrored to the URL); these are session-only
+# the configuration lives in ui.session.state (ST_* keys, mirrored to the URL); these are session-only
 K_MAP, K_GRID_SIG, K_PREV_PICK = "priste_map", "_priste_grid_sig", "_priste_prev_pick"
 SOURCE_LABELS = {"taxi": "synthetic taxi sample", "series": "current series", "walk": "synthetic grid walk (§5.1)"}
 PLAIN, PRISTE = "#D55E00", "#0072B2"  # Okabe–Ito vermilion / blue
@@ -263,7 +265,7 @@ st.caption(f"{grid.rows}×{grid.cols} cells of {grid.cell_size_m:g} m. Orange: t
 in_region = np.isin(np.asarray(cells), sorted(region))
 trace_table = pd.DataFrame({"t": t, "true cell": np.asarray(cells), "true cell in the region": in_region,
                             **{f"{name} cell": np.asarray(ids) for name, (ids, _, _) in paths.items()}})
-chart_text.describe(K_MAP, trace_table, what="The trace on the grid", over="t", summary=(
+alt_text.describe(K_MAP, trace_table, what="The trace on the grid", over="t", summary=(
     f"The trace on the grid: {T} timestamps on {grid.rows}×{grid.cols} cells of {grid.cell_size_m:g} m; the "
     f"event's region has {len(region)} cells, the true path is in it at {int(in_region.sum())} of {T} timestamps "
     f"and PriSTE's released path at {int(np.isin(res.priste_cells, sorted(region)).sum())}."))
@@ -276,19 +278,19 @@ leak_fig = band_figure(t, {"plain α-PLM": (res.plain_leakage, PLAIN), "PriSTE":
 st.plotly_chart(leak_fig, key="priste_leak_chart", config=charts.MODEBAR)
 st.caption("The largest |log Pr(o₀..o_t | event) / Pr(o₀..o_t | no event)| over *all* initial distributions "
            f"(computed exactly), median and 10–90 % band over {reps} repetitions.")
-chart_text.describe("priste_leak_chart",
-                    _band_table(t, {"plain α-PLM": res.plain_leakage, "PriSTE": res.priste_leakage}),
-                    what=f"Worst-case event leakage (nats) against ε = {eps:g}", over="t",
-                    said=["plain α-PLM median", "PriSTE median"])
+alt_text.describe("priste_leak_chart",
+                  _band_table(t, {"plain α-PLM": res.plain_leakage, "PriSTE": res.priste_leakage}),
+                  what=f"Worst-case event leakage (nats) against ε = {eps:g}", over="t",
+                  said=["plain α-PLM median", "PriSTE median"])
 
 st.subheader("4 · PriSTE's calibrated α per timestamp")
 alpha_fig = band_figure(t, {"PriSTE": (res.priste_alpha, PRISTE)}, y_title="α used (per km)",
                         reference=float(alpha), reference_label=f"α₀ = {alpha:g}", window=window,
                         log_y=bool(np.all(res.priste_alpha["low"] > 0)), eps=float(eps))
 st.plotly_chart(alpha_fig, key="priste_alpha_chart", config=charts.MODEBAR)
-chart_text.describe("priste_alpha_chart", _band_table(t, {"PriSTE α (per km)": res.priste_alpha}),
-                    what=f"PriSTE's calibrated α per timestamp against α₀ = {alpha:g}", over="t",
-                    said=["PriSTE α (per km) median"])
+alt_text.describe("priste_alpha_chart", _band_table(t, {"PriSTE α (per km)": res.priste_alpha}),
+                  what=f"PriSTE's calibrated α per timestamp against α₀ = {alpha:g}", over="t",
+                  said=["PriSTE α (per km) median"])
 
 st.subheader("5 · Utility")
 m1, m2, m3 = st.columns(3)

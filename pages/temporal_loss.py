@@ -6,7 +6,9 @@ import streamlit as st
 from lmdk import tpl
 from lmdk.errors import LmdkError
 from lmdk.present import views, views_loss
-from ui import cache, cache_loss, chart_text, charts, charts_loss, config, explain, relation, state, text, widgets, zoom
+from ui import charts, explain, relation, text, widgets
+from ui.charts import alt_text, loss_charts, zoom
+from ui.session import cache, cache_loss, config, state
 
 S_OPTIONS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 100.0)  # log-scale s slider
 PRESETS = ("weak", "moderate", "strong")
@@ -168,7 +170,7 @@ def _page() -> None:
 
     window = zoom.control(cur)  # long series: the stretch both loss charts draw
     st.subheader("Backward, forward and temporal privacy loss")
-    fig1 = charts_loss.temporal_loss(summary.budgets, losses.bpl, losses.fpl, losses.tpl, cur.landmarks,
+    fig1 = loss_charts.temporal_loss(summary.budgets, losses.bpl, losses.fpl, losses.tpl, cur.landmarks,
                                      scheme=scheme, epsilon=eps, asymptotes=asym, window=window)
     st.plotly_chart(fig1, key="tpl_chart", config=charts.MODEBAR)
     if np.isfinite(asym.bpl):
@@ -183,18 +185,18 @@ def _page() -> None:
                    icon=":material/all_inclusive:")
     n_t = len(summary.budgets)
     flags = {"t": np.arange(n_t), "landmark": np.isin(np.arange(n_t), cur.landmarks)}
-    chart_text.describe("tpl_chart", pd.DataFrame({**flags, "budget εₜ": summary.budgets, "BPL": losses.bpl,
-                                                   "FPL": losses.fpl, "TPL": losses.tpl}),
-                        what=f"Temporal privacy loss of {scheme}'s budgets", over="t")
+    alt_text.describe("tpl_chart", pd.DataFrame({**flags, "budget εₜ": summary.budgets, "BPL": losses.bpl,
+                                                 "FPL": losses.fpl, "TPL": losses.tpl}),
+                      what=f"Temporal privacy loss of {scheme}'s budgets", over="t")
 
     st.subheader("Landmark temporal privacy loss")
-    fig2 = charts_loss.landmark_loss(losses.overall, losses.own, losses.bound, losses.reference, cur.landmarks,
+    fig2 = loss_charts.landmark_loss(losses.overall, losses.own, losses.bound, losses.reference, cur.landmarks,
                                      scheme=scheme, epsilon=eps, window=window)
     st.plotly_chart(fig2, key="landmark_loss_chart", config=charts.MODEBAR)
     st.caption(f"Overall loss at each t for L ∪ {{t}} (|L| = {cur.landmarks.size}); dashed: the same without "
                f"correlation; shaded: the valid bound min(overall, Σ ε = {total:.3g}); grey dash-dot: the event's "
                "own term αₜ.")
-    chart_text.describe("landmark_loss_chart", pd.DataFrame({
+    alt_text.describe("landmark_loss_chart", pd.DataFrame({
         **flags, "overall loss": losses.overall, "without correlation": losses.reference, "valid bound": losses.bound,
         "own term αₜ": losses.own}), what="Landmark temporal privacy loss at each t", over="t")
 
@@ -206,7 +208,7 @@ def _page() -> None:
     statistic = c2.segmented_control("Over t", ("max", "mean"), default="max", required=True, key=STATISTIC_KEY)
     with st.spinner("Drawing landmark sets…"):
         frame = cache_loss.distribution_comparison(n_fig, eps, P, seed)
-    fig3 = charts_loss.distribution_comparison(frame, quantity=quantity, statistic=statistic, epsilon=eps,
+    fig3 = loss_charts.distribution_comparison(frame, quantity=quantity, statistic=statistic, epsilon=eps,
                                                current_pct=100.0 * views.share(cur.landmarks, cur.n))
     st.plotly_chart(fig3, key="distribution_chart", config=charts.MODEBAR)
     capped = "" if n_fig == cur.n else f" (capped at {n_fig:,} events to keep the page fast)"
@@ -216,9 +218,9 @@ def _page() -> None:
     picked = frame[(frame["quantity"] == quantity) & (frame["statistic"] == statistic)]
     wide = picked.pivot_table(index="landmark_pct", columns="distribution", values="value", sort=False)
     wide["no correlation"] = picked.groupby("landmark_pct")["reference"].mean()
-    chart_text.describe("distribution_chart", wide.rename_axis("landmarks (%)").reset_index(),
-                        what=f"{statistic.capitalize()} over t of the {quantity} loss per landmark distribution",
-                        over="landmarks (%)")
+    alt_text.describe("distribution_chart", wide.rename_axis("landmarks (%)").reset_index(),
+                      what=f"{statistic.capitalize()} over t of the {quantity} loss per landmark distribution",
+                      over="landmarks (%)")
 
     d = st.columns(3)
     widgets.download_figure(fig1, "temporal_privacy_loss", key="dl_tpl", container=d[0])

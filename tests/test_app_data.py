@@ -8,7 +8,7 @@ import app_support
 from app_support import array, navigation_mode  # noqa: F401 (autouse fixture)
 from streamlit.testing.v1 import AppTest
 
-from ui import state
+from ui.session import state
 
 PAGE = "pages/data_landmarks.py"
 

@@ -11,8 +11,8 @@ import pytest
 from app_support import array
 from streamlit.testing.v1 import AppTest
 
-from ui import state
 from ui.charts import meta_of
+from ui.session import state
 
 PAGE = "pages/dummy_landmarks.py"
 CHARTS = ("timeline", "options", "budgets", "mae")

@@ -9,7 +9,7 @@ import streamlit as st
 from app_support import navigation_mode  # noqa: F401 (autouse fixture)
 
 from lmdk.experiments import runner as ex
-from ui import state
+from ui.session import state
 
 PAGE = "pages/experiments.py"
 W = state.widget_key

@@ -10,7 +10,7 @@ from app_support import navigation_mode  # noqa: F401 (autouse fixture)
 
 from lmdk.data import RunConfig, load_series
 from lmdk.errors import DataError, ParameterError
-from ui import state
+from ui.session import state
 
 open_page = partial(app_support.open_page, "pages/data_landmarks.py", 60)
 

@@ -8,7 +8,7 @@ import app_support
 import pytest
 from app_support import navigation_mode  # noqa: F401 (autouse fixture)
 
-from ui import state
+from ui.session import state
 
 REALWORLD = Path(__file__).resolve().parents[2] / "shared" / "data" / "realworld"
 needs_realworld = pytest.mark.skipif(not REALWORLD.is_dir(), reason="../shared/data/realworld is absent")

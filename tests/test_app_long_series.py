@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 from app_support import navigation_mode  # noqa: F401 (autouse fixture)
 
-from ui import charts, state
+from ui import charts
+from ui.session import state
 
 open_page = partial(app_support.open_page, "pages/data_landmarks.py", 300)
 shown = app_support.shown

@@ -9,7 +9,7 @@ import pytest
 from app_support import navigation_mode  # noqa: F401 (autouse fixture)
 from streamlit.testing.v1 import AppTest
 
-from ui import state
+from ui.session import state
 
 PAGE = "pages/schemes_utility.py"
 
@@ -50,7 +50,7 @@ def test_a_target_in_the_link_gives_epsilon_per_scheme_a_sentence_a_chart_and_in
     fig = plan_chart(at)
     names = fig["data"][0]["y"]
     assert names == list(state.SCHEME_NAMES)
-    from ui.chart_style import SCHEME_COLOURS
+    from ui.charts.style import SCHEME_COLOURS
 
     assert fig["data"][0]["marker"]["color"] == [SCHEME_COLOURS[s] for s in names]
     assert fig["layout"]["xaxis"]["type"] == "log"

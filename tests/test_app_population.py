@@ -8,8 +8,8 @@ import app_support
 import numpy as np
 from app_support import array, navigation_mode  # noqa: F401 — navigation_mode is an autouse fixture
 
-from ui import state
 from ui.charts import meta_of
+from ui.session import state
 
 PAGE = "pages/population.py"
 open_page = partial(app_support.open_page, PAGE, 90)

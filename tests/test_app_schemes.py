@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 from app_support import array, navigation_mode  # noqa: F401 (autouse fixture)
 from streamlit.testing.v1 import AppTest
 
-from ui import state
+from ui.session import state
 
 PAGE = "pages/schemes_utility.py"
 

@@ -10,7 +10,7 @@ import pytest
 from app_support import navigation_mode  # noqa: F401 (autouse fixture)
 from streamlit.testing.v1 import AppTest
 
-from ui import state
+from ui.session import state
 
 PAGE = "pages/temporal_loss.py"
 

@@ -1,4 +1,4 @@
-"""Nothing computed from an upload outlives its session or reaches another one (ui.cache_scope); samples share."""
+"""Nothing computed from an upload outlives its session or reaches another one (ui.session.cache_scope); samples share."""
 from __future__ import annotations
 
 from functools import partial
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from app_support import navigation_mode  # noqa: F401 (autouse fixture)
 
-from ui import cache_scope
+from ui.session import cache_scope
 
 open_data = partial(app_support.open_page, "pages/data_landmarks.py", 120)
 

@@ -132,7 +132,7 @@ def _pixel_offset(lat, lon, lat_c, lon_c, zoom) -> tuple[float, float]:
 
 def test_click_on_the_map_toggles_a_landmark(page, app_url):
     from lmdk import data
-    from ui import maps
+    from ui.charts import maps
 
     series = data.sample("taxi", n=150)
     latlon = series.latlon()

@@ -146,7 +146,7 @@ def test_every_page_loads_passes_axe_and_describes_every_chart(page, app_url, wi
         described = page.locator(TEXT_ALTERNATIVES).count()
         if described != charts:
             problems.append(f"{title} at {width} px: {charts} charts/maps but {described} text alternatives "
-                            "(ui.chart_text.describe after each st.plotly_chart / st.pydeck_chart)")
+                            "(ui.charts.alt_text.describe after each st.plotly_chart / st.pydeck_chart)")
         for box in page.locator(TEXT_ALTERNATIVES).all():
             said = box.locator("[data-testid='stCaptionContainer']").first.inner_text()
             if len(said) < 20 or not said.rstrip().endswith("."):

@@ -1,4 +1,4 @@
-"""Text alternatives of the charts (ui.chart_text) and the typed landmark positions (ui.landmark_keys), issue 28."""
+"""Text alternatives of the charts (ui.charts.alt_text) and the typed landmark positions (ui.landmark_keys), issue 28."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,26 +6,27 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from ui import chart_text, landmark_keys
+from ui import landmark_keys
+from ui.charts import alt_text
 
 
 def test_a_budget_table_reads_as_one_sentence():
     budgets = {"event": np.ones(8), "skip": np.array([1, 0, 1, 0, 1, 0, 1, 1.0])}
-    table = chart_text.budget_table(budgets, [1, 3, 5])
+    table = alt_text.budget_table(budgets, [1, 3, 5])
     assert list(table.columns) == ["t", "landmark", "event εₜ", "skip εₜ"]
-    said = chart_text.summarize(table, "Budget εₜ per timestamp", over="t")
+    said = alt_text.summarize(table, "Budget εₜ per timestamp", over="t")
     assert said == ("Budget εₜ per timestamp for t = 0–7 (8 values): landmark: 3 of 8; event εₜ 1 throughout; "
                     "skip εₜ 0 to 1 (mean 0.625).")
 
 
 def test_labelled_rows_are_read_row_by_row():
     rows = pd.DataFrame({"scheme": ["event", "user"], "MAE": [0.5, 4.0]})
-    assert chart_text.summarize(rows, "MAE per scheme") == "MAE per scheme — event: MAE 0.5; user: MAE 4."
+    assert alt_text.summarize(rows, "MAE per scheme") == "MAE per scheme — event: MAE 0.5; user: MAE 4."
 
 
 def test_dummies_are_flagged_apart_from_landmarks():
-    table = chart_text.series_table(pd.date_range("2024-01-01", periods=5, freq="h", tz="UTC"), np.arange(5.0),
-                                    [1], value_name="kWh", dummies=[1, 2])
+    table = alt_text.series_table(pd.date_range("2024-01-01", periods=5, freq="h", tz="UTC"), np.arange(5.0),
+                                  [1], value_name="kWh", dummies=[1, 2])
     assert table["landmark"].tolist() == [False, True, False, False, False]
     assert table["dummy"].tolist() == [False, False, True, False, False]  # a landmark is never a dummy
     assert table["time"][0] == "2024-01-01 00:00:00"
@@ -33,32 +34,32 @@ def test_dummies_are_flagged_apart_from_landmarks():
 
 def test_a_path_is_said_as_its_extent():
     lat, lon = np.array([50.0, 50.01, 50.02]), np.array([8.0, 8.01, 8.0])
-    said = chart_text.summarize(chart_text.track_table(range(3), lat, lon, [2]), "The path", over="t")
+    said = alt_text.summarize(alt_text.track_table(range(3), lat, lon, [2]), "The path", over="t")
     assert "the path within 0.715 km × 2.21 km around (50.0100, 8.0050)" in said and "landmark: 1 of 3" in said
 
 
 def test_many_columns_are_cut_and_named_columns_kept():
     wide = pd.DataFrame({"t": range(3), **{f"c{i}": np.arange(3.0) + i for i in range(12)}})
-    said = chart_text.summarize(wide, "Wide", over="t")
+    said = alt_text.summarize(wide, "Wide", over="t")
     assert said.endswith("; 4 more columns in the data.") and "c7" in said and "c8" not in said
 
 
 def test_long_tables_are_thinned_for_display_only():
-    shown, step = chart_text.thin(pd.DataFrame({"a": range(1_234)}))
-    assert step == 3 and len(shown) <= chart_text.TABLE_ROWS + 1 and shown["a"].iloc[-1] == 1_233
+    shown, step = alt_text.thin(pd.DataFrame({"a": range(1_234)}))
+    assert step == 3 and len(shown) <= alt_text.TABLE_ROWS + 1 and shown["a"].iloc[-1] == 1_233
 
 
 def test_a_figure_without_a_table_is_read_from_its_named_traces():
     fig = go.Figure([go.Scatter(y=[1, 3, 2], name="a"), go.Scatter(y=[0, 0, 0], hoverinfo="skip", name="edge"),
                      go.Bar(x=[1.0, 2.0], y=["u", "v"], orientation="h", name="b")])
-    table = chart_text.figure_table(fig)
+    table = alt_text.figure_table(fig)
     assert sorted(set(table["trace"])) == ["a", "b"]
-    assert chart_text.summarize(table, "X") == "X (5 points): a 1 to 3 (mean 2); b 1 to 2 (mean 1.5)."
+    assert alt_text.summarize(table, "X") == "X (5 points): a 1 to 3 (mean 2); b 1 to 2 (mean 1.5)."
 
 
 def test_summarize_by_gives_one_value_per_group():
     data = pd.DataFrame({"scheme": ["a", "a", "b"], "AUC": [0.5, 0.6, 0.9]})
-    assert chart_text.summarize_by(data, "scheme", "AUC", "AUC") == "AUC: a 0.6; b 0.9."
+    assert alt_text.summarize_by(data, "scheme", "AUC", "AUC") == "AUC: a 0.6; b 0.9."
 
 
 @pytest.mark.parametrize("typed, expected", [
@@ -84,8 +85,8 @@ def test_timestamps_read_as_pandas_writes_them_local_and_vectorised():
     import pandas as pd
 
     dst = pd.date_range("2024-03-30", periods=60, freq="h", tz="Europe/London")  # across the spring change
-    assert chart_text._times(dst) == [str(t) for t in dst.tz_localize(None)]
-    assert chart_text._times(pd.DatetimeIndex(["2024-01-01 08:00", None])) == ["2024-01-01 08:00:00", "NaT"]
-    assert chart_text._times(pd.DatetimeIndex(["2024-01-01 00:00:00.5", "2024-01-01 00:00:01"])) == [
+    assert alt_text._times(dst) == [str(t) for t in dst.tz_localize(None)]
+    assert alt_text._times(pd.DatetimeIndex(["2024-01-01 08:00", None])) == ["2024-01-01 08:00:00", "NaT"]
+    assert alt_text._times(pd.DatetimeIndex(["2024-01-01 00:00:00.5", "2024-01-01 00:00:01"])) == [
         "2024-01-01 00:00:00.500000", "2024-01-01 00:00:01.000000"]  # one precision for the whole column
-    assert chart_text._times(["a", "b"]) == ["a", "b"]
+    assert alt_text._times(["a", "b"]) == ["a", "b"]

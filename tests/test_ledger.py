@@ -210,7 +210,7 @@ def test_recording_an_export_appends_to_the_session_ledger_and_withdraws_the_con
     import streamlit as st
 
     from ui import ledger as ledger_ui
-    from ui import state
+    from ui.session import state
 
     session: dict = {state.LEDGER_ACCEPT: True}
     monkeypatch.setattr(st, "session_state", session)
@@ -246,7 +246,7 @@ def _release_button(at):
 
 
 def test_app_shows_the_session_total_and_holds_an_export_past_the_cap(schemes_page):
-    from ui import state
+    from ui.session import state
 
     at = schemes_page
     metrics = _metrics(at)

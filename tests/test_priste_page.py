@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from ui import state
+from ui.session import state
 
 PAGE = "pages/spatiotemporal_events.py"
 W = state.widget_key

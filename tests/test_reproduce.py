@@ -29,7 +29,7 @@ def run_script(text: str, tmp_path: Path) -> dict[str, float]:
 
 
 def page_mae(series, cfg: RunConfig) -> dict[str, float]:
-    """The MAE the Schemes page computes (ui.cache.scheme_summary → views.summarize)."""
+    """The MAE the Schemes page computes (ui.session.cache.scheme_summary → views.summarize)."""
     x, mechanism, _ = views.release_input(series, cfg.landmarks)
     out = {}
     for s in cfg.schemes:
@@ -68,7 +68,7 @@ def test_script_for_an_upload_reads_the_file_with_the_views_import_mapping(tmp_p
 
 
 def test_tpl_script_prints_the_temporal_loss_pages_maxima(tmp_path):
-    """The second page: the Temporal privacy loss view's three maxima, as ui.cache_loss computes them."""
+    """The second page: the Temporal privacy loss view's three maxima, as ui.session.cache_loss computes them."""
     from lmdk import privacy, tpl
     from lmdk.present.reproduce import tpl_script
 
@@ -139,7 +139,7 @@ def test_spatiotemporal_script_prints_the_pages_leakage_and_distances(tmp_path, 
 def test_dummies_script_prints_the_pages_selection_and_mae(tmp_path):
     from lmdk import dummies
     from lmdk.present.reproduce import dummies_script
-    from ui import cache_loss, state
+    from ui.session import cache_loss, state
 
     series = lmdk.sample("hue", n=300)
     landmarks = tuple(range(5, 300, 10))
@@ -150,7 +150,7 @@ def test_dummies_script_prints_the_pages_selection_and_mae(tmp_path):
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path,
                           env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert done.returncode == 0, done.stderr
-    # what the page computes (ui.cache_loss, the same functions pages/dummy_landmarks.py calls)
+    # what the page computes (ui.session.cache_loss, the same functions pages/dummy_landmarks.py calls)
     x, mechanism, _ = views.release_input(series, np.asarray(landmarks))
     token, L = "test", np.asarray(landmarks, dtype=np.int64)
     sel = cache_loss.selection(token, 300, L, 0.05, "partitioned", "position", 3)

@@ -13,7 +13,7 @@ How to add a page
 
 Conventions
 -----------
-- ``ui.state``: every session-state key is a constant there. Configuration keys (``state.PARAMS``)
+- ``ui.session.state``: every session-state key is a constant there. Configuration keys (``state.PARAMS``)
   are mirrored to the URL by ``app.py``; give a new configuration key a ``Param`` entry there.
   Widgets bound to a configuration key pass ``**widgets.bind(state.X)`` and no ``value=``
   (``state.init`` already set the value; the widget key is ``state.widget_key(state.X)``). Inside an ``st.form``
@@ -21,7 +21,7 @@ Conventions
   the URL holds the submitted values (the Experiments page). Query keys are short; a page's own keys share a
   prefix (``st_`` Spatiotemporal events, ``ex_`` Experiments). Landmark edits go through callbacks
   (``on_click``/``on_select``) and ``cache.set_landmarks`` so the sidebar status is never stale.
-- ``ui.cache``: ``ui.cache_scope.bounded_cache`` wrappers (``st.cache_data`` with ``max_entries``, or a memo in the
+- ``ui.session.cache``: ``ui.session.cache_scope.bounded_cache`` wrappers (``st.cache_data`` with ``max_entries``, or a memo in the
   session while it works on an upload, so nothing derived from an upload outlives its session); pass arrays and a
   data ``token``, never the uploaded file; ``cache.scheme_summary`` runs one scheme and summarises it.
 - ``ui.charts``: ``SCHEME_COLOURS`` (Okabe–Ito, one per scheme), ``LANDMARK_MARKER`` (filled black
@@ -29,7 +29,7 @@ Conventions
   ``meta={"eps": ε}`` in figures that depend on ε (tests and the browser benchmark read it).
   Pass ``**charts.PLOTLY_KW`` to ``st.plotly_chart``: PNG export via the camera icon and our own light
   styling (``theme=None``; Streamlit's client-side theme costs hundreds of ms on big multi-panel charts).
-- ``ui.maps``: ``trajectory_deck`` (explicit view state, LineLayer path, pickable ScatterplotLayer
+- ``ui.charts.maps``: ``trajectory_deck`` (explicit view state, LineLayer path, pickable ScatterplotLayer
   with id ``maps.EVENTS_LAYER``; no base map unless asked).
 - ``ui.widgets``: the landmark status in the sidebar (drawn by ``app.py``), ``scheme_controls``,
   ``download_figure`` (HTML built on click; its callable holds only a weak reference to the figure),
@@ -47,7 +47,7 @@ Conventions
 # session could otherwise see another session's half-imported pandas (AttributeError: pd.Series).
 import pandas  # noqa: E402,F401
 
-SESSION_STARTED = "_qp_loaded"  # set by ui.state.init() (app.py) on a session's first run; = state.QP_LOADED
+SESSION_STARTED = "_qp_loaded"  # set by ui.session.state.init() (app.py) on a session's first run; = state.QP_LOADED
 ENTRY_RERUN = "_entry_rerun"  # set once per session when a page ran without app.py and we reran
 
 

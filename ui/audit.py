@@ -14,13 +14,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ui import cache_scope
+from ui.session import cache_scope
 
 MAX_SHARED = 32  # audits remembered for every session
 MAX_SESSION = 12  # audits of this session's upload
 CELLS_MAX = 5_000_000  # trials × n per scheme on the page (n = 1,000: 5,000 trials; n = 10,000: 500)
 N_MAX = 20_000  # longest series the page audits (a window of a longer one, or `lmdk audit`, which has no limit)
-MEMO = "ui.audit.run"  # this session's audits of an upload, newest last (ui.cache_scope.session_memo)
+MEMO = "ui.audit.run"  # this session's audits of an upload, newest last (ui.session.cache_scope.session_memo)
 
 _shared: OrderedDict = OrderedDict()
 _lock = threading.Lock()

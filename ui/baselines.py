@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import state
+from ui.session import state
 
 
 def applicable(cur, chosen: list[str]) -> list[str]:

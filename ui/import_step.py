@@ -9,7 +9,8 @@ from dataclasses import replace
 
 import streamlit as st
 
-from ui import memory, state, text
+from ui import text
+from ui.session import memory, state
 
 UPLOAD_WIDGET = "upload_file"
 FORM = "import_form"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lmdk import ledger
-from ui import state
+from ui.session import state
 
 CAP_WIDGET = state.widget_key(state.LEDGER_CAP)
 

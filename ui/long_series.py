@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import cache, state, widgets
+from ui import widgets
+from ui.session import cache, state
 
 PERIOD_WORD = {"hourly": "hour", "daily": "day"}
 HOW_WORD = {"sum": "sum", "mean": "mean", "last": "last fix"}

@@ -15,9 +15,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ui import state, text
-from ui.cache_scope import bounded_cache
-from ui.plan_target import restore, target, target_dict  # noqa: F401 (ui.plan's public names)
+from ui import text
+from ui.session import state
+from ui.session.cache_scope import bounded_cache
+from ui.session.plan_target import restore, target, target_dict  # noqa: F401 (ui.plan's public names)
 
 AT_LABELS = {"all": "all events", "landmarks": "the landmarks", "regular": "the regular events"}
 APPLY_SCHEME = "_plan_scheme"  # session-only: the scheme whose ε the apply button uses
@@ -118,8 +119,8 @@ def _apply(epsilon: float, delta: float | None, current_delta: float) -> None:
 def chart(result, unit: str):
     """ε per scheme on a log axis in the scheme colours (hatched: does not protect the landmarks together); a scheme
     that cannot get there is named, not drawn; the page's slider range is shaded."""
-    from ui.chart_figure import _figure
-    from ui.chart_style import SCHEME_COLOURS, _common_layout, number
+    from ui.charts.figure import _figure
+    from ui.charts.style import SCHEME_COLOURS, _common_layout, number
 
     answers = list(result.schemes.values())
     names = list(result.schemes)

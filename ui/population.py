@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from ui import state, text
+from ui import text
+from ui.session import state
 
 MEMO_MAX = 8  # population summaries kept per session (ε back and forth is instant)
 DEFAULT_RULES = {"values": "percentile:20", "trajectory": "stay:30min", "contacts": "share:20"}

@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lmdk import relation as rel
-from ui import state
+from ui.session import state
 
 SYNTHETIC_VALUES = {"kind": "range", "low": 0.0, "high": 20.0, "unit": "units"}  # AR(1) of mean 10, sd 2, by design
 SYNTHETIC_RADIUS_M = 200.0
@@ -63,7 +63,7 @@ def current(cur) -> rel.Relation | None:
 
 
 def options(cur, mechanism: str) -> tuple:
-    """``schemes.release`` options of the relation as a hashable tuple (a cache key of ``ui.cache``)."""
+    """``schemes.release`` options of the relation as a hashable tuple (a cache key of ``ui.session.cache``)."""
     return tuple(sorted(rel.release_options(current(cur), mechanism).items()))
 
 

@@ -14,7 +14,8 @@ from collections.abc import Callable
 import numpy as np
 import streamlit as st
 
-from ui import charts, config, ensure_entrypoint, state, text
+from ui import charts, ensure_entrypoint, text
+from ui.session import config, state
 
 RERUN_FRAGMENT = "_rerun_fragment"  # {configuration key: (page script hash, st.fragment key)}, see rerun_fragment_on
 
@@ -107,7 +108,7 @@ def scheme_page_setup():
 
 
 def scheme_controls(kind: str, n: int, *, container=None) -> None:
-    """Schemes, mechanism, ε (log scale), w, repetitions and seed — written to ``ui.state`` keys."""
+    """Schemes, mechanism, ε (log scale), w, repetitions and seed — written to ``ui.session.state`` keys."""
     box = container or st.sidebar
     from lmdk.data.mechanism_input import MECHANISM_FOR_KIND
 

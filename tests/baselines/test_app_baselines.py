@@ -7,7 +7,7 @@ import app_support
 from app_support import navigation_mode  # noqa: F401 (autouse fixture)
 from streamlit.testing.v1 import AppTest
 
-from ui import state
+from ui.session import state
 
 SCHEMES_PAGE = "pages/schemes_utility.py"
 

@@ -19,7 +19,7 @@ def outputs() -> dict[str, str]:
     from lmdk.data.runconfig import RunConfig
     from lmdk.present import report, reproduce
     from lmdk.priste import views as pv
-    from ui import state
+    from ui.session import state
 
     cfg = RunConfig(**SCRIPT_CFG)
     view = {"source": "walk", "T": 12, "cell_m": 500, "side": 6, "trace_seed": 2, "estimate": False, "sigma": 1.0,

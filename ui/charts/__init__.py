@@ -1,23 +1,25 @@
 """The chart API of the pages: ``charts.budgets(...)``, ``charts.PLOTLY_KW``, … re-exported from the modules that
 build them, and the warm-up that runs once when the first page imports it.
 
-- ``ui.chart_style``: colours (one Okabe–Ito colour per scheme), markers, fonts, template, shared layout,
+- ``ui.charts.style``: colours (one Okabe–Ito colour per scheme), markers, fonts, template, shared layout,
   ``number``; its docstring lists the conventions to keep when adding a chart;
-- ``ui.chart_figure``: figures drawn once per mount (``single_draw``, ``meta_of``) and their export
+- ``ui.charts.figure``: figures drawn once per mount (``single_draw``, ``meta_of``) and their export
   (``figure_spec``, ``to_html``);
-- ``ui.chart_decimate``: fewer points for drawing (min/max and grid decimation, band envelopes);
-- ``ui.chart_panels``: stacked panels sharing the x axis and the landmark strip "L" above them;
-- ``ui.charts_timeline``, ``ui.charts_budgets``, ``ui.charts_schemes``, ``ui.charts_loss``,
-  ``ui.charts_population``: the figures of the pages.
+- ``ui.charts.decimate``: fewer points for drawing (min/max and grid decimation, band envelopes);
+- ``ui.charts.panels``: stacked panels sharing the x axis and the landmark strip "L" above them;
+- ``ui.charts.timeline_chart``, ``ui.charts.budget_chart``, ``ui.charts.scheme_charts``, ``ui.charts.loss_charts``,
+  ``ui.charts.population_charts``: the figures of the pages.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ui.chart_decimate import DRAW_POINTS
-from ui.chart_figure import DrawOnceFigure, _figure, data_revision, figure_spec, meta_of, single_draw, to_html
-from ui.chart_panels import DENSITY_BINS, RUG_DENSITY_LIMIT
-from ui.chart_style import (
+from ui.charts.budget_chart import ABSOLUTE_RANGE, BAR_LIMIT, ROW_FILL, budgets
+from ui.charts.decimate import DRAW_POINTS
+from ui.charts.figure import DrawOnceFigure, _figure, data_revision, figure_spec, meta_of, single_draw, to_html
+from ui.charts.panels import DENSITY_BINS, RUG_DENSITY_LIMIT
+from ui.charts.scheme_charts import mae, releases
+from ui.charts.style import (
     DUMMY_COLOUR,
     DUMMY_MARKER,
     FONT,
@@ -34,9 +36,7 @@ from ui.chart_style import (
     rgba,
     time_values,
 )
-from ui.charts_budgets import ABSOLUTE_RANGE, BAR_LIMIT, ROW_FILL, budgets
-from ui.charts_schemes import mae, releases
-from ui.charts_timeline import timeline
+from ui.charts.timeline_chart import timeline
 
 __all__ = [
     "ABSOLUTE_RANGE", "BAR_LIMIT", "DENSITY_BINS", "DRAW_POINTS", "DUMMY_COLOUR", "DUMMY_MARKER", "FONT",

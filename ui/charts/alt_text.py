@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ui.chart_style import number
+from ui.charts.style import number
 
 TABLE_ROWS = 500  # rows shown in the expander (every k-th row beyond); the CSV holds all of them
 KEY_PREFIX = "chart_text_"
@@ -252,7 +252,7 @@ def _array(value):
     if value is None:
         return None
     if isinstance(value, dict) and "bdata" in value:
-        from ui.chart_figure import _arrays
+        from ui.charts.figure import _arrays
 
         value = _arrays(value)
     return np.asarray(value)

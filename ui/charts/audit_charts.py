@@ -1,4 +1,4 @@
-"""Plotly figures of the Adversary lab, in the conventions of ui.chart_style: one colour per scheme, the claimed ε
+"""Plotly figures of the Adversary lab, in the conventions of ui.charts.style: one colour per scheme, the claimed ε
 and the bounds as thin dark reference lines (dashed: no correlation), chance dotted, real landmarks black diamonds.
 
 Every function takes ``lmdk.audit.Audit.to_dict()`` output (plain data), plus the correlation curves where needed.
@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ui.chart_style import LANDMARK_MARKER, SCHEME_COLOURS, _base_layout, rgba
+from ui.charts.style import LANDMARK_MARKER, SCHEME_COLOURS, _base_layout, rgba
 
 PAIR_STYLE = {"regular": ("one regular event", "circle"), "landmark": ("one landmark", "square"),
               "theorem2": ("all landmarks + one (Thm 2)", "diamond")}

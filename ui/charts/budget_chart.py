@@ -7,11 +7,11 @@ from collections.abc import Iterable
 import numpy as np
 import plotly.graph_objects as go
 
-from ui.chart_decimate import _short, _steps
-from ui.chart_downsample import DISPLAY_POINTS, bucket_max
-from ui.chart_figure import _figure
-from ui.chart_panels import _rug, _stacked
-from ui.chart_style import SCHEME_COLOURS, _common_layout, number, rgba
+from ui.charts.decimate import _short, _steps
+from ui.charts.downsample import DISPLAY_POINTS, bucket_max
+from ui.charts.figure import _figure
+from ui.charts.panels import _rug, _stacked
+from ui.charts.style import SCHEME_COLOURS, _common_layout, number, rgba
 
 ABSOLUTE_RANGE = (-5.0, 2.3)  # log10 of the shared εₜ axis: 10⁻⁵ … 200, every budget the app can produce at n ≤ 400
 BAR_LIMIT = 400  # above this many timestamps, budget bars are drawn as a filled step line (same look, faster)
@@ -41,8 +41,8 @@ def budgets(
     (``ABSOLUTE_RANGE``), so a change of ε or between schemes is seen as a change of height.
     Beyond: one filled step line per scheme, all in ONE plot as rows (each scaled to its own largest εₜ, which the
     row label states; hover shows εₜ) — the same picture as separate panels at a fraction of the browser's work.
-    ``window``: the timestamps [first, stop) drawn (ui.zoom; default all); a row of more than ``DISPLAY_POINTS``
-    steps is drawn by the largest εₜ per bucket of timestamps (ui.chart_downsample.bucket_max)."""
+    ``window``: the timestamps [first, stop) drawn (ui.charts.zoom; default all); a row of more than ``DISPLAY_POINTS``
+    steps is drawn by the largest εₜ per bucket of timestamps (ui.charts.downsample.bucket_max)."""
     schemes = list(budgets_by_scheme)
     n = max((len(b) for b in budgets_by_scheme.values()), default=0)
     lm, dm = _index_sets(landmarks, dummies, n)

@@ -7,7 +7,7 @@ MinMaxLTTB (Van Der Donckt et al., "MinMaxLTTB: Leveraging MinMax-Preselection t
 from the ``tsdownsample`` library (Rust, vectorised): a min/max preselection keeps every spike, LTTB then keeps
 the points that preserve the line's shape. The drawn points are *real events*: a trace carries their event
 positions (``customdata`` or ``x``), so hover shows the real timestamp and value and a click addresses the exact
-event. Zooming to full detail is the page's zoom window (``ui.zoom``): a window of at most ``DISPLAY_POINTS``
+event. Zooming to full detail is the page's zoom window (``ui.charts.zoom``): a window of at most ``DISPLAY_POINTS``
 events is drawn point for point.
 
 ``events_in_selection`` maps a box or lasso drawn on a downsampled timeline to every event inside it (not only

@@ -7,7 +7,7 @@ import hashlib
 import numpy as np
 import plotly.graph_objects as go
 
-from ui.chart_style import _AXIS, _TEMPLATE_FONT, MODEBAR
+from ui.charts.style import _AXIS, _TEMPLATE_FONT, MODEBAR
 
 
 def data_revision(data: list[dict]) -> str:
@@ -82,7 +82,7 @@ def _arrays(value):
 
 
 def single_draw(fig: go.Figure) -> go.Figure:
-    """Any figure styled by ui.chart_style (``TEMPLATE``) in the draw-once form of ``_figure`` — for pages whose
+    """Any figure styled by ui.charts.style (``TEMPLATE``) in the draw-once form of ``_figure`` — for pages whose
     charts are rebuilt on every ε change. Its ``layout.meta`` becomes a one-element list (see ``meta_of``)."""
     spec = fig.to_plotly_json()
     layout = {k: v for k, v in spec["layout"].items() if k != "template"}

@@ -1,4 +1,4 @@
-"""Plotly figures of the temporal-loss and dummy-landmark pages, in the conventions of ui.chart_style.
+"""Plotly figures of the temporal-loss and dummy-landmark pages, in the conventions of ui.charts.style.
 
 Line styles carry meaning on both pages: a scheme's own quantities are drawn in its colour (solid =
 the headline quantity), the no-correlation reference is black dashed, asymptotes are black dotted,
@@ -13,9 +13,9 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ui.chart_downsample import DISPLAY_POINTS, bucket_max, markers, positions
-from ui.chart_style import DUMMY_MARKER, LANDMARK_MARKER, REGULAR, SCHEME_COLOURS, _base_layout, rgba
-from ui.charts_budgets import BAR_LIMIT
+from ui.charts.budget_chart import BAR_LIMIT
+from ui.charts.downsample import DISPLAY_POINTS, bucket_max, markers, positions
+from ui.charts.style import DUMMY_MARKER, LANDMARK_MARKER, REGULAR, SCHEME_COLOURS, _base_layout, rgba
 
 REFERENCE = dict(color="#000000", dash="dash", width=1.5)  # no correlation
 ASYMPTOTE = dict(color="#000000", dash="dot", width=1.5)
@@ -37,7 +37,7 @@ def _window(n: int, window) -> tuple[int, int]:
 
 def _line(fig: go.Figure, y, first: int, stop: int, **kw) -> None:
     """One loss line over the timestamps [first, stop): its MinMaxLTTB points when longer than DISPLAY_POINTS
-    (ui.chart_downsample; x = the real t, so hover names it), every point otherwise."""
+    (ui.charts.downsample; x = the real t, so hover names it), every point otherwise."""
     y = np.asarray(y, dtype=float)
     t = first + positions(y[first:stop])
     fig.add_trace(go.Scatter(x=t, y=y[t], mode="lines", **kw))
@@ -59,7 +59,7 @@ def temporal_loss(
     window: tuple[int, int] | None = None,
 ) -> go.Figure:
     """BPL, FPL and TPL per timestamp for one scheme's budgets, εₜ (= all three without correlation) dashed;
-    ``window``: the timestamps [first, stop) drawn (ui.zoom), each line by at most DISPLAY_POINTS real points."""
+    ``window``: the timestamps [first, stop) drawn (ui.charts.zoom), each line by at most DISPLAY_POINTS real points."""
     n = len(tpl)
     first, stop = _window(n, window)
     colour = SCHEME_COLOURS.get(scheme, "#555555")
@@ -83,7 +83,7 @@ def temporal_loss(
 def _landmark_marks(fig: go.Figure, trace, landmarks: Iterable[int], y, label: str, first: int = 0,
                     stop: int | None = None) -> None:
     """Landmarks in [first, stop) as filled black diamonds on the curve ``y`` (hover names the curve ``label``);
-    at most MARKERS_MAX of them (ui.chart_downsample.markers) — real landmarks all."""
+    at most MARKERS_MAX of them (ui.charts.downsample.markers) — real landmarks all."""
     lm = _sorted(landmarks)
     lm = markers(lm[(lm >= first) & (lm < (len(y) if stop is None else stop))], y)
     if lm.size:
@@ -201,7 +201,7 @@ def budgets_before_after(
     window: tuple[int, int] | None = None,
 ) -> go.Figure:
     """One scheme's budget bars with L and total ε (top) and with L′ and ε − ε_sel (bottom); ``window``: the
-    timestamps [first, stop) drawn (ui.zoom) — beyond DISPLAY_POINTS the largest εₜ per bucket, at most
+    timestamps [first, stop) drawn (ui.charts.zoom) — beyond DISPLAY_POINTS the largest εₜ per bucket, at most
     MARKERS_MAX landmark and dummy markers."""
     lm, dm = _sorted(landmarks), _sorted(dummies)
     first, stop = _window(max(len(before), len(after)), window)
@@ -240,7 +240,7 @@ def budgets_before_after(
                                      hovertemplate="dummy t=%{x}<br>εₜ=%{y:.4g}<extra></extra>"), row=row, col=1)
         fig.update_yaxes(title_text="εₜ", range=[0, 1.3 * top if top > 0 else 1.0], row=row, col=1)  # one scale
     _base_layout(fig, height=110 + 2 * row_height, meta={"eps": epsilon, "scheme": scheme, **(meta or {})})
-    fig.update_annotations(font=dict(size=13), xanchor="left", x=0.0)  # subplot titles as in ui.charts_budgets
+    fig.update_annotations(font=dict(size=13), xanchor="left", x=0.0)  # subplot titles as in ui.charts.budget_chart
     n = stop - first
     fig.update_layout(bargap=0.25 if n <= 60 else 0, margin=dict(l=70, r=20, t=LEGEND_MARGIN_TOP + 20, b=50),
                       legend=dict(y=1.1, yanchor="bottom"))

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pydeck as pdk
 
-from ui.chart_style import SCHEME_COLOURS
+from ui.charts.style import SCHEME_COLOURS
 
 EVENTS_LAYER = "events"  # id of the pickable layer; selections come back under this key
 PATH_RGB = [90, 90, 90]

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ui.chart_style import DUMMY_COLOUR, LANDMARK_COLOUR
+from ui.charts.style import DUMMY_COLOUR, LANDMARK_COLOUR
 
 
 def _stacked(rows: int, titles: Sequence[str], *, rug: bool, gap_px: float, row_px: float, rug_px: float = 34):

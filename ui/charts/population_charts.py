@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ui.chart_figure import _figure
-from ui.chart_style import SCHEME_COLOURS, _common_layout
+from ui.charts.figure import _figure
+from ui.charts.style import SCHEME_COLOURS, _common_layout
 
 FLAG_COLOURS = {"protected": "#0072B2", "no better than user level": "#E69F00", "violates Theorem 2": "#D55E00"}
 LEGEND = {"protected": "protected", "no better than user level": "user-level utility", "violates Theorem 2": "violates"}

@@ -7,10 +7,10 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from ui.chart_decimate import DRAW_POINTS, _band_envelope, _grid_decimate, _minmax_decimate, _regular_step, _short
-from ui.chart_figure import _figure
-from ui.chart_panels import _stacked
-from ui.chart_style import ORIGINAL, SCHEME_COLOURS, _common_layout, number, rgba, time_values
+from ui.charts.decimate import DRAW_POINTS, _band_envelope, _grid_decimate, _minmax_decimate, _regular_step, _short
+from ui.charts.figure import _figure
+from ui.charts.panels import _stacked
+from ui.charts.style import ORIGINAL, SCHEME_COLOURS, _common_layout, number, rgba, time_values
 
 
 def releases(
@@ -31,7 +31,7 @@ def releases(
     original = np.asarray(original, dtype=float)
     xs = time_values(x)
     layout, axes, _ = _stacked(len(schemes), [f"{s} — {y_title}" for s in schemes], rug=False, gap_px=34,
-                               row_px=row_height)  # the unit in the heading: see ui.charts_budgets
+                               row_px=row_height)  # the unit in the heading: see ui.charts.budget_chart
     data: list[dict] = []  # landmarks are marked on the budget chart; here they would double the drawing cost
     step = _regular_step(xs)
     k = int(np.ceil(xs.size / (DRAW_POINTS // 2))) if step is not None and xs.size > DRAW_POINTS else 1

@@ -4,7 +4,7 @@ Conventions (keep them when adding a chart):
 - a scheme is always drawn in ``SCHEME_COLOURS[scheme]``; the original series in ``ORIGINAL``;
 - real landmarks are filled black diamonds (``LANDMARK_MARKER``), dummy landmarks open diamonds
   (``DUMMY_MARKER``), regular events small grey dots; in the thin "L" strip above multi-panel charts,
-  landmarks are solid black ticks and dummies dotted ticks (one path: cheap to draw; see ui.chart_panels);
+  landmarks are solid black ticks and dummies dotted ticks (one path: cheap to draw; see ui.charts.panels);
 - axes carry units; repetitions are a median line plus a shaded band, never one line per repetition;
 - ``layout.meta`` carries a small dict (e.g. ``{"eps": 1.0}``) that browser tests and the benchmark
   read to know a chart was redrawn for the current settings.

@@ -3,7 +3,7 @@
 Plotly's own zoom happens in the browser on the points it was given, and its relayout events do not reach
 Streamlit. So a long series is zoomed on the server: the charts draw the events [first, stop) chosen here —
 point for point when the window holds at most ``DISPLAY_POINTS`` events, else the MinMaxLTTB points of
-``ui.chart_downsample`` (real events: hover and clicks address their exact timestamps). The window is kept
+``ui.charts.downsample`` (real events: hover and clicks address their exact timestamps). The window is kept
 per series in the session (``state.ZOOM``) and shared by the pages, so zooming on Data & landmarks and then
 opening Temporal privacy loss shows the same stretch.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import state
-from ui.chart_downsample import DISPLAY_POINTS
+from ui.charts.downsample import DISPLAY_POINTS
+from ui.session import state
 
 WIDTH = "zoom_width"  # widget keys (session only; the window itself is state.ZOOM)
 START = "zoom_start"

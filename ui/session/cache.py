@@ -1,4 +1,4 @@
-"""Bounded cache wrappers around the core (``ui.cache_scope.bounded_cache``), and the resolution of the current series.
+"""Bounded cache wrappers around the core (``ui.session.cache_scope.bounded_cache``), and the resolution of the current series.
 
 Uploaded data is never cached across sessions: it is parsed once and kept in this session's state only, and
 while a session works on an upload every wrapper here memoises in that session (it goes when the session ends).
@@ -12,8 +12,8 @@ import numpy as np
 import streamlit as st
 
 from lmdk.present import views
-from ui import state
-from ui.cache_scope import bounded_cache
+from ui.session import state
+from ui.session.cache_scope import bounded_cache
 
 MAX_ENTRIES = 64
 

@@ -1,4 +1,4 @@
-"""Bounded ``st.cache_data`` wrappers for the temporal-loss and dummy-landmark pages (see ui.cache for the rules).
+"""Bounded ``st.cache_data`` wrappers for the temporal-loss and dummy-landmark pages (see ui.session.cache for the rules).
 
 Arguments are arrays and plain values (cache keys include the arrays, so a session's uploaded matrix
 or landmark set only ever hits its own entries); ``token`` names the series the arrays came from.
@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ui import state
-from ui.cache_scope import bounded_cache
+from ui.session import state
+from ui.session.cache_scope import bounded_cache
 
 MAX_ENTRIES = 32
 COMPARISON_N_MAX = 1_000  # Figure 9 on the page uses min(n, this): 44 landmark draws × 5 repetitions stay < 0.3 s

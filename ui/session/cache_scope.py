@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 import streamlit as st
 
-from ui import state
+from ui.session import state
 
 SESSION_KEY = "_upload_cache"  # {function name: OrderedDict(digest → result)} of this session only
 

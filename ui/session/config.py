@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import plan_target, relation
-from ui.state import (
+from ui import relation
+from ui.session import plan_target
+from ui.session.state import (
     AGGREGATE,
     AGGREGATE_HOW,
     CONFIG_ERROR,

@@ -152,10 +152,10 @@ QP_LOADED = SESSION_STARTED  # app.py has initialised this session (ui.ensure_en
 CONFIG_UPLOAD = "_config_upload"
 CONFIG_ERROR = "_config_error"
 CONFIG_NOTE = "_config_note"  # what a loaded RunConfig could not restore exactly (shown as a warning)
-CURRENT = "_current"  # ui.cache.Current of this run (series, token, landmarks), set by app.py
+CURRENT = "_current"  # ui.session.cache.Current of this run (series, token, landmarks), set by app.py
 REPS_CHOSEN = "_reps_chosen"  # the user (widget, link or RunConfig) chose the repetitions: no long-series default
-ZOOM = "_zoom"  # (series token, first, stop): the events the charts of every page draw (ui.zoom)
-RESAMPLED = "_resampled"  # (key, Series): this session's aggregated upload (memory only, ui.cache)
+ZOOM = "_zoom"  # (series token, first, stop): the events the charts of every page draw (ui.charts.zoom)
+RESAMPLED = "_resampled"  # (key, Series): this session's aggregated upload (memory only, ui.session.cache)
 
 REGISTERED_PAGES: list[tuple[str, str, str]] = []  # app.py's PAGES, for the overview's links
 
@@ -166,7 +166,7 @@ def register_pages(pages: list[tuple[str, str, str]]) -> None:
 
 
 def current():
-    """The ui.cache.Current resolved by app.py for this run (None when no series is loaded)."""
+    """The ui.session.cache.Current resolved by app.py for this run (None when no series is loaded)."""
     ensure_entrypoint()  # a page started without app.py (legacy pages/ mode) reruns through it
     return st.session_state.get(CURRENT)
 
@@ -398,7 +398,7 @@ def init() -> None:
             ss[LANDMARKS_TOKEN] = "url"
         if REPETITIONS in st.query_params:
             ss[REPS_CHOSEN] = True
-        from ui.memory import release_freed_memory
+        from ui.session.memory import release_freed_memory
 
         release_freed_memory()  # what sessions that ended since the last visitor left freed goes back to the OS
     for key, param in PARAMS.items():
