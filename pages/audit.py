@@ -205,7 +205,7 @@ def _handover(cur, results: dict, audits: list[dict], said: str, figures: list) 
 
     cfg = replace(cfg, schemes=tuple(results))
     c3.download_button("Reproduce in Python (script)",
-                       data=audit_script(cfg, trials, ss[state.AUDIT_PRIOR], s, ui_audit._methods(cur), dummy, name),
+                       data=audit_script(cfg, trials, ss[state.AUDIT_PRIOR], s, ui_audit.dummy_methods(cur), dummy, name),
                        file_name="reproduce_audit.py", mime="text/x-python", key="dl_audit_script",
                        on_click="ignore", icon=":material/code:")
 

@@ -72,7 +72,7 @@ def test_default_render_has_budget_release_and_mae_charts_for_six_schemes():
     budget, release, mae = charts(at)
     assert meta(budget)["eps"] == 1.0
     for fig in (budget, release, mae):  # built without plotly.py's validation: the specs must still be valid
-        assert fig["layout"]["template"] is False  # inlined styling, see ui.charts._figure
+        assert fig["layout"]["template"] is False  # inlined styling, see ui.charts.figure.figure
         go.Figure({**fig, "layout": {k: v for k, v in fig["layout"].items() if k != "template"}})
     titles = panel_schemes(budget)
     assert "εₜ" in budget["layout"]["annotations"][0]["text"]  # the unit

@@ -63,7 +63,7 @@ def test_sessions_on_a_bundled_sample_share_the_cache(releases):
 
 
 def test_the_memo_key_covers_contents_dtype_and_every_named_argument():
-    keys = [cache_scope._digest((np.arange(3), "a"), {}), cache_scope._digest((np.arange(3), "b"), {}),
-            cache_scope._digest((np.arange(4), "a"), {}), cache_scope._digest((np.arange(3.0), "a"), {})]
+    keys = [cache_scope.digest((np.arange(3), "a"), {}), cache_scope.digest((np.arange(3), "b"), {}),
+            cache_scope.digest((np.arange(4), "a"), {}), cache_scope.digest((np.arange(3.0), "a"), {})]
     assert len(set(keys)) == 4  # contents, dtype and every plain argument are part of the key
-    assert cache_scope._digest((1,), {"_series": object()}) == cache_scope._digest((1,), {"_series": None})
+    assert cache_scope.digest((1,), {"_series": object()}) == cache_scope.digest((1,), {"_series": None})

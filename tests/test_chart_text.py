@@ -85,8 +85,8 @@ def test_timestamps_read_as_pandas_writes_them_local_and_vectorised():
     import pandas as pd
 
     dst = pd.date_range("2024-03-30", periods=60, freq="h", tz="Europe/London")  # across the spring change
-    assert alt_text._times(dst) == [str(t) for t in dst.tz_localize(None)]
-    assert alt_text._times(pd.DatetimeIndex(["2024-01-01 08:00", None])) == ["2024-01-01 08:00:00", "NaT"]
-    assert alt_text._times(pd.DatetimeIndex(["2024-01-01 00:00:00.5", "2024-01-01 00:00:01"])) == [
+    assert alt_text.time_labels(dst) == [str(t) for t in dst.tz_localize(None)]
+    assert alt_text.time_labels(pd.DatetimeIndex(["2024-01-01 08:00", None])) == ["2024-01-01 08:00:00", "NaT"]
+    assert alt_text.time_labels(pd.DatetimeIndex(["2024-01-01 00:00:00.5", "2024-01-01 00:00:01"])) == [
         "2024-01-01 00:00:00.500000", "2024-01-01 00:00:01.000000"]  # one precision for the whole column
-    assert alt_text._times(["a", "b"]) == ["a", "b"]
+    assert alt_text.time_labels(["a", "b"]) == ["a", "b"]

@@ -1,5 +1,14 @@
 """Streamlit-side helpers of the lmdk dashboard (the core in ``lmdk/`` never imports these).
 
+Where things live
+-----------------
+- ``ui.charts``: every chart and map (figures, their style, decimation, text alternatives, the zoom window);
+- ``ui.session``: the session's state — its keys and the URL sync, the caches, the saved configuration;
+- ``ui`` itself: the widgets and sections the pages draw — ``widgets`` (shared controls, downloads),
+  ``import_step``, ``long_series`` and ``landmark_keys`` (Data & landmarks), ``relation`` (what ε protects),
+  ``plan`` (the planner), ``baselines``, ``population`` and ``audit`` (their pages' state and runs), ``ledger``
+  (the privacy ledger), ``copy_link``, ``explain``, ``text`` (escaping user text) and ``a11y``.
+
 How to add a page
 -----------------
 1. Write ``pages/<name>.py`` as a short script: read the shared state, call the core through a
@@ -21,14 +30,16 @@ Conventions
   the URL holds the submitted values (the Experiments page). Query keys are short; a page's own keys share a
   prefix (``st_`` Spatiotemporal events, ``ex_`` Experiments). Landmark edits go through callbacks
   (``on_click``/``on_select``) and ``cache.set_landmarks`` so the sidebar status is never stale.
-- ``ui.session.cache``: ``ui.session.cache_scope.bounded_cache`` wrappers (``st.cache_data`` with ``max_entries``, or a memo in the
-  session while it works on an upload, so nothing derived from an upload outlives its session); pass arrays and a
-  data ``token``, never the uploaded file; ``cache.scheme_summary`` runs one scheme and summarises it.
+- ``ui.session.cache``: ``ui.session.cache_scope.bounded_cache`` wrappers (``st.cache_data`` with
+  ``max_entries``, or a memo in the session while it works on an upload, so nothing derived from an upload
+  outlives its session); pass arrays and a data ``token``, never the uploaded file; ``cache.scheme_summary`` runs
+  one scheme and summarises it.
 - ``ui.charts``: ``SCHEME_COLOURS`` (Okabe–Ito, one per scheme), ``LANDMARK_MARKER`` (filled black
   diamond), ``DUMMY_MARKER`` (open diamond); axes with units; repetitions as median + band; put
   ``meta={"eps": ε}`` in figures that depend on ε (tests and the browser benchmark read it).
   Pass ``**charts.PLOTLY_KW`` to ``st.plotly_chart``: PNG export via the camera icon and our own light
   styling (``theme=None``; Streamlit's client-side theme costs hundreds of ms on big multi-panel charts).
+  Under every chart, ``ui.charts.alt_text.describe`` writes its text alternative.
 - ``ui.charts.maps``: ``trajectory_deck`` (explicit view state, LineLayer path, pickable ScatterplotLayer
   with id ``maps.EVENTS_LAYER``; no base map unless asked).
 - ``ui.widgets``: the landmark status in the sidebar (drawn by ``app.py``), ``scheme_controls``,
@@ -39,6 +50,7 @@ Conventions
   quote them) before ``st.error/warning/info/caption/markdown``.
 - ``ui.import_step``: the upload → import mapping → series step of the Data & landmarks page.
 - ``ui.explain``: the collapsible explanation with ``st.latex`` and the paper section.
+- A name another module uses is public (no leading underscore) and has a one-line docstring.
 """
 
 

@@ -59,7 +59,7 @@ def run(cur, scheme: str, epsilon: float, protected, w: int, trials: int, seed: 
             cache.move_to_end(key)
             return cache[key]
     result = audit(cur.series, cur.landmarks, scheme, epsilon, relation=protected, w=w, trials=trials, seed=seed,
-                   prior=prior, s=s, dummy_methods=_methods(cur), position_dummies=dummy, progress=progress,
+                   prior=prior, s=s, dummy_methods=dummy_methods(cur), position_dummies=dummy, progress=progress,
                    event=event, position_trials=position_trials(cur.n))
     with _lock:
         cache[key] = result
@@ -68,7 +68,7 @@ def run(cur, scheme: str, epsilon: float, protected, w: int, trials: int, seed: 
     return result
 
 
-def _methods(cur) -> tuple[str, ...]:
+def dummy_methods(cur) -> tuple[str, ...]:
     """The dummy methods the position attack compares (optimal only where its exhaustive search fits)."""
     from lmdk.dummies import OPTIMAL_MAX_REGULAR
 

@@ -119,8 +119,8 @@ def _apply(epsilon: float, delta: float | None, current_delta: float) -> None:
 def chart(result, unit: str):
     """ε per scheme on a log axis in the scheme colours (hatched: does not protect the landmarks together); a scheme
     that cannot get there is named, not drawn; the page's slider range is shaded."""
-    from ui.charts.figure import _figure
-    from ui.charts.style import SCHEME_COLOURS, _common_layout, number
+    from ui.charts.figure import figure
+    from ui.charts.style import SCHEME_COLOURS, common_layout, number
 
     answers = list(result.schemes.values())
     names = list(result.schemes)
@@ -145,7 +145,7 @@ def chart(result, unit: str):
         "text": labels, "textposition": "outside", "cliponaxis": False, "name": "ε needed",
         "hovertemplate": "%{y}: ε = %{x:.4g}<extra>needed</extra>",
     }]
-    layout = _common_layout(height=110 + 48 * len(names), meta={"target": result.target.error}, legend=False)
+    layout = common_layout(height=110 + 48 * len(names), meta={"target": result.target.error}, legend=False)
     layout.update(margin={"l": 90, "r": 220, "t": 40, "b": 50},
                   xaxis={"title": {"text": f"ε needed for the target ({result.target.error:g} {unit}), log scale"},
                          "type": "log", "range": [left, right]},
@@ -155,7 +155,7 @@ def chart(result, unit: str):
                   annotations=[{"text": "the page's ε slider", "xref": "x", "yref": "paper",
                                 "x": math.log10(math.sqrt(low * high)), "y": 1.0, "yanchor": "bottom",
                                 "showarrow": False, "font": {"size": 11, "color": "#6b6b6b"}}])
-    return _figure(data, layout)
+    return figure(data, layout)
 
 
 def table(result, unit: str) -> pd.DataFrame:

@@ -1,14 +1,18 @@
-"""The chart API of the pages: ``charts.budgets(...)``, ``charts.PLOTLY_KW``, … re-exported from the modules that
-build them, and the warm-up that runs once when the first page imports it.
+"""The charts and maps of the pages, and the chart API they call: ``charts.budgets(...)``, ``charts.PLOTLY_KW``, …
+re-exported here from the modules that build them, plus the warm-up that runs once when the first page imports it.
 
-- ``ui.charts.style``: colours (one Okabe–Ito colour per scheme), markers, fonts, template, shared layout,
-  ``number``; its docstring lists the conventions to keep when adding a chart;
-- ``ui.charts.figure``: figures drawn once per mount (``single_draw``, ``meta_of``) and their export
+- ``style``: colours (one Okabe–Ito colour per scheme), markers, fonts, template, shared layout, ``number``; its
+  docstring lists the conventions to keep when adding a chart;
+- ``figure``: figures drawn once per mount (``figure``, ``single_draw``, ``meta_of``) and their export
   (``figure_spec``, ``to_html``);
-- ``ui.charts.decimate``: fewer points for drawing (min/max and grid decimation, band envelopes);
-- ``ui.charts.panels``: stacked panels sharing the x axis and the landmark strip "L" above them;
-- ``ui.charts.timeline_chart``, ``ui.charts.budget_chart``, ``ui.charts.scheme_charts``, ``ui.charts.loss_charts``,
-  ``ui.charts.population_charts``: the figures of the pages.
+- ``decimate`` and ``downsample``: fewer points for drawing (min/max and grid decimation, band envelopes; the
+  MinMaxLTTB points of a long series and how a selection on them maps back to every event);
+- ``panels``: stacked panels sharing the x axis and the landmark strip "L" above them;
+- the figures of the pages, one module per kind: ``timeline_chart``, ``budget_chart``, ``scheme_charts``,
+  ``loss_charts``, ``audit_charts``, ``population_charts`` (the ``_chart(s)`` suffix keeps a module's name apart
+  from the function ``charts.budgets``/``charts.timeline`` and from the page modules ``ui.audit``, ``ui.population``);
+- ``maps``: pydeck trajectories; ``alt_text``: every chart's text alternative (summary, table, CSV);
+  ``zoom``: the window of events the per-timestamp charts draw.
 """
 from __future__ import annotations
 
@@ -16,7 +20,7 @@ import numpy as np
 
 from ui.charts.budget_chart import ABSOLUTE_RANGE, BAR_LIMIT, ROW_FILL, budgets
 from ui.charts.decimate import DRAW_POINTS
-from ui.charts.figure import DrawOnceFigure, _figure, data_revision, figure_spec, meta_of, single_draw, to_html
+from ui.charts.figure import DrawOnceFigure, data_revision, figure_spec, meta_of, single_draw, to_html
 from ui.charts.panels import DENSITY_BINS, RUG_DENSITY_LIMIT
 from ui.charts.scheme_charts import mae, releases
 from ui.charts.style import (
@@ -56,9 +60,10 @@ def _freeze_long_lived() -> None:
 
     from lmdk import metrics, privacy, schemes  # noqa: F401 — the modules every scheme rerun uses
     from lmdk.present import views  # noqa: F401
+    from ui.charts.figure import figure
 
-    _figure([{"type": "scatter", "x": np.arange(2), "y": np.zeros(2)}, {"type": "bar", "x": [0], "y": [1.0]}],
-            {"xaxis": {}, "yaxis": {}}).to_json()
+    figure([{"type": "scatter", "x": np.arange(2), "y": np.zeros(2)}, {"type": "bar", "x": [0], "y": [1.0]}],
+           {"xaxis": {}, "yaxis": {}}).to_json()
     gc.collect()
     gc.freeze()
 

@@ -171,13 +171,13 @@ def series_table(timestamps: Sequence, values: np.ndarray, landmarks: Iterable[i
                  dummies: Iterable[int] = ()) -> pd.DataFrame:
     """t, time, the value, landmark (, dummy) — the timeline's events."""
     values = np.asarray(values, dtype=float)
-    return pd.DataFrame({"t": np.arange(values.size), "time": _times(timestamps), value_name: values,
+    return pd.DataFrame({"t": np.arange(values.size), "time": time_labels(timestamps), value_name: values,
                          **_flags(values.size, landmarks, dummies)})
 
 
 def release_table(timestamps: Sequence, original: np.ndarray, summaries: dict, *, value_name: str) -> pd.DataFrame:
     """t, time, original, then every scheme's median and its band (low, high) over the repetitions."""
-    table = pd.DataFrame({"t": np.arange(len(original)), "time": _times(timestamps),
+    table = pd.DataFrame({"t": np.arange(len(original)), "time": time_labels(timestamps),
                           f"original {value_name}": np.asarray(original, dtype=float)})
     for scheme, (median, low, high) in summaries.items():
         table[f"{scheme} median"] = np.asarray(median, dtype=float)
@@ -190,7 +190,7 @@ def track_table(timestamps: Sequence, lat: np.ndarray, lon: np.ndarray, landmark
                 released: dict[str, tuple[np.ndarray, np.ndarray]] | None = None) -> pd.DataFrame:
     """t, time, lat, lon, landmark, then each release's lat/lon — a map's events."""
     lat = np.asarray(lat, dtype=float)
-    table = pd.DataFrame({"t": np.arange(lat.size), "time": _times(timestamps), "latitude": lat,
+    table = pd.DataFrame({"t": np.arange(lat.size), "time": time_labels(timestamps), "latitude": lat,
                           "longitude": np.asarray(lon, dtype=float), **_flags(lat.size, landmarks, ())})
     for name, (rlat, rlon) in (released or {}).items():
         table[f"{name} latitude"] = np.asarray(rlat, dtype=float)
@@ -211,7 +211,7 @@ def _flags(n: int, landmarks: Iterable[int], dummies: Iterable[int]) -> dict:
     return flags
 
 
-def _times(timestamps: Sequence) -> list[str]:
+def time_labels(timestamps: Sequence) -> list[str]:
     """Timestamps as text, local wall time as ``str(pd.Timestamp)`` writes it ("2024-01-01 00:00:00", microseconds
     only when some are non-zero): the CSV and table read the same. Vectorised (numpy's ISO formatter): a Python
     ``str`` per timestamp took 0.5 s per table at a year of 5-minute readings."""
@@ -252,7 +252,7 @@ def _array(value):
     if value is None:
         return None
     if isinstance(value, dict) and "bdata" in value:
-        from ui.charts.figure import _arrays
+        from ui.charts.figure import contiguous_arrays
 
-        value = _arrays(value)
+        value = contiguous_arrays(value)
     return np.asarray(value)

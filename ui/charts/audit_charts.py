@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ui.charts.style import LANDMARK_MARKER, SCHEME_COLOURS, _base_layout, rgba
+from ui.charts.style import LANDMARK_MARKER, SCHEME_COLOURS, base_layout, rgba
 
 PAIR_STYLE = {"regular": ("one regular event", "circle"), "landmark": ("one landmark", "square"),
               "theorem2": ("all landmarks + one (Thm 2)", "diamond")}
@@ -58,7 +58,7 @@ def loss_intervals(audits: list[dict], *, height: int = 460) -> go.Figure:
         fig.add_shape(type="line", xref="paper", x0=0, x1=1, y0=eps, y1=eps, line=CLAIM, layer="below")
     fig.update_layout(scattermode="group", yaxis=dict(title="privacy loss ε̂ (nats)", range=[-0.04 * top, top * 1.02]),
                       xaxis=dict(title="scheme"))
-    fig = _base_layout(fig, height=height, meta={"eps": eps, "schemes": schemes})
+    fig = base_layout(fig, height=height, meta={"eps": eps, "schemes": schemes})
     return fig.update_layout(legend=BOTTOM_LEGEND, margin=dict(t=30, b=110))
 
 
@@ -98,7 +98,7 @@ def position_auc(audits: list[dict], *, height: int = 440) -> go.Figure:
         fig.add_shape(type="line", xref="paper", x0=0, x1=1, y0=0.5, y1=0.5, line=CHANCE)
     fig.update_layout(barmode="group", yaxis=dict(title="ROC AUC of the position attack", range=[0, 1.02]),
                       xaxis=dict(title="scheme"))
-    fig = _base_layout(fig, height=height, meta={"methods": methods, "schemes": schemes})
+    fig = base_layout(fig, height=height, meta={"methods": methods, "schemes": schemes})
     return fig.update_layout(legend=BOTTOM_LEGEND, margin=dict(t=30, b=110))
 
 
@@ -157,7 +157,7 @@ def value_waffles(audits: list[dict], *, height: int | None = None) -> go.Figure
         fig.update_xaxes(visible=False, range=[-0.2, 10.1], row=r, col=c)
         fig.update_yaxes(visible=False, range=[-0.2, 10.1], scaleanchor=f"x{axis}", row=r, col=c)
     height = height or 120 + 250 * rows
-    fig = _base_layout(fig, height=height, meta={"schemes": [a["scheme"] for a in shown]})
+    fig = base_layout(fig, height=height, meta={"schemes": [a["scheme"] for a in shown]})
     fig.update_layout(margin=dict(t=80, b=60, l=20, r=20),
                       legend=dict(orientation="h", yanchor="top", y=-0.02, xanchor="center", x=0.5))
     fig.update_annotations(font=dict(size=13))
@@ -195,5 +195,5 @@ def correlation_curves(result, scheme: str, landmarks, timestamps=None, *, heigh
     fig.add_hline(y=0.5, line=CHANCE)
     fig.update_layout(yaxis=dict(title="probability of guessing the event right", range=[0.4, 1.01]),
                       xaxis=dict(title="time" if timestamps is not None else "t"))
-    fig = _base_layout(fig, height=height, meta={"scheme": scheme, "s": result.s, "target": int(t)})
+    fig = base_layout(fig, height=height, meta={"scheme": scheme, "s": result.s, "target": int(t)})
     return fig.update_layout(legend=BOTTOM_LEGEND, margin=dict(t=30, b=120))

@@ -7,11 +7,11 @@ from collections.abc import Iterable
 import numpy as np
 import plotly.graph_objects as go
 
-from ui.charts.decimate import _short, _steps
+from ui.charts.decimate import rounded, step_points
 from ui.charts.downsample import DISPLAY_POINTS, bucket_max
-from ui.charts.figure import _figure
-from ui.charts.panels import _rug, _stacked
-from ui.charts.style import SCHEME_COLOURS, _common_layout, number, rgba
+from ui.charts.figure import figure
+from ui.charts.panels import landmark_strip, stacked_panels
+from ui.charts.style import SCHEME_COLOURS, common_layout, number, rgba
 
 ABSOLUTE_RANGE = (-5.0, 2.3)  # log10 of the shared εₜ axis: 10⁻⁵ … 200, every budget the app can produce at n ≤ 400
 BAR_LIMIT = 400  # above this many timestamps, budget bars are drawn as a filled step line (same look, faster)
@@ -58,10 +58,10 @@ def budgets(
         return _budget_rows(budgets_by_scheme, mask, lm, dm, meta=meta, row_height=row_height, t0=first)
     # the unit sits in each panel's heading, not in a y-axis title: a titled axis measures all its tick labels on
     # every redraw (plotly's title standoff), and these labels change with ε
-    layout, axes, rug_axes = _stacked(len(schemes), [f"{s} — budget εₜ" for s in schemes], rug=True, gap_px=30,
-                                      row_px=row_height)
+    layout, axes, rug_axes = stacked_panels(len(schemes), [f"{s} — budget εₜ" for s in schemes], rug=True, gap_px=30,
+                                            row_px=row_height)
     t = first + np.arange(n)
-    data: list[dict] = _rug(rug_axes, lm, dm, t)
+    data: list[dict] = landmark_strip(rug_axes, lm, dm, t)
     for (xa, ya), scheme in zip(axes, schemes):
         b = np.asarray(budgets_by_scheme[scheme], dtype=float)
         colour = SCHEME_COLOURS.get(scheme, "#555555")
@@ -80,24 +80,24 @@ def budgets(
                       title={"text": "L", "font": {"size": 12}})
     layout["xaxis" + axes[-1][0][1:] if axes else "xaxis"].update(title={"text": "timestamp t"})
     layout["bargap"] = 0.25 if n <= 60 else 0
-    layout.update(_common_layout(height=110 + (row_height + 30) * len(schemes), meta=meta))
-    return _figure(data, layout)
+    layout.update(common_layout(height=110 + (row_height + 30) * len(schemes), meta=meta))
+    return figure(data, layout)
 
 
 ROW_FILL = 0.8  # share of a row's height the largest budget of that scheme reaches (budget rows, n > BAR_LIMIT)
 
 
 def _thin_steps(values: np.ndarray, t0: int = 0) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """``_steps`` of the values (x from ``t0``); beyond ``DISPLAY_POINTS`` change points, the largest value per
+    """``step_points`` of the values (x from ``t0``); beyond ``DISPLAY_POINTS`` change points, the largest value per
     bucket of timestamps instead — the outline of filled bars at screen resolution."""
-    sx, sy, label = _steps(values)
+    sx, sy, label = step_points(values)
     if sx.size <= DISPLAY_POINTS:
         if t0:  # the labels name real timestamps ("t=a" or "t=a–b")
             label = ["t=" + "–".join(str(int(v) + t0) for v in lab[2:].split("–")) for lab in label]
         return sx + t0, sy, label
     starts, ends, top = bucket_max(values)
     label = [f"t={a + t0}–{b + t0} (largest)" for a, b in zip(starts.tolist(), ends.tolist())]
-    x, y = starts + t0, _short(top, 5)
+    x, y = starts + t0, rounded(top, 5)
     if starts[-1] != values.size - 1:
         x, y, label = np.append(x, values.size - 1 + t0), np.append(y, y[-1]), label + label[-1:]
     return x, y, label
@@ -111,7 +111,7 @@ def _row_outline(values: np.ndarray, base: float, top: float, t0: int = 0
     scale = ROW_FILL / top if top > 0 else 0.0
     x = np.concatenate([sx[:1], sx, sx[-1:]])
     y = np.concatenate([[base], base + sy * scale, [base]])
-    return x, _short(y, 5), np.concatenate([[0.0], sy, [0.0]]), ["", *label, ""]
+    return x, rounded(y, 5), np.concatenate([[0.0], sy, [0.0]]), ["", *label, ""]
 
 
 def _budget_rows(budgets_by_scheme: dict, mask: np.ndarray, lm: np.ndarray, dm: np.ndarray, *, meta: dict,
@@ -121,7 +121,7 @@ def _budget_rows(budgets_by_scheme: dict, mask: np.ndarray, lm: np.ndarray, dm: 
     schemes = list(budgets_by_scheme)
     rows = len(schemes)
     data: list[dict] = []
-    rug = _rug(("x", "y"), lm, dm, t0 + np.arange(mask.size, dtype=float))
+    rug = landmark_strip(("x", "y"), lm, dm, t0 + np.arange(mask.size, dtype=float))
     for trace in rug:  # ticks from the strip's base to its top (they were drawn from −1 to 1)
         trace["y"] = rows + 0.05 + (trace["y"] + 1.0) * ROW_FILL / 2
     data += rug
@@ -145,7 +145,7 @@ def _budget_rows(budgets_by_scheme: dict, mask: np.ndarray, lm: np.ndarray, dm: 
         ticktext.append(f"<b>{scheme}</b><br><span style='font-size:11px'>max εₜ {number(top)}</span>")
     tickvals.append(rows + 0.05 + ROW_FILL / 2)
     ticktext.append("<b>L</b>")
-    layout = _common_layout(height=round(130 + row_height * 0.8 * (rows + 0.6)), meta=meta)
+    layout = common_layout(height=round(130 + row_height * 0.8 * (rows + 0.6)), meta=meta)
     plot_px = layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]
     layout.update(
         margin={**layout["margin"], "l": 110},
@@ -159,4 +159,4 @@ def _budget_rows(budgets_by_scheme: dict, mask: np.ndarray, lm: np.ndarray, dm: 
                       "x": 0, "xref": "paper", "xanchor": "left", "y": 1.0, "yref": "paper", "yanchor": "bottom",
                       "yshift": 4, "showarrow": False, "font": {"size": 13}}],
     )
-    return _figure(data, layout)
+    return figure(data, layout)

@@ -7,7 +7,7 @@ import numpy as np
 DRAW_POINTS = 600  # lines longer than this are drawn min/max-decimated (spikes kept) — the panels are ~950 px wide
 
 
-def _short(values, digits: int) -> np.ndarray:
+def rounded(values, digits: int) -> np.ndarray:
     """Values rounded to ``digits`` significant digits (so they print short in the JSON spec); keep ``digits``
     above what the hover labels show. NaN/inf/0 are kept."""
     a = np.array(values, dtype=float)
@@ -22,7 +22,7 @@ def _short(values, digits: int) -> np.ndarray:
     return a
 
 
-def _regular_step(xs: np.ndarray) -> float | None:
+def regular_step(xs: np.ndarray) -> float | None:
     """The constant step of evenly spaced x values (then traces can use x0/dx instead of x arrays), else None."""
     if xs.size < 2 or not np.issubdtype(np.asarray(xs).dtype, np.number):
         return None
@@ -30,7 +30,7 @@ def _regular_step(xs: np.ndarray) -> float | None:
     return float(d[0]) if d[0] > 0 and np.all(d == d[0]) else None
 
 
-def _minmax_decimate(x: np.ndarray, y: np.ndarray, limit: int = DRAW_POINTS) -> tuple[np.ndarray, np.ndarray]:
+def minmax_decimate(x: np.ndarray, y: np.ndarray, limit: int = DRAW_POINTS) -> tuple[np.ndarray, np.ndarray]:
     """For drawing only: keep each bucket's minimum and maximum (in time order) so no spike disappears."""
     n = y.size
     if n <= limit:
@@ -51,7 +51,7 @@ def _bucketed(k: int, *arrays: np.ndarray) -> list[np.ndarray]:
     return [np.pad(a, (0, pad), mode="edge").reshape(-1, k) for a in arrays]
 
 
-def _grid_decimate(k: int, line: np.ndarray, lo: np.ndarray | None = None, hi: np.ndarray | None = None):
+def grid_decimate(k: int, line: np.ndarray, lo: np.ndarray | None = None, hi: np.ndarray | None = None):
     """For drawing an evenly spaced series: per bucket of k timestamps two points, at the bucket's start and middle
     — the line's minimum and maximum in time order (no spike disappears), the band's lowest ``lo`` and highest
     ``hi`` — so every trace shares one regular grid (x0, dx = k/2 steps) and needs no x array."""
@@ -67,7 +67,7 @@ def _grid_decimate(k: int, line: np.ndarray, lo: np.ndarray | None = None, hi: n
     return pairs, np.repeat(lob.min(axis=1), 2), np.repeat(hib.max(axis=1), 2)
 
 
-def _band_envelope(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, limit: int = DRAW_POINTS):
+def band_envelope(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, limit: int = DRAW_POINTS):
     """For drawing only: per bucket, the lowest low and highest high (the band never shrinks)."""
     n = lo.size
     if n <= limit:
@@ -79,7 +79,7 @@ def _band_envelope(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, limit: int = D
             np.concatenate([hi[:m].reshape(-1, k).max(axis=1), hi[m:]]))
 
 
-def _steps(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[str]]:
+def step_points(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """A per-timestamp series as the points of an "hv" step line: the start of every run of equal values plus the
     last timestamp (drawn, it is the same line as all n points), with hover labels "t=a–b" for each run."""
     v = np.asarray(values, dtype=float)
@@ -88,7 +88,7 @@ def _steps(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[str]]:
         return np.zeros(0, dtype=np.int32), v, []
     starts = np.flatnonzero(np.concatenate([[True], v[1:] != v[:-1]]))
     ends = np.append(starts[1:] - 1, n - 1)
-    x, y = starts, _short(v[starts], 5)  # hover shows 4 significant digits
+    x, y = starts, rounded(v[starts], 5)  # hover shows 4 significant digits
     label = [f"t={a}" if a == b else f"t={a}–{b}" for a, b in zip(starts.tolist(), ends.tolist())]
     if starts[-1] != n - 1:  # close the last run at the final timestamp
         x, y, label = np.append(starts, n - 1), np.append(y, y[-1]), label + label[-1:]

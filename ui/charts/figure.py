@@ -1,4 +1,4 @@
-"""Figures drawn once per mount (``_figure``, ``single_draw``; read their meta with ``meta_of``) and their export
+"""Figures drawn once per mount (``figure``, ``single_draw``; read their meta with ``meta_of``) and their export
 (``figure_spec``, ``to_html``)."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import hashlib
 import numpy as np
 import plotly.graph_objects as go
 
-from ui.charts.style import _AXIS, _TEMPLATE_FONT, MODEBAR
+from ui.charts.style import AXIS, MODEBAR, TEMPLATE_FONT
 
 
 def data_revision(data: list[dict]) -> str:
@@ -24,7 +24,7 @@ def data_revision(data: list[dict]) -> str:
 
 
 class DrawOnceFigure(go.Figure):
-    """A figure built by ``_figure``: ``to_dict`` hands out its dicts with numpy arrays as they are (no deep copy,
+    """A figure built by ``figure``: ``to_dict`` hands out its dicts with numpy arrays as they are (no deep copy,
     no base64), so ``st.plotly_chart``'s ``to_dict`` + orjson writes them straight into plain JSON lists — a deep
     copy of per-point Python lists cost more server time than building the chart."""
 
@@ -32,7 +32,7 @@ class DrawOnceFigure(go.Figure):
         return {"data": [dict(trace) for trace in self._data], "layout": dict(self._layout)}
 
 
-def _figure(data: list[dict], layout: dict) -> go.Figure:
+def figure(data: list[dict], layout: dict) -> go.Figure:
     """A figure drawn ONCE per mount, from plain dicts built by the chart modules (tests validate them against
     plotly's schema; skipping plotly.py's per-property validation saves ~10 ms per multi-panel chart and rerun).
 
@@ -45,23 +45,23 @@ def _figure(data: list[dict], layout: dict) -> go.Figure:
     one-element list (arrays are compared by ``datarevision``): read it with ``meta_of``. That halves the
     browser's work per ε change.
     """
-    data = [_arrays(trace) for trace in data]
+    data = [contiguous_arrays(trace) for trace in data]
     revision = data_revision(data)
     layout = {**layout, "template": False, "datarevision": revision,
               "meta": [layout.get("meta") or {}], "paper_bgcolor": "white", "plot_bgcolor": "white",
-              "font": {**_TEMPLATE_FONT, **layout.get("font", {})},
+              "font": {**TEMPLATE_FONT, **layout.get("font", {})},
               # room for 6-character tick labels ("0.0005") beside a rotated axis title without overlap
               "margin": {**layout.get("margin", {}), "l": max(84, layout.get("margin", {}).get("l", 0))}}
     for key, axis in layout.items():
         if key.startswith(("xaxis", "yaxis")):
-            title = {**_AXIS["title"], **axis.get("title", {})}
+            title = {**AXIS["title"], **axis.get("title", {})}
             if not title.get("text"):  # plotly measures every tick label of an axis whose title has a standoff
                 title.pop("standoff")
-            layout[key] = {**_AXIS, **axis, "title": title}
+            layout[key] = {**AXIS, **axis, "title": title}
     return DrawOnceFigure(data=data, layout=layout, _validate=False)
 
 
-def _arrays(value):
+def contiguous_arrays(value):
     """Every array (numpy, or a base64 typed array from ``to_plotly_json``; also nested in dicts) as a
     C-contiguous numpy array, which orjson serialises as a plain JSON list (NaN → null: a gap in a line)."""
     if isinstance(value, dict):
@@ -73,7 +73,7 @@ def _arrays(value):
                 array = array.reshape([int(d) for d in str(value["shape"]).split(",")])
             value = array.astype(array.dtype.newbyteorder("="))
         else:
-            return {k: _arrays(v) for k, v in value.items()}
+            return {k: contiguous_arrays(v) for k, v in value.items()}
     if isinstance(value, np.ndarray):
         if value.dtype.kind in "US":  # strings: plain lists (orjson does not write numpy string arrays)
             return value.tolist()
@@ -82,15 +82,15 @@ def _arrays(value):
 
 
 def single_draw(fig: go.Figure) -> go.Figure:
-    """Any figure styled by ui.charts.style (``TEMPLATE``) in the draw-once form of ``_figure`` — for pages whose
+    """Any figure styled by ui.charts.style (``TEMPLATE``) in the draw-once form of ``figure`` — for pages whose
     charts are rebuilt on every ε change. Its ``layout.meta`` becomes a one-element list (see ``meta_of``)."""
     spec = fig.to_plotly_json()
     layout = {k: v for k, v in spec["layout"].items() if k != "template"}
-    return _figure(spec["data"], layout)
+    return figure(spec["data"], layout)
 
 
 def meta_of(layout) -> dict:
-    """``layout.meta`` as a dict, whether stored plainly or (figures from ``_figure``) as a one-element list."""
+    """``layout.meta`` as a dict, whether stored plainly or (figures from ``figure``) as a one-element list."""
     meta = layout.get("meta") if isinstance(layout, dict) else layout.meta
     return (meta[0] if isinstance(meta, (list, tuple)) and meta else meta) or {}
 
@@ -98,7 +98,7 @@ def meta_of(layout) -> dict:
 def figure_spec(fig: go.Figure) -> dict:
     """The figure as a plain plotly spec, ready for plotly.io outside Streamlit."""
     spec = fig.to_dict()
-    if spec["layout"].get("template") is False:  # draw-once figures inline their styling (see _figure)
+    if spec["layout"].get("template") is False:  # draw-once figures inline their styling (see figure)
         spec["layout"] = {k: v for k, v in spec["layout"].items() if k != "template"}
     return spec
 

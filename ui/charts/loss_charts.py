@@ -15,7 +15,7 @@ from plotly.subplots import make_subplots
 
 from ui.charts.budget_chart import BAR_LIMIT
 from ui.charts.downsample import DISPLAY_POINTS, bucket_max, markers, positions
-from ui.charts.style import DUMMY_MARKER, LANDMARK_MARKER, REGULAR, SCHEME_COLOURS, _base_layout, rgba
+from ui.charts.style import DUMMY_MARKER, LANDMARK_MARKER, REGULAR, SCHEME_COLOURS, base_layout, rgba
 
 REFERENCE = dict(color="#000000", dash="dash", width=1.5)  # no correlation
 ASYMPTOTE = dict(color="#000000", dash="dot", width=1.5)
@@ -93,7 +93,7 @@ def _landmark_marks(fig: go.Figure, trace, landmarks: Iterable[int], y, label: s
 
 def _loss_layout(fig: go.Figure, *, height: int, meta: dict) -> go.Figure:
     """The layout of a privacy-loss-per-timestamp chart: legend room on top, t and ε axes from zero."""
-    _base_layout(fig, height=height, meta=meta)
+    base_layout(fig, height=height, meta=meta)
     fig.update_layout(margin=dict(l=70, r=20, t=LEGEND_MARGIN_TOP, b=50))
     fig.update_xaxes(title_text="timestamp t")
     fig.update_yaxes(title_text="privacy loss (ε)", rangemode="tozero")
@@ -149,8 +149,8 @@ def distribution_comparison(
         fig.add_trace(go.Scatter(x=[current_pct, current_pct], y=[0, top], mode="lines",
                                  line=dict(color=REGULAR, width=1.5), name=f"your series ({current_pct:.0f} %)",
                                  hoverinfo="skip"))
-    _base_layout(fig, height=height, meta={"eps": epsilon, "quantity": quantity, "statistic": statistic,
-                                           **(meta or {})})
+    base_layout(fig, height=height, meta={"eps": epsilon, "quantity": quantity, "statistic": statistic,
+                                          **(meta or {})})
     fig.update_layout(margin=dict(l=70, r=20, t=LEGEND_MARGIN_TOP, b=50))
     fig.update_xaxes(title_text="landmarks (% of events)", range=[-3, 103])
     fig.update_yaxes(title_text=f"{statistic} over t of {quantity} (ε)", rangemode="tozero")
@@ -187,7 +187,7 @@ def selection_options(
                                                                                         "line": dict(width=2.5)},
                                  name="chosen L′", showlegend=row == 1, legendgroup="chosen",
                                  hovertemplate="chosen: %{x} dummies<extra></extra>"), row=row, col=1)
-    _base_layout(fig, height=height, meta={"eps": epsilon, "utility": utility, **(meta or {})})
+    base_layout(fig, height=height, meta={"eps": epsilon, "utility": utility, **(meta or {})})
     fig.update_layout(margin=dict(l=70, r=20, t=LEGEND_MARGIN_TOP, b=50), bargap=0)
     fig.update_yaxes(title_text=f"utility ({utility})", row=1, col=1)
     fig.update_yaxes(title_text="selection probability", rangemode="tozero", row=2, col=1)
@@ -239,7 +239,7 @@ def budgets_before_after(
                                      name="dummy landmark", legendgroup="dummy",
                                      hovertemplate="dummy t=%{x}<br>εₜ=%{y:.4g}<extra></extra>"), row=row, col=1)
         fig.update_yaxes(title_text="εₜ", range=[0, 1.3 * top if top > 0 else 1.0], row=row, col=1)  # one scale
-    _base_layout(fig, height=110 + 2 * row_height, meta={"eps": epsilon, "scheme": scheme, **(meta or {})})
+    base_layout(fig, height=110 + 2 * row_height, meta={"eps": epsilon, "scheme": scheme, **(meta or {})})
     fig.update_annotations(font=dict(size=13), xanchor="left", x=0.0)  # subplot titles as in ui.charts.budget_chart
     n = stop - first
     fig.update_layout(bargap=0.25 if n <= 60 else 0, margin=dict(l=70, r=20, t=LEGEND_MARGIN_TOP + 20, b=50),
@@ -269,7 +269,7 @@ def mae_with_without(rows: Sequence[dict], *, unit: str, epsilon: float, meta: d
                          array=[r[hi] - r[key] for r in rows], arrayminus=[r[key] - r[lo] for r in rows]),
             hovertemplate="%{y}: %{x:.4g} " + unit + "<extra>" + label + "</extra>",
         ))
-    _base_layout(fig, height=100 + 70 * max(len(rows), 1), meta={"eps": epsilon, **(meta or {})})
+    base_layout(fig, height=100 + 70 * max(len(rows), 1), meta={"eps": epsilon, **(meta or {})})
     fig.update_layout(barmode="group", margin=dict(l=90, r=30, t=50, b=50))
     values = np.array([[r["mae"], r["dummies"]] for r in rows], dtype=float)
     positive = values[np.isfinite(values) & (values > 0)]

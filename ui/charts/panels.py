@@ -9,7 +9,7 @@ import numpy as np
 from ui.charts.style import DUMMY_COLOUR, LANDMARK_COLOUR
 
 
-def _stacked(rows: int, titles: Sequence[str], *, rug: bool, gap_px: float, row_px: float, rug_px: float = 34):
+def stacked_panels(rows: int, titles: Sequence[str], *, rug: bool, gap_px: float, row_px: float, rug_px: float = 34):
     """Layout dict of vertically stacked panels sharing the x axis (faster than make_subplots).
 
     Returns (layout, axis names per panel, rug axis names or None); panel 1 is the top one.
@@ -64,7 +64,7 @@ def _density_band(landmarks: np.ndarray, x: np.ndarray, xa: str, ya: str) -> lis
     return [floor, profile]
 
 
-def _rug(rug_axes, landmarks: np.ndarray, dummies: np.ndarray, x: np.ndarray) -> list[dict]:
+def landmark_strip(rug_axes, landmarks: np.ndarray, dummies: np.ndarray, x: np.ndarray) -> list[dict]:
     """The landmark strip above the panels: black ticks (dummies dotted), drawn once for all panels."""
     xa, ya = rug_axes
     if landmarks.size > RUG_DENSITY_LIMIT:

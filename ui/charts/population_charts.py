@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ui.charts.figure import _figure
-from ui.charts.style import SCHEME_COLOURS, _common_layout
+from ui.charts.figure import figure
+from ui.charts.style import SCHEME_COLOURS, common_layout
 
 FLAG_COLOURS = {"protected": "#0072B2", "no better than user level": "#E69F00", "violates Theorem 2": "#D55E00"}
 LEGEND = {"protected": "protected", "no better than user level": "user-level utility", "violates Theorem 2": "violates"}
@@ -23,11 +23,11 @@ def mae_distribution(summaries: pd.DataFrame, schemes, *, unit: str, epsilon: fl
                      "hovertemplate": "user %{customdata}: %{x:.4g} " + unit + "<extra>" + s + "</extra>"})
     positive = summaries["mae"][summaries["mae"] > 0]
     log = len(positive) > 1 and positive.max() / positive.min() > 30
-    layout = _common_layout(height=110 + 48 * max(len(schemes), 1), meta={"eps": epsilon}, legend=False)
+    layout = common_layout(height=110 + 48 * max(len(schemes), 1), meta={"eps": epsilon}, legend=False)
     layout.update(margin={"l": 90, "r": 30, "t": 30, "b": 50}, yaxis={"autorange": "reversed"},
                   xaxis={"title": {"text": f"per-user mean absolute error ({unit})" + (", log scale" if log else "")},
                          "type": "log" if log else "linear"})
-    return _figure(data, layout)
+    return figure(data, layout)
 
 
 def share_vs_mae(rows: pd.DataFrame, scheme: str, *, unit: str, epsilon: float):
@@ -47,7 +47,7 @@ def share_vs_mae(rows: pd.DataFrame, scheme: str, *, unit: str, epsilon: float):
                      "hovertemplate": "user %{customdata}<br>landmarks %{x:.1f} %<br>MAE %{y:.4g} " + unit
                                       + "<br>" + label + "<extra></extra>"})
     baseline = float(np.median(rows["user_level_mae"])) if len(rows) else 0.0
-    layout = _common_layout(height=420, meta={"eps": epsilon, "scheme": scheme})
+    layout = common_layout(height=420, meta={"eps": epsilon, "scheme": scheme})
     layout.update(margin={"l": 70, "r": 30, "t": 60, "b": 50}, clickmode="event+select",
                   legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom"},
                   xaxis={"title": {"text": "landmarks (% of the user's events)"}, "rangemode": "tozero"},
@@ -57,4 +57,4 @@ def share_vs_mae(rows: pd.DataFrame, scheme: str, *, unit: str, epsilon: float):
                   annotations=[{"xref": "paper", "x": 1, "y": np.log10(baseline) if baseline > 0 else 0,
                                 "text": "user level", "showarrow": False, "xanchor": "right", "yanchor": "bottom",
                                 "font": {"color": "#6b6b6b", "size": 12}}])
-    return _figure(data, layout)
+    return figure(data, layout)

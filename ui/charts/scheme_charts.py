@@ -7,10 +7,10 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from ui.charts.decimate import DRAW_POINTS, _band_envelope, _grid_decimate, _minmax_decimate, _regular_step, _short
-from ui.charts.figure import _figure
-from ui.charts.panels import _stacked
-from ui.charts.style import ORIGINAL, SCHEME_COLOURS, _common_layout, number, rgba, time_values
+from ui.charts.decimate import DRAW_POINTS, band_envelope, grid_decimate, minmax_decimate, regular_step, rounded
+from ui.charts.figure import figure
+from ui.charts.panels import stacked_panels
+from ui.charts.style import ORIGINAL, SCHEME_COLOURS, common_layout, number, rgba, time_values
 
 
 def releases(
@@ -30,17 +30,17 @@ def releases(
     schemes = list(summaries)
     original = np.asarray(original, dtype=float)
     xs = time_values(x)
-    layout, axes, _ = _stacked(len(schemes), [f"{s} — {y_title}" for s in schemes], rug=False, gap_px=34,
-                               row_px=row_height)  # the unit in the heading: see ui.charts.budget_chart
+    layout, axes, _ = stacked_panels(len(schemes), [f"{s} — {y_title}" for s in schemes], rug=False, gap_px=34,
+                                     row_px=row_height)  # the unit in the heading: see ui.charts.budget_chart
     data: list[dict] = []  # landmarks are marked on the budget chart; here they would double the drawing cost
-    step = _regular_step(xs)
+    step = regular_step(xs)
     k = int(np.ceil(xs.size / (DRAW_POINTS // 2))) if step is not None and xs.size > DRAW_POINTS else 1
-    orig = _short(_grid_decimate(k, original)[0] if k > 1 else original, 4)
+    orig = rounded(grid_decimate(k, original)[0] if k > 1 else original, 4)
     for n_panel, ((xa, ya), scheme) in enumerate(zip(axes, schemes)):
         med, lo, hi = (np.asarray(a, dtype=float) for a in summaries[scheme])
         if k > 1:
-            med, lo, hi = _grid_decimate(k, med, lo, hi)
-        med, lo, hi = (_short(a, 4) for a in (med, lo, hi))  # hover shows 3 significant digits
+            med, lo, hi = grid_decimate(k, med, lo, hi)
+        med, lo, hi = (rounded(a, 4) for a in (med, lo, hi))  # hover shows 3 significant digits
         colour = SCHEME_COLOURS.get(scheme, "#555555")
         common = {"type": "scatter", "mode": "lines", "xaxis": xa, "yaxis": ya}
         band = {"line": {"width": 0}, "fillcolor": rgba(colour, 0.25), "name": band_label, "legendgroup": "band",
@@ -53,9 +53,9 @@ def releases(
                      {**common, "y": orig}]
             my = med
         else:
-            bx, blo, bhi = _band_envelope(xs, lo, hi)
-            ox, oy = _minmax_decimate(xs, orig)
-            mx, my = _minmax_decimate(xs, med)
+            bx, blo, bhi = band_envelope(xs, lo, hi)
+            ox, oy = minmax_decimate(xs, orig)
+            mx, my = minmax_decimate(xs, med)
             data += [{**common, **band, "x": np.concatenate([bx, bx[::-1]]), "y": np.concatenate([bhi, blo[::-1]]),
                       "fill": "toself", "showlegend": first},
                      {**common, "x": ox, "y": oy}]
@@ -69,8 +69,8 @@ def releases(
         layout[key]["type"] = "date"
     if axes:
         layout["xaxis" + axes[-1][0][1:]].update(title={"text": "time"})
-    layout.update(_common_layout(height=110 + (row_height + 34) * len(schemes), meta={"eps": epsilon, **(meta or {})}))
-    return _figure(data, layout)
+    layout.update(common_layout(height=110 + (row_height + 34) * len(schemes), meta={"eps": epsilon, **(meta or {})}))
+    return figure(data, layout)
 
 
 def mae(
@@ -106,10 +106,10 @@ def mae(
         })
     positive = [v for r in rows for v in (r["mae"], r.get("clamped")) if v is not None and v > 0]
     log = len(positive) > 1 and max(positive) / min(positive) > 30  # errors spanning decades: log axis
-    layout = _common_layout(height=90 + 55 * max(len(rows), 1) * (2 if len(data) > 1 else 1),
-                            meta={"eps": epsilon, **(meta or {})})
+    layout = common_layout(height=90 + 55 * max(len(rows), 1) * (2 if len(data) > 1 else 1),
+                           meta={"eps": epsilon, **(meta or {})})
     layout.update(barmode="group", margin={"l": 90, "r": 60, "t": 70, "b": 50},
                   xaxis={"title": {"text": f"mean absolute error ({unit})" + (", log scale" if log else "")},
                          "type": "log" if log else "linear", "rangemode": "tozero", **({"dtick": 1} if log else {})},
                   yaxis={"autorange": "reversed"})
-    return _figure(data, layout)
+    return figure(data, layout)

@@ -44,12 +44,12 @@ MODEBAR = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scal
 PLOTLY_KW = {"config": MODEBAR, "theme": None}
 # ticklabeloverflow "allow": our margins keep labels inside the chart, and plotly's default ("hide past div")
 # measures every tick label's box after drawing — a forced browser layout per label on multi-panel charts.
-_AXIS = {"gridcolor": "#E6E6E6", "zeroline": False, "linecolor": "#BDBDBD", "ticks": "outside",
-         "tickcolor": "#BDBDBD", "title": {"font": {"size": 13, "color": "#31333F"}, "standoff": 12}, "ticklabeloverflow": "allow"}
-_TEMPLATE_FONT = {"family": "Source Sans Pro, Source Sans 3, sans-serif", "size": 13, "color": "#31333F"}
+AXIS = {"gridcolor": "#E6E6E6", "zeroline": False, "linecolor": "#BDBDBD", "ticks": "outside",
+        "tickcolor": "#BDBDBD", "title": {"font": {"size": 13, "color": "#31333F"}, "standoff": 12}, "ticklabeloverflow": "allow"}
+TEMPLATE_FONT = {"family": "Source Sans Pro, Source Sans 3, sans-serif", "size": 13, "color": "#31333F"}
 TEMPLATE = go.layout.Template(layout={
-    "font": _TEMPLATE_FONT,
-    "xaxis": _AXIS, "yaxis": _AXIS, "paper_bgcolor": "white", "plot_bgcolor": "white",
+    "font": TEMPLATE_FONT,
+    "xaxis": AXIS, "yaxis": AXIS, "paper_bgcolor": "white", "plot_bgcolor": "white",
     "colorway": list(SCHEME_COLOURS.values()),
 })
 
@@ -69,7 +69,7 @@ def time_values(x) -> np.ndarray:
     return x.asi8.astype(np.float64) / 1e6
 
 
-def _common_layout(*, height: int, meta: dict | None = None, legend: bool = True) -> dict:
+def common_layout(*, height: int, meta: dict | None = None, legend: bool = True) -> dict:
     """Layout keys every chart shares (as a plain dict)."""
     return {
         "height": height,
@@ -83,8 +83,9 @@ def _common_layout(*, height: int, meta: dict | None = None, legend: bool = True
     }
 
 
-def _base_layout(fig: go.Figure, *, height: int, meta: dict | None = None, legend: bool = True) -> go.Figure:
-    fig.update_layout(**_common_layout(height=height, meta=meta, legend=legend))
+def base_layout(fig: go.Figure, *, height: int, meta: dict | None = None, legend: bool = True) -> go.Figure:
+    """``fig`` with the layout every chart shares (``common_layout``) applied."""
+    fig.update_layout(**common_layout(height=height, meta=meta, legend=legend))
     return fig
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ui.charts.downsample import markers, positions
-from ui.charts.style import DUMMY_MARKER, LANDMARK_MARKER, REGULAR, REGULAR_MARKER, _base_layout, time_values
+from ui.charts.style import DUMMY_MARKER, LANDMARK_MARKER, REGULAR, REGULAR_MARKER, base_layout, time_values
 
 
 def timeline(
@@ -69,8 +69,8 @@ def timeline(
         )
     )
     drawn = {"first": int(first), "stop": int(stop), "drawn": int(idx.size), "landmarks_drawn": int(lm.size)}
-    _base_layout(fig, height=height, meta={**(meta or {}), **({"window": drawn} if stop - first < n or
-                                                              idx.size < n else {})})
+    base_layout(fig, height=height, meta={**(meta or {}), **({"window": drawn} if stop - first < n or
+                                                             idx.size < n else {})})
     fig.update_xaxes(title_text=x_title, type="date")
     fig.update_yaxes(title_text=y_title)
     if selectable:  # Streamlit then pans by default and a click selects (dragmode 'select' turns clicks off)

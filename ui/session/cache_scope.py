@@ -42,7 +42,7 @@ def _feed(h, value) -> None:
         h.update(pickle.dumps(value, protocol=5))
 
 
-def _digest(args: tuple, kwargs: dict) -> str:
+def digest(args: tuple, kwargs: dict) -> str:
     """A key for the arguments; those whose name starts with ``_`` are left out, as ``st.cache_data`` does."""
     h = hashlib.blake2b(digest_size=20)
     _feed(h, args)
@@ -80,7 +80,7 @@ def bounded_cache(max_entries: int, session_entries: int = 16) -> Callable:
             if not from_upload():
                 return shared(*args, **kwargs)
             keyed = tuple(a for p, a in zip(params, args) if not p.startswith("_")) + args[len(params):]
-            key = _digest(keyed, kwargs)
+            key = digest(keyed, kwargs)
             memo = session_memo(name)
             if key not in memo:
                 memo[key] = func(*args, **kwargs)
