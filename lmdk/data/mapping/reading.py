@@ -1,0 +1,153 @@
+"""Reading a table-layout file's cells as text under a mapping (delimiter, decimal mark, header, skipped lines;
+Parquet's columns as text), and its times under the mapping's format and zone."""
+from __future__ import annotations
+
+import io
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from lmdk.data.mapping.cells import DMY, datetime_text
+from lmdk.data.mapping.spec import TIME_FORMATS, ImportSpec
+from lmdk.data.read import MAX_ROWS, check_text, normalise_name, parse_raw, too_many_rows
+from lmdk.errors import DataError
+
+
+def read_table(body: bytes, spec: ImportSpec, max_rows: int = MAX_ROWS) -> pd.DataFrame:
+    """Parse text ``body`` (after any BOM) with the mapping's delimiter, decimal mark, header and skipped rows."""
+    sep = r"\s+" if spec.delimiter == " " else spec.delimiter
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            frame = pd.read_csv(
+                io.BytesIO(body), sep=sep, decimal=spec.decimal, header=0 if spec.header else None,
+                skiprows=spec.skip_rows, nrows=max_rows + 1, dtype=str, keep_default_na=False,
+                engine="python" if spec.delimiter == " " else "c", skipinitialspace=True, index_col=False,
+                on_bad_lines="error", encoding="utf-8")
+    except pd.errors.EmptyDataError:
+        raise DataError("the file has no data rows below the header") from None
+    except pd.errors.ParserError as exc:
+        found = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
+        if found:
+            expected, line, saw = (int(g) for g in found.groups())
+            raise DataError(f"line {line + spec.skip_rows}: {saw} fields where the first row has {expected}; "
+                            "check the delimiter, or quote fields that contain it") from None
+        raise DataError(f"could not split the file into columns ({str(exc).strip()}); check the delimiter") from None
+    if len(frame) > max_rows:
+        raise too_many_rows(max_rows)
+    if not spec.header:
+        frame.columns = [f"column {i + 1}" for i in range(frame.shape[1])]
+    frame.columns = [str(c).strip() for c in frame.columns]
+    if len(set(frame.columns)) != len(frame.columns):
+        raise DataError("two columns have the same name in the header; rename one")
+    if spec.header:
+        seen: dict[str, str] = {}
+        for name in frame.columns:
+            base = name.rsplit(".", 1)[0] if re.search(r"\.\d+$", name) else None
+            if base is not None and base in frame.columns:  # pandas renamed a repeated name 'x' to 'x.1'
+                raise DataError(f"column {base!r} appears more than once in the header; rename or delete the "
+                                "repeated column")
+            if normalise_name(name) in seen:
+                raise DataError(f"column {name!r} appears more than once in the header (as "
+                                f"{seen[normalise_name(name)]!r}, ignoring case); rename or delete the repeated column")
+            seen[normalise_name(name)] = name
+    if frame.empty:
+        raise DataError("the file has a header but no data rows")
+    return frame
+
+
+def table_frame(raw: bytes, spec: ImportSpec, *, filename: str = "", max_rows: int = MAX_ROWS) -> pd.DataFrame:
+    """A table-layout file's cells as text, read with ``spec``'s delimiter, decimal mark, header and skipped lines
+    (Parquet: its columns as text)."""
+    if raw[:4] == b"PAR1":
+        return _parquet_frame(raw, filename, max_rows)
+    return read_table(check_text(raw), spec, max_rows)
+
+
+def _parquet_frame(raw: bytes, filename: str, max_rows: int) -> pd.DataFrame:
+    """A Parquet file's columns as text (names as stored), so one mapping path serves every format."""
+    table = parse_raw(raw, filename, max_rows)
+    frame = table.frame.rename(columns=table.original)
+    return frame.apply(lambda c: c.astype("string").fillna("")).astype(object)
+
+
+def parse_times(frame: pd.DataFrame, spec: ImportSpec, mapper) -> pd.Series:
+    """The time column(s) under the mapping's format and zone (UTC inside when a zone is known)."""
+    col = normalise_name(spec.time_column)
+    raw = frame[spec.time_column]
+    if spec.time_format in ("epoch_s", "epoch_ms", "relative_s"):
+        numbers = pd.to_numeric(raw.str.strip().str.replace(",", ".", regex=False), errors="coerce")
+        bad = numbers.isna() & (raw.str.strip() != "")
+        if bad.any():
+            mapper._fail(col, bad, f"is not a number of {'milliseconds' if spec.time_format == 'epoch_ms' else 'seconds'}")
+        scale = 1e6 if spec.time_format == "epoch_ms" else 1e9
+        base = pd.Timestamp(spec.start).value if spec.time_format == "relative_s" else 0
+        nanos = np.round(numbers.to_numpy(dtype=float) * scale)
+        if np.nanmax(np.abs(nanos), initial=0.0) + abs(base) > 9.2e18:
+            mapper._fail(col, numbers.abs() == numbers.abs().max(), "lies beyond the year 2262")
+        values = np.where(np.isnan(nanos), np.iinfo(np.int64).min, nanos.astype(np.int64) + base)
+        parsed = pd.Series(values.astype(np.int64).view("datetime64[ns]"), index=frame.index)
+        zone = spec.timezone if spec.time_format == "relative_s" else "UTC"
+        return _zoned(parsed, zone if zone else None, already_utc=spec.time_format != "relative_s")
+    text = datetime_text(frame, spec.time_column, spec.date_column)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if spec.time_format in ("dayfirst", "monthfirst"):
+            parsed = _parse_dmy(text, dayfirst=spec.time_format == "dayfirst")
+        else:
+            mixed = False
+            try:
+                parsed = pd.to_datetime(text, errors="coerce", format="ISO8601")
+            except ValueError:  # newer pandas refuses mixed UTC offsets without utc=True
+                parsed, mixed = None, True
+            if mixed or parsed.dtype == object:  # several UTC offsets (daylight saving): all to UTC
+                mixed = True
+                parsed = pd.to_datetime(text, errors="coerce", format="ISO8601", utc=True)
+            retry = parsed.isna() & (text.str.strip() != "")
+            if retry.any():
+                parsed = pd.to_datetime(text, errors="coerce", format="mixed", utc=True)
+                mixed = True
+            if mixed:
+                from lmdk.data.columns import offsets_note
+
+                note = offsets_note(text)
+                if note:
+                    mapper.notes.append(note)
+    bad = parsed.isna() & (text.str.strip() != "")
+    if bad.any():
+        what = f"{spec.date_column} + {spec.time_column}" if spec.date_column else spec.time_column
+        mapper.table.frame = mapper.table.frame.assign(**{col: text})
+        mapper._fail(col, bad, f"cannot be read as a date/time ({what}, {TIME_FORMATS[spec.time_format]}); "
+                              "change the time format in the import step")
+    return _zoned(parsed, spec.timezone, already_utc=isinstance(parsed.dtype, pd.DatetimeTZDtype))
+
+
+def _zoned(parsed: pd.Series, zone: str | None, *, already_utc: bool) -> pd.Series:
+    """Naive times in ``zone`` → UTC; aware times → UTC; no zone and naive → naive."""
+    if isinstance(parsed.dtype, pd.DatetimeTZDtype):
+        return parsed.dt.tz_convert("UTC")
+    if zone:
+        return parsed.dt.tz_localize(zone, ambiguous="NaT", nonexistent="NaT").dt.tz_convert("UTC")
+    if already_utc:
+        return parsed.dt.tz_localize("UTC")
+    return parsed
+
+
+def _parse_dmy(text: pd.Series, *, dayfirst: bool) -> pd.Series:
+    """d/m/y or m/d/y with an optional time, one order for the whole column (vectorised)."""
+    parts = text.str.extract(DMY)
+    day, month = (parts[0], parts[2]) if dayfirst else (parts[2], parts[0])
+    year = parts[3].where(parts[3].str.len() == 4, "20" + parts[3])
+    frame = pd.DataFrame({"year": pd.to_numeric(year, errors="coerce"), "month": pd.to_numeric(month, errors="coerce"),
+                          "day": pd.to_numeric(day, errors="coerce"),
+                          "hour": pd.to_numeric(parts[4], errors="coerce").fillna(0),
+                          "minute": pd.to_numeric(parts[5], errors="coerce").fillna(0),
+                          "second": pd.to_numeric(parts[6], errors="coerce").fillna(0)})
+    frac = pd.to_numeric("0" + parts[7].fillna(""), errors="coerce").fillna(0.0)
+    ok = frame[["year", "month", "day"]].notna().all(axis=1)
+    out = pd.Series(pd.NaT, index=text.index, dtype="datetime64[ns]")
+    if ok.any():
+        out[ok] = pd.to_datetime(frame[ok], errors="coerce") + pd.to_timedelta(frac[ok], unit="s")
+    return out
