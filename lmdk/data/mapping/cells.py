@@ -69,5 +69,5 @@ def units_of(column: str | None) -> str:
     from lmdk.data.columns import _units
 
     found = _units(column) if column else ""
-    bracketed = bool(column) and column.rstrip().endswith((")", "]"))
+    bracketed = column is not None and column.rstrip().endswith((")", "]"))
     return found if bracketed or found.lower() in UNIT_WORDS else ""

@@ -113,7 +113,8 @@ def _detect_layout(table: RawTable, wanted: str | None = None) -> Detection:
     frame = table.frame.rename(columns=table.original)
     if table.layout == "table":  # Parquet: map its columns like a text table
         return _propose(frame, spec, wanted)
-    questions, notes = (), ()
+    questions: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
     if entities is not None and len(entities) > 1:
         questions = (f"The file holds {len(entities)} taxis; "
                      f"using {entity} ({entities.iloc[0]:,} rows). Choose another below.",)
@@ -227,10 +228,10 @@ def with_entity_column(raw: bytes, detection: Detection, column: str | None, *, 
     if counts.empty:
         raise DataError(f"entity column {column!r} is empty; choose another")
     spec = replace(spec, entity_column=column, entity=str(counts.index[0]), both_directions=False)
-    questions = [q for q in detection.questions if _REPEAT_QUESTION not in q and not q.startswith("The file holds")]
-    questions.append(f"The file holds {len(counts):,} entities (column {column!r}); using {spec.entity} "
-                     f"({counts.iloc[0]:,} rows), the one with most rows. Choose another below.")
-    return replace(detection, spec=spec, entities=counts, questions=tuple(questions))
+    kept = [q for q in detection.questions if _REPEAT_QUESTION not in q and not q.startswith("The file holds")]
+    kept.append(f"The file holds {len(counts):,} entities (column {column!r}); using {spec.entity} "
+                f"({counts.iloc[0]:,} rows), the one with most rows. Choose another below.")
+    return replace(detection, spec=spec, entities=counts, questions=tuple(kept))
 
 
 def _time_columns(frame: pd.DataFrame, norm: dict) -> tuple[str | None, str | None]:
@@ -279,8 +280,8 @@ def _time_format(frame, time_col: str, date_col: str | None, spec: ImportSpec) -
     text = datetime_text(frame, time_col, date_col)
     order = day_month_order(text)
     if order == "ambiguous":
-        guess = "dayfirst" if spec.delimiter == ";" or spec.decimal == "," or text.str.contains(r"\d\.\d", regex=True).any() \
-            else "monthfirst"
+        european = spec.delimiter == ";" or spec.decimal == "," or text.str.contains(r"\d\.\d", regex=True).any()
+        guess = "dayfirst" if european else "monthfirst"
         label = "day first" if guess == "dayfirst" else "month first"
         return guess, (f"Every date in {time_col if date_col is None else date_col!r} fits both day/month orders; "
                        f"reading them {label} (what this file's conventions suggest). Change the time format if "
@@ -317,7 +318,8 @@ def _value_column(frame, norm: dict, used: set) -> tuple[str | None, str | None]
     if len(numeric) == 1:
         return numeric[0], None
     return numeric[0], (f"{len(numeric)} columns hold numbers ({', '.join(map(repr, numeric[:6]))}"
-                        f"{', …' if len(numeric) > 6 else ''}); using {numeric[0]!r} as the value. Choose another below.")
+                        f"{', …' if len(numeric) > 6 else ''}); using {numeric[0]!r} as the value. "
+                        "Choose another below.")
 
 
 def _contact_columns(frame, norm: dict, used: set) -> tuple[str | None, str | None, bool]:
@@ -349,12 +351,12 @@ def _delimiter(lines: list[str], filename: str) -> str:
         return "\t"
     sample = [ln for ln in lines if ln.strip()][:20]
     for sep in (";", "\t", "|", ","):
-        counts = {ln.count(sep) for ln in sample}
-        if len(counts) == 1 and counts.pop() > 0:
+        per_line = {ln.count(sep) for ln in sample}
+        if len(per_line) == 1 and per_line.pop() > 0:
             return sep
     first = sample[0] if sample else ""
     counts = {sep: first.count(sep) for sep in (",", ";", "\t", "|")}
-    best = max(counts, key=counts.get)
+    best = max(counts, key=lambda sep: counts[sep])
     if counts[best]:
         return best
     return " " if len(first.split()) > 1 else ","

@@ -75,13 +75,17 @@ def _parquet_frame(raw: bytes, filename: str, max_rows: int) -> pd.DataFrame:
 
 def parse_times(frame: pd.DataFrame, spec: ImportSpec, mapper) -> pd.Series:
     """The time column(s) under the mapping's format and zone (UTC inside when a zone is known)."""
-    col = normalise_name(spec.time_column)
-    raw = frame[spec.time_column]
+    time_column = spec.time_column
+    if time_column is None:
+        raise DataError("choose the time column (the import mapping names none)")
+    col = normalise_name(time_column)
+    raw = frame[time_column]
     if spec.time_format in ("epoch_s", "epoch_ms", "relative_s"):
         numbers = pd.to_numeric(raw.str.strip().str.replace(",", ".", regex=False), errors="coerce")
         bad = numbers.isna() & (raw.str.strip() != "")
         if bad.any():
-            mapper._fail(col, bad, f"is not a number of {'milliseconds' if spec.time_format == 'epoch_ms' else 'seconds'}")
+            unit = "milliseconds" if spec.time_format == "epoch_ms" else "seconds"
+            mapper._fail(col, bad, f"is not a number of {unit}")
         scale = 1e6 if spec.time_format == "epoch_ms" else 1e9
         base = pd.Timestamp(spec.start).value if spec.time_format == "relative_s" else 0
         nanos = np.round(numbers.to_numpy(dtype=float) * scale)
@@ -91,19 +95,18 @@ def parse_times(frame: pd.DataFrame, spec: ImportSpec, mapper) -> pd.Series:
         parsed = pd.Series(values.astype(np.int64).view("datetime64[ns]"), index=frame.index)
         zone = spec.timezone if spec.time_format == "relative_s" else "UTC"
         return _zoned(parsed, zone if zone else None, already_utc=spec.time_format != "relative_s")
-    text = datetime_text(frame, spec.time_column, spec.date_column)
+    text = datetime_text(frame, time_column, spec.date_column)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if spec.time_format in ("dayfirst", "monthfirst"):
             parsed = _parse_dmy(text, dayfirst=spec.time_format == "dayfirst")
         else:
-            mixed = False
             try:
                 parsed = pd.to_datetime(text, errors="coerce", format="ISO8601")
+                mixed = parsed.dtype == object  # several UTC offsets (daylight saving): all to UTC
             except ValueError:  # newer pandas refuses mixed UTC offsets without utc=True
-                parsed, mixed = None, True
-            if mixed or parsed.dtype == object:  # several UTC offsets (daylight saving): all to UTC
                 mixed = True
+            if mixed:
                 parsed = pd.to_datetime(text, errors="coerce", format="ISO8601", utc=True)
             retry = parsed.isna() & (text.str.strip() != "")
             if retry.any():
