@@ -376,12 +376,15 @@ def test_no_import_circle_between_runner_figures_and_charts():
     pkg = Path(ex.__file__).parent
 
     def lmdk_imports(name: str) -> set[str]:
-        tree = ast.parse((pkg / f"{name}.py").read_text(encoding="utf-8"))
+        module = pkg / f"{name}.py"
+        files = [module] if module.exists() else sorted((pkg / name).glob("*.py"))  # a module or a package
+        assert files, name
         found = set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("lmdk.experiments"):
-                found.add(node.module)
-                found.update(f"{node.module}.{a.name}" for a in node.names)
+        for path in files:
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("lmdk.experiments"):
+                    found.add(node.module)
+                    found.update(f"{node.module}.{a.name}" for a in node.names)
         return found
 
     figure_modules = {"lmdk.experiments.landmark", "lmdk.experiments.priste", "lmdk.experiments.runner",
