@@ -92,9 +92,10 @@ def ensure_entrypoint() -> None:
     try:
         from streamlit.runtime.pages_manager import PagesManager
     except ImportError:
-        PagesManager = None
-    if getattr(PagesManager, "uses_pages_directory", None):
-        PagesManager.uses_pages_directory = False
+        pass
+    else:
+        if getattr(PagesManager, "uses_pages_directory", None):
+            PagesManager.uses_pages_directory = False
     st.rerun()
 
 

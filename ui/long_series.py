@@ -33,6 +33,8 @@ def _about(cur, period: str) -> int:
     """About how many events an aggregation gives: clock hours/days spanned by the whole series (no pass over it)."""
     ss = st.session_state
     full = ss.get(state.SERIES_UPLOAD) if ss[state.SOURCE] == "upload" else cache.sample_series(ss[state.SAMPLE], None)
+    if full is None:  # the upload went with its session: nothing to aggregate
+        return 0
     span = (full.timestamps[-1] - full.timestamps[0]).total_seconds()
     return int(span // {"hourly": 3_600, "daily": 86_400}[period]) + 1
 

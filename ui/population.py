@@ -3,11 +3,15 @@ per-scheme summaries (memoised in the session), and opening one user in the sing
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
 from ui import text
 from ui.session import state
+
+if TYPE_CHECKING:
+    from lmdk.population.input import Source
 
 MEMO_MAX = 8  # population summaries kept per session (ε back and forth is instant)
 DEFAULT_RULES = {"values": "percentile:20", "trajectory": "stay:30min", "contacts": "share:20"}
@@ -18,7 +22,7 @@ UPLOAD_TYPES = ["csv", "txt", "tsv", "parquet", "pq", "plt", "dat"]
 class Population:
     """A population ready for the core: its Source, a token naming its data, its kind and a description."""
 
-    source: object
+    source: Source
     token: str
     kind: str
     description: str

@@ -27,7 +27,8 @@ def default(cur) -> rel.Relation | None:
         fact = SAMPLES[ss[state.SAMPLE]].relation
         base = rel.Relation.from_dict(fact) if fact is not None else None
         aggregation = getattr(cur, "aggregation", None)
-        if base is not None and aggregation is not None and base.kind == "range":  # one event = a whole hour/day
+        if (base is not None and aggregation is not None and base.kind == "range"  # one event = a whole hour/day
+                and base.low is not None and base.high is not None):
             from lmdk.data.resample import aggregated_range
 
             low, high = aggregated_range(base.low, base.high, aggregation[1], aggregation[2])

@@ -12,7 +12,8 @@ page has one per chart.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -22,6 +23,7 @@ from ui.charts.style import number
 
 TABLE_ROWS = 500  # rows shown in the expander (every k-th row beyond); the CSV holds all of them
 KEY_PREFIX = "chart_text_"
+Timestamps = pd.Index | np.ndarray | list  # the events' times: a DatetimeIndex, an array or a list
 MAX_COLUMNS_SAID = 8  # columns the sentence names; the rest are in the table
 MAE_COLUMNS = {"mae": "MAE", "low": "95 % CI low", "high": "95 % CI high", "clamped": "MAE clamped",
                "clamped_low": "clamped CI low", "clamped_high": "clamped CI high"}  # the pages' MAE rows
@@ -167,7 +169,7 @@ def budget_table(budgets_by_scheme: dict[str, np.ndarray], landmarks: Iterable[i
     return table
 
 
-def series_table(timestamps: Sequence, values: np.ndarray, landmarks: Iterable[int], *, value_name: str,
+def series_table(timestamps: Timestamps, values: np.ndarray, landmarks: Iterable[int], *, value_name: str,
                  dummies: Iterable[int] = ()) -> pd.DataFrame:
     """t, time, the value, landmark (, dummy) — the timeline's events."""
     values = np.asarray(values, dtype=float)
@@ -175,7 +177,7 @@ def series_table(timestamps: Sequence, values: np.ndarray, landmarks: Iterable[i
                          **_flags(values.size, landmarks, dummies)})
 
 
-def release_table(timestamps: Sequence, original: np.ndarray, summaries: dict, *, value_name: str) -> pd.DataFrame:
+def release_table(timestamps: Timestamps, original: np.ndarray, summaries: dict, *, value_name: str) -> pd.DataFrame:
     """t, time, original, then every scheme's median and its band (low, high) over the repetitions."""
     table = pd.DataFrame({"t": np.arange(len(original)), "time": time_labels(timestamps),
                           f"original {value_name}": np.asarray(original, dtype=float)})
@@ -186,7 +188,7 @@ def release_table(timestamps: Sequence, original: np.ndarray, summaries: dict, *
     return table
 
 
-def track_table(timestamps: Sequence, lat: np.ndarray, lon: np.ndarray, landmarks: Iterable[int],
+def track_table(timestamps: Timestamps, lat: np.ndarray, lon: np.ndarray, landmarks: Iterable[int],
                 released: dict[str, tuple[np.ndarray, np.ndarray]] | None = None) -> pd.DataFrame:
     """t, time, lat, lon, landmark, then each release's lat/lon — a map's events."""
     lat = np.asarray(lat, dtype=float)
@@ -211,7 +213,7 @@ def _flags(n: int, landmarks: Iterable[int], dummies: Iterable[int]) -> dict:
     return flags
 
 
-def time_labels(timestamps: Sequence) -> list[str]:
+def time_labels(timestamps: Timestamps) -> list[str]:
     """Timestamps as text, local wall time as ``str(pd.Timestamp)`` writes it ("2024-01-01 00:00:00", microseconds
     only when some are non-zero): the CSV and table read the same. Vectorised (numpy's ISO formatter): a Python
     ``str`` per timestamp took 0.5 s per table at a year of 5-minute readings."""
@@ -222,7 +224,9 @@ def time_labels(timestamps: Sequence) -> list[str]:
     local = (index.tz_localize(None) if index.tz is not None else index).as_unit("ns").values
     known = ~np.isnat(local)
     ticks = local.view(np.int64)[known]
-    unit = "s" if not np.any(ticks % 1_000_000_000) else ("us" if not np.any(ticks % 1_000) else "ns")
+    unit: Literal["s", "us", "ns"] = "ns"
+    if not np.any(ticks % 1_000):
+        unit = "us" if np.any(ticks % 1_000_000_000) else "s"
     text = np.datetime_as_string(local, unit=unit).astype(object)
     text[known] = np.char.replace(text[known].astype(str), "T", " ")
     return text.tolist()

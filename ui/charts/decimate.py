@@ -61,7 +61,7 @@ def grid_decimate(k: int, line: np.ndarray, lo: np.ndarray | None = None, hi: np
     early = i_min <= i_max
     pairs = np.column_stack([np.where(early, yb[rows, i_min], yb[rows, i_max]),
                              np.where(early, yb[rows, i_max], yb[rows, i_min])]).ravel()
-    if lo is None:
+    if lo is None or hi is None:
         return (pairs,)
     lob, hib = _bucketed(k, lo, hi)
     return pairs, np.repeat(lob.min(axis=1), 2), np.repeat(hib.max(axis=1), 2)

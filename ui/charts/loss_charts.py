@@ -271,8 +271,8 @@ def mae_with_without(rows: Sequence[dict], *, unit: str, epsilon: float, meta: d
         ))
     base_layout(fig, height=100 + 70 * max(len(rows), 1), meta={"eps": epsilon, **(meta or {})})
     fig.update_layout(barmode="group", margin=dict(l=90, r=30, t=50, b=50))
-    values = np.array([[r["mae"], r["dummies"]] for r in rows], dtype=float)
-    positive = values[np.isfinite(values) & (values > 0)]
+    errors = np.array([[r["mae"], r["dummies"]] for r in rows], dtype=float)
+    positive = errors[np.isfinite(errors) & (errors > 0)]
     log = positive.size > 0 and positive.max() / positive.min() > LOG_RATIO
     fig.update_xaxes(title_text=f"mean absolute error ({unit})" + (", log scale" if log else ""),
                      type="log" if log else "linear", rangemode="normal" if log else "tozero")

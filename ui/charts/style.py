@@ -11,6 +11,8 @@ Conventions (keep them when adding a chart):
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -41,10 +43,10 @@ FONT = dict(size=14)
 MODEBAR = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 # Pass to st.plotly_chart: our own light styling instead of Streamlit's theme, whose client-side
 # restyling of large multi-panel specs costs several hundred milliseconds per redraw.
-PLOTLY_KW = {"config": MODEBAR, "theme": None}
+PLOTLY_KW: dict[str, Any] = {"config": MODEBAR, "theme": None}
 # ticklabeloverflow "allow": our margins keep labels inside the chart, and plotly's default ("hide past div")
 # measures every tick label's box after drawing — a forced browser layout per label on multi-panel charts.
-AXIS = {"gridcolor": "#E6E6E6", "zeroline": False, "linecolor": "#BDBDBD", "ticks": "outside",
+AXIS: dict[str, Any] = {"gridcolor": "#E6E6E6", "zeroline": False, "linecolor": "#BDBDBD", "ticks": "outside",
         "tickcolor": "#BDBDBD", "title": {"font": {"size": 13, "color": "#31333F"}, "standoff": 12}, "ticklabeloverflow": "allow"}
 TEMPLATE_FONT = {"family": "Source Sans Pro, Source Sans 3, sans-serif", "size": 13, "color": "#31333F"}
 TEMPLATE = go.layout.Template(layout={

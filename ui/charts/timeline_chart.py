@@ -42,13 +42,13 @@ def timeline(
     lm_all = inside(landmarks)
     lm = markers(lm_all, y)
     dm = markers(np.setdiff1d(inside(dummies), lm_all), y)
-    x = time_values(x)
+    times = time_values(x)
     scatter = go.Scattergl if idx.size > 3_000 else go.Scatter
     thinned = idx.size < stop - first  # a downsampled line: tiny dots (they would merge into a band), but dots —
     fig = go.Figure()  # plotly selects (clicks, boxes) only traces with markers
     fig.add_trace(
         scatter(
-            x=x[idx], y=y[idx], customdata=idx, mode="lines+markers", name="regular event",
+            x=times[idx], y=y[idx], customdata=idx, mode="lines+markers", name="regular event",
             line=dict(color=REGULAR, width=1),
             marker={**REGULAR_MARKER, "size": 2, "maxdisplayed": 1} if thinned else REGULAR_MARKER,
             hovertemplate="t=%{customdata}<br>%{x|%Y-%m-%d %H:%M}<br>%{y:.3g}<extra></extra>",
@@ -57,13 +57,13 @@ def timeline(
     if dm.size:
         fig.add_trace(
             scatter(
-                x=x[dm], y=y[dm], customdata=dm, mode="markers", name="dummy landmark",
+                x=times[dm], y=y[dm], customdata=dm, mode="markers", name="dummy landmark",
                 marker=DUMMY_MARKER, hovertemplate="dummy t=%{customdata}<extra></extra>",
             )
         )
     fig.add_trace(
         scatter(
-            x=x[lm] if lm.size else [], y=y[lm] if lm.size else [], customdata=lm, mode="markers",
+            x=times[lm] if lm.size else [], y=y[lm] if lm.size else [], customdata=lm, mode="markers",
             name="landmark", marker={**LANDMARK_MARKER, "size": 6} if thinned else LANDMARK_MARKER,
             hovertemplate="landmark t=%{customdata}<br>%{x|%Y-%m-%d %H:%M}<br>%{y:.3g}<extra></extra>",
         )

@@ -7,6 +7,7 @@ Everything in the shared ``st.cache_data`` is derived from bundled samples or sy
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import streamlit as st
@@ -15,6 +16,9 @@ from lmdk.present import views
 from ui.session import state
 from ui.session.cache_scope import bounded_cache
 
+if TYPE_CHECKING:
+    from lmdk.data import Series
+
 MAX_ENTRIES = 64
 
 
@@ -22,7 +26,7 @@ MAX_ENTRIES = 64
 class Current:
     """The series every page works on, its identity token and its landmark set."""
 
-    series: object  # lmdk.data.Series
+    series: Series
     token: str  # changes whenever the underlying events change
     landmarks: np.ndarray  # sorted int64 indices
     full_n: int = 0  # events of the whole (aggregated) sample/upload the window is taken from; 0: not windowed

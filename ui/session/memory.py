@@ -9,8 +9,9 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import gc
+from typing import Literal
 
-_LIBC = None
+_LIBC: ctypes.CDLL | Literal[False] | None = None  # False: no glibc here
 
 
 def release_freed_memory() -> None:
