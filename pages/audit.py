@@ -132,8 +132,9 @@ def _values_section(audits: list[dict], unit: str) -> object:
     st.plotly_chart(charts.single_draw(fig), key="audit_values_chart", **charts.PLOTLY_KW)
     first = next((a["value_inference"] for a in audits if a.get("value_inference")), None)
     if first is not None:
-        st.caption(f"100 guesses of one event's value by an attacker who knows everything else "
-                   f"({'a coin between the public range’s two ends' if first['prior'] == 'range' else 'the histogram of the values'}"
+        prior = ("a coin between the public range’s two ends" if first["prior"] == "range"
+                 else "the histogram of the values")
+        st.caption(f"100 guesses of one event's value by an attacker who knows everything else ({prior}"
                    f"): grey squares are right by luck, coloured squares right because of the release, open squares "
                    f"what ε = {audits[0]['epsilon_claimed']:g} would still allow ({100 * first['bound']:.0f} of 100). "
                    "The event is a landmark when there is one.")
@@ -205,7 +206,8 @@ def _handover(cur, results: dict, audits: list[dict], said: str, figures: list) 
 
     cfg = replace(cfg, schemes=tuple(results))
     c3.download_button("Reproduce in Python (script)",
-                       data=audit_script(cfg, trials, ss[state.AUDIT_PRIOR], s, ui_audit.dummy_methods(cur), dummy, name),
+                       data=audit_script(cfg, trials, ss[state.AUDIT_PRIOR], s, ui_audit.dummy_methods(cur), dummy,
+                                         name),
                        file_name="reproduce_audit.py", mime="text/x-python", key="dl_audit_script",
                        on_click="ignore", icon=":material/code:")
 
@@ -243,7 +245,8 @@ def _page() -> None:
         figures.append(corr)
     _handover(cur, results, audits, said, figures)
     d = st.columns(len(figures))
-    for i, (fig, name) in enumerate(zip(figures, ("audit_loss", "audit_positions", "audit_values", "audit_correlation"))):
+    for i, (fig, name) in enumerate(zip(figures, ("audit_loss", "audit_positions", "audit_values", "audit_correlation"),
+                                               strict=False)):  # no correlation figure without its attack
         widgets.download_figure(fig, name, key=f"dl_{name}", container=d[i])
     st.caption(widgets.PNG_NOTE)
 

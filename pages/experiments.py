@@ -1,4 +1,5 @@
-"""Experiments — the papers' figures reproduced by ``lmdk.experiments.runner``: cached default run, smaller recompute."""
+"""Experiments — the papers' figures reproduced by ``lmdk.experiments.runner``: cached default run, smaller
+recompute."""
 from __future__ import annotations
 
 import re

@@ -21,7 +21,7 @@ They need more protection than the rest, but protecting *every* event as strongl
 landmarks **together with t** must stay protected by the total budget ε. A mechanism that spends
 $\\varepsilon_i$ on the release at time *i* guarantees this when
 
-$$\\sum_{i \\in L \\cup \\{t\\}} \\varepsilon_i \\le \\varepsilon \\quad\\text{for every } t \\quad\\text{(Theorem 2).}$$
+$$\\sum_{i \\in L \\cup \\{t\\}} \\varepsilon_i \\le \\varepsilon \\quad\\text{for every } t\\quad\\text{(Theorem 2).}$$
 
 So the budget is spent on the landmarks once, and each regular event gets whatever is left —
 far more than the ε/n of user-level privacy when landmarks are few.
@@ -41,7 +41,7 @@ st.plotly_chart(fig, key="home_budgets", **charts.PLOTLY_KW)
 alt_text.describe("home_budgets", alt_text.budget_table(example, landmarks), what="Budget εₜ per timestamp",
                   over="t")
 cols = st.columns(len(example))
-for col, (scheme, budget) in zip(cols, example.items()):
+for col, (scheme, budget) in zip(cols, example.items(), strict=True):
     worst = float(privacy.landmark_loss(budget, landmarks).max())
     ok = worst <= eps + 1e-9
     col.markdown(f"**{scheme}**")
@@ -79,6 +79,7 @@ explain.explain(
     "budgets on the landmarks plus the one at t sum to at most ε. The paper's neighbouring relation "
     "(Definition 3) lets two series differ on the landmarks and on at most one regular event.",
     [explain.THEOREM_2, r"\text{uniform: } \varepsilon_t = \frac{\varepsilon}{|L|+1}, \qquad "
-                        r"\text{user: } \varepsilon_t = \frac{\varepsilon}{n}, \qquad \text{event: } \varepsilon_t = \varepsilon"],
+                        r"\text{user: } \varepsilon_t = \frac{\varepsilon}{n}, \qquad "
+                        r"\text{event: } \varepsilon_t = \varepsilon"],
     "§3.1 (Definitions 3–4, Theorem 2) and §3.2",
 )

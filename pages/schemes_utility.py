@@ -205,8 +205,9 @@ def results() -> None:
         widgets.download_figure(release_fig, "releases", key="dl_releases", container=d[1],
                                 label="Release chart (HTML)")
     widgets.download_figure(mae_fig, "mae", key="dl_mae", container=d[2], label="MAE chart (HTML)")
-    report = Report(said, config.run_config(cur), {s: (summaries[s].satisfies, summaries[s].worst_sigma) for s in chosen},
-                    pd.DataFrame(rows), [f for f in (budget_fig, release_fig, mae_fig) if f is not None], cur.series,
+    verdicts = {s: (summaries[s].satisfies, summaries[s].worst_sigma) for s in chosen}
+    report = Report(said, config.run_config(cur), verdicts, pd.DataFrame(rows),
+                    [f for f in (budget_fig, release_fig, mae_fig) if f is not None], cur.series,
                     widgets.statement_lines(cur, chosen, summaries, mechanism))
     report.plan = plan_ui.report_table(cur, chosen)
     widgets.download_deferred("Report (HTML)", build_report, report, key="dl_report", file_name="lmdk_report.html",

@@ -124,8 +124,10 @@ def handover(view: dict, said: str, res, grid, figures) -> None:
 
     configuration = {"trace": SOURCE_LABELS[view["source"]], "timestamps T": view["T"],
                      "grid": f"{grid.rows}×{grid.cols} cells of {grid.cell_size_m:g} m",
-                     "mobility M": "estimated from the trace" if view["estimate"] else f"Gaussian, σ = {view['sigma']:g}",
-                     "event": f"{view['kind']}, t = {view['window'][0]}–{view['window'][1]}, {len(view['region'])} cells",
+                     "mobility M": ("estimated from the trace" if view["estimate"]
+                                    else f"Gaussian, σ = {view['sigma']:g}"),
+                     "event": (f"{view['kind']}, t = {view['window'][0]}–{view['window'][1]}, "
+                               f"{len(view['region'])} cells"),
                      "ε (event privacy)": f"{view['epsilon']:g}", "α₀ (per km)": view["alpha"],
                      "δ-location set": "off" if view["delta"] is None else f"δ = {view['delta']:g}",
                      "repetitions": view["repetitions"], "demonstration seed": view["seed"]}

@@ -133,7 +133,8 @@ def _page() -> None:
         ss[state.TPL_SCHEME] = "uniform" if "uniform" in chosen else chosen[0]
     scheme = st.segmented_control("Scheme whose budgets are analysed", chosen, required=True,
                                   **widgets.bind(state.TPL_SCHEME),
-                                  help="Any of the schemes picked in the sidebar; its colour is the same on every page.")
+                                  help="Any of the schemes picked in the sidebar; its colour is the same on every "
+                                       "page.")
     if scheme in state.BASELINE_NAMES:
         baseline_ui.protects_note([scheme], w, cur.n)
         st.caption(f"{scheme}'s budgets depend on the data and its noise: the losses below are those of repetition 1.")

@@ -63,7 +63,7 @@ def controls(edit: Callable, n: int) -> None:
     c1.text_input("Events by position t (from the keyboard)", key=POSITIONS, placeholder="e.g. 12, 40–45",
                   help=f"Positions 0 … {n - 1} and ranges, separated by commas; then Tab to a button and press "
                        "Enter or Space.")
-    for column, (action, label) in zip((c2, c3, c4), ACTIONS.items()):
+    for column, (action, label) in zip((c2, c3, c4), ACTIONS.items(), strict=True):
         column.button(label, key=f"lm_positions_{action}", on_click=_apply, args=(action, edit, n), width="stretch",
                       help=f"{label} the typed positions: {HELP[action]}")
     if st.session_state.get(ERROR):

@@ -46,7 +46,8 @@ def sidebar(cur) -> None:
                         placeholder="e.g. 0.5" if not contacts else "e.g. 10", **widgets.bind(state.TARGET),
                         help="The planner finds, for every scheme, the smallest ε whose release keeps this error "
                              "(mean absolute error, as in the MAE chart) — and says which cannot get there.")
-        st.selectbox("measured at", tuple(AT_LABELS), format_func=lambda at: AT_LABELS[at], **widgets.bind(state.TARGET_AT))
+        st.selectbox("measured at", tuple(AT_LABELS), format_func=lambda at: AT_LABELS[at],
+                     **widgets.bind(state.TARGET_AT))
         if not contacts:
             st.number_input("…for each event with probability (optional)", min_value=0.5, max_value=0.999,
                             step=0.05, format="%g", placeholder="mean error", **widgets.bind(state.TARGET_P),
@@ -188,7 +189,7 @@ def with_plus_minus(frame: pd.DataFrame) -> pd.DataFrame:
     out = frame.copy()
     if {"mae", "low", "high"} <= set(out.columns):
         out.insert(1, "MAE ± 95 % CI", [f"{m:.4g}{plus_minus(lo, hi)}" for m, lo, hi in
-                                          zip(out["mae"], out["low"], out["high"])])
+                                          zip(out["mae"], out["low"], out["high"], strict=True)])
     return out
 
 

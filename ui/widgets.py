@@ -91,7 +91,8 @@ def landmark_status(cur) -> None:
 
 
 def scheme_page_setup():
-    """Current series and chosen schemes after drawing the sidebar scheme controls; None (message shown) if either is missing."""
+    """Current series and chosen schemes after drawing the sidebar scheme controls; None (message shown) if either
+    is missing."""
     cur = state.current()
     if cur is None:
         st.info("No series yet — choose or upload one on the *Data & landmarks* page.")

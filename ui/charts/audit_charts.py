@@ -191,7 +191,8 @@ def correlation_curves(result, scheme: str, landmarks, timestamps=None, *, heigh
                              marker=dict(symbol="star", size=14, color=col, line=dict(width=1, color="#000000")),
                              error_y=dict(type="data", symmetric=False, array=[result.ci[1] - result.success[t]],
                                           arrayminus=[result.success[t] - result.ci[0]], color="#000000"),
-                             hovertemplate=f"event {t}<br>success %{{y:.3f}} (bound {result.bound[t]:.3f})<extra></extra>"))
+                             hovertemplate=f"event {t}<br>success %{{y:.3f}} (bound {result.bound[t]:.3f})"
+                                           "<extra></extra>"))
     fig.add_hline(y=0.5, line=CHANCE)
     fig.update_layout(yaxis=dict(title="probability of guessing the event right", range=[0.4, 1.01]),
                       xaxis=dict(title="time" if timestamps is not None else "t"))

@@ -62,7 +62,7 @@ def budgets(
                                             row_px=row_height)
     t = first + np.arange(n)
     data: list[dict] = landmark_strip(rug_axes, lm, dm, t)
-    for (xa, ya), scheme in zip(axes, schemes):
+    for (xa, ya), scheme in zip(axes, schemes, strict=True):
         b = np.asarray(budgets_by_scheme[scheme], dtype=float)
         colour = SCHEME_COLOURS.get(scheme, "#555555")
         data.append({"type": "bar", "x": t, "y": b, "name": scheme, "showlegend": False, "xaxis": xa, "yaxis": ya,
@@ -96,7 +96,7 @@ def _thin_steps(values: np.ndarray, t0: int = 0) -> tuple[np.ndarray, np.ndarray
             label = ["t=" + "–".join(str(int(v) + t0) for v in lab[2:].split("–")) for lab in label]
         return sx + t0, sy, label
     starts, ends, top = bucket_max(values)
-    label = [f"t={a + t0}–{b + t0} (largest)" for a, b in zip(starts.tolist(), ends.tolist())]
+    label = [f"t={a + t0}–{b + t0} (largest)" for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
     x, y = starts + t0, rounded(top, 5)
     if starts[-1] != values.size - 1:
         x, y, label = np.append(x, values.size - 1 + t0), np.append(y, y[-1]), label + label[-1:]

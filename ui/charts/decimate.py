@@ -89,7 +89,7 @@ def step_points(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[str]]:
     starts = np.flatnonzero(np.concatenate([[True], v[1:] != v[:-1]]))
     ends = np.append(starts[1:] - 1, n - 1)
     x, y = starts, rounded(v[starts], 5)  # hover shows 4 significant digits
-    label = [f"t={a}" if a == b else f"t={a}–{b}" for a, b in zip(starts.tolist(), ends.tolist())]
+    label = [f"t={a}" if a == b else f"t={a}–{b}" for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
     if starts[-1] != n - 1:  # close the last run at the final timestamp
         x, y, label = np.append(starts, n - 1), np.append(y, y[-1]), label + label[-1:]
     return x.astype(np.int32), y, label

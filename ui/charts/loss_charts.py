@@ -27,8 +27,8 @@ DISTRIBUTION_STYLE = {  # one colour (the budgets are Uniform's) and a marker + 
     "bimodal": dict(symbol="triangle-up", dash="longdash"),
     "uniform": dict(symbol="x", dash="longdashdot"),
 }
-LEGEND_MARGIN_TOP = 80
-LOG_RATIO = 30  # a MAE chart whose bars span more than this factor gets a log axis  # room for a two-line legend above the plot
+LEGEND_MARGIN_TOP = 80  # room for a two-line legend above the plot
+LOG_RATIO = 30  # a MAE chart whose bars span more than this factor gets a log axis
 
 
 def _window(n: int, window) -> tuple[int, int]:
@@ -258,8 +258,8 @@ def mae_with_without(rows: Sequence[dict], *, unit: str, epsilon: float, meta: d
     fig = go.Figure()
     for label, key, marker in (
         ("without dummies", "mae", dict(color=colours)),
-        ("with dummies", "dummies", dict(color=[rgba(c, 0.35) for c in colours], pattern=dict(shape="/", fgcolor="#333"),
-                                         line=dict(color="#333", width=1))),
+        ("with dummies", "dummies", dict(color=[rgba(c, 0.35) for c in colours],
+                                         pattern=dict(shape="/", fgcolor="#333"), line=dict(color="#333", width=1))),
     ):
         lo, hi = ("low", "high") if key == "mae" else ("dummies_low", "dummies_high")
         values = [r[key] for r in rows]

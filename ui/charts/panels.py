@@ -28,7 +28,7 @@ def stacked_panels(rows: int, titles: Sequence[str], *, rug: bool, gap_px: float
         axes.append((f"x{idx}", f"y{idx}"))
         top = lo - gap_px / total
     rug_axes = axes.pop(0) if rug else None
-    for (xa, ya), title in zip(axes, titles):
+    for (_, ya), title in zip(axes, titles, strict=True):
         domain = layout["yaxis" + ya[1:]]["domain"]
         layout["annotations"].append({"text": title, "x": 0, "xref": "paper", "xanchor": "left", "y": domain[1],
                                       "yref": "paper", "yanchor": "bottom", "yshift": 2, "showarrow": False,

@@ -36,7 +36,7 @@ def releases(
     step = regular_step(xs)
     k = int(np.ceil(xs.size / (DRAW_POINTS // 2))) if step is not None and xs.size > DRAW_POINTS else 1
     orig = rounded(grid_decimate(k, original)[0] if k > 1 else original, 4)
-    for n_panel, ((xa, ya), scheme) in enumerate(zip(axes, schemes)):
+    for n_panel, ((xa, ya), scheme) in enumerate(zip(axes, schemes, strict=True)):
         med, lo, hi = (np.asarray(a, dtype=float) for a in summaries[scheme])
         if k > 1:
             med, lo, hi = grid_decimate(k, med, lo, hi)

@@ -47,7 +47,8 @@ PLOTLY_KW: dict[str, Any] = {"config": MODEBAR, "theme": None}
 # ticklabeloverflow "allow": our margins keep labels inside the chart, and plotly's default ("hide past div")
 # measures every tick label's box after drawing — a forced browser layout per label on multi-panel charts.
 AXIS: dict[str, Any] = {"gridcolor": "#E6E6E6", "zeroline": False, "linecolor": "#BDBDBD", "ticks": "outside",
-        "tickcolor": "#BDBDBD", "title": {"font": {"size": 13, "color": "#31333F"}, "standoff": 12}, "ticklabeloverflow": "allow"}
+                        "tickcolor": "#BDBDBD", "title": {"font": {"size": 13, "color": "#31333F"}, "standoff": 12},
+                        "ticklabeloverflow": "allow"}
 TEMPLATE_FONT = {"family": "Source Sans Pro, Source Sans 3, sans-serif", "size": 13, "color": "#31333F"}
 TEMPLATE = go.layout.Template(layout={
     "font": TEMPLATE_FONT,

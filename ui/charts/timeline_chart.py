@@ -27,8 +27,8 @@ def timeline(
     """A series over time with regular events, landmarks and (optionally) dummy landmarks.
 
     Every point trace carries ``customdata`` = timestamp index so selections map back to events. ``window``:
-    the events [first, stop) drawn (ui.charts.zoom; default all); a window longer than ``DISPLAY_POINTS`` is drawn by its
-    MinMaxLTTB points and at most ``MARKERS_MAX`` landmark markers (ui.charts.downsample) — real events all.
+    the events [first, stop) drawn (ui.charts.zoom; default all); a window longer than ``DISPLAY_POINTS`` is drawn
+    by its MinMaxLTTB points and at most ``MARKERS_MAX`` landmark markers (ui.charts.downsample) — real events all.
     """
     y = np.asarray(y, dtype=float)
     n = len(y)

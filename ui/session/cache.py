@@ -1,4 +1,5 @@
-"""Bounded cache wrappers around the core (``ui.session.cache_scope.bounded_cache``), and the resolution of the current series.
+"""Bounded cache wrappers around the core (``ui.session.cache_scope.bounded_cache``), and the resolution of the
+current series.
 
 Uploaded data is never cached across sessions: it is parsed once and kept in this session's state only, and
 while a session works on an upload every wrapper here memoises in that session (it goes when the session ends).

@@ -1,4 +1,5 @@
-"""Bounded ``st.cache_data`` wrappers for the temporal-loss and dummy-landmark pages (see ui.session.cache for the rules).
+"""Bounded ``st.cache_data`` wrappers for the temporal-loss and dummy-landmark pages (see ui.session.cache for the
+rules).
 
 Arguments are arrays and plain values (cache keys include the arrays, so a session's uploaded matrix
 or landmark set only ever hits its own entries); ``token`` names the series the arrays came from.
@@ -33,14 +34,16 @@ class Losses:
 
 @bounded_cache(MAX_ENTRIES)
 def temporal_losses(budgets: np.ndarray, landmarks: np.ndarray, P: np.ndarray) -> Losses:
-    """BPL/FPL/TPL (lmdk.tpl.temporal), the landmark temporal privacy loss, its no-correlation line and the asymptotes."""
+    """BPL/FPL/TPL (lmdk.tpl.temporal), the landmark temporal privacy loss, its no-correlation line and the
+    asymptotes."""
     from lmdk import privacy, tpl
     from lmdk.present import views_loss
 
     bpl, fpl, tp = tpl.temporal_privacy_loss(budgets, P)
     lm = tpl.landmark_temporal_privacy_loss(budgets, landmarks, P)
     return Losses(bpl=bpl, fpl=fpl, tpl=tp, overall=lm.overall, own=lm.own, bound=lm.bound,
-                  reference=privacy.landmark_loss(budgets, landmarks), asymptotes=views_loss.loss_asymptotes(budgets, P))
+                  reference=privacy.landmark_loss(budgets, landmarks),
+                  asymptotes=views_loss.loss_asymptotes(budgets, P))
 
 
 @bounded_cache(16)

@@ -79,7 +79,7 @@ def bounded_cache(max_entries: int, session_entries: int = 16) -> Callable:
         def call(*args, **kwargs):
             if not from_upload():
                 return shared(*args, **kwargs)
-            keyed = tuple(a for p, a in zip(params, args) if not p.startswith("_")) + args[len(params):]
+            keyed = tuple(a for p, a in zip(params, args, strict=False) if not p.startswith("_")) + args[len(params):]
             key = digest(keyed, kwargs)
             memo = session_memo(name)
             if key not in memo:

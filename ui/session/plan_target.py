@@ -1,5 +1,5 @@
-"""The session's accuracy target as an ``lmdk.plan.Target``, and its place in a RunConfig (no widgets: ``ui.session.config``
-saves and restores it without importing the planner's page section, ``ui.plan``)."""
+"""The session's accuracy target as an ``lmdk.plan.Target``, and its place in a RunConfig (no widgets:
+``ui.session.config`` saves and restores it without importing the planner's page section, ``ui.plan``)."""
 from __future__ import annotations
 
 import streamlit as st

@@ -418,7 +418,8 @@ def sync_query_params() -> None:
     qp = st.query_params
     for key, param in PARAMS.items():
         value = st.session_state.get(key, param.default)
-        derived = key == LANDMARKS and (st.session_state.get(SOURCE) == "upload" or st.session_state.get(LANDMARKS_DEFAULT))
+        derived = key == LANDMARKS and (st.session_state.get(SOURCE) == "upload"
+                                        or st.session_state.get(LANDMARKS_DEFAULT))
         if value is None or value == param.default or derived:  # a default landmark set is re-derived, not linked
             if key in qp:
                 del qp[key]
