@@ -45,6 +45,7 @@ def parse_positions(text: str, n: int) -> np.ndarray:
 
 
 def _apply(action: str, edit: Callable, n: int) -> None:
+    """Add, remove or toggle the typed positions as landmarks (on_click); a parse error is kept for the page."""
     text = st.session_state.get(POSITIONS) or ""
     try:
         positions = parse_positions(text, n)

@@ -64,6 +64,7 @@ def export_options(cur, scheme: str, mechanism: str, epsilon: float, w: int) -> 
 
 
 def _keep_cap() -> None:
+    """Copy the cap widget's value into the session's ledger cap."""
     st.session_state[state.LEDGER_CAP] = st.session_state[CAP_WIDGET]
 
 

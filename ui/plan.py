@@ -257,6 +257,7 @@ def section(cur, chosen) -> None:
 
 
 def _counts(result) -> str:
+    """The repetitions behind the plan's validations: one number, or the range over schemes."""
     counts = sorted({p.repetitions for p in result.schemes.values()})
     return f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
 

@@ -31,6 +31,7 @@ class Population:
 
 @st.cache_data(max_entries=4, show_spinner=False)
 def _fleet(users: int, events: int, share: tuple[float, float], seed: int):
+    """A synthetic fleet (lmdk.population.fleet), cached across sessions: it depends only on its arguments."""
     from lmdk.population.fleet import synthetic_fleet
 
     return synthetic_fleet(users, events, share, rng=seed)

@@ -21,6 +21,7 @@ RERUN_FRAGMENT = "_rerun_fragment"  # {configuration key: (page script hash, st.
 
 
 def _page_hash() -> str | None:
+    """The script hash of the page this run draws (None outside a script run)."""
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
     ctx = get_script_run_ctx()
@@ -28,6 +29,7 @@ def _page_hash() -> str | None:
 
 
 def _copy_back(widget: str, key: str) -> None:
+    """Copy a widget's value into its configuration key; rerun only the fragment that depends on it."""
     st.session_state[key] = st.session_state[widget]
     target = st.session_state.get(RERUN_FRAGMENT, {}).get(key)
     if target is not None and target[0] == _page_hash():
@@ -35,6 +37,7 @@ def _copy_back(widget: str, key: str) -> None:
 
 
 def _repetitions_chosen(widget: str, key: str) -> None:
+    """Remember that the user chose the repetitions, then copy the value back."""
     st.session_state[state.REPS_CHOSEN] = True  # no long-series default from now on
     _copy_back(widget, key)
 
@@ -74,6 +77,7 @@ def commit_form(*keys: str) -> None:
 
 
 def _load_run_config() -> None:
+    """Restore the uploaded RunConfig and rerun the whole app with it."""
     config.load_run_config()
     st.rerun()  # the whole app: a RunConfig changes the series, landmarks and every setting (even from a fragment)
 
@@ -217,10 +221,12 @@ class _Held:
     """A session-owned box around a download's inputs (tuples and dicts cannot be weakly referenced)."""
 
     def __init__(self, value):
+        """Hold ``value`` (the figure) so a weak reference can point at it."""
         self.value = value
 
 
 def _built(build: Callable, ref) -> str:
+    """The download's text built from the figure behind ``ref``, or a note when its session has ended."""
     held = ref()
     if held is None:
         return "<p>This view's session has ended: open the page again to download it.</p>"

@@ -64,6 +64,7 @@ def describe(key: str, data: pd.DataFrame | None = None, *, what: str, summary: 
 
 
 def _csv(data: pd.DataFrame) -> str:
+    """The table as CSV text (no index column)."""
     return data.to_csv(index=False)
 
 
@@ -145,10 +146,12 @@ def _range(col) -> str:
 
 
 def _is_text(col: pd.Series) -> bool:
+    """Whether a column holds text (object or string dtype), not numbers."""
     return col.dtype == object or isinstance(col.dtype, pd.StringDtype)
 
 
 def _value(v) -> str:
+    """One cell as the summary sentence writes it: yes/no, 1,234, a short number, or its text."""
     if isinstance(v, (bool, np.bool_)):
         return "yes" if v else "no"
     if isinstance(v, (int, np.integer)):
@@ -201,6 +204,7 @@ def track_table(timestamps: Timestamps, lat: np.ndarray, lon: np.ndarray, landma
 
 
 def _flags(n: int, landmarks: Iterable[int], dummies: Iterable[int]) -> dict:
+    """Boolean columns per event: landmark, and dummy (a dummy that is not a landmark) when there are dummies."""
     lm = np.zeros(n, dtype=bool)
     idx = np.asarray(list(landmarks), dtype=np.int64)
     lm[idx[(idx >= 0) & (idx < n)]] = True
@@ -253,6 +257,7 @@ def figure_table(fig) -> pd.DataFrame:
 
 
 def _array(value):
+    """A trace's values (a list, an array or a base64 typed array) as a numpy array; None stays None."""
     if value is None:
         return None
     if isinstance(value, dict) and "bdata" in value:

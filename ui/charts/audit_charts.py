@@ -21,6 +21,7 @@ BOTTOM_LEGEND = dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0
 
 
 def _colour(scheme: str) -> str:
+    """The scheme's colour, grey for anything else."""
     return SCHEME_COLOURS.get(scheme, "#555555")
 
 

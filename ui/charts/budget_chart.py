@@ -18,6 +18,7 @@ BAR_LIMIT = 400  # above this many timestamps, budget bars are drawn as a filled
 
 
 def _index_sets(landmarks, dummies, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted landmark and dummy indices inside [0, n); a dummy that is also a landmark counts as a landmark."""
     lm = np.unique(np.asarray(list(landmarks), dtype=np.int64))
     dm = np.setdiff1d(np.asarray(list(dummies), dtype=np.int64), lm)
     return lm[(lm >= 0) & (lm < n)], dm[(dm >= 0) & (dm < n)]

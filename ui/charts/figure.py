@@ -29,6 +29,7 @@ class DrawOnceFigure(go.Figure):
     copy of per-point Python lists cost more server time than building the chart."""
 
     def to_dict(self):
+        """The traces and layout as shallow dict copies (arrays as they are)."""
         return {"data": [dict(trace) for trace in self._data], "layout": dict(self._layout)}
 
 

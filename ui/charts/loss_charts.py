@@ -32,6 +32,7 @@ LOG_RATIO = 30  # a MAE chart whose bars span more than this factor gets a log a
 
 
 def _window(n: int, window) -> tuple[int, int]:
+    """The drawn timestamps [first, stop): the whole series when no window is set."""
     return (0, n) if window is None else (int(window[0]), int(window[1]))
 
 
@@ -44,6 +45,7 @@ def _line(fig: go.Figure, y, first: int, stop: int, **kw) -> None:
 
 
 def _sorted(indices: Iterable[int]) -> np.ndarray:
+    """Distinct event indices, sorted, as an int array."""
     return np.asarray(sorted(set(int(i) for i in indices)), dtype=int)
 
 

@@ -41,6 +41,7 @@ def view_state(lat: np.ndarray, lon: np.ndarray, *, width_px: int = 900, height_
     lon_span = max(float(lon.max() - lon.min()), 1e-5)
 
     def merc(phi: np.ndarray) -> np.ndarray:
+        """Web-Mercator y of a latitude in degrees (radians of the projected plane)."""
         return np.log(np.tan(np.pi / 4 + np.radians(phi) / 2))
 
     y_span = max(float(merc(np.array(lat.max())) - merc(np.array(lat.min()))), 1e-7)
@@ -51,6 +52,7 @@ def view_state(lat: np.ndarray, lon: np.ndarray, *, width_px: int = 900, height_
 
 
 def _segments(lat: np.ndarray, lon: np.ndarray) -> pd.DataFrame:
+    """Consecutive points as line segments (start and end lon/lat), one row per step of the path."""
     return pd.DataFrame({"s_lon": lon[:-1], "s_lat": lat[:-1], "e_lon": lon[1:], "e_lat": lat[1:]})
 
 

@@ -36,6 +36,7 @@ def timeline(
     idx = first + positions(y[first:stop])
 
     def inside(events) -> np.ndarray:
+        """The distinct events inside the drawn window, sorted."""
         e = np.asarray(sorted(set(int(i) for i in events)), dtype=int)
         return e[(e >= first) & (e < stop)]
 

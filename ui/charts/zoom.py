@@ -30,6 +30,7 @@ def current(cur) -> tuple[int, int]:
 
 
 def _changed(token: str, n: int) -> None:
+    """Store the window of the series ``token`` after its width or start changed (clamped to n events)."""
     ss = st.session_state
     width = int(ss[WIDTH])
     first = 0 if width >= n else min(int(ss.get(START, 0)), n - width)

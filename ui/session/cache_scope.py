@@ -70,6 +70,7 @@ def bounded_cache(max_entries: int, session_entries: int = 16) -> Callable:
     session_entries = min(max_entries, session_entries)
 
     def wrap(func: Callable) -> Callable:
+        """``func`` cached in ``st.cache_data`` for shared data and in the session while it works on an upload."""
         shared = st.cache_data(max_entries=max_entries, show_spinner=False)(func)
         name = f"{func.__module__}.{func.__qualname__}"
         # positional arguments whose parameter name starts with "_" are not part of the key either
@@ -77,6 +78,7 @@ def bounded_cache(max_entries: int, session_entries: int = 16) -> Callable:
 
         @functools.wraps(func)
         def call(*args, **kwargs):
+            """The cached result: shared unless the session's source is an upload, then this session's memo."""
             if not from_upload():
                 return shared(*args, **kwargs)
             keyed = tuple(a for p, a in zip(params, args, strict=False) if not p.startswith("_")) + args[len(params):]

@@ -181,7 +181,9 @@ class Param:
 
 
 def _number(kind: type, low: float, high: float) -> Callable[[str], Any]:
+    """A URL parser of numbers of type ``kind`` in [low, high] (None for anything else)."""
     def parse(text: str) -> Any:
+        """``text`` as a number in range, else None."""
         try:
             value = kind(float(text)) if kind is int else kind(text)
         except (TypeError, ValueError, OverflowError):  # int(float("inf")) overflows
@@ -192,11 +194,14 @@ def _number(kind: type, low: float, high: float) -> Callable[[str], Any]:
 
 
 def _choice(options: tuple[str, ...]) -> Callable[[str], Any]:
+    """A URL parser that accepts one of ``options``."""
     return lambda text: text if text in options else None
 
 
 def _subset(options: tuple[str, ...]) -> Callable[[str], Any]:
+    """A URL parser of a comma-separated subset of ``options``, in their order."""
     def parse(text: str) -> Any:
+        """``text`` as a subset of the options, else None."""
         items = [t for t in text.split(",") if t]
         return [t for t in options if t in items] if all(t in options for t in items) else None
 
@@ -204,6 +209,7 @@ def _subset(options: tuple[str, ...]) -> Callable[[str], Any]:
 
 
 def _epsilon(text: str) -> Any:
+    """ε from the URL: the nearest offered value, for 0 < ε < 10⁶."""
     try:
         value = float(text)
     except ValueError:
@@ -212,6 +218,7 @@ def _epsilon(text: str) -> Any:
 
 
 def _landmarks(text: str) -> Any:
+    """Landmark indices from the URL's compact encoding (None when malformed or too long)."""
     try:
         return tuple(decode_landmarks(text, limit=N_MAX).tolist()) if len(text) < 20_000 else None
     except ValueError:
@@ -219,19 +226,24 @@ def _landmarks(text: str) -> Any:
 
 
 def _flag(text: str) -> Any:
+    """A boolean from the URL: 1/0 or true/false."""
     return {"1": True, "0": False, "true": True, "false": False}.get(text.lower())
 
 
 def _dump_flag(value: bool) -> str:
+    """A boolean for the URL: 1 or 0."""
     return "1" if value else "0"
 
 
 def _dump_number(value: float) -> str:
+    """A number for the URL, as short as it prints."""
     return f"{value:g}"
 
 
 def _option(options: tuple[float, ...]) -> Callable[[str], Any]:
+    """A URL parser that accepts a number equal (to 1e-9 relative) to one of ``options``."""
     def parse(text: str) -> Any:
+        """``text`` as one of the options, else None."""
         try:
             value = float(text)
         except ValueError:
@@ -244,6 +256,7 @@ def _option(options: tuple[float, ...]) -> Callable[[str], Any]:
 def _stepped(low: float, high: float, step: float) -> Callable[[str], Any]:
     """A float on the grid low, low + step, …, high (as a slider with this step shows it)."""
     def parse(text: str) -> Any:
+        """``text`` rounded to the step, in range, else None."""
         try:
             value = float(text)
         except ValueError:
@@ -254,6 +267,7 @@ def _stepped(low: float, high: float, step: float) -> Callable[[str], Any]:
 
 
 def _window(text: str) -> Any:
+    """A PriSTE event window 'a-b' from the URL (0 ≤ a ≤ b < PRISTE_T_MAX)."""
     first, sep, last = text.partition("-")
     if not sep or not (first.isdigit() and last.isdigit()) or len(text) > 12:
         return None
@@ -265,6 +279,7 @@ PRISTE_REGION_MAX = 2_000  # cells named in a URL
 
 
 def _cells(text: str) -> Any:
+    """A PriSTE event region from the URL: comma-separated cell numbers, at most PRISTE_REGION_MAX."""
     items = [t for t in text.split(",") if t]
     if len(items) > PRISTE_REGION_MAX or not all(t.isdigit() and len(t) <= 6 for t in items):
         return None
@@ -272,6 +287,7 @@ def _cells(text: str) -> Any:
 
 
 def _share_range(text: str) -> Any:
+    """A landmark share range 'low-high' from the URL, both in [0, 1]."""
     low, sep, high = text.partition("-")
     try:
         a, b = round(float(low), 2), round(float(high), 2)
@@ -281,6 +297,7 @@ def _share_range(text: str) -> Any:
 
 
 def _rule(text: str) -> Any:
+    """A landmark rule from the URL, if lmdk.landmarks parses it (never one naming a server file)."""
     from lmdk.landmarks import parse_rule
 
     if len(text) > 80 or text.split(":", 1)[0].lower() in ("file", "contacts"):  # no server paths from a link
@@ -293,6 +310,7 @@ def _rule(text: str) -> Any:
 
 
 def _experiment(text: str) -> Any:
+    """An experiment figure name from the URL, if the runner knows it."""
     if len(text) > 40:
         return None
     from lmdk.experiments.runner import figures
