@@ -89,7 +89,7 @@ except ValueError as exc:
 
 unit = {"values": "kWh" if ss[state.POP_SOURCE] == "fleet" else "value units", "trajectory": "m",
         "contacts": "% wrong"}[pop.kind]
-from lmdk.population.explore import flagged, headline  # noqa: E402
+from lmdk.population.explore import flagged, headline  # noqa: E402 (only once a population is loaded, after st.stop)
 
 st.markdown(f"##### {headline(table, chosen, eps, unit)}")
 st.caption(f"{pop.description} · rule `{rule}` · ε = {eps:g} · protected: "

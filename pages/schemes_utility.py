@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from lmdk.present import views
-from ui import baselines as baseline_ui  # noqa: E402 (BD/BA/FAST/PeGaSus beside the landmark schemes)
+from ui import baselines as baseline_ui  # BD/BA/FAST/PeGaSus beside the landmark schemes
 from ui import charts, explain, relation, text, widgets
 from ui import plan as plan_ui
 from ui.charts import alt_text, maps, zoom

@@ -57,7 +57,7 @@ Conventions
 # Import pandas completely before any ui module builds a plotly figure: plotly looks pandas up in
 # sys.modules without the import lock, so on a cold server whose first requests arrive together one
 # session could otherwise see another session's half-imported pandas (AttributeError: pd.Series).
-import pandas  # noqa: E402,F401
+import pandas  # noqa: F401 (imported for its side effect: complete before any figure, see above)
 
 SESSION_STARTED = "_qp_loaded"  # set by ui.session.state.init() (app.py) on a session's first run; = state.QP_LOADED
 ENTRY_RERUN = "_entry_rerun"  # set once per session when a page ran without app.py and we reran

@@ -102,8 +102,15 @@ def _on_apply() -> None:
     if detection is None:
         return
     old = detection.spec
-    value = lambda name, default=None: ss.get(_FIELD + name, default)  # noqa: E731
-    column = lambda name: None if value(name) in (None, _NONE) else value(name)  # noqa: E731
+
+    def value(name: str, default=None):
+        """The import setting ``name`` as its widget holds it."""
+        return ss.get(_FIELD + name, default)
+
+    def column(name: str) -> str | None:
+        """The column chosen in setting ``name``; None for "(none)"."""
+        return None if value(name) in (None, _NONE) else value(name)
+
     try:
         spec = old
         if old.layout == "table":

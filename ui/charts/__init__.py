@@ -59,7 +59,7 @@ def _freeze_long_lived() -> None:
     import gc
 
     from lmdk import metrics, privacy, schemes  # noqa: F401 — the modules every scheme rerun uses
-    from lmdk.present import views  # noqa: F401
+    from lmdk.present import views  # noqa: F401 — imported to be frozen with the rest
     from ui.charts.figure import figure
 
     figure([{"type": "scatter", "x": np.arange(2), "y": np.zeros(2)}, {"type": "bar", "x": [0], "y": [1.0]}],

@@ -91,7 +91,7 @@ def bounded_cache(max_entries: int, session_entries: int = 16) -> Callable:
             memo.move_to_end(key)
             return copy.deepcopy(memo[key])  # a copy per call, as st.cache_data gives: callers may change theirs
 
-        call.clear = shared.clear  # type: ignore[attr-defined]
+        call.clear = shared.clear  # type: ignore[attr-defined]  # like st.cache_data's wrapper: callers clear it
         return call
 
     return wrap

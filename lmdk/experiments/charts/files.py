@@ -19,7 +19,7 @@ def write_html(fig, path: Path) -> Path:
 def png_unavailable() -> str | None:
     """Why PNG export cannot work here (kaleido or Chromium missing), or None if it can."""
     try:
-        import kaleido  # noqa: F401
+        import kaleido  # noqa: F401 (imported only to see whether it is installed)
     except ImportError:
         return "the 'kaleido' package is not installed (pip install -r requirements.txt)"
     if not any(shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome", "chrome")):
