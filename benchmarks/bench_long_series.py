@@ -4,8 +4,8 @@ chart redrawn, in Chromium, against the same page at n = 1,000 measured in the s
 A synthetic values series (``source=synthetic&syn_n=N``: AR(1), 20 % uniform landmarks, public range 0–20) of
 n = 1,000 / 8,760 (a year hourly) / 35,040 (a year at 15 minutes) / 105,120 (a year at 5 minutes), every page
 whose charts depend on the series and on ε: Schemes & utility, Temporal privacy loss, Dummy landmarks (all six
-schemes, default repetitions — 100 up to n = 1,000, fewer for long series: ui.session.state.default_repetitions — and the
-exact discrete Laplace of the exports). Each trial moves the ε slider one step to a value not seen before (so the
+schemes, default repetitions — 100 up to n = 1,000, fewer for long series: ui.session.state.default_repetitions — and
+the exact discrete Laplace of the exports). Each trial moves the ε slider one step to a value not seen before (so the
 core recomputes) and measures, inside Chromium with performance.now(), until every chart carries the new ε in
 ``layout.meta`` and Streamlit is idle (the harness of benchmarks/bench_browser.py); the lengths of a page are
 open in tabs side by side and their trials interleaved, so the machine's load (2 shared cores) falls on all alike.

@@ -1,4 +1,5 @@
-"""Nothing computed from an upload outlives its session or reaches another one (ui.session.cache_scope); samples share."""
+"""Nothing computed from an upload outlives its session or reaches another one (ui.session.cache_scope); samples
+share."""
 from __future__ import annotations
 
 from functools import partial

@@ -1,4 +1,5 @@
-"""Text alternatives of the charts (ui.charts.alt_text) and the typed landmark positions (ui.landmark_keys), issue 28."""
+"""Text alternatives of the charts (ui.charts.alt_text) and the typed landmark positions (ui.landmark_keys), issue
+28."""
 from __future__ import annotations
 
 import numpy as np
