@@ -15,15 +15,22 @@ Kinds (``Relation.kind``):
 - ``radius``: one location moves anywhere within r metres (planar Laplace with ε/r per metre:
   geo-indistinguishability, Andrés et al. 2013, gives ε for two points at most r apart).
 - ``flip``: one contact bit flips (randomized response; Δ = 1 by definition).
+- ``papers``: the papers' simplification for their figures (:data:`PAPERS_UNIT_CHANGE`): a change of up to d = 1
+  unit, no public range, the textbook floating-point sampler. Only the papers' figures and the tests that
+  reproduce them use it, always explicitly.
+
+A relation fixes Δ, the sampler and the public range together: :meth:`Relation.calibration` is what the release
+engine consumes, so no caller can pass a Δ that disagrees with the range it claims. :func:`miscalibrated` is the one
+documented route to a broken calibration (for the audit's power tests); exports refuse it.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from lmdk.errors import ParameterError
 
-KINDS = ("range", "up_to", "radius", "flip")
+KINDS = ("range", "up_to", "radius", "flip", "papers")
 KIND_FOR_SERIES = {"values": ("range", "up_to"), "trajectory": ("radius",), "contacts": ("flip",)}
 
 
@@ -38,6 +45,29 @@ def _finite(value, name: str) -> float:
     return out
 
 
+def _literal(value: float | None) -> str:
+    """A number as Python source that reads back exactly: 25 for 25.0, repr otherwise."""
+    if value is not None and float(value).is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return repr(value)
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """What the release engine draws with: Δ, the sampler, the public range values are clamped to, and the snapping
+    box (metres) — all fixed by one :class:`Relation` (``Relation.calibration``), never passed one by one."""
+
+    sensitivity: float
+    sampler: str  # "textbook" | "discrete" | "snapping"
+    value_range: tuple[float, float] | None = None
+    bound: float | None = None
+
+    def options(self) -> dict:
+        """The engine's keyword arguments (``sensitivity``, ``sampler``, ``value_range``, ``bound``)."""
+        return {"sensitivity": self.sensitivity, "sampler": self.sampler, "value_range": self.value_range,
+                "bound": self.bound}
+
+
 @dataclass(frozen=True)
 class Relation:
     """Which change of one event ε protects: a public range, a change of up to d, a radius, or a flip."""
@@ -47,6 +77,8 @@ class Relation:
     high: float | None = None
     d: float | None = None
     unit: str = ""
+    bound: float | None = None  # radius: the public box ±bound metres of the export-safe snapping sampler
+    noise_sensitivity: float | None = None  # set only by miscalibrated(): the Δ the noise is (wrongly) calibrated for
 
     def __post_init__(self) -> None:
         """Validate the fields each kind needs; messages name the field and the fix."""
@@ -61,8 +93,8 @@ class Relation:
                 raise ParameterError(f"the public range needs low < high, got [{low:g}, {high:g}]")
             object.__setattr__(self, "low", low)
             object.__setattr__(self, "high", high)
-        if self.kind in ("up_to", "radius"):
-            what = "d (the largest protected change)" if self.kind == "up_to" else "radius (metres)"
+        if self.kind in ("up_to", "radius", "papers"):
+            what = "radius (metres)" if self.kind == "radius" else "d (the largest protected change)"
             if self.d is None:
                 raise ParameterError(f"{what} is missing: give a number > 0")
             d = _finite(self.d, what)
@@ -71,35 +103,72 @@ class Relation:
             object.__setattr__(self, "d", d)
         elif self.d is not None:
             raise ParameterError(f"d applies to the 'up_to' and 'radius' relations, not to {self.kind!r}")
+        if self.kind == "papers" and self.low is not None:
+            raise ParameterError("the papers' unit change has no public range; for a range use public_range or up_to")
         if not isinstance(self.unit, str):
             raise ParameterError(f"unit must be text, not {self.unit!r}")
+        if self.bound is not None:
+            if self.kind != "radius":
+                raise ParameterError(f"bound (the public box in metres) applies to a radius, not to {self.kind!r}")
+            bound = _finite(self.bound, "bound (metres)")
+            if bound <= 0:
+                raise ParameterError(f"bound (the public box in metres) must be > 0, not {self.bound!r}")
+            object.__setattr__(self, "bound", bound)
+        if self.noise_sensitivity is not None:
+            noise = _finite(self.noise_sensitivity, "noise_sensitivity")
+            if noise <= 0:
+                raise ParameterError(f"noise_sensitivity must be > 0, not {self.noise_sensitivity!r}")
+            object.__setattr__(self, "noise_sensitivity", noise)
 
     @property
     def sensitivity(self) -> float:
         """Δ: how far the protected change can move one event's value (metres for a radius)."""
         if self.kind == "range":
-            low, high = self._range()
-            return high - low
-        if self.kind in ("up_to", "radius"):
-            return self._d()
+            return self._number("high") - self._number("low")
+        if self.kind in ("up_to", "radius", "papers"):
+            return self._number("d")
         return 1.0
+
+    def _number(self, name: str) -> float:
+        """A numeric field the kind requires (``__post_init__`` checked it is set)."""
+        value = getattr(self, name)
+        if value is None:
+            raise ParameterError(f"the {self.kind!r} relation has no {name}")
+        return float(value)
+
+    @property
+    def miscalibrated(self) -> bool:
+        """True for :func:`miscalibrated`'s deliberately broken calibration (exports refuse it)."""
+        return self.noise_sensitivity is not None
+
+    def calibration(self, mechanism: str) -> Calibration:
+        """Δ, sampler, public range and snapping box of a release of ``mechanism`` under this relation.
+
+        Values (laplace): the exact discrete Laplace (:mod:`lmdk.discrete_laplace`) on the public range with
+        Δ = sensitivity; contacts (randomized_response): the flip from full-precision uniforms; locations
+        (planar_laplace): Δ = the radius, with the snapping sampler inside ``bound`` when the relation has one,
+        else the textbook planar Laplace (views). The papers' unit change: Δ = d, the textbook sampler, no range.
+        A miscalibrated relation keeps all of that but calibrates the noise for Δ = ``noise_sensitivity``.
+        """
+        delta = self.noise_sensitivity if self.noise_sensitivity is not None else self.sensitivity
+        if self.kind == "papers":
+            return Calibration(1.0 if mechanism == "randomized_response" else delta, "textbook")
+        if mechanism == "laplace":
+            if self.value_range is None:
+                raise ParameterError(f"the {self.kind!r} relation does not fit values (laplace): give what ε protects "
+                                     "as lmdk.relation.public_range(low, high) or up_to(d, low, high)")
+            return Calibration(delta, "discrete", self.value_range)
+        if mechanism == "randomized_response":
+            return Calibration(self.noise_sensitivity or 1.0, "snapping")
+        if mechanism == "planar_laplace":
+            return Calibration(delta, "snapping" if self.bound is not None else "textbook", None, self.bound)
+        raise ParameterError(f"mechanism must be 'laplace', 'randomized_response' or 'planar_laplace', "
+                             f"not {mechanism!r}")
 
     @property
     def value_range(self) -> tuple[float, float] | None:
         """The public range values are clamped to, or None (locations, contacts)."""
-        return self._range() if self.low is not None else None
-
-    def _range(self) -> tuple[float, float]:
-        """(low, high), which ``__post_init__`` guarantees for a relation with a public range."""
-        if self.low is None or self.high is None:
-            raise ParameterError(f"the {self.kind!r} relation has no public range (low, high)")
-        return self.low, self.high
-
-    def _d(self) -> float:
-        """d, which ``__post_init__`` guarantees for the 'up_to' and 'radius' relations."""
-        if self.d is None:
-            raise ParameterError(f"the {self.kind!r} relation has no d (the largest protected change)")
-        return self.d
+        return (self._number("low"), self._number("high")) if self.low is not None else None
 
     def _amount(self, value: float) -> str:
         return f"{value:g} {self.unit}".strip()
@@ -108,12 +177,15 @@ class Relation:
         """What is protected, in plain words: "any single hour's reading, whatever its value between 0 and 25 kWh"."""
         if self.kind == "range":
             return (f"any single {event}'s value, whatever it is between {self.low:g} and "
-                    f"{self._amount(self._range()[1])}")
+                    f"{self._amount(self._number('high'))}")
         if self.kind == "up_to":
-            return (f"a change of up to {self._amount(self._d())} in any single {event}'s value (larger changes are "
-                    f"protected less: ε grows with the change)")
+            return (f"a change of up to {self._amount(self._number('d'))} in any single {event}'s value (larger "
+                    f"changes are protected less: ε grows with the change)")
         if self.kind == "radius":
             return f"any single {event}'s location, moved anywhere within {self.d:g} m"
+        if self.kind == "papers":
+            return (f"a change of up to {self._amount(self._number('d'))} in any single {event}'s value (the papers' "
+                    "simplification: no public range, larger changes are protected less)")
         return f"whether any single {event} was a contact (one bit flipped)"
 
     def label(self) -> str:
@@ -121,15 +193,33 @@ class Relation:
         if self.kind == "range":
             return f"range [{self.low:g}, {self.high:g}] {self.unit}".rstrip() + f" (Δ = {self.sensitivity:g})"
         if self.kind == "up_to":
-            return f"changes up to {self._amount(self._d())} (Δ = {self.d:g})"
+            return f"changes up to {self._amount(self._number('d'))} (Δ = {self.d:g})"
         if self.kind == "radius":
             return f"radius {self.d:g} m (Δ = {self.d:g} m)"
+        if self.kind == "papers":
+            return f"the papers' unit change (Δ = {self.d:g}, no public range)"
         return "one contact bit flipped (Δ = 1)"
+
+    def code(self) -> str:
+        """The Python expression that builds this relation (generated scripts print it after ``protects=``)."""
+        if self == PAPERS_UNIT_CHANGE:
+            return "lmdk.relation.PAPERS_UNIT_CHANGE"
+        if self == FLIP:
+            return "lmdk.relation.FLIP"
+        unit = f", {self.unit!r}" if self.unit else ""
+        low, high, d = _literal(self.low), _literal(self.high), _literal(self.d)
+        if self.noise_sensitivity is None and self.kind == "range":
+            return f"lmdk.relation.public_range({low}, {high}{unit})"
+        if self.noise_sensitivity is None and self.kind == "up_to":
+            return f"lmdk.relation.up_to({d}, {low}, {high}{unit})"
+        if self.noise_sensitivity is None and self.kind == "radius" and self.unit == "m":
+            return f"lmdk.relation.radius({d}" + (f", bound={_literal(self.bound)})" if self.bound else ")")
+        return f"lmdk.relation.Relation.from_dict({self.to_dict()!r})"
 
     def to_dict(self) -> dict:
         """JSON-ready fields (None fields left out)."""
         out = {"kind": self.kind}
-        for name in ("low", "high", "d"):
+        for name in ("low", "high", "d", "bound", "noise_sensitivity"):
             if getattr(self, name) is not None:
                 out[name] = getattr(self, name)
         if self.unit:
@@ -144,9 +234,10 @@ class Relation:
         if not isinstance(data, dict):
             raise ParameterError(f"relation must be an object like {{'kind': 'range', 'low': 0, 'high': 25}}, "
                                  f"not {data!r}")
-        unknown = sorted(set(data) - {"kind", "low", "high", "d", "unit"})
+        unknown = sorted(set(data) - {"kind", "low", "high", "d", "unit", "bound", "noise_sensitivity"})
         if unknown:
-            raise ParameterError(f"relation: unknown field(s) {unknown}; allowed: kind, low, high, d, unit")
+            raise ParameterError(f"relation: unknown field(s) {unknown}; allowed: kind, low, high, d, unit, bound, "
+                                 "noise_sensitivity")
         if "kind" not in data:
             raise ParameterError(f"relation needs a kind, one of {KINDS}")
         return cls(**data)
@@ -154,14 +245,17 @@ class Relation:
     def check_kind(self, series_kind: str) -> Relation:
         """Itself, if it fits a series of ``series_kind``; else a ParameterError naming the fitting kinds."""
         fitting = KIND_FOR_SERIES.get(series_kind, ())
-        if self.kind not in fitting:
+        if self.kind not in fitting and self.kind != "papers":
             raise ParameterError(f"the {self.kind!r} relation does not fit a {series_kind} series; use "
                                  f"{' or '.join(repr(k) for k in fitting)}")
         return self
 
 
-PAPERS_UNIT = Relation("up_to", low=-1e12, high=1e12, d=1.0)
-"""The papers' figures: a change of up to 1 unit (Δ = 1, "for simplicity"), values effectively unclamped."""
+PAPERS_UNIT_CHANGE = Relation("papers", d=1.0)
+"""The papers' figures: a change of up to 1 unit (Δ = 1, "for simplicity"), no public range, the textbook sampler.
+Only the papers' figures and experiments (and the tests that reproduce them) use it, always explicitly."""
+PAPERS_UNIT = PAPERS_UNIT_CHANGE
+"""Alias of :data:`PAPERS_UNIT_CHANGE`."""
 
 
 def public_range(low, high, unit: str = "") -> Relation:
@@ -174,13 +268,40 @@ def up_to(d, low, high, unit: str = "") -> Relation:
     return Relation("up_to", low=low, high=high, d=d, unit=unit)
 
 
-def radius(r) -> Relation:
-    """Protect one location moved anywhere within r metres."""
-    return Relation("radius", d=r, unit="m")
+def radius(r, bound=None) -> Relation:
+    """Protect one location moved anywhere within r metres (planar Laplace, Δ = r). ``bound``: the public box ±B
+    metres around the origin of an export (the snapping sampler); without it the textbook planar Laplace (views)."""
+    return Relation("radius", d=r, unit="m", bound=bound)
 
 
 FLIP = Relation("flip")
 """One contact bit flipped (randomized response)."""
+
+
+def flip() -> Relation:
+    """Protect one contact bit flipped (randomized response): :data:`FLIP`."""
+    return FLIP
+
+
+def miscalibrated(protects, *, noise_sensitivity) -> Relation:
+    """A deliberately broken calibration — the one documented route to it, for the audit's power tests: the claim
+    stays ``protects`` (its range, words and sampler), the noise is calibrated for Δ = ``noise_sensitivity``.
+    Exports (CLI, downloads, populations) refuse it."""
+    return replace(Relation.from_dict(protects), noise_sensitivity=noise_sensitivity)
+
+
+def refuse_miscalibrated(protects, where: str = "an export") -> None:
+    """Raise a ParameterError when ``protects`` is :func:`miscalibrated`: a release to hand out must be calibrated."""
+    if protects is not None and Relation.from_dict(protects).miscalibrated:
+        raise ParameterError(f"{where} refuses a miscalibrated relation (lmdk.relation.miscalibrated: noise for "
+                             "another Δ than the claim); give what ε protects, e.g. "
+                             "protects=lmdk.relation.public_range(0, 25, 'kWh')")
+
+
+def legacy_papers(sensitivity: float = 1.0) -> Relation:
+    """What a configuration from before the relation was explicit ran with: Δ = sensitivity, no range, textbook
+    sampler (:data:`PAPERS_UNIT_CHANGE` for Δ = 1)."""
+    return PAPERS_UNIT_CHANGE if float(sensitivity) == 1.0 else Relation("papers", d=float(sensitivity))
 
 
 def legacy(sensitivity: float = 1.0) -> Relation:
@@ -204,20 +325,3 @@ def from_options(kind: str | None, *, low=None, high=None, d=None, radius_m=None
         return up_to(d, low, high, unit)
     return public_range(low, high, unit)
 
-
-def release_options(protected: Relation | None, mechanism: str) -> dict:
-    """``lmdk.schemes.release`` options a relation fixes — Δ, sampler and public range — shared by the app's views,
-    RunConfigs, generated scripts and exports, so a preview is calibrated exactly as the release handed out.
-
-    Values: the exact discrete Laplace (:mod:`lmdk.discrete_laplace`) on the public range with Δ = sensitivity;
-    contacts: randomized response from full-precision uniforms; locations: planar Laplace with Δ = the radius
-    (exports add the snapping box, which needs a public bound). Without a relation (a legacy configuration, the
-    papers' figures): Δ = 1 and the textbook sampler.
-    """
-    if protected is None:
-        return {"sensitivity": 1.0}
-    if mechanism == "laplace":
-        return {"sensitivity": protected.sensitivity, "sampler": "discrete", "value_range": protected.value_range}
-    if mechanism == "randomized_response":
-        return {"sensitivity": 1.0, "sampler": "snapping"}
-    return {"sensitivity": protected.sensitivity}
