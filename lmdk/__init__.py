@@ -5,12 +5,13 @@ The names a notebook needs, importable from the top::
     import lmdk
     series = lmdk.sample("hue")                      # or lmdk.load_series("meter.csv")
     L = lmdk.landmarks.by_percentile(series.values, 0.2)
-    out = lmdk.release(series.values, L, "adaptive", 1.0, mechanism="laplace", repetitions=10, rng=0)
+    out = lmdk.release(series.values, L, "adaptive", 1.0, protects=lmdk.relation.public_range(0, 25, "kWh"),
+                       repetitions=10, rng=0)
 
 Subpackages, one per concept of the papers: :mod:`lmdk.data`, :mod:`lmdk.tpl`, :mod:`lmdk.dummies`,
 :mod:`lmdk.priste`, :mod:`lmdk.experiments`, :mod:`lmdk.population`, :mod:`lmdk.audit` (the adversary lab);
-modules :mod:`lmdk.mechanisms`, :mod:`lmdk.schemes`, :mod:`lmdk.privacy`, :mod:`lmdk.metrics`,
-:mod:`lmdk.landmarks`, :mod:`lmdk.synthetic`, :mod:`lmdk.snapping`.
+modules :mod:`lmdk.mechanisms`, :mod:`lmdk.schemes`, :mod:`lmdk.privacy`, :mod:`lmdk.metrics`, :mod:`lmdk.landmarks`,
+:mod:`lmdk.synthetic`, :mod:`lmdk.snapping`, :mod:`lmdk.relation` (what ε protects: ``protects=``).
 Apart from the maths: :mod:`lmdk.present` (views, headlines, reports, generated scripts for the app) and
 :mod:`lmdk.cli` (the ``lmdk`` command, one module per command).
 """

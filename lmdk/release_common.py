@@ -31,6 +31,7 @@ class Release:
     publishing_epsilon: float = field(default=float("nan"))  # ε given to the scheme (ε − selection)
     sensitivity: float = 1.0
     w: int | None = None
+    protects: object = None  # the lmdk.relation.Relation the release was calibrated by (what ε protects)
 
     @property
     def repetitions(self) -> int:

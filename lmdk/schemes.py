@@ -298,45 +298,110 @@ def _dummy_landmarks(n, mask, eps, dummies, reps, gen):
     return chosen, float(eps_pub), float(eps_sel)
 
 
+REMOVED_OPTIONS = ("sensitivity", "sampler", "bound", "value_range", "relation", "options")
+"""Keywords the relation replaced (``protects=``): each is refused with a ParameterError naming it."""
+PROTECTS_FIX = ("what ε protects, e.g. protects=lmdk.relation.public_range(0, 25, \"kWh\") (the papers' figures: "
+                "protects=lmdk.relation.PAPERS_UNIT_CHANGE)")
+
+
+def refuse_removed(where: str, removed: dict) -> None:
+    """Refuse keywords ``protects=`` replaced (a ParameterError naming it), and unknown ones as Python does."""
+    if not removed:
+        return
+    old = [k for k in removed if k in REMOVED_OPTIONS]
+    if old:
+        raise ParameterError(f"{where}: {', '.join(k + '=' for k in old)} no longer exist(s): the relation fixes Δ, "
+                             f"sampler and public range together; give protects=, {PROTECTS_FIX}")
+    raise TypeError(f"{where}() got an unexpected keyword argument {next(iter(removed))!r}")
+
+
+def protects_relation(where: str, protects):
+    """The Relation of ``protects=`` (a Relation or its dict); missing → a ParameterError with the one-line fix."""
+    if protects is None:
+        raise ParameterError(f"{where}() needs protects=: {PROTECTS_FIX}")
+    from lmdk.relation import Relation
+
+    return Relation.from_dict(protects)
+
+
+def _resolve_landmarks(series, landmarks):
+    """(series as the engine takes it, landmarks): a rule string or LandmarkRule resolved on ``series`` (an lmdk
+    Series, or plain values for value rules); an lmdk Series becomes its mechanism input."""
+    from lmdk.landmarks import LandmarkRule, parse_rule
+
+    is_rule = isinstance(landmarks, (str, LandmarkRule))
+    if not is_rule and not hasattr(series, "kind"):
+        return series, landmarks
+    if is_rule:
+        rule = parse_rule(landmarks) if isinstance(landmarks, str) else landmarks
+        target = series
+        if not hasattr(series, "kind"):
+            from lmdk.data.series import from_values
+
+            target = from_values(np.asarray(series, dtype=float).ravel())
+        landmarks = rule.indices(target)
+    if hasattr(series, "kind"):
+        from lmdk.data.mechanism_input import release_input
+
+        series = release_input(series, landmarks)[0]
+    return series, landmarks
+
+
 def release(
     series,
     landmarks,
     scheme: str,
     epsilon,
     *,
+    protects=None,
     mechanism: str = "laplace",
     repetitions: int = 1,
     rng=None,
     w=None,
-    sensitivity: float = 1.0,
     dummies=None,
     default=None,
-    sampler: str = "textbook",
-    bound: float | None = None,
-    value_range: tuple[float, float] | None = None,
+    **removed,
 ) -> Release:
     """Run ``scheme`` with ``mechanism`` ``repetitions`` times at once (repetitions are axis 0).
 
-    ``series``: (n,) values (laplace), (n,) 0/1 (randomized_response) or (n, 2) metres (planar_laplace: ε/Δ
-    per metre, Δ = ``sensitivity`` the protected radius; randomized response takes no sensitivity).
-    ``landmarks``: indices, an (n,) mask, or a (repetitions, n) mask. ``dummies``: a
-    ``lmdk.dummies.selection.DummySpec`` (or a dict of its fields); then L′ per repetition and the remaining ε come
-    from ``lmdk.dummies.selection.landmark_sets_for_release``.
-    ``default``: the public value released before any noisy release (see the module docstring).
-    ``sampler``: "textbook" (fast; views, experiments), "discrete" (exports of values: the exact discrete Laplace
-    on a 2^k grid, ε-DP at every scale for changes of one value by at most ``sensitivity`` inside the public
-    ``value_range`` (low, high), which it requires; lmdk.discrete_laplace; randomized_response keeps its
-    full-precision flip) or "snapping" (Mironov's floating-point-safe snapping with the public ``bound`` B on
-    |values| — metres from the origin for locations; lmdk.snapping).
-    ``scheme`` may also be one of BASELINE_SCHEMES ("bd", "ba" with ``w``, "fast", "pegasus"): the published state of
-    the art, run by ``lmdk.baselines.release_baseline`` (values only; the landmarks are recorded, not used).
+    ``protects``: what ε protects — a :class:`lmdk.relation.Relation` (or its dict), e.g.
+    ``lmdk.relation.public_range(0, 25, "kWh")``; required. It fixes Δ, the sampler and the public range together
+    (:meth:`lmdk.relation.Relation.calibration`): values use the exact discrete Laplace on the public range,
+    contacts the full-precision flip, locations the planar Laplace with Δ = the radius (snapping inside the radius'
+    ``bound``). The papers' figures pass ``lmdk.relation.PAPERS_UNIT_CHANGE`` (Δ = 1, textbook sampler, no range).
+    ``series``: (n,) values (laplace), (n,) 0/1 (randomized_response) or (n, 2) metres (planar_laplace), or an lmdk
+    Series (its mechanism input). ``landmarks``: indices, an (n,) mask, a (repetitions, n) mask, or a rule — a rule
+    string as the CLI takes it ("percentile:20", "below:10", …; ``lmdk.landmarks.parse_rule``) or a
+    ``lmdk.landmarks.LandmarkRule`` — resolved on ``series``. ``dummies``: a ``lmdk.dummies.selection.DummySpec``
+    (or a dict of its fields); then L′ per repetition and the remaining ε come from
+    ``lmdk.dummies.selection.landmark_sets_for_release``. ``default``: the public value released before any noisy
+    release (see the module docstring). ``scheme`` may also be one of BASELINE_SCHEMES ("bd", "ba" with ``w``,
+    "fast", "pegasus"): the published state of the art, run by ``lmdk.baselines.release_baseline`` (values only;
+    the landmarks are recorded, not used). The old keywords sensitivity=, sampler=, bound=, value_range= raise a
+    ParameterError naming ``protects=``.
     """
-    if scheme in BASELINE_SCHEMES:  # issue 29: w-event BD/BA, FAST, PeGaSus — not landmark-aware
-        from lmdk.baselines import release_baseline
+    refuse_removed("release", removed)
+    relation = protects_relation("release", protects)
+    series, landmarks = _resolve_landmarks(series, landmarks)
+    return _release(series, landmarks, scheme, epsilon, relation.calibration(mechanism), mechanism=mechanism,
+                    repetitions=repetitions, rng=rng, w=w, dummies=dummies, default=default, protects=relation)
 
-        return release_baseline(series, landmarks, scheme, epsilon, mechanism=mechanism, repetitions=repetitions,
-                                rng=rng, w=w, sensitivity=sensitivity, dummies=dummies, default=default,
-                                sampler=sampler, bound=bound, value_range=value_range)
+
+def _release(series, landmarks, scheme: str, epsilon, calibration, *, mechanism: str = "laplace",
+             repetitions: int = 1, rng=None, w=None, dummies=None, default=None, protects=None) -> Release:
+    """The release engine: ``release`` with the relation's :class:`lmdk.relation.Calibration` (Δ, sampler — "textbook",
+    "discrete" (the exact discrete Laplace on a 2^k grid inside the public ``value_range``; lmdk.discrete_laplace;
+    randomized_response keeps its full-precision flip) or "snapping" (Mironov's snapping inside the public ``bound``
+    B on |values|, metres from the origin for locations; lmdk.snapping) — public range and bound). Internal: lmdk's
+    front ends reach it through a Relation, so the options cannot disagree."""
+    sensitivity, sampler = calibration.sensitivity, calibration.sampler
+    bound, value_range = calibration.bound, calibration.value_range
+    if scheme in BASELINE_SCHEMES:  # issue 29: w-event BD/BA, FAST, PeGaSus — not landmark-aware
+        from lmdk.baselines import _release_baseline
+
+        return _release_baseline(series, landmarks, scheme, epsilon, calibration, mechanism=mechanism,
+                                 repetitions=repetitions, rng=rng, w=w, dummies=dummies, default=default,
+                                 protects=protects)
     scheme = _check_scheme(scheme)
     x = _prepare_series(series, mechanism)
     n = x.shape[0]
@@ -398,5 +463,5 @@ def release(
         arr.flags.writeable = False
     return Release(
         **arrays, scheme=scheme, mechanism=mechanism, epsilon=eps, selection_epsilon=eps_sel,
-        publishing_epsilon=eps_pub, sensitivity=delta, w=window if scheme == "w-event" else None,
+        publishing_epsilon=eps_pub, sensitivity=delta, w=window if scheme == "w-event" else None, protects=protects,
     )

@@ -16,6 +16,8 @@ import pandas as pd
 import pytest
 from browser_support import ROOT, SCREENSHOTS, chromium, require_browser
 
+import lmdk
+
 pytestmark = pytest.mark.browser
 POPPLER = ("pdfinfo", "pdfimages", "pdftotext", "pdftoppm")
 
@@ -52,7 +54,8 @@ def _report() -> tuple[str, int, list[str]]:
     L = landmarks.parse_rule("percentile:20").indices(series)
     chosen = ("user", "uniform", "skip", "adaptive")
     rng = np.random.default_rng(0)
-    runs = {s: schemes.release(series.values, L, s, 1.0, repetitions=5, rng=rng) for s in chosen}
+    runs = {s: schemes.release(series.values, L, s, 1.0,
+                               protects=lmdk.relation.PAPERS_UNIT_CHANGE, repetitions=5, rng=rng) for s in chosen}
     budgets = {s: np.asarray(r.budgets[0], dtype=float) for s, r in runs.items()}
     released = {s: (np.median(r.values, axis=0), np.quantile(r.values, 0.05, axis=0),
                     np.quantile(r.values, 0.95, axis=0)) for s, r in runs.items()}

@@ -30,7 +30,8 @@ def app_released_csv(cfg: RunConfig, scheme: str) -> str:
     series = cfg.sample_series()
     L = np.asarray(cfg.landmarks, dtype=np.int64)
     x, mechanism, _ = views.release_input(series, L)
-    rel = lmdk.release(x, L, scheme, cfg.epsilon, mechanism=mechanism, repetitions=cfg.repetitions,
+    rel = lmdk.release(x, L, scheme, cfg.epsilon,
+                       protects=lmdk.relation.PAPERS_UNIT_CHANGE, mechanism=mechanism, repetitions=cfg.repetitions,
                        rng=scheme_rng(cfg.seed, scheme), w=cfg.w)
     summ = views.summarize(scheme, x, rel, L, cfg.epsilon, mechanism)
     return export_release(series.timestamps, summ.first, summ.budgets, summ.first_published, L)
@@ -69,7 +70,8 @@ def test_cli_app_and_python_api_agree(capsys, hue_config):
     first_block = first_block[first_block["repetition"] == 1].drop(columns="repetition").reset_index(drop=True)
     series = lmdk.sample("hue")
     L = lmdk.landmarks.by_percentile(series.values, 0.2)
-    rel = lmdk.release(series.values, L, "skip", 1.0, mechanism="laplace", repetitions=3, rng=scheme_rng(7, "skip"))
+    rel = lmdk.release(series.values, L, "skip", 1.0,
+                       protects=lmdk.relation.PAPERS_UNIT_CHANGE, mechanism="laplace", repetitions=3, rng=scheme_rng(7, "skip"))
     api = lmdk.data.export.released_frame(series, rel, L, "laplace")
     assert api.to_csv(index=False, lineterminator="\n") == first_block.to_csv(index=False, lineterminator="\n")
     assert api.to_csv(index=False, lineterminator="\n") == app_released_csv(
@@ -214,7 +216,8 @@ def test_attacker_with_everything_exported_cannot_remove_the_noise(capsys, tmp_p
     bound = 10.0
 
     def recover(released: np.ndarray) -> np.ndarray:
-        zeros = lmdk.release(np.zeros(len(series)), L, scheme, cfg.epsilon, repetitions=cfg.repetitions,
+        zeros = lmdk.release(np.zeros(len(series)), L, scheme, cfg.epsilon,
+                             protects=lmdk.relation.PAPERS_UNIT_CHANGE, repetitions=cfg.repetitions,
                              rng=scheme_rng(cfg.seed, scheme), w=cfg.w)
         return released - zeros.values[0]  # the regenerated noise of repetition 1
 

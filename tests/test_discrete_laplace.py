@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+import lmdk
 from lmdk import discrete_laplace as dl
 from lmdk import privacy, schemes
 from lmdk.errors import ParameterError
@@ -254,10 +255,9 @@ def _series(n: int = 200, seed: int = 0):
 @pytest.mark.parametrize("scheme", schemes.SCHEMES)
 def test_every_scheme_releases_on_the_grid_inside_the_range(scheme):
     x, L = _series()
-    rel = schemes.release(x, L, scheme, 1.0, repetitions=20, rng=1, sampler="discrete", value_range=RANGE,
-                          sensitivity=25.0, w=10 if scheme == "w-event" else None)
-    again = schemes.release(x, L, scheme, 1.0, repetitions=20, rng=1, sampler="discrete", value_range=RANGE,
-                            sensitivity=25.0, w=10 if scheme == "w-event" else None)
+    w = 10 if scheme == "w-event" else None
+    rel = schemes.release(x, L, scheme, 1.0, protects=lmdk.relation.public_range(*RANGE), repetitions=20, rng=1, w=w)
+    again = schemes.release(x, L, scheme, 1.0, protects=lmdk.relation.public_range(*RANGE), repetitions=20, rng=1, w=w)
     assert np.array_equal(rel.values, again.values)  # seed determinism
     values = rel.values
     assert np.all((values >= 0) & (values <= 25))
@@ -278,10 +278,11 @@ def test_discrete_mae_equals_textbook_mae_at_the_same_sensitivity(scheme):
     same MAE within 5 standard errors plus the grid's 1/1024."""
     x, L = _series(seed=3)
     w = 10 if scheme == "w-event" else None
-    common = dict(repetitions=400, sensitivity=25.0, w=w)
-    discrete = _mae(schemes.release(x, L, scheme, 1.0, rng=5, sampler="discrete", value_range=(-1e7, 1e7),
+    common = dict(repetitions=400, w=w)
+    discrete = _mae(schemes.release(x, L, scheme, 1.0, protects=lmdk.relation.up_to(25.0, -1e7, 1e7), rng=5,
                                     **common), x)
-    textbook = _mae(schemes.release(x, L, scheme, 1.0, rng=6, **common), x)
+    textbook = _mae(schemes.release(x, L, scheme, 1.0, protects=lmdk.relation.Relation("papers", d=25.0), rng=6,
+                                    **common), x)
     error = np.sqrt(discrete.var() / len(discrete) + textbook.var() / len(textbook))
     assert abs(discrete.mean() - textbook.mean()) <= 5 * error + textbook.mean() / 512
 
@@ -291,9 +292,10 @@ def test_discrete_mae_with_clamping_equals_clamped_textbook(scheme):
     """Inside the public range (0, 25) with Δ = 25 the noise is clamped; clamping the textbook release the same
     way gives the same MAE (within statistical error)."""
     x, L = _series(seed=4)
-    common = dict(repetitions=400, sensitivity=25.0)
-    discrete = _mae(schemes.release(x, L, scheme, 1.0, rng=7, sampler="discrete", value_range=RANGE, **common), x)
-    textbook = schemes.release(x, L, scheme, 1.0, rng=8, **common)
+    discrete = _mae(schemes.release(x, L, scheme, 1.0, protects=lmdk.relation.public_range(*RANGE), rng=7,
+                                    repetitions=400), x)
+    textbook = schemes.release(x, L, scheme, 1.0, protects=lmdk.relation.Relation("papers", d=25.0), rng=8,
+                               repetitions=400)
     clamped = np.abs(np.clip(textbook.values, *RANGE) - x).mean(axis=1)
     error = np.sqrt(discrete.var() / len(discrete) + clamped.var() / len(clamped))
     assert abs(discrete.mean() - clamped.mean()) <= 5 * error + clamped.mean() / 512
@@ -301,16 +303,21 @@ def test_discrete_mae_with_clamping_equals_clamped_textbook(scheme):
 
 def test_discrete_sampler_options_are_checked():
     x, L = _series()
+    Calibration = lmdk.relation.Calibration  # the engine's checks: a relation never builds these
     with pytest.raises(ParameterError, match="value_range is required"):
-        schemes.release(x, L, "uniform", 1.0, sampler="discrete")
+        schemes._release(x, L, "uniform", 1.0, Calibration(1.0, "discrete"))
     with pytest.raises(ParameterError, match="value_range"):
-        schemes.release(x, L, "uniform", 1.0, sampler="discrete", value_range=(5, 5))
+        schemes._release(x, L, "uniform", 1.0, Calibration(1.0, "discrete", (5, 5)))
     with pytest.raises(ParameterError, match="sampler='snapping'"):
-        schemes.release(np.zeros((5, 2)), [], "uniform", 1.0, mechanism="planar_laplace", sampler="discrete",
-                        value_range=RANGE)
+        schemes._release(np.zeros((5, 2)), [], "uniform", 1.0, Calibration(1.0, "discrete", RANGE),
+                         mechanism="planar_laplace")
     with pytest.raises(ParameterError, match="sampler must be"):
+        schemes._release(x, L, "uniform", 1.0, Calibration(1.0, "exact"))
+    with pytest.raises(ParameterError, match="protects="):
         schemes.release(x, L, "uniform", 1.0, sampler="exact")
     bits = (x > 10).astype(float)
-    rr = schemes.release(bits, L, "adaptive", 1.0, mechanism="randomized_response", rng=3, sampler="discrete")
-    snap = schemes.release(bits, L, "adaptive", 1.0, mechanism="randomized_response", rng=3, sampler="snapping")
+    rr = schemes._release(bits, L, "adaptive", 1.0, Calibration(1.0, "discrete"), mechanism="randomized_response",
+                          rng=3)
+    snap = schemes.release(bits, L, "adaptive", 1.0, protects=lmdk.relation.FLIP, mechanism="randomized_response",
+                           rng=3)
     assert np.array_equal(rr.values, snap.values)  # randomized response: the same full-precision flip

@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
+import lmdk
 from lmdk import schemes
 from lmdk.errors import ParameterError
 from lmdk.privacy import landmark_loss, satisfies_landmark_privacy
@@ -74,7 +75,8 @@ def cases(draw):
 @given(cases(), st.sampled_from([s for s in schemes.SCHEMES if s != "event"]))
 def test_every_scheme_but_event_satisfies_theorem2(case, scheme):
     n, lm, eps, mechanism, seed = case
-    rel = schemes.release(_series(mechanism, n, seed), lm, scheme, eps, mechanism=mechanism, repetitions=3, rng=seed)
+    rel = schemes.release(_series(mechanism, n, seed), lm, scheme, eps,
+                          protects=lmdk.relation.PAPERS_UNIT_CHANGE, mechanism=mechanism, repetitions=3, rng=seed)
     assert satisfies_landmark_privacy(rel.budgets, lm, eps)
     assert satisfies_landmark_privacy(rel.budgets, rel.landmarks, eps)
     assert np.all(rel.published == (rel.budgets > 0))
@@ -86,7 +88,8 @@ def test_theorem2_holds_per_repetition_with_own_landmark_sets(n, reps, mechanism
     gen = np.random.default_rng(seed)
     mask = gen.random((reps, n)) < gen.random((reps, 1))  # each repetition its own L′ and density
     series = _series(mechanism, n, seed)
-    rel = schemes.release(series, mask, scheme, 1.0, mechanism=mechanism, repetitions=reps, rng=gen)
+    rel = schemes.release(series, mask, scheme, 1.0,
+                          protects=lmdk.relation.PAPERS_UNIT_CHANGE, mechanism=mechanism, repetitions=reps, rng=gen)
     assert np.array_equal(rel.landmarks, mask)
     assert satisfies_landmark_privacy(rel.budgets, mask, 1.0)
 
@@ -94,7 +97,8 @@ def test_theorem2_holds_per_repetition_with_own_landmark_sets(n, reps, mechanism
 @given(cases())
 def test_event_level_fails_once_landmarks_exist(case):
     n, lm, eps, mechanism, seed = case
-    rel = schemes.release(_series(mechanism, n, seed), lm, "event", eps, mechanism=mechanism, rng=seed)
+    rel = schemes.release(_series(mechanism, n, seed), lm, "event", eps,
+                          protects=lmdk.relation.PAPERS_UNIT_CHANGE, mechanism=mechanism, rng=seed)
     violated = len(lm) > 0 and not (n == 1)  # n = 1, L = T: the single event is all there is
     assert satisfies_landmark_privacy(rel.budgets, lm, eps) is not violated
 
@@ -113,7 +117,8 @@ def test_adaptive_on_random_data_spends_at_most_epsilon(n, fraction, eps, seed):
     gen = np.random.default_rng(seed)
     series = gen.standard_cauchy(n) * gen.uniform(0.1, 100)  # heavy-tailed: forces many trend changes
     lm = np.flatnonzero(gen.random(n) < fraction)
-    rel = schemes.release(series, lm, "adaptive", eps, repetitions=5, rng=gen)
+    rel = schemes.release(series, lm, "adaptive", eps,
+                          protects=lmdk.relation.PAPERS_UNIT_CHANGE, repetitions=5, rng=gen)
     loss = landmark_loss(rel.budgets, lm)
     assert loss.max() <= eps * (1 + 1e-9)
     if 0 < len(lm) < n:  # the reservation is used up at the end of the series
@@ -128,7 +133,8 @@ def test_published_noise_is_laplace_with_the_spent_budget(scheme):
     n, reps, delta = 200, 150, 2.0
     x = np.linspace(0, 5, n)
     lm = np.arange(0, n, 3)
-    rel = schemes.release(x, lm, scheme, 1.0, repetitions=reps, rng=4, sensitivity=delta)
+    rel = schemes.release(x, lm, scheme, 1.0,
+                          protects=lmdk.relation.Relation("papers", d=delta), repetitions=reps, rng=4)
     z = ((rel.values - x) * rel.budgets / delta)[rel.published]
     assert z.size > 5_000
     assert stats.kstest(z, stats.laplace().cdf).pvalue > ALPHA
@@ -139,13 +145,15 @@ def test_published_noise_is_laplace_with_the_spent_budget(scheme):
 def test_planar_and_rr_noise_follow_the_spent_budget(scheme):
     n, reps = 200, 100
     traj = _series("planar_laplace", n, 1)
-    rel = schemes.release(traj, np.arange(0, n, 4), scheme, 0.01, mechanism="planar_laplace", repetitions=reps, rng=2)
+    rel = schemes.release(traj, np.arange(0, n, 4), scheme, 0.01,
+                          protects=lmdk.relation.PAPERS_UNIT_CHANGE, mechanism="planar_laplace", repetitions=reps, rng=2)
     assert rel.values.shape == (reps, n, 2)
     r = (np.hypot(*(rel.values - traj).transpose(2, 0, 1)) * rel.budgets)[rel.published]
     assert stats.kstest(r, stats.gamma(2).cdf).pvalue > ALPHA
     assert stats.kstest(r, stats.gamma(2, scale=1.3).cdf).pvalue < ALPHA
     bits = _series("randomized_response", n, 3)
-    rel = schemes.release(bits, np.arange(0, n, 4), scheme, 1.0, mechanism="randomized_response",
+    rel = schemes.release(bits, np.arange(0, n, 4), scheme, 1.0,
+                          protects=lmdk.relation.PAPERS_UNIT_CHANGE, mechanism="randomized_response",
                           repetitions=reps, rng=5)
     flipped = (rel.values != bits)[rel.published]
     expected = (1 / (1 + np.exp(rel.budgets)))[rel.published].sum()
@@ -154,21 +162,25 @@ def test_planar_and_rr_noise_follow_the_spent_budget(scheme):
 
 def test_skip_republishes_like_figure3b_and_starts_from_the_public_default():
     x = np.arange(8.0) * 10
-    rel = schemes.release(x, FIG3_L, "skip", 1.0, repetitions=4, rng=0, default=-1.0)
+    rel = schemes.release(x, FIG3_L, "skip", 1.0,
+                          protects=lmdk.relation.PAPERS_UNIT_CHANGE, repetitions=4, rng=0, default=-1.0)
     v = rel.values
     assert np.all(v[:, 0] == -1.0)  # o0: nothing released yet
     assert np.all(v[:, 2] == v[:, 1]) and np.all(v[:, 4] == v[:, 3]) and np.all(v[:, 7] == v[:, 6])
     assert np.array_equal(rel.published[0], [False, True, False, True, False, True, True, False])
-    traj = schemes.release(_series("planar_laplace", 8, 0), FIG3_L, "skip", 0.1, mechanism="planar_laplace", rng=0)
+    traj = schemes.release(_series("planar_laplace", 8, 0), FIG3_L, "skip", 0.1,
+                           protects=lmdk.relation.PAPERS_UNIT_CHANGE, mechanism="planar_laplace", rng=0)
     assert np.all(traj.values[0, 0] == 0.0) and np.all(traj.values[0, 2] == traj.values[0, 1])
 
 
 def test_adaptive_approximates_stable_data_and_samples_evolving_data():
     n = 400
-    flat = schemes.release(np.zeros(n), [], "adaptive", 50.0, repetitions=20, rng=1)
+    flat = schemes.release(np.zeros(n), [], "adaptive", 50.0,
+                           protects=lmdk.relation.PAPERS_UNIT_CHANGE, repetitions=20, rng=1)
     assert flat.published.mean() < 0.3  # stable: the sampling interval grows
     jumps = np.where(np.arange(n) % 2 == 0, 0.0, 1e4)
-    moving = schemes.release(jumps, [], "adaptive", 50.0, repetitions=20, rng=1)
+    moving = schemes.release(jumps, [], "adaptive", 50.0,
+                             protects=lmdk.relation.PAPERS_UNIT_CHANGE, repetitions=20, rng=1)
     assert moving.published.mean() > 0.9  # evolving: it keeps sampling every timestamp
     approx = ~flat.published[:, 1:]
     assert np.all(flat.values[:, 1:][approx] == flat.values[:, :-1][approx])  # republishes the last release
@@ -177,7 +189,8 @@ def test_adaptive_approximates_stable_data_and_samples_evolving_data():
 def test_adaptive_redistributes_budget_of_approximated_landmarks_to_later_regular_events():
     n = 300
     lm = np.arange(0, n, 2)
-    rel = schemes.release(np.zeros(n), lm, "adaptive", 1.0, repetitions=10, rng=3)
+    rel = schemes.release(np.zeros(n), lm, "adaptive", 1.0,
+                          protects=lmdk.relation.PAPERS_UNIT_CHANGE, repetitions=10, rng=3)
     reserve = 1.0 / (len(lm) + 1)
     regular_budgets = rel.budgets[:, 1::2]
     assert np.all(rel.budgets[rel.published] >= reserve * (1 - 1e-12))
@@ -186,15 +199,17 @@ def test_adaptive_redistributes_budget_of_approximated_landmarks_to_later_regula
 
 
 def test_adaptive_with_only_landmarks_gives_them_user_level_share():
-    rel = schemes.release(np.zeros(30), np.arange(30), "adaptive", 1.0, repetitions=3, rng=0)
+    rel = schemes.release(np.zeros(30), np.arange(30), "adaptive", 1.0,
+                          protects=lmdk.relation.PAPERS_UNIT_CHANGE, repetitions=3, rng=0)
     assert satisfies_landmark_privacy(rel.budgets, np.arange(30), 1.0)
     assert rel.budgets[rel.published].min() >= 1 / 30 * (1 - 1e-12)
 
 
 def test_release_shapes_determinism_and_immutability():
     x = _series("laplace", 50, 0)
-    a = schemes.release(x, [1, 5], "uniform", 1.0, repetitions=7, rng=11)
-    b = schemes.release(x, [1, 5], "uniform", 1.0, repetitions=7, rng=np.random.default_rng(11))
+    a = schemes.release(x, [1, 5], "uniform", 1.0, protects=lmdk.relation.PAPERS_UNIT_CHANGE, repetitions=7, rng=11)
+    b = schemes.release(x, [1, 5], "uniform", 1.0,
+                        protects=lmdk.relation.PAPERS_UNIT_CHANGE, repetitions=7, rng=np.random.default_rng(11))
     assert a.values.shape == a.budgets.shape == a.published.shape == a.landmarks.shape == (7, 50)
     assert np.array_equal(a.values, b.values) and a.repetitions == 7 and a.n == 50
     assert a.selection_epsilon == 0.0 and a.publishing_epsilon == 1.0 and a.scheme == "uniform"
@@ -202,37 +217,40 @@ def test_release_shapes_determinism_and_immutability():
         a.values[0, 0] = 1.0
     with pytest.raises(FrozenInstanceError):
         a.scheme = "user"
-    assert schemes.release(x, [], "w-event", 1.0, w=5).w == 5
+    assert schemes.release(x, [], "w-event", 1.0, protects=lmdk.relation.PAPERS_UNIT_CHANGE, w=5).w == 5
 
 
 def test_per_repetition_landmark_masks():
     mask = np.zeros((2, 10), dtype=bool)
     mask[0, :5] = True
-    rel = schemes.release(np.zeros(10), mask, "uniform", 1.0, repetitions=2, rng=0)
+    rel = schemes.release(np.zeros(10), mask, "uniform", 1.0,
+                          protects=lmdk.relation.PAPERS_UNIT_CHANGE, repetitions=2, rng=0)
     assert np.allclose(rel.budgets[0], 1 / 6) and np.allclose(rel.budgets[1], 1.0)
     with pytest.raises(ParameterError, match="repetitions"):
-        schemes.release(np.zeros(10), mask, "uniform", 1.0, repetitions=3)
+        schemes.release(np.zeros(10), mask, "uniform", 1.0, protects=lmdk.relation.PAPERS_UNIT_CHANGE, repetitions=3)
 
 
 def test_release_validation():
     x = np.zeros(5)
     with pytest.raises(ParameterError, match="mechanism"):
-        schemes.release(x, [], "uniform", 1.0, mechanism="gauss")
+        schemes.release(x, [], "uniform", 1.0, protects=lmdk.relation.PAPERS_UNIT_CHANGE, mechanism="gauss")
     with pytest.raises(ParameterError, match="series"):
-        schemes.release(np.zeros((5, 2)), [], "uniform", 1.0)
+        schemes.release(np.zeros((5, 2)), [], "uniform", 1.0, protects=lmdk.relation.PAPERS_UNIT_CHANGE)
     with pytest.raises(ParameterError, match="series"):
-        schemes.release([0, 2], [], "uniform", 1.0, mechanism="randomized_response")
+        schemes.release([0, 2], [], "uniform", 1.0,
+                        protects=lmdk.relation.PAPERS_UNIT_CHANGE, mechanism="randomized_response")
     with pytest.raises(ParameterError, match="series"):
-        schemes.release([0.0, np.nan], [], "uniform", 1.0)
+        schemes.release([0.0, np.nan], [], "uniform", 1.0, protects=lmdk.relation.PAPERS_UNIT_CHANGE)
     with pytest.raises(ParameterError, match="sensitivity"):
-        schemes.release([0, 1, 0], [], "uniform", 1.0, mechanism="randomized_response", sensitivity=2.0)
+        schemes.release([0, 1, 0], [], "uniform", 1.0, protects=lmdk.relation.miscalibrated(
+            lmdk.relation.FLIP, noise_sensitivity=2.0), mechanism="randomized_response")
 
     with pytest.raises(ParameterError, match="repetitions"):
-        schemes.release(x, [], "uniform", 1.0, repetitions=0)
+        schemes.release(x, [], "uniform", 1.0, protects=lmdk.relation.PAPERS_UNIT_CHANGE, repetitions=0)
     with pytest.raises(ParameterError, match="default"):
-        schemes.release(x, [0], "skip", 1.0, default=[1.0, 2.0])
+        schemes.release(x, [0], "skip", 1.0, protects=lmdk.relation.PAPERS_UNIT_CHANGE, default=[1.0, 2.0])
     with pytest.raises(ParameterError, match="epsilon"):
-        schemes.release(x, [0], "skip", np.nan)
+        schemes.release(x, [0], "skip", np.nan, protects=lmdk.relation.PAPERS_UNIT_CHANGE)
 
 
 # --- utility on the bundled HUE sample (§4.2.1, Fig. 7b) -----------------------------------------
@@ -240,8 +258,10 @@ def test_release_validation():
 def test_planar_sensitivity_is_the_protected_radius():
     """Δ = r metres: ε/r per metre, so the same draws land r times as far."""
     xy = np.zeros((50, 2))
-    one = schemes.release(xy, [], "event", 1.0, mechanism="planar_laplace", rng=3, repetitions=4)
-    wide = schemes.release(xy, [], "event", 1.0, mechanism="planar_laplace", rng=3, repetitions=4, sensitivity=200.0)
+    one = schemes.release(xy, [], "event", 1.0,
+                          protects=lmdk.relation.PAPERS_UNIT_CHANGE, mechanism="planar_laplace", rng=3, repetitions=4)
+    wide = schemes.release(xy, [], "event", 1.0,
+                           protects=lmdk.relation.radius(200.0), mechanism="planar_laplace", rng=3, repetitions=4)
     assert np.allclose(np.asarray(wide.values), 200.0 * np.asarray(one.values))
 
 
@@ -250,7 +270,8 @@ def test_hue_mae_ordering_at_epsilon_one():
     kwh = pd.read_csv(csv)["energy_kWh"].to_numpy()[:1000]
     for threshold in (0.54, 0.68, 0.88, 1.12):
         lm = kwh < threshold
-        mae = {s: np.abs(schemes.release(kwh, lm, s, 1.0, repetitions=20, rng=7).values - kwh).mean()
+        mae = {s: np.abs(schemes.release(kwh, lm, s, 1.0,
+                                         protects=lmdk.relation.PAPERS_UNIT_CHANGE, repetitions=20, rng=7).values - kwh).mean()
                for s in ("event", "user", "uniform", "adaptive")}
         assert mae["event"] <= mae["uniform"] <= mae["user"]
         assert mae["adaptive"] < 0.8 * mae["uniform"]
@@ -284,7 +305,8 @@ def test_dummies_hook_runs_the_scheme_on_l_prime(monkeypatch):
     calls = []
     _install_fake_dummies(monkeypatch, calls)
     n, lm = 40, [3, 10, 11]
-    rel = schemes.release(np.zeros(n), lm, "uniform", 2.0, repetitions=6, rng=1, dummies=FakeSpec())
+    rel = schemes.release(np.zeros(n), lm, "uniform", 2.0,
+                          protects=lmdk.relation.PAPERS_UNIT_CHANGE, repetitions=6, rng=1, dummies=FakeSpec())
     assert calls and np.array_equal(calls[0][1], lm) and calls[0][2] == 2.0 and calls[0][4] == 6
     assert rel.selection_epsilon == pytest.approx(0.2) and rel.publishing_epsilon == pytest.approx(1.8)
     assert np.all(rel.landmarks[:, lm])
@@ -292,7 +314,8 @@ def test_dummies_hook_runs_the_scheme_on_l_prime(monkeypatch):
         assert np.allclose(rel.budgets[r], 1.8 / (rel.landmarks[r].sum() + 1))
     assert satisfies_landmark_privacy(rel.budgets, rel.landmarks, 1.8)
     assert satisfies_landmark_privacy(rel.budgets, lm, 2.0 - rel.selection_epsilon)
-    again = schemes.release(np.zeros(n), lm, "adaptive", 2.0, repetitions=6, rng=1, dummies={"share": 0.1})
+    again = schemes.release(np.zeros(n), lm, "adaptive", 2.0,
+                            protects=lmdk.relation.PAPERS_UNIT_CHANGE, repetitions=6, rng=1, dummies={"share": 0.1})
     assert satisfies_landmark_privacy(again.budgets, again.landmarks, again.publishing_epsilon)
 
 
@@ -305,6 +328,7 @@ def test_dummies_hook_output_is_checked(monkeypatch):
     fake.landmark_sets_for_release = bad
     monkeypatch.setitem(sys.modules, "lmdk.dummies.selection", fake)
     with pytest.raises(RuntimeError, match="containing L"):
-        schemes.release(np.zeros(5), [1], "uniform", 1.0, dummies=FakeSpec())
+        schemes.release(np.zeros(5), [1], "uniform", 1.0, protects=lmdk.relation.PAPERS_UNIT_CHANGE, dummies=FakeSpec())
     with pytest.raises(ParameterError, match="dummies"):
-        schemes.release(np.zeros(5), np.ones((2, 5), dtype=bool), "uniform", 1.0, repetitions=2, dummies=FakeSpec())
+        schemes.release(np.zeros(5), np.ones((2, 5), dtype=bool), "uniform", 1.0,
+                        protects=lmdk.relation.PAPERS_UNIT_CHANGE, repetitions=2, dummies=FakeSpec())

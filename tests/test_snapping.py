@@ -62,7 +62,8 @@ def test_release_with_the_snapping_sampler_stays_on_each_timestamps_grid():
     series = lmdk.sample("hue")
     L = lmdk.landmarks.by_percentile(series.values, 0.2)
     for scheme in ("uniform", "adaptive", "skip"):
-        rel = lmdk.release(series.values, L, scheme, 1.0, rng=5, sampler="snapping", bound=10.0)
+        rel = lmdk.schemes._release(series.values, L, scheme, 1.0, lmdk.relation.Calibration(1.0, "snapping", None, 10.0),
+                                    rng=5)  # the engine: values with snapping (exports of values use the discrete)
         budgets = lmdk.allocate("uniform", len(series), L, 1.0) if scheme == "uniform" else None
         values = rel.values[0]
         assert np.all(np.abs(values) <= 10.0)
@@ -77,9 +78,11 @@ def test_snapping_epsilon_and_bound_checks():
     assert snapping.snapping_epsilon(1.0, 2.0**49) == pytest.approx(2.0)
     assert snapping.snapping_epsilon(0.5, 100.0, sensitivity=4.0) == pytest.approx(0.5 * (1 + 2.0**-49 * 25))
     with pytest.raises(ParameterError, match="bound"):
-        lmdk.release(np.ones(5), [], "user", 1.0, sampler="snapping", bound=None)
+        lmdk.schemes._release(np.ones(5), [], "user", 1.0, lmdk.relation.Calibration(1.0, "snapping"))
     with pytest.raises(ParameterError, match="sampler"):
-        lmdk.release(np.ones(5), [], "user", 1.0, sampler="fancy")
+        lmdk.schemes._release(np.ones(5), [], "user", 1.0, lmdk.relation.Calibration(1.0, "fancy"))
+    with pytest.raises(ParameterError, match="bound"):
+        lmdk.relation.radius(200, bound=-1)
 
 
 def test_fresh_generator_differs_between_calls():

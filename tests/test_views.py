@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import lmdk
 from lmdk import schemes
 from lmdk.errors import ParameterError
 from lmdk.present import views
@@ -67,7 +68,8 @@ def test_summary_checks_theorem_2_against_the_real_landmarks():
     landmarks = np.array([3, 10, 50])
     out = {}
     for scheme in ("event", "uniform", "user"):
-        rel = schemes.release(x, landmarks, scheme, 1.0, repetitions=20, rng=np.random.default_rng(3))
+        rel = schemes.release(x, landmarks, scheme, 1.0,
+                              protects=lmdk.relation.PAPERS_UNIT_CHANGE, repetitions=20, rng=np.random.default_rng(3))
         out[scheme] = views.summarize(scheme, x, rel, landmarks, 1.0, "laplace", clamp_range=(0.0, 10.0))
     assert not out["event"].satisfies and out["event"].worst_sigma == pytest.approx(4.0)
     assert out["uniform"].satisfies and out["uniform"].worst_sigma == pytest.approx(1.0)

@@ -10,8 +10,8 @@ They run through :func:`lmdk.schemes.release` (``schemes.release(x, L, "ba", ε,
 and return the same :class:`lmdk.schemes.Release`: values, the ε each timestamp actually spends (BD/BA include their
 dissimilarity test's ε/(2w)), and where fresh noise was published. They are **not landmark-aware**: the landmark set is
 validated and kept in the Release (so Theorem 2's verdict can be computed from their budgets) but never changes what
-they do. Values (laplace) only, with the textbook or the exact discrete sampler (``sampler="discrete"``,
-``value_range``, ``sensitivity``: the same neighbouring relation as the landmark schemes).
+they do. Values (laplace) only, with the textbook or the exact discrete sampler, as ``protects=`` (the same
+neighbouring relation as the landmark schemes) calibrates them.
 """
 from __future__ import annotations
 
@@ -38,17 +38,31 @@ def protects(scheme: str, w: int | None = None) -> str:
     return PROTECTS[scheme].format(w=w if w is not None else "w")
 
 
-def release_baseline(series, landmarks, scheme: str, epsilon, *, mechanism: str = "laplace", repetitions: int = 1,
-                     rng=None, w=None, sensitivity: float = 1.0, dummies=None, default=None,
-                     sampler: str = "textbook", bound: float | None = None,
-                     value_range: tuple[float, float] | None = None, samples: int | None = None):
+def release_baseline(series, landmarks, scheme: str, epsilon, *, protects=None, mechanism: str = "laplace",
+                     repetitions: int = 1, rng=None, w=None, dummies=None, default=None, samples: int | None = None,
+                     **removed):
     """Run baseline ``scheme`` ("bd", "ba", "fast", "pegasus") ``repetitions`` times; a :class:`lmdk.schemes.Release`.
 
-    Arguments as :func:`lmdk.schemes.release`; ``landmarks`` are validated and recorded, never used (see the module
-    docstring). ``w``: BD/BA's window (default: the whole series). ``samples``: FAST's M (default ⌈0.15·n⌉).
-    ``default``: BD/BA's public value before their first release. Refuses locations and contact bits, dummy
-    landmarks and the snapping sampler with a ParameterError saying why.
+    Arguments as :func:`lmdk.schemes.release` (``protects=`` required: what ε protects fixes Δ, sampler and public
+    range); ``landmarks`` are validated and recorded, never used (see the module docstring). ``w``: BD/BA's window
+    (default: the whole series). ``samples``: FAST's M (default ⌈0.15·n⌉). ``default``: BD/BA's public value before
+    their first release. Refuses locations and contact bits, dummy landmarks and the snapping sampler with a
+    ParameterError saying why.
     """
+    from lmdk.schemes import _resolve_landmarks, protects_relation, refuse_removed
+
+    refuse_removed("release_baseline", removed)
+    relation = protects_relation("release_baseline", protects)
+    series, landmarks = _resolve_landmarks(series, landmarks)
+    return _release_baseline(series, landmarks, scheme, epsilon, relation.calibration(mechanism), mechanism=mechanism,
+                             repetitions=repetitions, rng=rng, w=w, dummies=dummies, default=default, samples=samples,
+                             protects=relation)
+
+
+def _release_baseline(series, landmarks, scheme: str, epsilon, calibration, *, mechanism: str = "laplace",
+                      repetitions: int = 1, rng=None, w=None, dummies=None, default=None, samples: int | None = None,
+                      protects=None):
+    """The baselines' engine: ``release_baseline`` with the relation's :class:`lmdk.relation.Calibration`."""
     from lmdk import release_common as common
     from lmdk.baselines._noise import Noise
     from lmdk.mechanisms import validate_sensitivity
@@ -64,6 +78,7 @@ def release_baseline(series, landmarks, scheme: str, epsilon, *, mechanism: str 
     if dummies is not None:
         raise ParameterError(f"{scheme} is not landmark-aware: dummy landmarks change nothing it does; leave "
                              "dummies out")
+    sensitivity, sampler, value_range = calibration.sensitivity, calibration.sampler, calibration.value_range
     if sampler not in ("textbook", "discrete"):
         raise ParameterError(f"{scheme} draws with sampler 'textbook' or 'discrete' (exports of values: the exact "
                              f"discrete Laplace with value_range), not {sampler!r}")
@@ -105,4 +120,4 @@ def release_baseline(series, landmarks, scheme: str, epsilon, *, mechanism: str 
     for arr in arrays.values():
         arr.flags.writeable = False
     return common.Release(**arrays, scheme=scheme, mechanism=mechanism, epsilon=eps, selection_epsilon=0.0,
-                           publishing_epsilon=eps, sensitivity=delta, w=window)
+                           publishing_epsilon=eps, sensitivity=delta, w=window, protects=protects)

@@ -47,8 +47,8 @@ def test_bd_ba_spend_at_most_epsilon_in_every_window(n, data, eps, seed, kind, s
     gen = np.random.default_rng(seed)
     w = data.draw(st.integers(1, n))
     x = _values(gen, n, kind)
-    options = {"sampler": "discrete", "value_range": (-60.0, 60.0), "sensitivity": 7.0} if discrete else {}
-    rel = schemes.release(x, [], scheme, eps, w=w, repetitions=4, rng=gen, **options)
+    protects = lmdk.relation.up_to(7.0, -60.0, 60.0) if discrete else lmdk.relation.PAPERS_UNIT_CHANGE
+    rel = schemes.release(x, [], scheme, eps, protects=protects, w=w, repetitions=4, rng=gen)
     assert rel.w == w and rel.budgets.shape == (4, n)
     assert window_sums(rel.budgets, w).max() <= eps * (1 + 1e-9)
     tests = eps / (2 * w)
@@ -66,8 +66,8 @@ def test_fast_spends_at_most_epsilon_over_the_series(n, eps, seed, kind, discret
     gen = np.random.default_rng(seed)
     x = _values(gen, n, kind)
     m = fast.max_samples(n, share)
-    options = {"sampler": "discrete", "value_range": (-60.0, 60.0), "sensitivity": 5.0} if discrete else {}
-    rel = lmdk.baselines.release_baseline(x, [], "fast", eps, repetitions=4, rng=gen, samples=m, **options)
+    protects = lmdk.relation.up_to(5.0, -60.0, 60.0) if discrete else lmdk.relation.PAPERS_UNIT_CHANGE
+    rel = lmdk.baselines.release_baseline(x, [], "fast", eps, protects=protects, repetitions=4, rng=gen, samples=m)
     assert np.all(rel.budgets.sum(axis=1) <= eps * (1 + 1e-9))
     assert np.all(rel.published.sum(axis=1) <= m) and np.all(rel.published[:, 0])
     assert np.allclose(rel.budgets[rel.published], eps / m) and np.all(rel.budgets[~rel.published] == 0)
@@ -80,8 +80,8 @@ def test_fast_spends_at_most_epsilon_over_the_series(n, eps, seed, kind, discret
 def test_pegasus_spends_epsilon_per_event_and_groups_are_consecutive(n, eps, seed, kind, discrete):
     gen = np.random.default_rng(seed)
     x = _values(gen, n, kind)
-    options = {"sampler": "discrete", "value_range": (-60.0, 60.0), "sensitivity": 3.0} if discrete else {}
-    rel = schemes.release(x, [], "pegasus", eps, repetitions=3, rng=gen, **options)
+    protects = lmdk.relation.up_to(3.0, -60.0, 60.0) if discrete else lmdk.relation.PAPERS_UNIT_CHANGE
+    rel = schemes.release(x, [], "pegasus", eps, protects=protects, repetitions=3, rng=gen)
     assert np.all(rel.budgets <= eps * (1 + 1e-12)) and np.allclose(rel.budgets, eps) and rel.published.all()
     noise = _noise.Noise(np.random.default_rng(seed), 3, n, 1.0, None)
     starts = pegasus.groups(x, 0.2 * eps, noise)
@@ -237,7 +237,8 @@ def test_fast_equals_its_transcription():
 def test_published_noise_is_laplace_with_the_publication_budget(scheme):
     reps, delta, w = 60, 2.0, 10
     x = np.repeat(np.arange(0, 300, 30.0), 30)  # sparse changes of 30 units
-    rel = schemes.release(x, [], scheme, 2.0, w=w, repetitions=reps, rng=4, sensitivity=delta)
+    rel = schemes.release(x, [], scheme, 2.0,
+                          protects=lmdk.relation.Relation("papers", d=delta), w=w, repetitions=reps, rng=4)
     e2 = rel.budgets - 2.0 / (2 * w)
     z = ((rel.values - x) * e2 / delta)[rel.published]
     assert z.size > 1_000
@@ -249,9 +250,10 @@ def test_published_noise_is_laplace_with_the_publication_budget(scheme):
 def test_discrete_sampler_is_seeded_in_range_and_costs_what_textbook_costs(scheme):
     gen = np.random.default_rng(2)
     x = np.clip(np.repeat(gen.uniform(0, 25, 30), 10) + gen.normal(0, 1, 300), 0, 25)
-    kw = dict(w=12, repetitions=30, sensitivity=25.0)
-    one = schemes.release(x, [3, 9], scheme, 1.0, rng=1, sampler="discrete", value_range=(0, 25), **kw)
-    two = schemes.release(x, [3, 9], scheme, 1.0, rng=1, sampler="discrete", value_range=(0, 25), **kw)
+    kw = dict(w=12, repetitions=30)
+    meter = lmdk.relation.public_range(0, 25)
+    one = schemes.release(x, [3, 9], scheme, 1.0, protects=meter, rng=1, **kw)
+    two = schemes.release(x, [3, 9], scheme, 1.0, protects=meter, rng=1, **kw)
     assert np.array_equal(one.values, two.values) and np.array_equal(one.budgets, two.budgets)
     assert np.all((one.values >= 0) & (one.values <= 25))
     if scheme in ("bd", "ba"):  # the released values themselves: on the discrete Laplace's grid
@@ -261,17 +263,18 @@ def test_discrete_sampler_is_seeded_in_range_and_costs_what_textbook_costs(schem
         g = dl.calibrate(one.budgets[cells] - 1.0 / 24, 25.0, (0, 25)).grid
         assert np.all(one.values[cells] / g == np.round(one.values[cells] / g))
     wide = dict(kw, repetitions=150)
-    discrete = np.abs(schemes.release(x, [], scheme, 1.0, rng=5, sampler="discrete", value_range=(-1e6, 1e6),
+    discrete = np.abs(schemes.release(x, [], scheme, 1.0, protects=lmdk.relation.up_to(25.0, -1e6, 1e6), rng=5,
                                       **wide).values - x).mean(axis=1)
-    textbook = np.abs(schemes.release(x, [], scheme, 1.0, rng=6, **wide).values - x).mean(axis=1)
+    textbook = np.abs(schemes.release(x, [], scheme, 1.0, protects=lmdk.relation.Relation("papers", d=25.0), rng=6,
+                                      **wide).values - x).mean(axis=1)
     error = np.sqrt(discrete.var() / discrete.size + textbook.var() / textbook.size)
     assert abs(discrete.mean() - textbook.mean()) <= 5 * error + textbook.mean() / 256
 
 
 def test_release_records_the_landmarks_but_does_not_use_them():
     x = np.linspace(0, 10, 50)
-    a = schemes.release(x, [1, 5, 7], "ba", 1.0, w=5, repetitions=3, rng=7)
-    b = schemes.release(x, [], "ba", 1.0, w=5, repetitions=3, rng=7)
+    a = schemes.release(x, [1, 5, 7], "ba", 1.0, protects=lmdk.relation.PAPERS_UNIT_CHANGE, w=5, repetitions=3, rng=7)
+    b = schemes.release(x, [], "ba", 1.0, protects=lmdk.relation.PAPERS_UNIT_CHANGE, w=5, repetitions=3, rng=7)
     assert np.array_equal(a.values, b.values) and np.array_equal(a.budgets, b.budgets)
     assert a.landmarks[:, [1, 5, 7]].all() and a.landmarks.sum() == 9 and a.scheme == "ba" and a.w == 5
     with pytest.raises(ValueError):
@@ -281,15 +284,22 @@ def test_release_records_the_landmarks_but_does_not_use_them():
 @pytest.mark.parametrize("scheme", BASELINES)
 def test_refusals_say_why(scheme):
     with pytest.raises(ParameterError, match="values \\(laplace\\) only"):
-        schemes.release(np.zeros((5, 2)), [], scheme, 1.0, mechanism="planar_laplace")
+        schemes.release(np.zeros((5, 2)), [], scheme, 1.0,
+                        protects=lmdk.relation.PAPERS_UNIT_CHANGE, mechanism="planar_laplace")
     with pytest.raises(ParameterError, match="values \\(laplace\\) only"):
-        schemes.release(np.zeros(5), [], scheme, 1.0, mechanism="randomized_response")
+        schemes.release(np.zeros(5), [], scheme, 1.0,
+                        protects=lmdk.relation.PAPERS_UNIT_CHANGE, mechanism="randomized_response")
     with pytest.raises(ParameterError, match="not landmark-aware"):
-        schemes.release(np.zeros(5), [1], scheme, 1.0, dummies={"method": "random", "share": 0.1})
-    with pytest.raises(ParameterError, match="discrete"):
-        schemes.release(np.zeros(5), [], scheme, 1.0, sampler="snapping", bound=5.0)
+        schemes.release(np.zeros(5), [1], scheme, 1.0,
+                        protects=lmdk.relation.PAPERS_UNIT_CHANGE, dummies={"method": "random", "share": 0.1})
+    with pytest.raises(ParameterError, match="discrete"):  # the engine: no relation calibrates values this way
+        schemes._release(np.zeros(5), [], scheme, 1.0, lmdk.relation.Calibration(1.0, "snapping", None, 5.0))
     with pytest.raises(ParameterError, match="value_range"):
-        schemes.release(np.zeros(5), [], scheme, 1.0, sampler="discrete")
+        schemes._release(np.zeros(5), [], scheme, 1.0, lmdk.relation.Calibration(1.0, "discrete"))
+    with pytest.raises(ParameterError, match="protects="):
+        lmdk.baselines.release_baseline(np.zeros(5), [], scheme, 1.0, sampler="discrete")
+    with pytest.raises(ParameterError, match="needs protects="):
+        lmdk.baselines.release_baseline(np.zeros(5), [], scheme, 1.0)
     with pytest.raises(ParameterError, match="one series only"):
         schemes.allocate(scheme, 5, [], 1.0)
     assert "ε" in protects(scheme, 7)
@@ -297,10 +307,12 @@ def test_refusals_say_why(scheme):
 
 def test_window_and_samples_are_validated():
     with pytest.raises(ParameterError, match="w "):
-        schemes.release(np.zeros(5), [], "bd", 1.0, w=6)
+        schemes.release(np.zeros(5), [], "bd", 1.0, protects=lmdk.relation.PAPERS_UNIT_CHANGE, w=6)
     with pytest.raises(ParameterError, match="samples"):
-        lmdk.baselines.release_baseline(np.zeros(5), [], "fast", 1.0, samples=0)
-    assert schemes.release(np.zeros(5), [], "bd", 1.0).w == 5  # default: the whole series
+        lmdk.baselines.release_baseline(np.zeros(5), [], "fast", 1.0,
+                                        protects=lmdk.relation.PAPERS_UNIT_CHANGE, samples=0)
+    assert schemes.release(np.zeros(5), [], "bd", 1.0,
+                           protects=lmdk.relation.PAPERS_UNIT_CHANGE).w == 5  # default: the whole series
 
 
 # --- the papers' qualitative results (docs/REPRODUCTION.md, "Baselines") -------------------------------------------
@@ -316,7 +328,8 @@ def smooth_stream(n: int = 1000) -> np.ndarray:
 
 
 def mae(x, scheme, eps, reps=40, seed=3, **kw) -> tuple[float, float]:
-    err = np.abs(schemes.release(x, [], scheme, eps, repetitions=reps, rng=seed, **kw).values - x).mean(axis=1)
+    err = np.abs(schemes.release(x, [], scheme, eps, protects=lmdk.relation.PAPERS_UNIT_CHANGE, repetitions=reps,
+                                 rng=seed, **kw).values - x).mean(axis=1)
     return float(err.mean()), float(err.std(ddof=1) / np.sqrt(err.size))
 
 

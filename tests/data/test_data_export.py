@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import lmdk
 from lmdk import schemes
 from lmdk.data import export_release, sample
 from lmdk.data.export import release_frame
@@ -20,7 +21,8 @@ def read(text: str) -> pd.DataFrame:
 
 def test_values_release_round_trips_bit_for_bit():
     hue = sample("hue", n=50)
-    rel = schemes.release(hue.values, [3, 7, 20], "uniform", 1.0, repetitions=2, rng=1)
+    rel = schemes.release(hue.values, [3, 7, 20], "uniform", 1.0,
+                          protects=lmdk.relation.PAPERS_UNIT_CHANGE, repetitions=2, rng=1)
     text = export_release(hue.timestamps, rel.values[0], rel.budgets[0], rel.published[0], [3, 7, 20])
     back = read(text)
     assert list(back.columns) == ["timestamp", "released", "budget", "published", "landmark"]

@@ -8,6 +8,7 @@ import lmdk
 from lmdk import schemes
 from lmdk.data import from_contacts, from_trajectory, from_values, resample
 from lmdk.errors import ParameterError
+from lmdk.relation import Calibration
 
 
 def meter(days=3, minutes=15, tz="Europe/London", start="2024-10-26"):
@@ -88,23 +89,24 @@ def test_hue_daily_and_the_public_range_of_a_sum():
     assert "whole day" in text and "stronger per reading" in text and "coarser" in text
 
 
-@pytest.mark.parametrize("fraction, reps, options", [
-    (0.2, 1, {"sampler": "discrete", "value_range": (0.0, 20.0), "sensitivity": 20.0}),
-    (0.02, 4, {"sampler": "discrete", "value_range": (0.0, 20.0), "sensitivity": 20.0}),
-    (0.3, 3, {}), (0.0, 2, {"sampler": "snapping", "bound": 40.0}), (1.0, 2, {}),
-    (0.6, 12, {"sampler": "discrete", "value_range": (0.0, 20.0), "sensitivity": 20.0}),  # the vectorised path
+@pytest.mark.parametrize("fraction, reps, cal", [
+    (0.2, 1, Calibration(20.0, "discrete", (0.0, 20.0))),
+    (0.02, 4, Calibration(20.0, "discrete", (0.0, 20.0))),
+    (0.3, 3, Calibration(1.0, "textbook")), (0.0, 2, Calibration(1.0, "snapping", None, 40.0)),
+    (1.0, 2, Calibration(1.0, "textbook")),
+    (0.6, 12, Calibration(20.0, "discrete", (0.0, 20.0))),  # the vectorised path
 ])
-def test_adaptive_fast_forward_is_exact(monkeypatch, fraction, reps, options):
+def test_adaptive_fast_forward_is_exact(monkeypatch, fraction, reps, cal):
     rng = np.random.default_rng(5)
     n = 3_000
     x = np.clip(10 + np.cumsum(rng.normal(0, 0.3, n)), 0, 20)
     landmarks = np.flatnonzero(rng.random(n) < fraction)
-    fast = schemes.release(x, landmarks, "adaptive", 1.0, repetitions=reps, rng=7, **options)
+    fast = schemes._release(x, landmarks, "adaptive", 1.0, cal, repetitions=reps, rng=7)  # the engine: every sampler
     per_row = rng.random((reps, n)) < fraction  # a landmark set per repetition (dummy landmarks, populations)
-    fast_rows = schemes.release(x, per_row, "adaptive", 0.7, repetitions=reps, rng=8, **options)
+    fast_rows = schemes._release(x, per_row, "adaptive", 0.7, cal, repetitions=reps, rng=8)
     monkeypatch.setattr(schemes, "_FAST_FORWARD", False)
-    plain = schemes.release(x, landmarks, "adaptive", 1.0, repetitions=reps, rng=7, **options)
-    plain_rows = schemes.release(x, per_row, "adaptive", 0.7, repetitions=reps, rng=8, **options)
+    plain = schemes._release(x, landmarks, "adaptive", 1.0, cal, repetitions=reps, rng=7)
+    plain_rows = schemes._release(x, per_row, "adaptive", 0.7, cal, repetitions=reps, rng=8)
     for a, b in ((fast, plain), (fast_rows, plain_rows)):
         np.testing.assert_array_equal(a.values, b.values)
         np.testing.assert_array_equal(a.budgets, b.budgets)

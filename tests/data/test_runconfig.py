@@ -6,6 +6,7 @@ import json
 import numpy as np
 import pytest
 
+import lmdk
 from lmdk import __version__, schemes
 from lmdk.data import RunConfig, sample
 from lmdk.data.runconfig import MECHANISM_NAMES, SCHEME_NAMES, sample_reference, scheme_rng
@@ -56,7 +57,8 @@ def test_rerun_matches_a_direct_call_with_the_documented_generator():
     xy, _ = taxi.xy()
     config = RunConfig(data=sample_reference("taxi"), events=len(taxi), landmarks=(1, 5, 9), schemes=("w-event",),
                        mechanism="planar_laplace", epsilon=0.5, w=10, repetitions=3, seed=7)
-    direct = schemes.release(xy, [1, 5, 9], "w-event", 0.5, mechanism="planar_laplace", repetitions=3,
+    direct = schemes.release(xy, [1, 5, 9], "w-event", 0.5,
+                             protects=lmdk.relation.PAPERS_UNIT_CHANGE, mechanism="planar_laplace", repetitions=3,
                              rng=np.random.default_rng([7, SCHEME_NAMES.index("w-event")]), w=10)
     rerun = RunConfig.from_json(config.to_json()).release(xy)["w-event"]
     assert rerun.values.tobytes() == direct.values.tobytes()

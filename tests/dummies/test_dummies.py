@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
+import lmdk
 from lmdk.dummies import chains as ch
 from lmdk.dummies import selection as dm
 from lmdk.errors import ParameterError, TooLargeError
@@ -455,7 +456,8 @@ def test_theorem2_holds_for_dummy_sets_and_real_landmarks(scheme, case, method, 
     rng = np.random.default_rng(seed)
     series = rng.normal(size=n)
     spec = dm.DummySpec(method=method, share=share, utility=util)
-    rel = schemes.release(series, lm, scheme, eps, repetitions=3, rng=rng, dummies=spec)
+    rel = schemes.release(series, lm, scheme, eps,
+                          protects=lmdk.relation.PAPERS_UNIT_CHANGE, repetitions=3, rng=rng, dummies=spec)
     assert rel.landmarks[:, lm].all()
     assert rel.selection_epsilon == pytest.approx(share * eps)
     publish = eps - rel.selection_epsilon
@@ -470,7 +472,8 @@ def test_theorem2_check_has_power():
     from lmdk import privacy, schemes
 
     n, lm = 30, np.array([2, 3, 20])
-    rel = schemes.release(np.zeros(n), lm, "uniform", 1.0, repetitions=2, rng=0,
+    rel = schemes.release(np.zeros(n), lm, "uniform", 1.0,
+                          protects=lmdk.relation.PAPERS_UNIT_CHANGE, repetitions=2, rng=0,
                           dummies=dm.DummySpec(method="heuristic", share=0.01))
     assert privacy.satisfies_landmark_privacy(rel.budgets, rel.landmarks, 0.99)
     assert not privacy.satisfies_landmark_privacy(rel.budgets, rel.landmarks, 0.98)

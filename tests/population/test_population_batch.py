@@ -6,11 +6,13 @@ import zlib
 import numpy as np
 import pytest
 
+import lmdk
 from lmdk import schemes
 from lmdk.data import series as ds
 from lmdk.landmarks import parse_rule
 from lmdk.population import marks, seeding
 from lmdk.population.batch import release_batch, valid_mask
+from lmdk.relation import Calibration
 
 USERS, WIDTH = 6, 40
 
@@ -36,6 +38,12 @@ def _same(a, b) -> bool:
     return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
 
 
+def _calibration(options: dict) -> Calibration:
+    """The release engine's calibration of release_batch's keyword options."""
+    return Calibration(options.get("sensitivity", 1.0), options.get("sampler", "textbook"), options.get("value_range"),
+                       options.get("bound"))
+
+
 @pytest.mark.parametrize("mechanism", ["laplace", "planar_laplace", "randomized_response"])
 @pytest.mark.parametrize("sampler", ["textbook", "snapping", "discrete"])
 @pytest.mark.parametrize("scheme", schemes.SCHEMES)
@@ -53,13 +61,14 @@ def test_lockstep_equals_per_user_release(mechanism, sampler, scheme):
                 release_batch(x, mask, lengths, scheme, 0.7, mechanism=mechanism, w=w, **options,
                               generators=seeding.generators(11, scheme, range(USERS)))
             with pytest.raises(ValueError, match="snapping"):
-                schemes.release(x[0], mask[0], scheme, 0.7, mechanism=mechanism, w=w, **options)
+                schemes._release(x[0], mask[0], scheme, 0.7, _calibration(options), mechanism=mechanism, w=w)
             return
     rel = release_batch(x, mask, lengths, scheme, 0.7, mechanism=mechanism, w=w, **options,
                         generators=seeding.generators(11, scheme, range(USERS)))
     for r, gen in enumerate(seeding.generators(11, scheme, range(USERS))):
         n = lengths[r]
-        one = schemes.release(x[r, :n], mask[r, :n], scheme, 0.7, mechanism=mechanism, rng=gen, w=w, **options)
+        one = schemes._release(x[r, :n], mask[r, :n], scheme, 0.7, _calibration(options), mechanism=mechanism, rng=gen,
+                               w=w)  # the engine: every sampler, as the population's batch takes them
         for field in ("values", "budgets", "published", "landmarks"):
             assert _same(getattr(rel, field)[r, :n], getattr(one, field)[0]), (r, field)
 
@@ -79,7 +88,7 @@ def test_lockstep_discrete_with_rare_paths_equals_per_user_release(scheme, monke
                                                                                                  range(USERS)))
     for r, gen in enumerate(seeding.generators(4, scheme, range(USERS))):
         n = lengths[r]
-        one = schemes.release(x[r, :n], mask[r, :n], scheme, 5.0, rng=gen, **options)
+        one = schemes._release(x[r, :n], mask[r, :n], scheme, 5.0, _calibration(options), rng=gen)
         assert _same(rel.values[r, :n], one.values[0]), r
 
 
@@ -93,7 +102,8 @@ def test_lockstep_with_dummy_landmarks(scheme):
     assert rel.selection_epsilon == pytest.approx(0.1)
     for r, gen in enumerate(seeding.generators(2, scheme, range(USERS))):
         n = lengths[r]
-        one = schemes.release(x[r, :n], mask[r, :n], scheme, 1.0, rng=gen, dummies=dummies)
+        one = schemes.release(x[r, :n], mask[r, :n], scheme, 1.0,
+                              protects=lmdk.relation.PAPERS_UNIT_CHANGE, rng=gen, dummies=dummies)
         assert _same(rel.values[r, :n], one.values[0]) and _same(rel.landmarks[r, :n], one.landmarks[0])
 
 
