@@ -35,7 +35,7 @@ def main() -> None:
     result = None
     for run in range(RUNS):
         w0, c0 = time.perf_counter(), time.process_time()
-        result = plan.plan(x, L, target, relation=protected, w=24, rng=run)
+        result = plan.plan(x, L, target, protects=protected, w=24, rng=run)
         wall.append(time.perf_counter() - w0)
         cpu.append(time.process_time() - c0)
     print(f"plan: six schemes, n = {N:,}, |L| = {len(L):,}, target MAE {target.error:g} kWh, range 0–25 kWh; median "
@@ -47,7 +47,7 @@ def main() -> None:
     print(f"  {'scheme':<9} {'ε':>10} {'achieved MAE ± 95 % CI':>26} {'reps':>5}  {'cpu':>7}  method")
     for name, p in result.schemes.items():
         c0 = time.process_time()
-        plan.plan(x, L, target, relation=protected, w=24, rng=0, schemes=[name])
+        plan.plan(x, L, target, protects=protected, w=24, rng=0, schemes=[name])
         alone = time.process_time() - c0
         eps = f"{p.epsilon:.4g}" if p.feasible else "infeasible"
         half = (p.ci95[1] - p.ci95[0]) / 2
@@ -56,7 +56,7 @@ def main() -> None:
     from lmdk import schemes
     c0 = time.process_time()
     schemes.release(x, L, "adaptive", result.schemes["adaptive"].epsilon, repetitions=result.schemes["adaptive"]
-                    .repetitions, rng=0, w=24, **relation.release_options(protected, "laplace"))
+                    .repetitions, rng=0, w=24, protects=protected)
     print(f"  of which Adaptive's validation with the exact discrete Laplace: {time.process_time() - c0:.2f} s")
 
 

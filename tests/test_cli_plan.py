@@ -38,7 +38,7 @@ def test_plan_prints_a_table_and_writes_the_json_interface(capsys, tmp_path):
     # the same numbers as the Python API with the same seed (0) and the same relation
     series = lmdk.sample("hue")
     L = lmdk.landmarks.parse_rule("percentile:20").indices(series)
-    api = plan.plan(series.values, L, plan.Target(0.5), relation=relation.public_range(0, 25, "kWh"), w=24, rng=0)
+    api = plan.plan(series.values, L, plan.Target(0.5), protects=relation.public_range(0, 25, "kWh"), w=24, rng=0)
     assert data == json.loads(json.dumps(api.to_json()))
 
 

@@ -10,7 +10,6 @@ import lmdk
 from lmdk import plan, relation, schemes
 from lmdk.data.runconfig import RunConfig
 from lmdk.errors import ParameterError
-from lmdk.relation import release_options
 
 RANGE = relation.public_range(0, 25, "kWh")
 TARGET = 0.5
@@ -26,13 +25,13 @@ def hue():
 @pytest.fixture(scope="module")
 def hue_plan(hue):
     x, L = hue
-    return plan.plan(x, L, plan.Target(TARGET), relation=RANGE, w=24, rng=0)
+    return plan.plan(x, L, plan.Target(TARGET), protects=RANGE, w=24, rng=0)
 
 
 def check_mae(x, L, scheme, epsilon, *, protected=RANGE, at="all", w=24, mechanism="laplace", seed=12345):
     """MAE of many releases with the real sampler (the exports' options) at the planned ε, at the target's events."""
-    rel = schemes.release(x, L, scheme, epsilon, mechanism=mechanism, repetitions=CHECK_REPETITIONS, rng=seed, w=w,
-                          **release_options(protected, mechanism))
+    rel = schemes.release(x, L, scheme, epsilon, protects=protected, mechanism=mechanism,
+                          repetitions=CHECK_REPETITIONS, rng=seed, w=w)
     mask = np.zeros(len(x), bool)
     mask[L] = True
     cells = {"all": np.ones(len(x), bool), "landmarks": mask, "regular": ~mask}[at]
@@ -57,7 +56,7 @@ def test_planned_epsilon_fed_back_into_release_meets_the_target_within_the_state
 @pytest.mark.parametrize("scheme", ["uniform", "skip", "adaptive"])
 def test_a_target_at_landmarks_or_regular_events_is_met_there(hue, scheme, at):
     x, L = hue
-    answer = plan.plan(x, L, plan.Target(TARGET, at=at), relation=RANGE, schemes=[scheme], rng=1).schemes[scheme]
+    answer = plan.plan(x, L, plan.Target(TARGET, at=at), protects=RANGE, schemes=[scheme], rng=1).schemes[scheme]
     mae = check_mae(x, L, scheme, answer.epsilon, at=at)
     assert abs(mae - TARGET) <= plan.TOLERANCE * TARGET, (scheme, at, answer.epsilon, mae)
 
@@ -65,8 +64,8 @@ def test_a_target_at_landmarks_or_regular_events_is_met_there(hue, scheme, at):
 @pytest.mark.parametrize("scheme", plan.CLOSED_FORM)
 def test_halving_the_target_doubles_epsilon_for_a_fixed_budget_scheme_without_clamping(hue, scheme):
     x, L = hue
-    one = plan.plan(x, L, plan.Target(0.4), schemes=[scheme], w=24, rng=0).schemes[scheme]
-    half = plan.plan(x, L, plan.Target(0.2), schemes=[scheme], w=24, rng=0).schemes[scheme]
+    one = plan.plan(x, L, plan.Target(0.4), protects=relation.PAPERS_UNIT_CHANGE, schemes=[scheme], w=24, rng=0).schemes[scheme]
+    half = plan.plan(x, L, plan.Target(0.2), protects=relation.PAPERS_UNIT_CHANGE, schemes=[scheme], w=24, rng=0).schemes[scheme]
     assert half.epsilon == pytest.approx(2 * one.epsilon, rel=1e-12)
     c = {"event": 1, "user": len(x), "w-event": 24, "uniform": len(L) + 1}[scheme]
     assert one.epsilon == pytest.approx(1.0 * c / 0.4, rel=1e-12)  # Δ·c/x with the papers' Δ = 1 (E|Lap(b)| = b)
@@ -95,7 +94,7 @@ def test_an_infeasible_target_is_reported_as_such_with_its_floor(hue):
     mask[L] = True
     src = plan._skip_sources(mask)[mask]  # Skip's landmarks show the previous regular release
     floor = np.abs(np.where(src >= 0, x[np.maximum(src, 0)], 0.0) - x[mask]).mean()
-    result = plan.plan(x, L, plan.Target(floor / 2, at="landmarks"), relation=RANGE, schemes=["skip", "uniform"],
+    result = plan.plan(x, L, plan.Target(floor / 2, at="landmarks"), protects=RANGE, schemes=["skip", "uniform"],
                        rng=0)
     skip = result.schemes["skip"]
     assert not skip.feasible and skip.epsilon is None
@@ -108,7 +107,7 @@ def test_an_infeasible_target_is_reported_as_such_with_its_floor(hue):
 
 def test_a_target_above_the_range_cap_is_met_at_any_epsilon(hue):
     x, L = hue
-    result = plan.plan(x, L, plan.Target(13.0), relation=RANGE, schemes=["event", "skip"], rng=0)
+    result = plan.plan(x, L, plan.Target(13.0), protects=RANGE, schemes=["event", "skip"], rng=0)
     for name, answer in result.schemes.items():
         assert answer.feasible and answer.any_epsilon, name
         assert answer.achieved_mae <= 13.0
@@ -134,22 +133,21 @@ def test_theorem_2_verdicts_come_with_the_answers(hue_plan, hue):
 def test_within_probability_target(hue):
     x, L = hue
     target = plan.Target(0.5, probability=0.9)
-    result = plan.plan(x, L, target, relation=RANGE, schemes=["event", "skip"], rng=2)
+    result = plan.plan(x, L, target, protects=RANGE, schemes=["event", "skip"], rng=2)
     for name, answer in result.schemes.items():
-        rel = schemes.release(x, L, name, answer.epsilon, repetitions=CHECK_REPETITIONS, rng=99,
-                              **release_options(RANGE, "laplace"))
+        rel = schemes.release(x, L, name, answer.epsilon, protects=RANGE, repetitions=CHECK_REPETITIONS, rng=99)
         share = (np.abs(rel.values - x) <= 0.5).mean()
         assert share == pytest.approx(0.9, abs=0.1 * 0.1), (name, answer.epsilon, share)
         assert answer.achieved_probability == pytest.approx(0.9, abs=0.01)
     # unclamped Laplace: P(|Lap(b)| ≤ r) = 1 − e^{−r/b} ⇒ ε = Δ·ln(1/(1 − p))/r
-    free = plan.plan(x, L, target, schemes=["event"], rng=0).schemes["event"]
+    free = plan.plan(x, L, target, protects=relation.PAPERS_UNIT_CHANGE, schemes=["event"], rng=0).schemes["event"]
     assert free.epsilon == pytest.approx(math.log(10) / 0.5, rel=1e-9)
 
 
 def test_randomized_response_closed_form_is_the_flip_probability():
     bits = (np.arange(500) % 7 == 0).astype(float)
     L = np.flatnonzero(bits)
-    result = plan.plan(bits, L, plan.Target(10.0), mechanism="randomized_response", relation=relation.FLIP,
+    result = plan.plan(bits, L, plan.Target(10.0), mechanism="randomized_response", protects=relation.FLIP,
                        schemes=["event", "uniform", "skip"], rng=0)
     assert result.unit == "% wrong reports"
     assert result.schemes["event"].epsilon == pytest.approx(math.log(9), rel=1e-12)  # 1/(e^ε + 1) = 0.1
@@ -159,15 +157,15 @@ def test_randomized_response_closed_form_is_the_flip_probability():
     # Skip republishes the previous (0) report at every contact (1): 1/7 of the reports stay wrong at any ε (§4.2.1)
     assert not result.schemes["skip"].feasible
     assert result.schemes["skip"].achieved_mae == pytest.approx(100 * len(L) / len(bits), abs=0.5)
-    assert plan.plan(bits, L, plan.Target(60.0), mechanism="randomized_response", schemes=["event"],
-                     rng=0).schemes["event"].any_epsilon
+    assert plan.plan(bits, L, plan.Target(60.0), protects=relation.FLIP, mechanism="randomized_response",
+                     schemes=["event"], rng=0).schemes["event"].any_epsilon
 
 
 def test_planar_laplace_closed_form_and_search():
     rng = np.random.default_rng(0)
     xy = np.cumsum(rng.normal(0, 30, size=(400, 2)), axis=0)
     L = np.arange(0, 400, 10)
-    result = plan.plan(xy, L, plan.Target(100.0), mechanism="planar_laplace", relation=relation.radius(200),
+    result = plan.plan(xy, L, plan.Target(100.0), mechanism="planar_laplace", protects=relation.radius(200),
                        schemes=["event", "adaptive"], rng=0)
     assert result.schemes["event"].epsilon == pytest.approx(2 * 200 / 100.0, rel=1e-9)  # E r = 2Δ/ε
     assert abs(result.schemes["event"].achieved_mae - 100.0) <= 0.05 * 100
@@ -177,10 +175,10 @@ def test_planar_laplace_closed_form_and_search():
 def test_tradeoff_scales_epsilon_with_the_protected_change(hue):
     x, L = hue
     names = ["event", "uniform", "skip"]
-    whole = plan.plan(x, L, plan.Target(TARGET), relation=RANGE, w=24, schemes=names, rng=0)
+    whole = plan.plan(x, L, plan.Target(TARGET), protects=RANGE, w=24, schemes=names, rng=0)
     table = plan.tradeoff(whole, [25.0, 2.0])
     assert table[25.0]["uniform"] == pytest.approx(whole.schemes["uniform"].epsilon)
-    direct = plan.plan(x, L, plan.Target(TARGET), relation=relation.up_to(2, 0, 25, "kWh"), w=24, schemes=names,
+    direct = plan.plan(x, L, plan.Target(TARGET), protects=relation.up_to(2, 0, 25, "kWh"), w=24, schemes=names,
                        rng=0)
     for name in names:  # the noise depends on Δ/ε alone (closed form and the same search noise): exactly ∝ Δ
         assert table[2.0][name] == pytest.approx(direct.schemes[name].epsilon, rel=1e-9), name
@@ -192,8 +190,8 @@ def test_tradeoff_scales_epsilon_with_the_protected_change(hue):
 
 def test_same_rng_same_plan(hue):
     x, L = hue
-    a = plan.plan(x, L, plan.Target(TARGET), relation=RANGE, schemes=["skip", "adaptive"], rng=5)
-    b = plan.plan(x, L, plan.Target(TARGET), relation=RANGE, schemes=["skip", "adaptive"], rng=5)
+    a = plan.plan(x, L, plan.Target(TARGET), protects=RANGE, schemes=["skip", "adaptive"], rng=5)
+    b = plan.plan(x, L, plan.Target(TARGET), protects=RANGE, schemes=["skip", "adaptive"], rng=5)
     assert a.to_json() == b.to_json()
 
 
@@ -210,13 +208,18 @@ def test_bad_targets_name_the_field(kwargs, field):
 def test_bad_inputs_name_the_field_and_the_fix(hue):
     x, L = hue
     with pytest.raises(ParameterError, match="no such events"):
-        plan.plan(x, [], plan.Target(1.0, at="landmarks"))
+        plan.plan(x, [], plan.Target(1.0, at="landmarks"), protects=RANGE)
     with pytest.raises(ParameterError, match="schemes"):
-        plan.plan(x, L, plan.Target(1.0), schemes=["nope"])
+        plan.plan(x, L, plan.Target(1.0), protects=RANGE, schemes=["nope"])
     with pytest.raises(ParameterError, match="repetitions"):
-        plan.plan(x, L, plan.Target(1.0), repetitions=1)
+        plan.plan(x, L, plan.Target(1.0), protects=RANGE, repetitions=1)
     with pytest.raises(ParameterError, match="contact bits"):
-        plan.plan(np.zeros(20), [1], plan.Target(1.0, probability=0.5), mechanism="randomized_response")
+        plan.plan(np.zeros(20), [1], plan.Target(1.0, probability=0.5), protects=relation.FLIP,
+                  mechanism="randomized_response")
+    with pytest.raises(ParameterError, match="needs protects="):
+        plan.plan(x, L, plan.Target(1.0))
+    with pytest.raises(ParameterError, match="protects="):
+        plan.plan(x, L, plan.Target(1.0), relation=RANGE)
     with pytest.raises(ParameterError, match="unknown field"):
         plan.Target.from_dict({"error": 1, "where": "all"})
 

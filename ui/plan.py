@@ -62,10 +62,10 @@ def cached_plan(token: str, x: np.ndarray, landmarks: np.ndarray, goal: tuple, m
                 w: int, seed: int, schemes: tuple):
     """lmdk.plan.plan for the current series (``token`` names it in the cache key), relation and target."""
     from lmdk import plan as planner
-    from lmdk.relation import Relation
+    from lmdk.relation import PAPERS_UNIT_CHANGE, Relation
 
-    relation = Relation.from_dict(dict(protected)) if protected else None
-    return planner.plan(x, landmarks, planner.Target(**dict(goal)), mechanism=mechanism, relation=relation,
+    relation = Relation.from_dict(dict(protected)) if protected else PAPERS_UNIT_CHANGE
+    return planner.plan(x, landmarks, planner.Target(**dict(goal)), mechanism=mechanism, protects=relation,
                         schemes=schemes, w=w, rng=seed)
 
 

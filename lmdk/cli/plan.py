@@ -130,6 +130,7 @@ def cmd_plan(args) -> int:
     """``lmdk plan``: load, mark landmarks, plan every scheme, print the table, write the JSON."""
     from lmdk import plan as planner
     from lmdk.data.mechanism_input import release_input
+    from lmdk.relation import PAPERS_UNIT_CHANGE
 
     cfg, series = read_input(args)
     L = landmarks_from_args(args, series, cfg)
@@ -146,7 +147,8 @@ def cmd_plan(args) -> int:
     if args.dummies is not None:  # as lmdk release --dummies: the config's share and utility, else 1 % and position
         dummies = {"method": args.dummies, "share": float((dummies or {}).get("share", 0.01)),
                    "utility": (dummies or {}).get("utility", "position")}
-    result = planner.plan(x, L, target, mechanism=mechanism, relation=protected, schemes=schemes, w=w,
+    result = planner.plan(x, L, target, protects=protected or PAPERS_UNIT_CHANGE, mechanism=mechanism, schemes=schemes,
+                          w=w,
                           repetitions=args.repetitions, rng=args.seed, tolerance=args.tolerance, dummies=dummies)
     unit = (series.units or "value units") if mechanism == "laplace" else result.unit
     words = event_word(series) + "s"
