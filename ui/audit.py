@@ -58,7 +58,7 @@ def run(cur, scheme: str, epsilon: float, protected, w: int, trials: int, seed: 
         if key in cache:
             cache.move_to_end(key)
             return cache[key]
-    result = audit(cur.series, cur.landmarks, scheme, epsilon, relation=protected, w=w, trials=trials, seed=seed,
+    result = audit(cur.series, cur.landmarks, scheme, epsilon, protects=protected, w=w, trials=trials, seed=seed,
                    prior=prior, s=s, dummy_methods=dummy_methods(cur), position_dummies=dummy, progress=progress,
                    event=event, position_trials=position_trials(cur.n))
     with _lock:

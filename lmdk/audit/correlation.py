@@ -94,8 +94,8 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 0.5 * (1 + np.tanh(0.5 * x))
 
 
-def attack(a, b, landmarks, n: int, scheme: str, epsilon: float, s: float, trials: int, rng, options: dict,
-           mechanism: str, w=None) -> CorrelationResult:
+def attack(a, b, landmarks, n: int, scheme: str, epsilon: float, s: float, trials: int, rng, calibration,
+           mechanism: str, w=None, dummies=None) -> CorrelationResult:
     """The correlated-series attack: ``trials`` chains over the two values a, b (scalars, or points for locations),
     each released once; per t, the attacker's success, the TPL bound and the no-correlation bound."""
     from lmdk.audit.neighbours import llr
@@ -111,7 +111,8 @@ def attack(a, b, landmarks, n: int, scheme: str, epsilon: float, s: float, trial
     x = np.where(states[..., None], b, a) if a.ndim else np.where(states, b, a)
     if mechanism == "randomized_response":
         x = x.astype(np.int64)
-    rel = release_rows(x, landmarks, scheme, epsilon, mechanism=mechanism, rng=gen, w=w, **dict(options))
+    rel = release_rows(x, landmarks, scheme, epsilon, mechanism=mechanism, rng=gen, w=w, calibration=calibration,
+                       dummies=dummies)
     values, budgets, published = (np.asarray(v) for v in (rel.values, rel.budgets, rel.published))
     shape = values.shape[1:]
     evidence = llr(values, budgets, published, np.broadcast_to(a, shape), np.broadcast_to(b, shape), mechanism,

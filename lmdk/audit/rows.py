@@ -28,19 +28,21 @@ class RowsRelease:
     sensitivity: float
 
 
-def _batch(x, mask, scheme, epsilon, mechanism, gen, w, options) -> RowsRelease:
+def _batch(x, mask, scheme, epsilon, mechanism, gen, w, calibration, dummies) -> RowsRelease:
     """The per-row Generator path (lmdk.population.batch)."""
     from lmdk.population.batch import release_batch
 
     reps, n = x.shape[:2]
     generators = [np.random.default_rng(s) for s in np.random.SeedSequence(gen.integers(0, 2**63)).spawn(reps)]
     rel = release_batch(x, np.broadcast_to(mask, (reps, n)).copy(), np.full(reps, n), scheme, epsilon,
-                        mechanism=mechanism, generators=generators, w=w, **options)
+                        mechanism=mechanism, generators=generators, w=w, dummies=dummies, **calibration.options())
     return RowsRelease(rel.values, rel.budgets, rel.published, mechanism, rel.sensitivity)
 
 
-def release_rows(x, landmarks, scheme: str, epsilon: float, *, mechanism: str, rng, w=None, **options) -> RowsRelease:
-    """Release row r of ``x`` ((reps, n) or (reps, n, 2)) as repetition r of ``scheme`` (see the module docstring)."""
+def release_rows(x, landmarks, scheme: str, epsilon: float, *, mechanism: str, rng, calibration, w=None,
+                 dummies=None) -> RowsRelease:
+    """Release row r of ``x`` ((reps, n) or (reps, n, 2)) as repetition r of ``scheme`` (see the module docstring);
+    ``calibration``: a relation's :class:`lmdk.relation.Calibration` (``Relation.calibration(mechanism)``)."""
     from lmdk import schemes
     from lmdk.mechanisms import perturb, unit_noise, validate_sensitivity
     from lmdk.privacy import landmark_mask
@@ -49,18 +51,15 @@ def release_rows(x, landmarks, scheme: str, epsilon: float, *, mechanism: str, r
     reps, n = x.shape[:2]
     gen = as_generator(rng)
     mask = landmark_mask(landmarks, n)
-    sampler = options.get("sampler", "textbook")
-    dummies = options.pop("dummies", None)
+    sampler = calibration.sampler
     if dummies is not None or scheme not in FAST or (sampler == "snapping" and mechanism != "randomized_response"):
-        if dummies is not None:
-            options["dummies"] = dummies
-        return _batch(x, mask, scheme, epsilon, mechanism, gen, w, options)
+        return _batch(x, mask, scheme, epsilon, mechanism, gen, w, calibration, dummies)
     eps = schemes._total_epsilon(epsilon)
-    delta = validate_sensitivity(options.get("sensitivity", 1.0))
+    delta = validate_sensitivity(calibration.sensitivity)
     window = schemes._window(w, n, scheme)
     base = schemes._default_value(None, x[0], mechanism)
     mask = np.broadcast_to(mask, (reps, n))
-    discrete = schemes._discrete_range(options.get("value_range"), mechanism) if sampler == "discrete" else None
+    discrete = schemes._discrete_range(calibration.value_range, mechanism) if sampler == "discrete" else None
     noise = draw = None
     if discrete is not None:
         x, base = np.clip(x, *discrete), np.clip(base, *discrete)

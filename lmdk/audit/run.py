@@ -3,9 +3,9 @@ the empirical privacy loss per neighbouring pair, the landmark-position attack w
 the value attack against e^ε/(1+e^ε), and (given a correlation strength s) the attack on a correlated series next
 to its temporal-privacy-loss bound.
 
-Every release goes through ``lmdk.schemes.release`` with ``lmdk.relation.release_options`` — the exports' Δ,
-sampler and public range — with repetitions as axis 0. The audit is an experiment: its randomness comes from
-``seed`` alone (one stream per scheme, part and chunk), so the same seed gives the same numbers.
+Every release goes through the release engine (``lmdk.schemes.release``) calibrated by ``protects=`` — the exports'
+Δ, sampler and public range (``Relation.calibration``) — with repetitions as axis 0. The audit is an experiment: its
+randomness comes from ``seed`` alone (one stream per scheme, part and chunk), so the same seed gives the same numbers.
 """
 from __future__ import annotations
 
@@ -141,18 +141,17 @@ def _release(x, landmarks, scheme, epsilon, mechanism, w, options, trials, seed,
     keep = slice(None) if columns is None else np.asarray(columns)
     parts: dict[str, list] = {"values": [], "budgets": [], "published": [], "landmarks": []}
     rel = None
-    options = dict(options)
-    spec = options.pop("dummies", None)
+    spec, cal, protects = options.get("dummies"), options["calibration"], options["protects"]
     for c, start in enumerate(range(0, trials, CHUNK)):
         reps = min(CHUNK, trials - start)
         gen = stream(seed, scheme, part, index * 1000 + c)
         if spec is None:
-            rel = schemes.release(x, landmarks, scheme, epsilon, mechanism=mechanism, repetitions=reps, rng=gen,
-                                  w=w, **options)
+            rel = schemes._release(x, landmarks, scheme, epsilon, cal, mechanism=mechanism, repetitions=reps, rng=gen,
+                                   w=w, protects=protects)
         else:
             masks, eps_pub = dummy_masks(len(x), landmarks, epsilon, spec, reps, gen)
-            rel = schemes.release(x, masks, scheme, eps_pub, mechanism=mechanism, repetitions=reps, rng=gen, w=w,
-                                  **options)
+            rel = schemes._release(x, masks, scheme, eps_pub, cal, mechanism=mechanism, repetitions=reps, rng=gen,
+                                   w=w, protects=protects)
         for name, arrays in parts.items():
             arrays.append(np.asarray(getattr(rel, name))[:, keep])
         tick(reps)
@@ -210,35 +209,33 @@ def _dummy_spec(dummies, method: str) -> dict:
     return {"method": method, "share": float(base.get("share", 0.01)), "utility": base.get("utility", "position")}
 
 
-def audit(series, landmarks, scheme: str, epsilon: float, *, relation=None, w=None, dummies=None,
+def audit(series, landmarks, scheme: str, epsilon: float, *, protects=None, w=None, dummies=None,
           trials: int = 2000, seed: int = 0, confidence: float = 0.95, prior: str = "range", s: float | None = None,
-          options: dict | None = None, position_trials: int = POSITION_TRIALS, dummy_methods=DUMMY_METHODS,
-          position_dummies: dict | None = None, progress: Progress | None = None, event: str = "event") -> Audit:
+          position_trials: int = POSITION_TRIALS, dummy_methods=DUMMY_METHODS, position_dummies: dict | None = None,
+          progress: Progress | None = None, event: str = "event", **removed) -> Audit:
     """Audit ``scheme`` at ``epsilon`` on ``series`` (an lmdk Series) with landmarks L (see the module docstring).
 
-    ``relation``: what ε protects (:mod:`lmdk.relation`; values need a public range, locations a radius).
-    ``options``: the ``schemes.release`` calibration to audit — default ``release_options(relation, mechanism)``;
-    pass another (e.g. Δ = 1 on a 25-unit range) to audit a deliberately broken mechanism against the claim.
+    ``protects``: what ε protects (:mod:`lmdk.relation`; values need a public range, locations a radius); its
+    calibration is what is audited. To audit a deliberately broken mechanism against the claim (the audit's power),
+    pass ``protects=lmdk.relation.miscalibrated(claim, noise_sensitivity=…)`` (e.g. Δ = 1 on a 25-unit range).
     ``dummies``: the policy's dummy landmarks (a DummySpec or its dict), used in every release of the loss,
     value and correlation parts; the position attack runs without dummies and with each of ``dummy_methods`` (share
     and utility from ``position_dummies``, else the policy's dummies, else 1 % and position).
     ``s``: correlation strength of the correlation part (None: not run). ``progress(fraction, text)`` is called
     between chunks of releases.
     """
-    from lmdk import relation as rel_mod
     from lmdk.data.mechanism_input import release_input
     from lmdk.privacy import landmark_mask
+    from lmdk.schemes import protects_relation, refuse_removed
 
+    refuse_removed("audit", removed)
+    relation = protects_relation("audit", protects)
     _validate(trials, confidence, prior, s)
     L = np.asarray(landmarks, dtype=np.int64).ravel()
     x, mechanism, _ = release_input(series, L)
     n = len(x)
     mask = landmark_mask(L, n)
-    if options is None:
-        options = rel_mod.release_options(relation, mechanism)
-    options = {k: v for k, v in options.items() if k != "dummies"}
-    if dummies is not None:
-        options["dummies"] = dummies
+    options = {"calibration": relation.calibration(mechanism), "protects": relation, "dummies": dummies}
     a, b = nb.values_ab(np.asarray(x, dtype=float), mechanism, relation)
     methods = tuple(dummy_methods) if mask.any() and not mask.all() else ()
     pilot = min(PILOT, trials)
@@ -290,7 +287,7 @@ def audit(series, landmarks, scheme: str, epsilon: float, *, relation=None, w=No
 
     tick.text = "attacking the landmark positions"
     positions: dict[str, object] = {}
-    plain = {k: v for k, v in options.items() if k != "dummies"}
+    plain = {**options, "dummies": None}
     for j, method in enumerate(("none",) + methods):
         opts = plain if method == "none" else {**plain, "dummies": _dummy_spec(position_dummies or dummies, method)}
         try:
@@ -312,9 +309,9 @@ def audit(series, landmarks, scheme: str, epsilon: float, *, relation=None, w=No
         tick.text = "attacking a correlated series"
         a0, b0 = (a[0], b[0]) if mechanism != "planar_laplace" else (np.zeros(2), np.array([b[0, 0] - a[0, 0], 0.0]))
         correlation = corr.attack(a0, b0, L, n, scheme, epsilon, float(s), trials, stream(seed, scheme, "correlation"),
-                                  options, mechanism, w)
+                                  options["calibration"], mechanism, w, options["dummies"])
         tick(trials)
-    protected = relation.to_dict() if relation is not None else None
+    protected = relation.to_dict()
     return Audit(scheme, float(epsilon), int(trials), int(seed), float(confidence), protected, n, int(mask.sum()),
                  pairs, positions, configured, values, correlation, tuple(notes))
 

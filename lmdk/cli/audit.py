@@ -111,7 +111,7 @@ def cmd_audit(args) -> int:
     if policy.relation is None:
         raise ParameterError("an audit needs what ε protects: --range LOW HIGH for values (the public range, never "
                              "from the data), --radius R for locations")
-    result = audit(series, policy.landmarks, policy.scheme, policy.epsilon, relation=policy.relation, w=policy.w,
+    result = audit(series, policy.landmarks, policy.scheme, policy.epsilon, protects=policy.relation, w=policy.w,
                    dummies=policy.dummies, trials=args.trials, seed=args.seed if args.seed is not None else 0,
                    confidence=args.confidence, prior=args.prior, s=args.correlation, progress=_progress(args),
                    event=event_word(series)).to_dict()

@@ -64,13 +64,14 @@ def test_chain_posterior_matches_brute_force():
 
 
 @pytest.mark.parametrize("scheme", ["uniform", "skip", "adaptive", "w-event"])
-@pytest.mark.parametrize("protected", [relation.public_range(0, 25), None], ids=["discrete", "textbook"])
+@pytest.mark.parametrize("protected", [relation.public_range(0, 25), relation.PAPERS_UNIT_CHANGE],
+                         ids=["discrete", "textbook"])
 def test_release_rows_of_equal_rows_is_schemes_release(scheme, protected):
     x = lmdk.sample("hue", n=120).values
     L = np.arange(0, 120, 7)
-    opts = relation.release_options(protected, "laplace")
-    want = lmdk.release(x, L, scheme, 1.0, repetitions=9, rng=3, w=5, **opts)
-    got = rows.release_rows(np.tile(x, (9, 1)), L, scheme, 1.0, mechanism="laplace", rng=3, w=5, **opts)
+    want = lmdk.release(x, L, scheme, 1.0, protects=protected, repetitions=9, rng=3, w=5)
+    got = rows.release_rows(np.tile(x, (9, 1)), L, scheme, 1.0, mechanism="laplace", rng=3, w=5,
+                            calibration=protected.calibration("laplace"))
     assert np.array_equal(got.values, want.values)
     assert np.array_equal(got.budgets, want.budgets)
     assert np.array_equal(got.published, want.published)
@@ -80,6 +81,5 @@ def test_release_rows_with_dummies_goes_through_the_batch():
     x = lmdk.sample("hue", n=80).values
     L = np.arange(0, 80, 9)
     got = rows.release_rows(np.tile(x, (4, 1)), L, "skip", 1.0, mechanism="laplace", rng=0,
-                            dummies={"method": "random"}, **relation.release_options(relation.public_range(0, 25),
-                                                                                    "laplace"))
+                            dummies={"method": "random"}, calibration=relation.public_range(0, 25).calibration("laplace"))
     assert got.values.shape == (4, 80) and (got.budgets == 0).sum(axis=1).min() >= L.size

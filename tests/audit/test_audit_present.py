@@ -27,7 +27,7 @@ RANGE = relation.public_range(0, 25, "kWh")
 def audits():
     series = lmdk.sample("hue", n=300)
     L = lmdk.landmarks.parse_rule("percentile:20").indices(series)
-    return [audit(series, L, s, 1.0, relation=RANGE, trials=300, seed=0, dummy_methods=("random",)).to_dict()
+    return [audit(series, L, s, 1.0, protects=RANGE, trials=300, seed=0, dummy_methods=("random",)).to_dict()
             for s in ("uniform", "skip", "event")]
 
 
@@ -67,7 +67,7 @@ def test_script_prints_the_pages_numbers(tmp_path):
     assert done.returncode == 0, done.stderr
     rows = {r[0]: [float(v) for v in r[1:]] for r in (line.split() for line in done.stdout.splitlines()[1:])}
     for scheme in cfg.schemes:
-        want = audit(series, np.asarray(L), scheme, 1.0, relation=RANGE, w=10, trials=200, seed=4, s=0.1,
+        want = audit(series, np.asarray(L), scheme, 1.0, protects=RANGE, w=10, trials=200, seed=4, s=0.1,
                      dummy_methods=("random",), position_dummies=dummy).to_dict()
         got = rows[scheme]
         assert got[0] == pytest.approx(want["epsilon_lower"], rel=1e-5)

@@ -13,7 +13,7 @@ from lmdk.audit import audit
 def test_audit_passes(scheme):
     series = lmdk.sample("hue", n=200)
     landmarks = [5, 50, 120] if scheme == "fast" else []
-    result = audit(series, landmarks, scheme, 1.0, relation=relation.public_range(0, 25, "kWh"), w=24, trials=1500,
+    result = audit(series, landmarks, scheme, 1.0, protects=relation.public_range(0, 25, "kWh"), w=24, trials=1500,
                    seed=2, dummy_methods=())
     assert not result.exceeds, result.to_dict()["neighbours"]
     assert "regular" in result.pairs and (scheme != "fast" or "theorem2" in result.pairs)
