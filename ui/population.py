@@ -121,13 +121,15 @@ def summaries(pop: Population, rule: str, schemes: tuple, epsilon: float, w: int
     ``protected``: the relation (its Δ and sampler calibrate every user's release, as an export's)."""
     from lmdk.population import Policy
     from lmdk.population.explore import compare_schemes
+    from lmdk.relation import PAPERS_UNIT_CHANGE
 
     memo = st.session_state.setdefault(state.POP_RESULTS, {})
     key = (pop.token, rule, schemes, epsilon, w, seed, protected)
     if key not in memo:
         policy = Policy(landmarks=rule, scheme=schemes[0], epsilon=epsilon, w=w, seed=seed,
                         relation=protected.to_dict() if protected is not None else None)
-        memo[key] = compare_schemes(pop.source, policy, schemes)
+        memo[key] = compare_schemes(pop.source, policy, schemes,  # no public range yet: the papers' Δ = 1, said
+                                    protects=PAPERS_UNIT_CHANGE if protected is None else None)
         while len(memo) > MEMO_MAX:
             memo.pop(next(iter(memo)))
     return memo[key]

@@ -355,7 +355,7 @@ def _hand_out_csv(args) -> str:
     from lmdk.data import export
 
     series, landmarks, scheme, epsilon, w, bound, private, protected, event = args
-    return export.export_scheme_release(series, landmarks, scheme, epsilon, w=w, bound=bound, relation=protected,
+    return export.export_scheme_release(series, landmarks, scheme, epsilon, w=w, bound=bound, protects=protected,
                                         private_columns=private, event=event).csv()
 
 

@@ -10,7 +10,7 @@ import sys
 import time
 
 from lmdk.cli.arguments import positive_float, positive_int, seed
-from lmdk.cli.common import EXIT_OK, EXIT_VIOLATION, read_json, relation_flags
+from lmdk.cli.common import EXIT_OK, EXIT_VIOLATION, read_json, relation_flags, say
 from lmdk.cli.ledger import ledger_flag, record_population
 from lmdk.errors import ParameterError
 
@@ -93,6 +93,22 @@ def _relation(args, policy):
                                                                                                              unit)
 
 
+def _protects(args, policy, kind: str):
+    """What ε protects in this run: an export's relation (the policy's, a radius in the public box --bound, or the
+    legacy --bound alone), or a demonstration's (the policy's, else the papers' Δ = the policy's sensitivity, said)."""
+    from lmdk import relation
+    from lmdk.population.api import export_relation
+
+    if policy.seed is None:
+        return export_relation(policy, kind, args.bound)
+    protected = policy.protected(kind)
+    if protected is None:
+        say(args, "no --range/--radius given: this demonstration protects changes of up to "
+                  f"{policy.sensitivity:g} unit(s) (Δ = {policy.sensitivity:g}, the papers' simplification)")
+        protected = relation.legacy_papers(policy.sensitivity)
+    return protected
+
+
 class _Bar:
     """A tqdm bar of users (total when known) with events per second."""
 
@@ -157,13 +173,16 @@ def _summary_lines(result, seconds: float) -> list[str]:
 def run(args) -> int:
     """Run ``lmdk population``; returns the exit code."""
     from lmdk.population.api import release
+    from lmdk.population.input import open_source
 
     policy = _policy(args)
+    source = open_source(args.input, policy.mapping)
+    protects = _protects(args, policy, source.kind)
     bar = _Bar(args.quiet)
     start = time.perf_counter()
     try:
-        result = release(args.input, policy, out=args.out, scheduler=args.scheduler, workers=args.workers,
-                         bound=args.bound, private_columns=True if args.include_private_columns else None,
+        result = release(source, policy, out=args.out, scheduler=args.scheduler, workers=args.workers,
+                         protects=protects, private_columns=True if args.include_private_columns else None,
                          allow_violation=args.allow_violation, progress=bar.update, on_total=bar.total)
     finally:
         bar.close()

@@ -51,17 +51,18 @@ def run_release(series, policy: Policy):
 
     x, _, origin = release_input(series, policy.landmarks)
     rng = scheme_rng(policy.seed, policy.scheme) if policy.seed is not None else np.random.default_rng()
-    rel = schemes.release(x, policy.landmarks, policy.scheme, policy.epsilon, mechanism=policy.mechanism,
-                          repetitions=policy.draws, rng=rng, w=policy.w, **view_options(policy))
+    rel = schemes.release(x, policy.landmarks, policy.scheme, policy.epsilon, protects=view_relation(policy),
+                          mechanism=policy.mechanism, repetitions=policy.draws, rng=rng, w=policy.w,
+                          dummies=policy.dummies)
     return x, rel, origin
 
 
-def view_options(policy: Policy) -> dict:
-    """``schemes.release`` options of a demonstration: the relation's Δ and the exports' sampler, as the app's
-    views, or the papers' Δ = 1 without a relation."""
-    from lmdk.relation import release_options
+def view_relation(policy: Policy):
+    """What a demonstration protects: the policy's relation (its Δ and the exports' sampler, as the app's views),
+    or the papers' Δ = 1 without one (the command says so)."""
+    from lmdk.relation import PAPERS_UNIT_CHANGE
 
-    return {**release_options(policy.relation, policy.mechanism), "dummies": policy.dummies}
+    return policy.relation if policy.relation is not None else PAPERS_UNIT_CHANGE
 
 
 def release_summary(series, policy: Policy, rel) -> dict:
@@ -113,7 +114,7 @@ def cmd_release(args) -> int:
             raise ParameterError("--repetitions applies to demonstration releases (--seed): every exported "
                                  "release spends ε again")
         exported = export_scheme_release(series, policy.landmarks, policy.scheme, policy.epsilon, w=policy.w,
-                                         relation=policy.relation, bound=args.bound,
+                                         protects=policy.relation, bound=args.bound,
                                          private_columns=args.include_private_columns, dummies=policy.dummies,
                                          event=event_word(series))
         rel, table, note = exported.release, exported.frame, exported.note

@@ -152,15 +152,26 @@ class ExportedRelease:
         return self.note + "\n" + self.frame.to_csv(index=False, lineterminator="\n")
 
 
-def export_relation(series, relation=None, bound: float | None = None):
-    """The neighbouring relation of an export: the given one (checked against the series' kind), FLIP for contacts,
-    or — for values given only the legacy public bound B — the public range [−B, B]."""
+def export_relation(series, protects=None, bound: float | None = None):
+    """The neighbouring relation of an export: the given one (checked against the series' kind; a radius gets the
+    public box ``bound`` unless it has one), FLIP for contacts, or — for values given only the legacy public bound
+    B — the public range [−B, B]. Refuses a miscalibrated relation and the papers' unit change (no public range)."""
+    from dataclasses import replace
+
     from lmdk import relation as rel
 
     if series.kind == "contacts":
+        rel.refuse_miscalibrated(protects)
         return rel.FLIP
-    if relation is not None:
-        return rel.Relation.from_dict(relation).check_kind(series.kind)
+    if protects is not None:
+        protected = rel.Relation.from_dict(protects).check_kind(series.kind)
+        rel.refuse_miscalibrated(protected)
+        if protected.kind == "papers":
+            raise ParameterError("an export refuses the papers' unit change (Δ = 1 without a public range: it protects "
+                                 "nothing a reading can be); give protects=lmdk.relation.public_range(low, high)")
+        if protected.kind == "radius" and protected.bound is None and bound is not None:
+            protected = replace(protected, bound=bound)
+        return protected
     if series.kind == "values" and bound is not None:
         return rel.public_range(-bound, bound, series.units or "")
     if series.kind == "values":
@@ -189,36 +200,35 @@ def _check_snapping(rel, sensitivity: float, bound: float) -> None:
                              f"{sensitivity / smallest:.4g} m, a smaller radius, or a larger ε")
 
 
-def export_scheme_release(series, landmarks, scheme: str, epsilon: float, *, relation=None, w=None,
+def export_scheme_release(series, landmarks, scheme: str, epsilon: float, *, protects=None, w=None,
                           bound: float | None = None, private_columns: bool = False, dummies=None,
-                          rng=None, event: str = "event") -> ExportedRelease:
+                          rng=None, event: str = "event", **removed) -> ExportedRelease:
     """One exported release: fresh entropy (unless ``rng`` is given, for tests) and a floating-point-safe sampler.
 
-    ``relation``: the neighbouring relation (:class:`lmdk.relation.Relation` or its dict) — values need a public
-    range, locations a radius; contacts always flip one bit. ``bound``: for locations the public box ±B metres
-    around the series' centre (snapping); for values without a relation, the legacy public range [−B, B].
-    Values use the exact discrete Laplace (:mod:`lmdk.discrete_laplace`) with Δ = the relation's sensitivity.
+    ``protects``: what ε protects (:class:`lmdk.relation.Relation` or its dict) — values need a public range,
+    locations a radius with its public box (``lmdk.relation.radius(r, bound=B)``, metres around the series'
+    centre, for the snapping sampler; or ``bound=B`` here); contacts always flip one bit. For values without a
+    relation, ``bound`` is the legacy public range [−B, B]. Values use the exact discrete Laplace
+    (:mod:`lmdk.discrete_laplace`) with Δ = the relation's sensitivity. A miscalibrated relation is refused.
     """
     from lmdk import privacy, schemes
     from lmdk.data.mechanism_input import release_input
     from lmdk.data.statement import guarantee
     from lmdk.snapping import fresh_generator
 
+    schemes.refuse_removed("export_scheme_release", removed)
     x, mechanism, origin = release_input(series, landmarks)
-    protected = export_relation(series, relation, bound)
+    protected = export_relation(series, protects, bound)
     sampler = sampler_for(mechanism)
-    kwargs = {}
-    if mechanism == "laplace":
-        kwargs = {"sampler": "discrete", "value_range": protected.value_range, "sensitivity": protected.sensitivity}
-    elif mechanism == "planar_laplace":
+    if mechanism == "planar_laplace":
+        bound = protected.bound
         if bound is None:
             raise ParameterError("an export of locations needs a public bound B (metres around the series' centre, "
-                                 "e.g. the city's radius); it must not be derived from the data")
-        kwargs = {"sampler": "snapping", "bound": bound, "sensitivity": protected.sensitivity}
-    else:
-        kwargs = {"sampler": "snapping"}
-    rel = schemes.release(x, landmarks, scheme, epsilon, mechanism=mechanism, repetitions=1,
-                          rng=rng if rng is not None else fresh_generator(), w=w, dummies=dummies, **kwargs)
+                                 "e.g. the city's radius): protects=lmdk.relation.radius(r, bound=B); it must not be "
+                                 "derived from the data")
+    rel = schemes._release(x, landmarks, scheme, epsilon, protected.calibration(mechanism), mechanism=mechanism,
+                           repetitions=1, rng=rng if rng is not None else fresh_generator(), w=w, dummies=dummies,
+                           protects=protected)
     if mechanism == "planar_laplace" and bound is not None:  # None was refused above
         _check_snapping(rel, protected.sensitivity, bound)
     worst = float(np.max(privacy.landmark_loss(np.atleast_2d(rel.budgets), landmarks))) if len(landmarks) else 0.0

@@ -1,8 +1,10 @@
 """Population releases: one landmark-privacy policy applied to every user's series (issue 17).
 
+    import lmdk
     from lmdk import population
     policy = population.Policy(landmarks="percentile:20", scheme="adaptive", epsilon=1.0)
-    result = population.release("fleet.parquet", policy, out="released/", bound=25.0)
+    result = population.release("fleet.parquet", policy, out="released/",
+                                protects=lmdk.relation.public_range(0, 25, "kWh"))
     result.summary        # one row per user: n, |L|, share, worst Σ, Theorem 2, MAE, published share …
     result.aggregates     # MAE quantiles, landmark-share histogram, violated / degenerate counts
 

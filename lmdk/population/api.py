@@ -71,18 +71,21 @@ def _note(policy: Policy, mechanism: str, bound: float | None, private: bool, st
 
 
 def export_relation(policy: Policy, kind: str, bound: float | None):
-    """The relation of a population export: the policy's, FLIP for contacts, the legacy --bound for values (the
-    range [−B, B]) or a 1 m radius for locations given only a box (as before the relation was explicit)."""
+    """What a front end's population export protects: the policy's relation (a radius gets the box ``bound``), FLIP
+    for contacts, the legacy bound alone for values (the range [−B, B]) or a 1 m radius in the box B for locations
+    (as before the relation was explicit). The CLI's ``--bound``; :func:`release` itself takes ``protects=``."""
+    from dataclasses import replace as with_fields
+
     from lmdk import relation
 
     protected = policy.protected(kind)
     if protected is not None:
-        return protected
+        return with_fields(protected, bound=bound) if protected.kind == "radius" and bound is not None else protected
     if bound is None:
         what = "--range LOW HIGH (or 'relation' in the policy)" if kind == "values" else "--radius R and --bound B"
         raise ParameterError(f"a population export needs what ε protects: {what}, from the device or the domain, "
                              "never from the data. A demonstration with --seed needs none")
-    return relation.public_range(-bound, bound) if kind == "values" else relation.radius(1.0)
+    return relation.public_range(-bound, bound) if kind == "values" else relation.radius(1.0, bound=bound)
 
 
 def population_guarantee(policy: Policy, kind: str, protected, mechanism: str):
@@ -93,6 +96,21 @@ def population_guarantee(policy: Policy, kind: str, protected, mechanism: str):
     return guarantee(protected, policy.scheme, policy.epsilon, landmarks=None, sampler=sampler_for(mechanism),
                      event={"values": "reading", "trajectory": "location", "contacts": "contact"}[kind], w=policy.w,
                      dummies=policy.dummies is not None)
+
+
+def _relation(pol: Policy, kind: str, protects):
+    """What ε protects for this population: ``protects=`` (checked against the kind), else the policy's relation
+    (FLIP for contacts); neither → a ParameterError naming both."""
+    from lmdk.relation import Relation
+
+    if protects is not None:
+        return Relation.from_dict(protects).check_kind(kind)
+    protected = pol.protected(kind)
+    if protected is None:
+        raise ParameterError("a population release needs what ε protects: protects=lmdk.relation.public_range(low, "
+                             "high) (values) or protects=lmdk.relation.radius(r, bound=B) (locations), or 'relation' "
+                             "in the policy; the papers' figures: protects=lmdk.relation.PAPERS_UNIT_CHANGE")
+    return protected
 
 
 def _out_folder(out) -> Path | None:
@@ -109,46 +127,58 @@ def _out_folder(out) -> Path | None:
 
 
 def release(table_or_path, policy, out=None, scheduler: str | None = None, workers: int | None = None, *,
-            bound: float | None = None, private_columns: bool | None = None, allow_violation: bool = True,
+            protects=None, private_columns: bool | None = None, allow_violation: bool = True,
             progress: Callable[[int, int], None] | None = None, on_total: Callable[[int], None] | None = None,
-            rows: int = CHUNK_ROWS, batch_cells: int = BATCH_CELLS, processes: bool = True) -> PopulationRelease:
+            rows: int = CHUNK_ROWS, batch_cells: int = BATCH_CELLS, processes: bool = True,
+            **removed) -> PopulationRelease:
     """Release every user's series of ``table_or_path`` under ``policy``; see ``PopulationRelease``.
 
     ``table_or_path``: a long DataFrame, a Parquet/CSV long table, a multi-user file or a folder of per-user
-    files (``lmdk.population.input``). ``policy``: a Policy, its dict or a JSON file. Without ``policy.seed``
-    the noise is fresh OS entropy, never recorded, drawn with the snapping sampler: ``bound`` (the public
-    limit of the values; metres from each user's mean point for locations) is then required except for
-    contacts. ``out``: folder for ``released/`` (Parquet partitioned by user), ``summary.parquet`` and
-    ``aggregates.json``. Engine: in-process unless ``scheduler`` (or ``LMDK_DASK_SCHEDULER``) names a Dask
-    scheduler or ``workers`` asks for a LocalCluster. ``allow_violation=False``: when a user's release
-    violates Theorem 2, nothing is released (``refused``). ``progress(users, events)`` is called as users finish.
+    files (``lmdk.population.input``). ``policy``: a Policy, its dict or a JSON file. ``protects``: what ε protects
+    (a :class:`lmdk.relation.Relation`), else the policy's ``relation``; one of them is required (contacts: FLIP).
+    Its calibration draws every user's release. Without ``policy.seed`` the noise is fresh OS entropy, never
+    recorded, drawn with the exports' samplers: the exact discrete Laplace on the public range for values, snapping
+    inside the radius' public box (``lmdk.relation.radius(r, bound=B)``, metres around each user's mean point) for
+    locations; a miscalibrated relation is refused. ``out``: folder for ``released/`` (Parquet partitioned by
+    user), ``summary.parquet`` and ``aggregates.json``. Engine: in-process unless ``scheduler`` (or
+    ``LMDK_DASK_SCHEDULER``) names a Dask scheduler or ``workers`` asks for a LocalCluster.
+    ``allow_violation=False``: when a user's release violates Theorem 2, nothing is released (``refused``).
+    ``progress(users, events)`` is called as users finish.
     """
+    if "bound" in removed:
+        raise ParameterError("population.release: bound= no longer exists: the public box belongs to what ε protects, "
+                             "protects=lmdk.relation.radius(r, bound=B) (locations) or "
+                             "protects=lmdk.relation.public_range(low, high) (values)")
+    from lmdk.schemes import refuse_removed
+
+    refuse_removed("population.release", removed)
     pol = _policy(policy)
     source = open_source(table_or_path, pol.mapping)
     mechanism = pol.mechanism_for(source.kind)
-    protected, statement, value_range = pol.protected(source.kind), None, None
-    if pol.seed is not None:  # a demonstration: the app's views (the relation's Δ and sampler, or Δ = 1)
-        from lmdk.relation import release_options
+    protected, statement = _relation(pol, source.kind, protects), None
+    cal = protected.calibration(mechanism)
+    bound = protected.bound
+    if pol.seed is None:  # an export: fresh entropy and the exports' samplers
+        from lmdk.relation import refuse_miscalibrated
 
-        options = release_options(protected, mechanism)
-        sampler, value_range = options.get("sampler", "textbook"), options.get("value_range")
-    else:
-        protected = export_relation(pol, source.kind, bound)
+        refuse_miscalibrated(protected, "a population export")
         if mechanism == "planar_laplace" and bound is None:
-            raise ParameterError("a population export of locations needs --bound B, the public box in metres "
-                                 "around each user's mean point (e.g. the city's radius)")
-        pol = replace(pol, relation=protected.to_dict(), sensitivity=protected.sensitivity)
-        sampler = {"laplace": "discrete", "planar_laplace": "snapping"}.get(mechanism, "snapping")
-        value_range = protected.value_range if mechanism == "laplace" else None
+            raise ParameterError("a population export of locations needs the public box in metres around each "
+                                 "user's mean point (e.g. the city's radius): protects=lmdk.relation.radius(r, "
+                                 "bound=B), or --bound B")
+    if protected.kind != "papers":  # the policy written beside the release names it (the box: in the note)
+        pol = replace(pol, relation=replace(protected, bound=None).to_dict(), sensitivity=protected.sensitivity)
+    if pol.seed is None:
         statement = population_guarantee(pol, source.kind, protected, mechanism)
+    sampler, value_range = cal.sampler, cal.value_range
     private = pol.seed is not None if private_columns is None else bool(private_columns)
     folder = _out_folder(out)
     staging = folder / f".{RELEASED}-staging" if folder is not None else None
     if staging is not None and staging.exists():
         shutil.rmtree(staging)
     job = Job(kind=source.kind, mechanism=mechanism, rule=pol.landmarks, scheme=pol.scheme, epsilon=pol.epsilon,
-              w=pol.w, dummies=pol.dummies, seed=pol.seed, sensitivity=pol.sensitivity, sampler=sampler,
-              bound=bound if sampler == "snapping" and mechanism != "randomized_response" else None,
+              w=pol.w, dummies=pol.dummies, seed=pol.seed, sensitivity=cal.sensitivity, sampler=sampler,
+              bound=cal.bound if sampler == "snapping" and mechanism != "randomized_response" else None,
               released=str(staging) if staging else None, private_columns=private,
               note=_note(pol, mechanism, bound, private, statement), batch_cells=batch_cells, value_range=value_range)
     report = progress or (lambda users, events: None)
@@ -162,7 +192,7 @@ def release(table_or_path, policy, out=None, scheduler: str | None = None, worke
     totals = aggregates(summary)
     totals.update(scheme=pol.scheme, epsilon=pol.epsilon, mechanism=mechanism, landmark_rule=pol.landmarks,
                   kind=source.kind, sampler=sampler, demonstration_seed=pol.seed, source=source.description,
-                  sensitivity=pol.sensitivity, relation=protected.label() if protected is not None else
+                  sensitivity=cal.sensitivity, relation=protected.label() if protected.kind != "papers" else
                   "changes of up to 1 unit (Δ = 1, the papers' simplification)",
                   guarantee=statement.to_dict() if statement is not None else None)
     refused = totals["violated"] > 0 and not allow_violation

@@ -15,9 +15,11 @@ from lmdk.population.policy import Policy
 UNITS = {"values": "", "trajectory": "m", "contacts": "% wrong"}
 
 
-def compare_schemes(source: Source, policy: Policy, schemes) -> pd.DataFrame:
-    """Per-user summaries of ``policy`` under each scheme, stacked with a ``scheme`` column (nothing written)."""
-    frames = [release(source, replace(policy, scheme=s)).summary.assign(scheme=s) for s in schemes]
+def compare_schemes(source: Source, policy: Policy, schemes, protects=None) -> pd.DataFrame:
+    """Per-user summaries of ``policy`` under each scheme, stacked with a ``scheme`` column (nothing written);
+    ``protects``: what ε protects (default: the policy's relation)."""
+    frames = [release(source, replace(policy, scheme=s), protects=protects).summary.assign(scheme=s)
+              for s in schemes]
     return pd.concat(frames, ignore_index=True)
 
 

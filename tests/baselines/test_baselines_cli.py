@@ -12,7 +12,7 @@ import pytest
 import lmdk
 from lmdk import cli, schemes
 from lmdk.data.runconfig import scheme_rng
-from lmdk.relation import public_range, release_options
+from lmdk.relation import public_range
 
 
 def run(capsys, *argv):
@@ -55,8 +55,8 @@ def test_seeded_release_is_the_apps_view(capsys, tmp_path):
                        "--landmarks", "none", "--range", "0", "25", "--seed", "3", "--out", str(out))
     assert code == cli.EXIT_OK, err
     series = lmdk.sample("hue")
-    rel = schemes.release(series.values, [], "ba", 0.5, w=12, rng=scheme_rng(3, "ba"),
-                          **release_options(public_range(0, 25, "kWh"), "laplace"))
+    rel = schemes.release(series.values, [], "ba", 0.5, protects=public_range(0, 25, "kWh"), w=12,
+                          rng=scheme_rng(3, "ba"))
     assert np.allclose(read_export(out)["released"].to_numpy(), rel.values[0])
 
 

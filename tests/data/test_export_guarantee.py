@@ -45,8 +45,7 @@ def empirical_loss_lower_bound(low_draws: np.ndarray, high_draws: np.ndarray, bi
 def one_event_exports(value: float, protected, trials: int, seed: int) -> np.ndarray:
     """``trials`` exports of a one-event series at ``value`` (event level), vectorised over a seeded generator."""
     x = np.full(1, value)
-    rel = lmdk.release(x, np.zeros(0, dtype=np.int64), "event", 1.0, repetitions=trials, rng=seed,
-                       **relation.release_options(protected, "laplace"))
+    rel = lmdk.release(x, np.zeros(0, dtype=np.int64), "event", 1.0, protects=protected, repetitions=trials, rng=seed)
     return np.asarray(rel.values)[:, 0]
 
 
@@ -68,15 +67,14 @@ def test_the_same_attack_catches_delta_one_on_a_25_unit_range():
 @given(scheme=st.sampled_from(SCHEMES), low=st.floats(-50, 50), width=st.floats(0.5, 100),
        eps=st.floats(0.05, 5), share=st.floats(0.1, 1.0), seed=st.integers(0, 2**32))
 def test_the_preview_is_the_export(scheme, low, width, eps, share, seed):
-    """Views (release_options) and exports share Δ, sampler and range: the same seed gives the same release."""
+    """Views (protects=) and exports share Δ, sampler and range: the same seed gives the same release."""
     protected = relation.up_to(share * width, low, low + width, "kWh")
     series = from_values(np.linspace(low - 1, low + width + 1, 48),
                          timestamps=pd.date_range("2024-01-01", periods=48, freq="h"), units="kWh")
     L = np.arange(0, 48, 5)
-    exported = export.export_scheme_release(series, L, scheme, eps, relation=protected, w=6,
+    exported = export.export_scheme_release(series, L, scheme, eps, protects=protected, w=6,
                                             rng=np.random.default_rng(seed))
-    view = lmdk.release(series.values, L, scheme, eps, w=6, rng=np.random.default_rng(seed),
-                        **relation.release_options(protected, "laplace"))
+    view = lmdk.release(series.values, L, scheme, eps, protects=protected, w=6, rng=np.random.default_rng(seed))
     assert np.array_equal(exported.release.values, view.values)
     assert exported.release.sensitivity == protected.sensitivity
     values = exported.frame["released"].to_numpy()
@@ -121,8 +119,8 @@ def test_an_export_without_a_relation_names_the_fix(capsys):
 def test_locations_refuse_a_box_the_snapping_proof_cannot_cover():
     series = lmdk.sample("taxi", n=50)
     with pytest.raises(ParameterError, match="below the public bound"):
-        export.export_scheme_release(series, np.arange(0, 50, 10), "uniform", 0.5, relation=relation.radius(500),
+        export.export_scheme_release(series, np.arange(0, 50, 10), "uniform", 0.5, protects=relation.radius(500),
                                      bound=1000, rng=np.random.default_rng(0))
-    ok = export.export_scheme_release(series, np.arange(0, 50, 10), "uniform", 1.0, relation=relation.radius(100),
-                                      bound=50_000, rng=np.random.default_rng(0))
+    ok = export.export_scheme_release(series, np.arange(0, 50, 10), "uniform", 1.0,
+                                      protects=relation.radius(100, bound=50_000), rng=np.random.default_rng(0))
     assert "within 100 m" in ok.note

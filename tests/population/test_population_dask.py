@@ -6,6 +6,7 @@ import pytest
 from population_support import fleet, read_released
 
 from lmdk import population
+from lmdk.relation import PAPERS_UNIT_CHANGE
 
 pytest.importorskip("distributed")
 
@@ -15,8 +16,9 @@ def test_local_cluster_equals_in_process(tmp_path):
     path = tmp_path / "fleet.parquet"
     table.sample(frac=1.0, random_state=2).to_parquet(path, row_group_size=200)  # users scattered
     policy = {"landmarks": "percentile:20", "scheme": "adaptive", "epsilon": 1.0, "seed": 5}
-    local = population.release(path, policy, out=tmp_path / "local", rows=300)
-    dask = population.release(path, policy, out=tmp_path / "dask", workers=2, processes=False, rows=300)
+    local = population.release(path, policy, out=tmp_path / "local", rows=300, protects=PAPERS_UNIT_CHANGE)
+    dask = population.release(path, policy, out=tmp_path / "dask", workers=2, processes=False, rows=300,
+                              protects=PAPERS_UNIT_CHANGE)
     pd.testing.assert_frame_equal(dask.summary, local.summary)
     pd.testing.assert_frame_equal(read_released(dask.released), read_released(local.released))
 
@@ -26,8 +28,9 @@ def test_local_cluster_reads_row_ranges_of_clustered_parquet(tmp_path):
     path = tmp_path / "sorted.parquet"
     table.to_parquet(path, row_group_size=70)  # users straddle row groups; ranges are cut at user boundaries
     policy = {"landmarks": "percentile:30", "scheme": "skip", "epsilon": 2.0, "seed": 1}
-    local = population.release(path, policy, out=tmp_path / "local")
-    dask = population.release(path, policy, out=tmp_path / "dask", workers=2, processes=False, rows=150)
+    local = population.release(path, policy, out=tmp_path / "local", protects=PAPERS_UNIT_CHANGE)
+    dask = population.release(path, policy, out=tmp_path / "dask", workers=2, processes=False, rows=150,
+                              protects=PAPERS_UNIT_CHANGE)
     pd.testing.assert_frame_equal(dask.summary, local.summary)
     pd.testing.assert_frame_equal(read_released(dask.released), read_released(local.released))
 

@@ -12,13 +12,14 @@ from population_support import fleet, read_released
 from lmdk import population
 from lmdk.population import partition, seeding
 from lmdk.population.input import open_source
+from lmdk.relation import PAPERS_UNIT_CHANGE, public_range
 
 POLICY = {"landmarks": "percentile:20", "scheme": "adaptive", "epsilon": 1.0, "seed": 7}
 
 
 def _run(table, tmp_path, name, **kwargs):
     """release() into tmp_path/name; returns (result, released rows)."""
-    result = population.release(table, POLICY, out=tmp_path / name, **kwargs)
+    result = population.release(table, POLICY, out=tmp_path / name, protects=PAPERS_UNIT_CHANGE, **kwargs)
     return result, read_released(result.released)
 
 
@@ -71,12 +72,12 @@ def test_user_streams_are_keyed_by_seed_scheme_and_id():
 def test_unseeded_releases_are_fresh_and_record_no_entropy(tmp_path):
     small_fleet = fleet()
     policy = {**POLICY, "seed": None}
-    a = population.release(small_fleet, policy, out=tmp_path / "a", bound=50.0)
-    b = population.release(small_fleet, policy, out=tmp_path / "b", bound=50.0)
+    a = population.release(small_fleet, policy, out=tmp_path / "a", protects=public_range(-50, 50))
+    b = population.release(small_fleet, policy, out=tmp_path / "b", protects=public_range(-50, 50))
     assert not np.array_equal(read_released(a.released)["released"], read_released(b.released)["released"])
     assert json.loads((tmp_path / "a" / "policy.json").read_text())["seed"] is None
     assert a.aggregates["sampler"] == "discrete" and a.aggregates["demonstration_seed"] is None
-    assert a.aggregates["sensitivity"] == 100.0  # the legacy --bound 50 is the public range [−50, 50]
+    assert a.aggregates["sensitivity"] == 100.0  # the public range [−50, 50]
     assert "any single reading's value, whatever it is between -50 and 50" in a.aggregates["guarantee"]["protected"]
     released = read_released(a.released)
     assert set(released.columns) == {"user", "timestamp", "released"}  # no columns that reveal L

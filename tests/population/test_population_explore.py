@@ -16,6 +16,7 @@ from lmdk.landmarks import parse_rule
 from lmdk.population.explore import compare_schemes, flagged, headline, user_series
 from lmdk.population.fleet import FLEET_RULE, MAX_CELLS, synthetic_fleet
 from lmdk.population.input import frame_source, open_source, upload_source
+from lmdk.relation import PAPERS_UNIT_CHANGE
 from lmdk.synthetic import DISTRIBUTIONS
 
 REALWORLD = Path(__file__).resolve().parents[3] / "shared" / "data" / "realworld"
@@ -53,7 +54,7 @@ def test_the_fleet_is_deterministic_in_its_seed_and_bounded():
 def test_comparison_flags_violations_and_degenerate_users_with_a_reason():
     table = compare_schemes(frame_source(synthetic_fleet(30, 200, (0.05, 0.95), rng=0).table),
                             population.Policy(landmarks=FLEET_RULE, scheme="uniform", epsilon=1.0, seed=0),
-                            ("event", "uniform", "adaptive"))
+                            ("event", "uniform", "adaptive"), protects=PAPERS_UNIT_CHANGE)
     assert sorted(table["scheme"].unique()) == ["adaptive", "event", "uniform"] and len(table) == 90
     bad = flagged(table)
     assert (bad.loc[bad["scheme"] == "event", "reason"] == "violates Theorem 2").all()
@@ -99,5 +100,6 @@ def test_the_two_taxi_tdrive_file_uploads_as_two_users():
 
 def test_user_level_is_never_flagged_as_no_better_than_itself():
     table = compare_schemes(frame_source(synthetic_fleet(20, 100, rng=2).table),
-                            population.Policy(landmarks=FLEET_RULE, scheme="user", epsilon=1.0, seed=0), ("user",))
+                            population.Policy(landmarks=FLEET_RULE, scheme="user", epsilon=1.0, seed=0), ("user",),
+                            protects=PAPERS_UNIT_CHANGE)
     assert table["degenerate"].any() and flagged(table).empty

@@ -53,5 +53,5 @@ def test_missing_fields_invalid_json_and_unreadable_files(tmp_path):
 def test_mechanism_must_fit_the_data_and_exports_need_a_bound():
     with pytest.raises(ParameterError, match="does not apply to values series"):
         release(fleet(users=2, n=10), {**GOOD, "mechanism": "planar_laplace", "seed": 1})
-    with pytest.raises(ParameterError, match="needs what ε protects: --range LOW HIGH"):
+    with pytest.raises(ParameterError, match="needs what ε protects: protects=.*'relation' in the policy"):
         release(fleet(users=2, n=10), GOOD)

@@ -9,6 +9,7 @@ import pytest
 
 from lmdk import population
 from lmdk.data import load_series
+from lmdk.relation import radius
 
 REALWORLD = Path(__file__).resolve().parents[3] / "shared" / "data" / "realworld"
 
@@ -24,7 +25,7 @@ def _file(name: str) -> Path:
 def test_two_taxis_of_one_tdrive_file(tmp_path):
     path = _file("tdrive_taxi1_and_2_combined.txt")
     result = population.release(path, {"landmarks": "stay:30min:500m", "scheme": "skip", "epsilon": 0.01},
-                                out=tmp_path / "taxis", bound=50_000)
+                                out=tmp_path / "taxis", protects=radius(1.0, bound=50_000))
     single = [len(load_series(str(path), entity=taxi)) for taxi in ("1", "2")]  # the one-series loader
     assert list(result.summary["user"]) == ["1", "2"] and list(result.summary["n"]) == single
     released = pd.read_parquet(result.released)
