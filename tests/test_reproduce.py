@@ -33,7 +33,8 @@ def page_mae(series, cfg: RunConfig) -> dict[str, float]:
     x, mechanism, _ = views.release_input(series, cfg.landmarks)
     out = {}
     for s in cfg.schemes:
-        rel = lmdk.release(x, np.asarray(cfg.landmarks), s, cfg.epsilon, mechanism=mechanism,
+        rel = lmdk.release(x, np.asarray(cfg.landmarks), s, cfg.epsilon,
+                           protects=lmdk.relation.PAPERS_UNIT_CHANGE, mechanism=mechanism,
                            repetitions=cfg.repetitions, rng=scheme_rng(cfg.seed, s), w=cfg.w)
         out[s] = views.summarize(s, x, rel, cfg.landmarks, cfg.epsilon, mechanism).mae
     return out
@@ -84,7 +85,8 @@ def test_tpl_script_prints_the_temporal_loss_pages_maxima(tmp_path):
     assert done.returncode == 0, done.stderr
     printed = {line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1]) for line in done.stdout.splitlines()[1:]}
     x, mechanism, _ = views.release_input(series, L)
-    rel = lmdk.release(x, np.asarray(L), "adaptive", 1.0, mechanism=mechanism, repetitions=10,
+    rel = lmdk.release(x, np.asarray(L), "adaptive", 1.0,
+                       protects=lmdk.relation.PAPERS_UNIT_CHANGE, mechanism=mechanism, repetitions=10,
                        rng=scheme_rng(2, "adaptive"), w=10)
     budgets = views.summarize("adaptive", x, rel, L, 1.0, mechanism).budgets  # what the page analyses
     _, _, tpl_t = tpl.temporal_privacy_loss(budgets, P)
@@ -157,5 +159,6 @@ def test_dummies_script_prints_the_pages_selection_and_mae(tmp_path):
     assert f"|L′| = {sel.chosen.size:,}" in done.stdout
     assert f"chosen {dummies.membership_disclosure(sel).chosen:.6g}" in done.stdout
     for scheme in ("uniform", "adaptive"):
-        mae, ci = cache_loss.dummy_mae(token, x, L, scheme, 1.0, mechanism, 4, 3, 10, "partitioned", 0.05, "position")
+        mae, ci = cache_loss.dummy_mae(token, x, L, scheme, 1.0, mechanism, 4, 3, 10, "partitioned", 0.05, "position",
+                                       (("protects", lmdk.relation.PAPERS_UNIT_CHANGE),))  # ui.relation.options
         assert f"{scheme:<10} MAE with dummies {mae:.6g} (95 % CI {ci[0]:.6g} to {ci[1]:.6g})" in done.stdout

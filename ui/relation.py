@@ -1,7 +1,7 @@
 """The neighbouring relation in the app: the source's public default, the sidebar controls, the view options.
 
 Every view, download, report and script of a session uses ``current(cur)``: one relation, one Δ, one sampler
-(``lmdk.relation.release_options``), so a preview is what a release to hand out gives.
+(``Relation.calibration``, passed as ``protects=``), so a preview is what a release to hand out gives.
 """
 from __future__ import annotations
 
@@ -64,8 +64,9 @@ def current(cur) -> rel.Relation | None:
 
 
 def options(cur, mechanism: str) -> tuple:
-    """``schemes.release`` options of the relation as a hashable tuple (a cache key of ``ui.session.cache``)."""
-    return tuple(sorted(rel.release_options(current(cur), mechanism).items()))
+    """``schemes.release``'s ``protects=`` as a hashable tuple (a cache key of ``ui.session.cache``): the view's relation, or
+    the papers' Δ = 1 while an upload has no public range (the views say so). ``mechanism``: kept for the callers."""
+    return (("protects", current(cur) or rel.PAPERS_UNIT_CHANGE),)
 
 
 def restore(cfg) -> str | None:

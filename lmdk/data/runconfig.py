@@ -278,23 +278,20 @@ class RunConfig:
             raise ParameterError(f"x has {x.shape[0]} events but the config says events={self.events}")
         return {
             scheme: schemes.release(
-                x, np.asarray(self.landmarks, dtype=np.int64), scheme, self.epsilon,
+                x, np.asarray(self.landmarks, dtype=np.int64), scheme, self.epsilon, protects=self.protects(),
                 mechanism=self.mechanism, repetitions=self.repetitions, rng=scheme_rng(self.seed, scheme),
-                w=self.w, **self.release_options())
+                w=self.w, dummies=self.dummies)
             for scheme in self.schemes
         }
 
-    def relation_options(self) -> dict:
-        """Keyword arguments of ``lmdk.schemes.release`` the relation fixes: Δ, sampler and public range."""
-        from lmdk.relation import release_options
+    def protects(self):
+        """What the run's releases protect (``protects=`` of ``lmdk.release``): the config's relation, or for a legacy
+        config the papers' change of up to ``sensitivity`` units with the textbook sampler, as it ran when saved."""
+        from lmdk import relation
 
-        if self.relation is None:  # a legacy configuration: as it ran when it was saved
-            return {"sensitivity": self.sensitivity}
-        return release_options(self.protected(), self.mechanism)
-
-    def release_options(self) -> dict:
-        """``relation_options`` plus the dummy-landmark options: everything ``release`` passes on."""
-        return {**self.relation_options(), "dummies": self.dummies}
+        if self.relation is None:
+            return relation.legacy_papers(self.sensitivity)
+        return relation.Relation.from_dict(self.relation)
 
 
 def sample_reference(name: str, seed: int = 0) -> str:
