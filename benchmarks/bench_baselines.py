@@ -21,10 +21,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import lmdk  # noqa: E402
-from lmdk import schemes  # noqa: E402
+from lmdk import relation, schemes  # noqa: E402
 
 SCHEMES = ("uniform", "adaptive", "bd", "ba", "fast", "pegasus")
-SAMPLERS = {"textbook": {}, "discrete": {"sampler": "discrete", "value_range": (0.0, 25.0), "sensitivity": 25.0}}
+SAMPLERS = {"textbook": {"protects": relation.PAPERS_UNIT_CHANGE},  # the papers' Δ = 1, textbook sampler
+            "discrete": {"protects": relation.public_range(0, 25)}}  # the exports' exact discrete Laplace, Δ = 25
 
 
 def best(fn, runs: int) -> float:

@@ -13,7 +13,7 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from lmdk import schemes, synthetic  # noqa: E402
+from lmdk import relation, schemes, synthetic  # noqa: E402
 
 N, REPS, RUNS, TARGET_MS = 1_000, 100, 15, 100.0
 
@@ -27,7 +27,7 @@ def main() -> None:
     for run in range(RUNS):
         for s in schemes.SCHEMES:
             w0, c0 = time.perf_counter(), time.process_time()
-            schemes.release(series, lm, s, 1.0, repetitions=REPS, rng=run, w=10)
+            schemes.release(series, lm, s, 1.0, protects=relation.PAPERS_UNIT_CHANGE, repetitions=REPS, rng=run, w=10)
             wall[s].append(time.perf_counter() - w0)
             cpu[s].append(time.process_time() - c0)
     print(f"release: {REPS} repetitions × n={N}, Laplace, 40 % landmarks; median of {RUNS} runs "

@@ -17,7 +17,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lmdk import schemes, synthetic, tpl  # noqa: E402
+from lmdk import relation, schemes, synthetic, tpl  # noqa: E402
 from tests.tpl.test_tpl import reference_landmark_loss  # noqa: E402
 
 
@@ -55,7 +55,8 @@ def bench_landmark_loss() -> None:
             marks = synthetic.landmarks(n, 0.10, dist, rng)
             uniform = schemes.allocate("uniform", n, marks, 1.0)
             series = synthetic.values(n, 0.9, rng)
-            adaptive = schemes.release(series, marks, "adaptive", 1.0, rng=rng).budgets[0]
+            adaptive = schemes.release(series, marks, "adaptive", 1.0, protects=relation.PAPERS_UNIT_CHANGE,
+                                       rng=rng).budgets[0]
             for corr in ("moderate", "strong"):
                 P = tpl.transition_matrix(tpl.CORRELATION[corr])
                 t_uni = best_time(partial(tpl.landmark_temporal_privacy_loss, uniform, marks, P))
@@ -70,7 +71,8 @@ def bench_landmark_loss() -> None:
                       f"< {target_ms:g} ms, < 1e-9: {ok}")
     n, reps = 1_000, 100
     marks = synthetic.landmarks(n, 0.10, "skewed", rng)
-    rel = schemes.release(synthetic.values(n, 0.9, rng), marks, "adaptive", 1.0, repetitions=reps, rng=rng)
+    rel = schemes.release(synthetic.values(n, 0.9, rng), marks, "adaptive", 1.0, protects=relation.PAPERS_UNIT_CHANGE,
+                          repetitions=reps, rng=rng)
     P = tpl.transition_matrix(tpl.CORRELATION["strong"])
     t = best_time(lambda: tpl.landmark_temporal_privacy_loss(rel.budgets, rel.landmarks, P), repeat=3)
     print(f"Adaptive, {reps} repetitions × n = {n} (skewed, strong): {t * 1e3:.1f} ms")

@@ -14,7 +14,7 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from lmdk import metrics, schemes  # noqa: E402
+from lmdk import metrics, relation, schemes  # noqa: E402
 
 EPSILON, REPS, SEED, N = 1.0, 100, 2022, 1_000
 THRESHOLDS = {"0 %": None, "20 %": 0.54, "40 %": 0.68, "60 %": 0.88, "80 %": 1.12, "100 %": np.inf}
@@ -27,7 +27,8 @@ def main() -> int:
     for label, thr in THRESHOLDS.items():
         lm = np.zeros(N, dtype=bool) if thr is None else kwh < thr
         # common random numbers: every scheme gets the same seed, so equal budgets give equal noise
-        res = {s: metrics.mae(kwh, schemes.release(kwh, lm, s, EPSILON, repetitions=REPS, rng=SEED).values, "laplace")
+        res = {s: metrics.mae(kwh, schemes.release(kwh, lm, s, EPSILON, protects=relation.PAPERS_UNIT_CHANGE, repetitions=REPS,
+                                                              rng=SEED).values, "laplace")
                for s in schemes.SCHEMES}
         m = {s: r.mean for s, r in res.items()}
         order = m["event"] <= m["uniform"] <= m["user"]

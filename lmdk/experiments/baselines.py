@@ -31,12 +31,12 @@ def configs() -> list[dict]:
 
 def run(cfg: dict, reps: int, rng: np.random.Generator) -> pd.DataFrame:
     """MAE and the Theorem 2 verdict of one scheme on one data set at one landmark percentage, per repetition."""
-    from lmdk import metrics, privacy, schemes
+    from lmdk import metrics, privacy, relation, schemes
 
     series, lm = series_for(cfg["dataset"], cfg["landmark_pct"])
     mechanism = DATASETS[cfg["dataset"]][0]
-    rel = schemes.release(series, lm, cfg["scheme"], EPSILON, mechanism=mechanism, repetitions=reps, rng=rng,
-                          w=min(WINDOW, len(series)))
+    rel = schemes.release(series, lm, cfg["scheme"], EPSILON, protects=relation.PAPERS_UNIT_CHANGE,
+                          mechanism=mechanism, repetitions=reps, rng=rng, w=min(WINDOW, len(series)))
     error = metrics.mae(series, rel.values, mechanism)
     loss = privacy.landmark_loss(rel.budgets, lm).max(axis=1)
     return pd.DataFrame({"repetition": np.arange(reps), "mae": error.per_repetition,

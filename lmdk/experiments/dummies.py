@@ -80,14 +80,15 @@ def figure11_run(cfg: dict, repetitions: int, rng, values: np.ndarray | None = N
     ``cfg``: landmark_pct, dummy_share (0 = no dummy module, the reference bars of Figure 7), optionally
     epsilon (default 1), method and utility of the selection. Also reports |L′|/n as landmark_share.
     """
-    from lmdk import schemes
+    from lmdk import relation, schemes
 
     series = hue_sample() if values is None else np.asarray(values, dtype=float)
     lm = lowest_fraction(series, cfg["landmark_pct"] / 100.0)
     share = float(cfg["dummy_share"])
     spec = None if share == 0 else DummySpec(cfg.get("method", "partitioned"), share, cfg.get("utility", "position"))
-    rel = schemes.release(series, lm, "uniform", float(cfg.get("epsilon", 1.0)), mechanism="laplace",
-                          repetitions=repetitions, rng=as_generator(rng), dummies=spec)
+    rel = schemes.release(series, lm, "uniform", float(cfg.get("epsilon", 1.0)),
+                          protects=relation.PAPERS_UNIT_CHANGE, mechanism="laplace", repetitions=repetitions,
+                          rng=as_generator(rng), dummies=spec)
     released = np.asarray(rel.values, dtype=float).reshape(repetitions, series.size)
     mask = np.asarray(rel.landmarks, dtype=bool).reshape(-1, series.size)
     return pd.DataFrame({

@@ -69,13 +69,14 @@ def series_for(name: str, pct: int) -> tuple[np.ndarray, np.ndarray]:
 
 def _mae_rows(name: str, pct: int, scheme: str, reps: int, rng, share: float | None = None) -> pd.DataFrame:
     """Release ``reps`` times (with dummy selection at ``share`` of ε if given); per-repetition MAE rows."""
-    from lmdk import metrics, schemes
+    from lmdk import metrics, relation, schemes
     from lmdk.dummies.selection import DummySpec
 
     series, lm = series_for(name, pct)
     mech = DATASETS[name][0]
     dummies = None if share is None else DummySpec(method="partitioned", share=share)
-    rel = schemes.release(series, lm, scheme, EPSILON, mechanism=mech, repetitions=reps, rng=rng, dummies=dummies)
+    rel = schemes.release(series, lm, scheme, EPSILON, protects=relation.PAPERS_UNIT_CHANGE, mechanism=mech,
+                          repetitions=reps, rng=rng, dummies=dummies)
     err = metrics.mae(series, rel.values, mech)
     return pd.DataFrame({
         "repetition": np.arange(reps), "mae": err.per_repetition,
