@@ -27,8 +27,8 @@ def main() -> int:
     for label, thr in THRESHOLDS.items():
         lm = np.zeros(N, dtype=bool) if thr is None else kwh < thr
         # common random numbers: every scheme gets the same seed, so equal budgets give equal noise
-        res = {s: metrics.mae(kwh, schemes.release(kwh, lm, s, EPSILON, protects=relation.PAPERS_UNIT_CHANGE, repetitions=REPS,
-                                                              rng=SEED).values, "laplace")
+        res = {s: metrics.mae(kwh, schemes.release(kwh, lm, s, EPSILON, protects=relation.PAPERS_UNIT_CHANGE,
+                                                   repetitions=REPS, rng=SEED).values, "laplace")
                for s in schemes.SCHEMES}
         m = {s: r.mean for s, r in res.items()}
         order = m["event"] <= m["uniform"] <= m["user"]

@@ -71,7 +71,8 @@ def test_cli_app_and_python_api_agree(capsys, hue_config):
     series = lmdk.sample("hue")
     L = lmdk.landmarks.by_percentile(series.values, 0.2)
     rel = lmdk.release(series.values, L, "skip", 1.0,
-                       protects=lmdk.relation.PAPERS_UNIT_CHANGE, mechanism="laplace", repetitions=3, rng=scheme_rng(7, "skip"))
+                       protects=lmdk.relation.PAPERS_UNIT_CHANGE, mechanism="laplace", repetitions=3,
+                       rng=scheme_rng(7, "skip"))
     api = lmdk.data.export.released_frame(series, rel, L, "laplace")
     assert api.to_csv(index=False, lineterminator="\n") == first_block.to_csv(index=False, lineterminator="\n")
     assert api.to_csv(index=False, lineterminator="\n") == app_released_csv(

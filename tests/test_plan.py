@@ -64,8 +64,9 @@ def test_a_target_at_landmarks_or_regular_events_is_met_there(hue, scheme, at):
 @pytest.mark.parametrize("scheme", plan.CLOSED_FORM)
 def test_halving_the_target_doubles_epsilon_for_a_fixed_budget_scheme_without_clamping(hue, scheme):
     x, L = hue
-    one = plan.plan(x, L, plan.Target(0.4), protects=relation.PAPERS_UNIT_CHANGE, schemes=[scheme], w=24, rng=0).schemes[scheme]
-    half = plan.plan(x, L, plan.Target(0.2), protects=relation.PAPERS_UNIT_CHANGE, schemes=[scheme], w=24, rng=0).schemes[scheme]
+    papers = relation.PAPERS_UNIT_CHANGE
+    one = plan.plan(x, L, plan.Target(0.4), protects=papers, schemes=[scheme], w=24, rng=0).schemes[scheme]
+    half = plan.plan(x, L, plan.Target(0.2), protects=papers, schemes=[scheme], w=24, rng=0).schemes[scheme]
     assert half.epsilon == pytest.approx(2 * one.epsilon, rel=1e-12)
     c = {"event": 1, "user": len(x), "w-event": 24, "uniform": len(L) + 1}[scheme]
     assert one.epsilon == pytest.approx(1.0 * c / 0.4, rel=1e-12)  # Δ·c/x with the papers' Δ = 1 (E|Lap(b)| = b)

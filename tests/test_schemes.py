@@ -146,7 +146,8 @@ def test_planar_and_rr_noise_follow_the_spent_budget(scheme):
     n, reps = 200, 100
     traj = _series("planar_laplace", n, 1)
     rel = schemes.release(traj, np.arange(0, n, 4), scheme, 0.01,
-                          protects=lmdk.relation.PAPERS_UNIT_CHANGE, mechanism="planar_laplace", repetitions=reps, rng=2)
+                          protects=lmdk.relation.PAPERS_UNIT_CHANGE, mechanism="planar_laplace", repetitions=reps,
+                          rng=2)
     assert rel.values.shape == (reps, n, 2)
     r = (np.hypot(*(rel.values - traj).transpose(2, 0, 1)) * rel.budgets)[rel.published]
     assert stats.kstest(r, stats.gamma(2).cdf).pvalue > ALPHA
@@ -271,7 +272,8 @@ def test_hue_mae_ordering_at_epsilon_one():
     for threshold in (0.54, 0.68, 0.88, 1.12):
         lm = kwh < threshold
         mae = {s: np.abs(schemes.release(kwh, lm, s, 1.0,
-                                         protects=lmdk.relation.PAPERS_UNIT_CHANGE, repetitions=20, rng=7).values - kwh).mean()
+                                         protects=lmdk.relation.PAPERS_UNIT_CHANGE, repetitions=20,
+                                         rng=7).values - kwh).mean()
                for s in ("event", "user", "uniform", "adaptive")}
         assert mae["event"] <= mae["uniform"] <= mae["user"]
         assert mae["adaptive"] < 0.8 * mae["uniform"]

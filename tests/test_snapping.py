@@ -62,8 +62,8 @@ def test_release_with_the_snapping_sampler_stays_on_each_timestamps_grid():
     series = lmdk.sample("hue")
     L = lmdk.landmarks.by_percentile(series.values, 0.2)
     for scheme in ("uniform", "adaptive", "skip"):
-        rel = lmdk.schemes._release(series.values, L, scheme, 1.0, lmdk.relation.Calibration(1.0, "snapping", None, 10.0),
-                                    rng=5)  # the engine: values with snapping (exports of values use the discrete)
+        snap = lmdk.relation.Calibration(1.0, "snapping", None, 10.0)  # the engine: no relation snaps values
+        rel = lmdk.schemes._release(series.values, L, scheme, 1.0, snap, rng=5)
         budgets = lmdk.allocate("uniform", len(series), L, 1.0) if scheme == "uniform" else None
         values = rel.values[0]
         assert np.all(np.abs(values) <= 10.0)

@@ -81,5 +81,6 @@ def test_release_rows_with_dummies_goes_through_the_batch():
     x = lmdk.sample("hue", n=80).values
     L = np.arange(0, 80, 9)
     got = rows.release_rows(np.tile(x, (4, 1)), L, "skip", 1.0, mechanism="laplace", rng=0,
-                            dummies={"method": "random"}, calibration=relation.public_range(0, 25).calibration("laplace"))
+                            dummies={"method": "random"},
+                            calibration=relation.public_range(0, 25).calibration("laplace"))
     assert got.values.shape == (4, 80) and (got.budgets == 0).sum(axis=1).min() >= L.size
