@@ -34,7 +34,7 @@ LIMIT_S = 10.0
 def measure(series, L, scheme: str, trials: int, s: float | None) -> tuple[float, float, dict]:
     """(CPU seconds, wall seconds, the audit's JSON) of one audit."""
     cpu, wall = time.process_time(), time.perf_counter()
-    result = audit(series, L, scheme, 1.0, relation=relation.public_range(0, 25, "kWh"), trials=trials, seed=0, s=s,
+    result = audit(series, L, scheme, 1.0, protects=relation.public_range(0, 25, "kWh"), trials=trials, seed=0, s=s,
                    w=10, dummy_methods=("heuristic", "partitioned", "random"))
     return time.process_time() - cpu, time.perf_counter() - wall, result.to_dict()
 
@@ -50,7 +50,7 @@ def main(argv=None) -> int:
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     series = lmdk.sample("hue", n=args.n)
     L = lmdk.landmarks.parse_rule("percentile:20").indices(series)
-    audit(series, L, "uniform", 1.0, relation=relation.public_range(0, 25), trials=100, dummy_methods=())  # warm-up
+    audit(series, L, "uniform", 1.0, protects=relation.public_range(0, 25), trials=100, dummy_methods=())  # warm-up
     print(f"HUE n = {len(series):,}, |L| = {len(L)}, ε = 1, range 0–25 kWh, {args.trials:,} trials, one core")
     print(f"{'scheme':<10}{'CPU s':>8}{'wall s':>8}{'+corr CPU s':>13}{'wall s':>8}   ε̂ lower–upper   AUC   verdict")
     rows, worst = [], 0.0
