@@ -64,8 +64,9 @@ def current(cur) -> rel.Relation | None:
 
 
 def options(cur, mechanism: str) -> tuple:
-    """``schemes.release``'s ``protects=`` as a hashable tuple (a cache key of ``ui.session.cache``): the view's relation, or
-    the papers' Δ = 1 while an upload has no public range (the views say so). ``mechanism``: kept for the callers."""
+    """``schemes.release``'s ``protects=`` as a hashable tuple (a cache key of ``ui.session.cache``): the view's
+    relation, or the papers' Δ = 1 while an upload has no public range (the views say so). ``mechanism``: kept for the
+    callers."""
     return (("protects", current(cur) or rel.PAPERS_UNIT_CHANGE),)
 
 
