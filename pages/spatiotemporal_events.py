@@ -120,7 +120,7 @@ def grid_deck(grid, region, true_cells, paths: dict) -> pdk.Deck:
 def handover(view: dict, said: str, res, grid, figures) -> None:
     """Report (HTML) and 'Reproduce in Python' of this view."""
     from lmdk.present.report import describe_series, spatiotemporal_report
-    from lmdk.present.reproduce import _load_lines, spatiotemporal_script
+    from lmdk.present.reproduce import load_lines, spatiotemporal_script
 
     configuration = {"trace": SOURCE_LABELS[view["source"]], "timestamps T": view["T"],
                      "grid": f"{grid.rows}×{grid.cols} cells of {grid.cell_size_m:g} m",
@@ -140,7 +140,7 @@ def handover(view: dict, said: str, res, grid, figures) -> None:
         ss[state.MECHANISM] = MECHANISM_FOR_KIND[cur.series.kind]  # as the scheme controls set it for this series
         saved = config.run_config(cur)
         view = {**view, "load": 'from lmdk.data.runconfig import RunConfig\n\nconfig = RunConfig.from_json(r"""'
-                + saved.to_json() + '""")\n' + _load_lines(saved, name)}
+                + saved.to_json() + '""")\n' + load_lines(saved, name)}
     else:
         description = {"data": f"{SOURCE_LABELS[view['source']]} (synthetic, seed {view['trace_seed']})"}
     c1, c2 = st.columns(2)
