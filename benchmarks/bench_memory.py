@@ -48,12 +48,11 @@ def measure(sessions: int, mb: float, ttl_s: int = 2, settle_s: float = 15.0, wa
     session. The baseline is read after ``warmup`` upload sessions have come and gone: the first upload imports
     the modules of the upload path and raises the allocator's high-water mark once (+~90 MB at 3 MB), which is
     not retention; what each further session leaves behind is."""
-    import os
+    from browser_support import chromium, streamlit_process, wait_idle
 
-    from browser_support import chromium, streamlit_server, wait_idle
-
-    os.environ["STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL"] = str(ttl_s)
-    with tempfile.TemporaryDirectory() as tmp, streamlit_server() as url, chromium() as context:
+    # the TTL as the server's own flag, not an environment variable left set for later servers of this process
+    server = streamlit_process(options=("--server.disconnectedSessionTTL", str(ttl_s)))
+    with tempfile.TemporaryDirectory() as tmp, server as (url, _), chromium() as context:
         pid = _server_pid(url)
         warm = context.new_page()
         warm.goto(f"{url}/schemes_utility")

@@ -49,38 +49,55 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def _healthy(proc: subprocess.Popen, url: str, log, timeout: float, retry_if_taken: bool) -> bool:
+    """Wait until the server at ``url`` answers its health check (True); False when it exited because its port
+    was taken and ``retry_if_taken``; raises when it exited otherwise or stayed silent for ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        log.seek(0)
+        said = log.read().decode(errors="replace")
+        if proc.poll() is not None:
+            if retry_if_taken and "is not available" in said:  # Streamlit's words for a port in use
+                return False
+            raise RuntimeError(f"streamlit exited early:\n{said[-3000:]}")
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                # ours answers (not another server on a port taken meanwhile): it said where it listens
+                if r.status == 200 and url.removeprefix("http://") in said:
+                    return True
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            proc.kill()
+            raise RuntimeError(f"streamlit did not become healthy in {timeout:g} s")
+        time.sleep(0.25)
+
+
 @contextlib.contextmanager
-def streamlit_server(script: str | Path = "app.py", *, timeout: float = 60.0):
+def streamlit_server(script: str | Path = "app.py", *, timeout: float = 120.0):
     """Run ``streamlit run script`` headless on a free port; yields the base URL."""
     with streamlit_process(script, timeout=timeout) as (url, _):
         yield url
 
 
 @contextlib.contextmanager
-def streamlit_process(script: str | Path = "app.py", *, timeout: float = 60.0, options: tuple[str, ...] = ()):
-    """Like ``streamlit_server``, yielding (base URL, server process); ``options`` are extra ``--server.*`` flags."""
-    port = free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
-           "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-           "--server.fileWatcherType", "none", "--server.runOnSave", "false", *options]
-    log = tempfile.TemporaryFile()
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
+def streamlit_process(script: str | Path = "app.py", *, timeout: float = 120.0, options: tuple[str, ...] = ()):
+    """Like ``streamlit_server``, yielding (base URL, server process); ``options`` are extra ``--server.*`` flags.
+
+    A free port can be taken by another process (a parallel test worker, a browser's outgoing connection) before
+    Streamlit binds it: then Streamlit exits saying so, and the server is started again on another free port."""
+    for attempt in range(3):
+        port = free_port()
+        cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
+               "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+               "--server.fileWatcherType", "none", "--server.runOnSave", "false", *options]
+        log = tempfile.TemporaryFile()
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
+        if _healthy(proc, url, log, timeout, retry_if_taken=attempt < 2):
+            break
+        log.close()
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            if proc.poll() is not None:
-                log.seek(0)
-                raise RuntimeError(f"streamlit exited early:\n{log.read().decode(errors='replace')[-3000:]}")
-            try:
-                with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("streamlit did not become healthy in time")
-            time.sleep(0.25)
         yield url, proc
     finally:
         proc.terminate()
