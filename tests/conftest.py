@@ -21,9 +21,11 @@ settings.register_profile(
 settings.load_profile("ci" if os.environ.get("CI") else "default")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def app_url():
-    """One Streamlit server of the app per browser-test module (skips or fails without Chromium)."""
+    """One Streamlit server of the app per test process (per xdist worker), shared by the browser-test modules that
+    run there: every test opens its own page, i.e. its own Streamlit session (skips or fails without Chromium).
+    Tests that need a fresh server (deep links as a first request, the replicas, memory) start their own."""
     from browser_support import require_browser, streamlit_server
 
     require_browser()
@@ -31,10 +33,18 @@ def app_url():
         yield url
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser_context(app_url):
-    """One headless Chromium per browser-test module; every test opens its own page (= session)."""
+    """One headless Chromium per test process (per xdist worker); every test opens its own page (= session)."""
     from browser_support import chromium
 
     with chromium() as context:
         yield context
+
+
+def pytest_collection_modifyitems(config, items):
+    """Modules with browser or slow tests first, in collection order otherwise: with ``--dist loadfile
+    --no-loadscope-reorder`` (pyproject.toml) xdist hands out whole modules in this order, so the long units start
+    first and the many short modules even out the workers' finish."""
+    heavy = {item.path for item in items if item.get_closest_marker("browser") or item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in heavy)  # stable: a module's tests stay together and in order
