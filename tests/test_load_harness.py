@@ -9,9 +9,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+import pytest  # noqa: E402
 from bench_load import classroom, percentile  # noqa: E402
 from browser_support import streamlit_process  # noqa: E402
 from streamlit_client import Session, chart_epsilons  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def server():
+    """One app server for the module: (base URL, process); each test opens its own sessions."""
+    with streamlit_process() as started:
+        yield started
 
 
 async def _one_change(url: str) -> tuple:
@@ -21,17 +29,16 @@ async def _one_change(url: str) -> tuple:
         return first, changed, s.query
 
 
-def test_protocol_client_changes_epsilon_and_gets_charts_at_the_new_value():
-    with streamlit_process() as (url, _):
-        first, changed, query = asyncio.run(_one_change(url))
+def test_protocol_client_changes_epsilon_and_gets_charts_at_the_new_value(server):
+    first, changed, query = asyncio.run(_one_change(server[0]))
     assert chart_epsilons(first) == {1.0} and len(first.charts) >= 3 and not first.exceptions
     assert chart_epsilons(changed) == {0.1} and not changed.exceptions
     assert "eps=0.1" in query  # the server rewrote the URL as for a browser
 
 
-def test_classroom_measures_every_session_and_the_server():
-    with streamlit_process() as (url, proc):
-        result = asyncio.run(classroom(url, proc.pid, sessions=2, duration=4, period=2, seed=1))
+def test_classroom_measures_every_session_and_the_server(server):
+    url, proc = server
+    result = asyncio.run(classroom(url, proc.pid, sessions=2, duration=4, period=2, seed=1))
     assert result["failures"] == []
     assert result["interactions"] >= 2 and result["p95"] >= result["p50"] > 0
     assert result["cpu_per_interaction"] > 0 and result["rss_mb"] > 50
