@@ -141,23 +141,31 @@ def test_click_on_the_map_toggles_a_landmark(page, app_url):
     assert sidebar_count(page) == 0
     offsets = np.array([_pixel_offset(a, b, vs.latitude, vs.longitude, vs.zoom) for a, b in latlon])
     target = int(np.argmin(np.hypot(*offsets.T)))  # the event closest to the centre: surely on screen
-    canvas = page.locator(".st-key-map_chart_0 canvas").first
-    canvas.wait_for(timeout=60_000)
-    canvas.scroll_into_view_if_needed()
-    page.wait_for_timeout(1500)  # deck.gl draws after the element appears
-    box = canvas.bounding_box()
-    cx, cy = box["x"] + box["width"] / 2 + offsets[target, 0], box["y"] + box["height"] / 2 + offsets[target, 1]
-    page.mouse.click(cx, cy)
-    assert wait_count(page, lambda c: c == 1) == 1
+    assert click_map(page, "map_chart_0", offsets[target], lambda c: c == 1) == 1
     screenshot(page, "data_after_map_click")
-    canvas = page.locator(".st-key-map_chart_1 canvas").first
+    assert click_map(page, "map_chart_1", offsets[target], lambda c: c == 0) == 0
+
+
+def click_map(page, key: str, offset, predicate, attempts: int = 4) -> int:
+    """Click the map ``key`` at ``offset`` px from its centre until the landmark count satisfies ``predicate``;
+    returns it. deck.gl picks only once it has drawn its layers, which on a loaded machine can be seconds after the
+    canvas appears: a click it did not pick leaves the app idle with the count unchanged, and is made again."""
+    canvas = page.locator(f".st-key-{key} canvas").first
     canvas.wait_for(timeout=60_000)
-    canvas.scroll_into_view_if_needed()
-    page.wait_for_timeout(1500)
-    box = canvas.bounding_box()
-    cx, cy = box["x"] + box["width"] / 2 + offsets[target, 0], box["y"] + box["height"] / 2 + offsets[target, 1]
-    page.mouse.click(cx, cy)
-    assert wait_count(page, lambda c: c == 0) == 0
+    counts = []
+    for _ in range(attempts):
+        canvas.scroll_into_view_if_needed()
+        page.wait_for_timeout(1500)  # deck.gl draws after the element appears
+        box = canvas.bounding_box()
+        page.mouse.click(box["x"] + box["width"] / 2 + offset[0], box["y"] + box["height"] / 2 + offset[1])
+        try:
+            return wait_count(page, predicate, timeout_s=20)
+        except AssertionError:
+            wait_idle(page)  # nothing pending: the click was not picked (or a late one has landed by now)
+            counts.append(sidebar_count(page))
+            if predicate(counts[-1]):
+                return counts[-1]
+    raise AssertionError(f"{attempts} clicks on {key} never gave the expected landmark count (counts: {counts})")
 
 
 def test_csv_upload_works_and_bad_file_shows_an_error(page, app_url, tmp_path):
