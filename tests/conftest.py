@@ -47,4 +47,9 @@ def pytest_collection_modifyitems(config, items):
     --no-loadscope-reorder`` (pyproject.toml) xdist hands out whole modules in this order, so the long units start
     first and the many short modules even out the workers' finish."""
     heavy = {item.path for item in items if item.get_closest_marker("browser") or item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.path not in heavy)  # stable: a module's tests stay together and in order
+    # stable: a module's tests stay together and in order; the two every-page passes (the longest modules) lead
+    items.sort(key=lambda item: (item.path.name not in LONGEST, item.path not in heavy))
+
+
+# the every-page accessibility passes at 1024 and 1920 px: minutes each, so one starts on each worker at once
+LONGEST = ("test_browser_a11y.py", "test_browser_a11y_wide.py")
