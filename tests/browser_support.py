@@ -6,6 +6,7 @@ LMDK_REQUIRE_BROWSER=1 (CI).
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import socket
@@ -108,12 +109,25 @@ def streamlit_process(script: str | Path = "app.py", *, timeout: float = 120.0, 
         log.close()
 
 
+_PLAYWRIGHT = []  # the process's one Playwright driver, started at first use
+
+
+def _playwright():
+    """The Playwright driver of this process: its sync API runs one instance per thread, so a test that launches a
+    browser of its own while the session's shared browser is open launches it from the same driver."""
+    if not _PLAYWRIGHT:
+        from playwright.sync_api import sync_playwright
+
+        _PLAYWRIGHT.append(sync_playwright().start())
+        atexit.register(_PLAYWRIGHT[0].stop)
+    return _PLAYWRIGHT[0]
+
+
 @contextlib.contextmanager
 def chromium():
     """A headless Chromium (Debian's binary) with a fresh user-data-dir; yields a Playwright BrowserContext."""
-    from playwright.sync_api import sync_playwright
-
-    with tempfile.TemporaryDirectory(prefix="lmdk-chromium-") as profile, sync_playwright() as pw:
+    pw = _playwright()
+    with tempfile.TemporaryDirectory(prefix="lmdk-chromium-") as profile:
         context = pw.chromium.launch_persistent_context(
             profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS, viewport=VIEWPORT,
         )

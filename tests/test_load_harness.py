@@ -22,6 +22,15 @@ def server():
         yield started
 
 
+def run(coroutine):
+    """asyncio.run in a thread of its own: a test process that has driven Chromium (the per-worker browser of
+    tests/conftest.py) holds Playwright's event loop in this thread, where asyncio.run refuses to start."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
 async def _one_change(url: str) -> tuple:
     async with Session(url, "schemes_utility", query="schemes=uniform,skip&reps=5") as s:
         first = await s.load(expect="w_eps")
@@ -30,7 +39,7 @@ async def _one_change(url: str) -> tuple:
 
 
 def test_protocol_client_changes_epsilon_and_gets_charts_at_the_new_value(server):
-    first, changed, query = asyncio.run(_one_change(server[0]))
+    first, changed, query = run(_one_change(server[0]))
     assert chart_epsilons(first) == {1.0} and len(first.charts) >= 3 and not first.exceptions
     assert chart_epsilons(changed) == {0.1} and not changed.exceptions
     assert "eps=0.1" in query  # the server rewrote the URL as for a browser
@@ -38,7 +47,7 @@ def test_protocol_client_changes_epsilon_and_gets_charts_at_the_new_value(server
 
 def test_classroom_measures_every_session_and_the_server(server):
     url, proc = server
-    result = asyncio.run(classroom(url, proc.pid, sessions=2, duration=4, period=2, seed=1))
+    result = run(classroom(url, proc.pid, sessions=2, duration=4, period=2, seed=1))
     assert result["failures"] == []
     assert result["interactions"] >= 2 and result["p95"] >= result["p50"] > 0
     assert result["cpu_per_interaction"] > 0 and result["rss_mb"] > 50
