@@ -17,16 +17,16 @@ import os
 for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(var, "1")
 
-import argparse  # noqa: E402
-import json  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-from pathlib import Path  # noqa: E402
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import lmdk  # noqa: E402
-from lmdk import relation  # noqa: E402
-from lmdk.audit import audit  # noqa: E402
+import lmdk
+from lmdk import relation
+from lmdk.audit import audit
 
 LIMIT_S = 10.0
 

@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import lmdk  # noqa: E402
-from lmdk import relation, schemes  # noqa: E402
+import lmdk
+from lmdk import relation, schemes
 
 SCHEMES = ("uniform", "adaptive", "bd", "ba", "fast", "pegasus")
 SAMPLERS = {"textbook": {"protects": relation.PAPERS_UNIT_CHANGE},  # the papers' Δ = 1, textbook sampler

@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]
 
-from browser_support import chromium, streamlit_server, wait_idle  # noqa: E402
+from browser_support import chromium, streamlit_server, wait_idle
 
 TRIALS = 5
 OPTIONS = (0.01, 0.015, 0.02, 0.03, 0.05, 0.07, 0.1, 0.15, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0)

@@ -14,9 +14,9 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lmdk.data import load_series, sample  # noqa: E402
-from lmdk.data.samples import synthetic_taxi  # noqa: E402
-from lmdk.landmarks import PAPER_STAY_DURATION_S, stay_points  # noqa: E402
+from lmdk.data import load_series, sample
+from lmdk.data.samples import synthetic_taxi
+from lmdk.landmarks import PAPER_STAY_DURATION_S, stay_points
 
 
 def best_of(fn, repeats: int = 3) -> float:

@@ -9,7 +9,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lmdk import dummies as dm  # noqa: E402
+from lmdk import dummies as dm
 
 
 def best_of(fn, runs: int = 5) -> float:

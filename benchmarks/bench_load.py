@@ -28,8 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "benchmarks")]
 
-from browser_support import streamlit_process  # noqa: E402
-from streamlit_client import Session, chart_epsilons  # noqa: E402
+from browser_support import streamlit_process
+from streamlit_client import Session, chart_epsilons
 
 TICK = os.sysconf("SC_CLK_TCK")
 

@@ -30,8 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT), str(ROOT / "benchmarks")]
 
-from bench_browser import ALL_UPDATED, OPTIONS  # noqa: E402
-from browser_support import chromium, streamlit_server, wait_idle  # noqa: E402
+from bench_browser import ALL_UPDATED, OPTIONS
+from browser_support import chromium, streamlit_server, wait_idle
 
 TRIALS = 5
 LENGTHS = (1_000, 8_760, 35_040, 105_120)

@@ -13,14 +13,14 @@ import os
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import sys  # noqa: E402
-import time  # noqa: E402
-from pathlib import Path  # noqa: E402
+import sys
+import time
+from pathlib import Path
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from lmdk import landmarks, plan, relation, synthetic  # noqa: E402
+from lmdk import landmarks, plan, relation, synthetic
 
 N, RUNS, TARGET_S = 8_760, 5, 2.0
 

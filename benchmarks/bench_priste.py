@@ -16,8 +16,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lmdk.experiments.priste_drivers import runtime_vs_event_size, synthetic_setup  # noqa: E402
-from lmdk.priste import (  # noqa: E402
+from lmdk.experiments.priste_drivers import runtime_vs_event_size, synthetic_setup
+from lmdk.priste import (
     EventTracker,
     make_event,
     planar_laplace_emission,

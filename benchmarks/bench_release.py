@@ -6,14 +6,14 @@ import os
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import sys  # noqa: E402
-import time  # noqa: E402
-from pathlib import Path  # noqa: E402
+import sys
+import time
+from pathlib import Path
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from lmdk import relation, schemes, synthetic  # noqa: E402
+from lmdk import relation, schemes, synthetic
 
 N, REPS, RUNS, TARGET_MS = 1_000, 100, 15, 100.0
 

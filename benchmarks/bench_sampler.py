@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from lmdk import discrete_laplace, mechanisms, relation, schemes, snapping  # noqa: E402
+from lmdk import discrete_laplace, mechanisms, relation, schemes, snapping
 
 N = 100_000
 SERIES = 17_520

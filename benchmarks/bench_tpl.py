@@ -17,8 +17,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lmdk import relation, schemes, synthetic, tpl  # noqa: E402
-from tests.tpl.test_tpl import reference_landmark_loss  # noqa: E402
+from lmdk import relation, schemes, synthetic, tpl
+from tests.tpl.test_tpl import reference_landmark_loss
 
 
 def best_time(fn, repeat: int = 5) -> float:

@@ -14,7 +14,7 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from lmdk import metrics, relation, schemes  # noqa: E402
+from lmdk import metrics, relation, schemes
 
 EPSILON, REPS, SEED, N = 1.0, 100, 2022, 1_000
 THRESHOLDS = {"0 %": None, "20 %": 0.54, "40 %": 0.68, "60 %": 0.88, "80 %": 1.12, "100 %": np.inf}

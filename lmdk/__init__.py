@@ -17,17 +17,18 @@ Apart from the maths: :mod:`lmdk.present` (views, headlines, reports, generated 
 """
 from __future__ import annotations
 
-__version__ = "0.2.0"
+# The names a notebook needs.
+from lmdk import data, dummies, experiments, landmarks, mechanisms, metrics, priste, privacy, schemes, synthetic, tpl
+from lmdk.data import RunConfig, Series, load_series, sample
+from lmdk.dummies import DummySpec, select
+from lmdk.metrics import mae
+from lmdk.priste import worst_case_leakage
+from lmdk.privacy import landmark_loss, satisfies_landmark_privacy
+from lmdk.schemes import SCHEMES, Release, allocate, release
+from lmdk.tpl import landmark_temporal_privacy_loss, temporal_privacy_loss
 
-# The names a notebook needs (after __version__: lmdk.data.runconfig reads it while these imports run).
-from lmdk import data, dummies, experiments, landmarks, mechanisms, metrics, priste, privacy, schemes, synthetic, tpl  # noqa: E402
-from lmdk.data import RunConfig, Series, load_series, sample  # noqa: E402
-from lmdk.dummies import DummySpec, select  # noqa: E402
-from lmdk.metrics import mae  # noqa: E402
-from lmdk.priste import worst_case_leakage  # noqa: E402
-from lmdk.privacy import landmark_loss, satisfies_landmark_privacy  # noqa: E402
-from lmdk.schemes import SCHEMES, Release, allocate, release  # noqa: E402
-from lmdk.tpl import landmark_temporal_privacy_loss, temporal_privacy_loss  # noqa: E402
+# The version lives in lmdk.version (the modules that record it import it from there: no import order to keep).
+from lmdk.version import __version__ as __version__
 
 __all__ = [
     "DummySpec", "Release", "RunConfig", "SCHEMES", "Series", "allocate", "landmark_loss",
@@ -41,5 +42,5 @@ __all__ = [
 
 # Public names the API reference lists: the command line, the errors, and two presentation modules kept under
 # their old names (generated scripts call ``lmdk.views.release_input``).
-from lmdk import audit, cli, discrete_laplace, errors, ledger, plan, population, present, relation, snapping  # noqa: E402
-from lmdk.present import views, views_loss  # noqa: E402
+from lmdk import audit, cli, discrete_laplace, errors, ledger, plan, population, present, relation, snapping
+from lmdk.present import views, views_loss

@@ -344,7 +344,7 @@ class LockstepNoise:
         child: Callable[[int], np.random.Generator] = self._child
         if rows is not None:
             v, f, b = v[rows], f[rows], b[rows]
-            child = lambda i: self._child(int(rows[i]))  # noqa: E731
+            child = lambda i: self._child(int(rows[i]))  # noqa: E731 — a one-line closure over this scope's values
         y = _floor_scaled(t, v, f, child)
         z = _signed(y, b)
         again = (b == 1) & (y == 0)

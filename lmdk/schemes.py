@@ -16,7 +16,7 @@ from scipy.special import expit
 from lmdk.errors import ParameterError
 from lmdk.mechanisms import perturb, unit_noise, validate_sensitivity
 from lmdk.privacy import landmark_mask
-from lmdk.release_common import (  # noqa: F401
+from lmdk.release_common import (  # noqa: F401 — re-exported: callers import these names from here
     Release,
     _default_value,
     _discrete_range,
@@ -435,7 +435,8 @@ def _release(series, landmarks, scheme: str, epsilon, calibration, *, mechanism:
             b = snapping.validate_bound(bound)
             x = np.clip(x, -b, b)
             per_coordinate = delta  # laplace: Δ/ε; planar: Δ/ε per coordinate (Δ = the protected radius)
-            post = lambda noisy, budget: snapping.snap(noisy, per_coordinate / budget, b)  # noqa: E731
+            def post(noisy, budget):
+                return snapping.snap(noisy, per_coordinate / budget, b)
     elif sampler == "textbook":
         noise = unit_noise(mechanism, (reps, n), gen)
     else:

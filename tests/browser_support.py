@@ -34,7 +34,7 @@ def require_browser() -> None:
         missing = f"{CHROMIUM} not found (apt-get install -y chromium)"
     else:
         try:
-            import playwright.sync_api  # noqa: F401
+            import playwright.sync_api  # noqa: F401 — re-exported: callers import these names from here
         except ImportError:
             missing = "playwright is not installed"
     if missing:

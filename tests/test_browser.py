@@ -126,7 +126,8 @@ def test_clicking_a_timeline_point_toggles_it(page, app_url):
 def _pixel_offset(lat, lon, lat_c, lon_c, zoom) -> tuple[float, float]:
     """Screen offset (px) of a point from the view centre in deck.gl's web-Mercator (512-px world)."""
     scale = 512 * 2**zoom
-    merc = lambda phi: math.log(math.tan(math.pi / 4 + math.radians(phi) / 2))  # noqa: E731
+    def merc(phi):
+        return math.log(math.tan(math.pi / 4 + math.radians(phi) / 2))
     return (lon - lon_c) / 360 * scale, -(merc(lat) - merc(lat_c)) / (2 * math.pi) * scale
 
 

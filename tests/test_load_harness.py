@@ -9,10 +9,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import pytest  # noqa: E402
-from bench_load import classroom, percentile  # noqa: E402
-from browser_support import streamlit_process  # noqa: E402
-from streamlit_client import Session, chart_epsilons  # noqa: E402
+import pytest
+from bench_load import classroom, percentile
+from browser_support import streamlit_process
+from streamlit_client import Session, chart_epsilons
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ from lmdk.errors import LmdkError
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``lmdk`` argument parser with its subcommands."""
-    from lmdk import __version__
+    from lmdk.version import __version__
 
     parser = argparse.ArgumentParser(prog="lmdk", description=__doc__.split("\n\n")[0],
                                      epilog="exit codes: 0 done, 2 bad input or arguments, 3 policy violates "

@@ -12,6 +12,7 @@ Recognised layouts (§4.1.1 of the landmark-privacy paper):
 """
 from __future__ import annotations
 
+from lmdk.data import export, mapping, mechanism_input, resample, runconfig, statement
 from lmdk.data.columns import HUE_TIMEZONE
 from lmdk.data.export import export_release, release_frame
 from lmdk.data.load import load_series
@@ -30,5 +31,3 @@ __all__ = [
     # modules of the API reference: exports and what they guarantee, import mappings, run configurations
     "export", "statement", "mapping", "runconfig", "mechanism_input", "resample",
 ]
-
-from lmdk.data import export, mapping, mechanism_input, resample, runconfig, statement  # noqa: E402

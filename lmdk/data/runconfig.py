@@ -13,8 +13,8 @@ from dataclasses import MISSING, asdict, dataclass, field, fields
 
 import numpy as np
 
-from lmdk import __version__
 from lmdk.errors import ParameterError
+from lmdk.version import __version__
 
 SCHEME_NAMES = ("event", "user", "w-event", "uniform", "skip", "adaptive",
                 "bd", "ba", "fast", "pegasus")  # = lmdk.schemes.ALL_SCHEMES (the six, then the baselines)

@@ -381,7 +381,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m lmdk.experime
 
 
 def _version() -> str:
-    from lmdk import __version__
+    from lmdk.version import __version__
 
     return __version__
 

@@ -169,7 +169,8 @@ def release_batch(x, landmarks, lengths, scheme: str, epsilon, *, mechanism: str
         x = np.clip(x, -b, b)
         clamp = (-b, b) if mechanism == "laplace" else None
         per_coordinate = delta  # planar: Δ/ε per coordinate (Δ = the protected radius), as schemes.release
-        post = lambda noisy, budget: snapping.snap(noisy, per_coordinate / budget, b)  # noqa: E731
+        def post(noisy, budget):
+            return snapping.snap(noisy, per_coordinate / budget, b)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # padded cells only
         if scheme == "adaptive":
             values, budgets, published = schemes._adaptive(x, mask, eps_pub, mechanism, delta, noise, base, post,

@@ -173,7 +173,8 @@ def _released_columns(job: Job, rel, valid, origins, lengths) -> dict[str, np.nd
     """The released cells of a batch, user after user: released value(s) and the private flags if asked."""
     values = np.asarray(rel.values)
     full = bool(valid.all())
-    cells = (lambda a: a.reshape((-1,) + a.shape[2:])) if full else (lambda a: a[valid])  # noqa: E731
+    def cells(a):
+        return a.reshape((-1,) + a.shape[2:]) if full else a[valid]
     if job.mechanism == "planar_laplace":
         from lmdk.mechanisms import metres_to_latlon
 

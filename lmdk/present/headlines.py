@@ -129,7 +129,7 @@ def overview_headline(epsilon: float, n: int, landmarks: int, verdicts: dict[str
     """The Overview example in one sentence: which schemes protect the landmarks together at this ε."""
     ok = [s for s, holds in verdicts.items() if holds]
     bad = [s for s, holds in verdicts.items() if not holds]
-    named = lambda names: ", ".join(f"*{s}*" for s in names)  # noqa: E731
+    named = lambda names: ", ".join(f"*{s}*" for s in names)  # noqa: E731 — a one-line closure over this scope's values
     text = f"With ε = {epsilon:g} and {landmarks} landmark{'s' if landmarks != 1 else ''} among {n} events, "
     if ok:
         text += f"{named(ok)} protect{'s' if len(ok) == 1 else ''} the landmarks together"

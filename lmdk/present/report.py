@@ -16,7 +16,7 @@ from __future__ import annotations
 import html
 from datetime import UTC, datetime
 
-from lmdk import __version__
+from lmdk.version import __version__
 
 STYLE = """
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1100px;margin:2rem auto;padding:0 1rem;

@@ -164,7 +164,7 @@ def worst_case_from_vectors(a, b, d, *, a_not=None, method: str = "screen",
     else:
         best = _search(_all_pairs(_candidate_vertices(np.stack((a, b, d), axis=1), method)), vecs)
         if stop_above is None or best[0] <= stop_above:  # certify: every vertex, then the pairs the bound allows
-            value = lambda r: r[0]  # noqa: E731
+            value = lambda r: r[0]  # noqa: E731 — a one-line closure over this scope's values
             best = max(best, _search((np.arange(m), np.arange(m)), vecs), key=value)
             best = max(best, _search(_uncertified_pairs(vecs, best[0]), vecs), key=value)
     return _result(best, m)
@@ -180,7 +180,7 @@ def _screen_from(vecs, quick, *, stop_above: float | None = None,
     ``floor``: also skip edges whose bound is ≤ ``floor`` — this only decides whether the supremum exceeds
     ``floor`` (if the result is ≤ ``floor``, so is the supremum), and the value returned is a lower bound.
     """
-    level = lambda v: v if floor is None else max(v, floor)  # noqa: E731
+    level = lambda v: v if floor is None else max(v, floor)  # noqa: E731 — a one-line closure over this scope's values
     i, j, bound = _uncertified_pairs(vecs, level(quick[0]), with_bounds=True)
     order = np.argsort(-bound, kind="stable")
     best = quick

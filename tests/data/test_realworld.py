@@ -116,7 +116,8 @@ def test_relative_seconds_are_flagged_and_take_the_chosen_start():
 def test_full_sociopatterns_file_gives_the_same_contacts_as_the_per_child_cut():
     _, full = load("sociopatterns_primaryschool.csv")
     _, cut = load("sociopatterns_primaryschool_user1558_userab.csv")
-    key = lambda s: sorted(zip(s.timestamps.asi8.tolist(), s.contacts.tolist(), strict=True))  # noqa: E731
+    def key(s):
+        return sorted(zip(s.timestamps.asi8.tolist(), s.contacts.tolist(), strict=True))
     assert key(full) == key(cut)
 
 

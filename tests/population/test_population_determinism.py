@@ -64,7 +64,8 @@ def test_carry_over_and_buckets_yield_whole_users():
 
 
 def test_user_streams_are_keyed_by_seed_scheme_and_id():
-    draw = lambda seed, scheme, user: seeding.user_generator(seed, scheme, user).random()  # noqa: E731
+    def draw(seed, scheme, user):
+        return seeding.user_generator(seed, scheme, user).random()
     assert draw(1, "uniform", 7) == draw(1, "uniform", "7") == draw(1, "uniform", np.int64(7))
     assert len({draw(1, "uniform", 7), draw(2, "uniform", 7), draw(1, "skip", 7), draw(1, "uniform", 8)}) == 4
 
