@@ -55,7 +55,8 @@ def test_wheel_installs_into_a_fresh_venv_and_runs_without_streamlit(tmp_path):
     probe = ("import importlib.util, lmdk; "
              "assert importlib.util.find_spec('streamlit') is None, 'streamlit must not come with the core'; "
              "s = lmdk.sample('hue'); L = lmdk.landmarks.by_percentile(s.values, 0.2); "
-             "r = lmdk.release(s.values, L, 'adaptive', 1.0, rng=0, protects=lmdk.relation.public_range(0, 25, 'kWh')); "
+             "r = lmdk.release(s.values, L, 'adaptive', 1.0, rng=0, "
+             "protects=lmdk.relation.public_range(0, 25, 'kWh')); "
              "assert lmdk.satisfies_landmark_privacy(r.budgets, L, 1.0); print(lmdk.__file__)")
     done = _run([str(py), "-c", probe], cwd=outside, env=env)
     assert str(venv) in done.stdout  # the installed copy, not the checkout
