@@ -95,7 +95,8 @@ def test_each_click_on_the_release_to_hand_out_is_a_new_release(context, app_url
         wait_idle(page, timeout=120_000)
         frames = []
         for label in ("Release to hand out (CSV)", "Release to hand out (CSV)", "Demonstration release (seed)"):
-            with page.expect_download(timeout=60_000) as info:
+            # a click reruns the page and draws the release; 60 s ran out once while both workers were loaded
+            with page.expect_download(timeout=180_000) as info:
                 page.get_by_role("button", name=label).click()
             frames.append(pd.read_csv(info.value.path(), comment="#"))
         first, second, demo = (f["released"].to_numpy() for f in frames)
@@ -118,7 +119,7 @@ def test_two_releases_handed_out_make_the_session_ledger_show_two(context, app_u
         wait_idle(page, timeout=120_000)
         panel = page.locator(".st-key-ledger_panel")
         for _ in range(2):
-            with page.expect_download(timeout=60_000):
+            with page.expect_download(timeout=180_000):
                 page.get_by_role("button", name="Release to hand out (CSV)").click()
             wait_idle(page)
         metrics = panel.get_by_test_id("stMetricValue").all_inner_texts()
