@@ -16,3 +16,8 @@ class DataError(LmdkError):
 
 class TooLargeError(LmdkError):
     """A request exceeds a documented size limit (e.g. exhaustive search, upload size)."""
+
+
+class PolicyRefused(LmdkError):
+    """A policy whose stated guarantee would not hold (e.g. landmarks computed from the released values without a
+    private selection): the command line exits with code 3, the code of a policy that violates its guarantee."""

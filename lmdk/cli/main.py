@@ -2,7 +2,8 @@
 the papers' experiments and (when installed) population releases.
 
 Exit codes: 0 done; 2 bad input or arguments (one line naming the field and the fix); 3 the policy violates
-(ε, L)-landmark privacy (Theorem 2) and ``--allow-violation`` was not given.
+(ε, L)-landmark privacy (Theorem 2) and ``--allow-violation`` was not given, or an export's landmark rule reads the
+values it releases without ``--landmark-epsilon`` or ``--allow-data-landmarks`` (:mod:`lmdk.selection.export`).
 """
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ from lmdk.cli import loss as loss_command
 from lmdk.cli import plan as plan_command
 from lmdk.cli import population as population_command
 from lmdk.cli import release as release_command
-from lmdk.cli.common import EXIT_INPUT, EXIT_OK
-from lmdk.errors import LmdkError
+from lmdk.cli.common import EXIT_INPUT, EXIT_OK, EXIT_VIOLATION
+from lmdk.errors import LmdkError, PolicyRefused
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -26,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(prog="lmdk", description=__doc__.split("\n\n")[0],
                                      epilog="exit codes: 0 done, 2 bad input or arguments, 3 policy violates "
-                                            "landmark privacy (release, population)")
+                                            "landmark privacy or its landmarks are data-derived (release, population)")
     parser.add_argument("--version", action="version", version=f"lmdk {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -82,6 +83,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
+    except PolicyRefused as exc:
+        print(f"lmdk: {exc}", file=sys.stderr)
+        return EXIT_VIOLATION
     except LmdkError as exc:
         print(f"lmdk: error: {exc}", file=sys.stderr)
         return EXIT_INPUT

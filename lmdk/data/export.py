@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # annotations only
     from lmdk.data.statement import Guarantee
     from lmdk.relation import Relation
     from lmdk.release_common import Release
+    from lmdk.selection.export import LandmarkSource
 
 
 def _columns(prefix: str, array: np.ndarray, names) -> dict[str, np.ndarray]:
@@ -114,7 +115,7 @@ def released_frame(series, release, landmarks, mechanism: str, origin=None, *, r
 
 
 def export_note(bound: float | None, epsilon: float, sensitivity: float, private_columns: bool,
-                guarantee=None) -> str:
+                guarantee=None, landmark_kind: str | None = None) -> str:
     """The metadata of an exported release: how its noise was drawn, what it leaves out, and (``guarantee``, a
     :class:`lmdk.data.statement.Guarantee`) what it protects — one ``# `` line each."""
     if guarantee is None:  # population exports of a locations/contacts fleet still describe their sampler alone
@@ -128,11 +129,19 @@ def export_note(bound: float | None, epsilon: float, sensitivity: float, private
     flags = ("INCLUDES the landmark/budget/published flags, which reveal the landmark set"
              if private_columns else "no landmark, budget or published flags (they would reveal the landmark set)")
     head = (f"# lmdk export: noise from fresh OS entropy, not recorded (this release cannot be regenerated); "
-            f"{sampler}; {flags}; each export is a new release and spends ε again; landmark privacy takes the "
-            f"landmark set as given by the policy: a set chosen from these values is not covered by ε")
+            f"{sampler}; {flags}; each export is a new release and spends ε again; "
+            + _LANDMARK_NOTES.get(landmark_kind or "", "landmark privacy takes the landmark set as given by the "
+                                                        "policy: a set chosen from these values is not covered by ε"))
     if guarantee is None:
         return head
     return "\n".join([head, *("# " + line for line in guarantee.lines())])
+
+
+_LANDMARK_NOTES = {
+    "declared": "landmarks declared in advance (they do not read the values)",
+    "private": "landmarks selected privately from these values (their ε_sel is part of the stated ε)",
+    "unprotected": "landmarks computed from these values (--allow-data-landmarks): see NOT PROTECTED below",
+}
 
 
 @dataclass(frozen=True)
@@ -146,6 +155,12 @@ class ExportedRelease:
     guarantee: Guarantee
     relation: Relation
     sampler: str = ""
+    landmark_source: LandmarkSource | None = None  # how the landmark set was obtained (declared, private, …)
+
+    @property
+    def landmark_epsilon(self) -> float:
+        """ε_sel of a private landmark selection (0 otherwise): spent on top of the release's ε (ledger, caps)."""
+        return 0.0 if self.landmark_source is None else float(self.landmark_source.selection_epsilon)
 
     def csv(self) -> str:
         """The file: the metadata lines, then the table (read it with ``pandas.read_csv(comment="#")``)."""
@@ -202,7 +217,9 @@ def _check_snapping(rel, sensitivity: float, bound: float) -> None:
 
 def export_scheme_release(series, landmarks, scheme: str, epsilon: float, *, protects=None, w=None,
                           bound: float | None = None, private_columns: bool = False, dummies=None,
-                          rng=None, event: str = "event", **removed) -> ExportedRelease:
+                          rng=None, event: str = "event", landmark_epsilon: float | None = None,
+                          allow_data_landmarks: bool = False, data_derived: bool = False,
+                          **removed) -> ExportedRelease:
     """One exported release: fresh entropy (unless ``rng`` is given, for tests) and a floating-point-safe sampler.
 
     ``protects``: what ε protects (:class:`lmdk.relation.Relation` or its dict) — values need a public range,
@@ -210,15 +227,26 @@ def export_scheme_release(series, landmarks, scheme: str, epsilon: float, *, pro
     centre, for the snapping sampler; or ``bound=B`` here); contacts always flip one bit. For values without a
     relation, ``bound`` is the legacy public range [−B, B]. Values use the exact discrete Laplace
     (:mod:`lmdk.discrete_laplace`) with Δ = the relation's sensitivity. A miscalibrated relation is refused.
+
+    ``landmarks``: positions given in advance (declared; ``data_derived=True`` when a detector chose them from these
+    values), a rule (text or LandmarkRule) or a :class:`lmdk.selection.export.LandmarkSource`. A rule that reads the
+    values is selected privately at ``landmark_epsilon`` (the statement's ε is then ε_sel + ``epsilon``), exported
+    with the statement saying first what is not protected (``allow_data_landmarks``), or refused
+    (:class:`lmdk.errors.PolicyRefused`); see :mod:`lmdk.selection.export`.
     """
     from lmdk import privacy, schemes
     from lmdk.data.mechanism_input import release_input
     from lmdk.data.statement import guarantee
+    from lmdk.selection.export import export_landmarks
     from lmdk.snapping import fresh_generator
 
     schemes.refuse_removed("export_scheme_release", removed)
-    x, mechanism, origin = release_input(series, landmarks)
     protected = export_relation(series, protects, bound)
+    source = export_landmarks(series, landmarks, landmark_epsilon=landmark_epsilon,
+                              allow_data_landmarks=allow_data_landmarks, relation=protected, rng=rng,
+                              data_derived=data_derived)
+    landmarks = source.indices
+    x, mechanism, origin = release_input(series, landmarks)
     sampler = sampler_for(mechanism)
     if mechanism == "planar_laplace":
         bound = protected.bound
@@ -234,8 +262,9 @@ def export_scheme_release(series, landmarks, scheme: str, epsilon: float, *, pro
     worst = float(np.max(privacy.landmark_loss(np.atleast_2d(rel.budgets), landmarks))) if len(landmarks) else 0.0
     statement = guarantee(protected, scheme, epsilon, landmarks=len(landmarks), sampler=sampler, event=event,
                           w=rel.w, satisfies=worst + float(rel.selection_epsilon or 0) <= epsilon * (1 + 1e-9),
-                          dummies=dummies is not None, selection_epsilon=float(rel.selection_epsilon or 0))
+                          dummies=dummies is not None, selection_epsilon=float(rel.selection_epsilon or 0),
+                          landmark_set=source)
     frame = released_frame(series, rel, landmarks, mechanism, origin, private_columns=private_columns)
     note = export_note(bound if mechanism == "planar_laplace" else None, epsilon, protected.sensitivity,
-                       private_columns, statement)
-    return ExportedRelease(frame, note, rel, statement, protected, sampler)
+                       private_columns, statement, landmark_kind=source.kind)
+    return ExportedRelease(frame, note, rel, statement, protected, sampler, source)

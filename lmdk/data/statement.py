@@ -30,28 +30,63 @@ class Guarantee:
     not_protected: tuple[str, ...]
     sampler: str
     relation: str
+    landmark_set: str = ""  # which kind of landmark set the release used (declared, privately selected, data-derived)
+    warning: str = ""  # said before anything else: a data-derived landmark set exported unprotected
 
     def text(self) -> str:
         """The statement as one paragraph."""
-        return (f"Protected: {self.protected}. Not protected: {'; '.join(self.not_protected)}. "
-                f"Sampler: {self.sampler}.")
+        first = f"NOT PROTECTED: {self.warning}. " if self.warning else ""
+        landmarks = f" Landmark set: {self.landmark_set}." if self.landmark_set else ""
+        return (f"{first}Protected: {self.protected}. Not protected: {'; '.join(self.not_protected)}."
+                f"{landmarks} Sampler: {self.sampler}.")
 
     def lines(self) -> list[str]:
         """The statement as short lines (CSV comment lines, report paragraphs)."""
-        return [f"Protected: {self.protected}.", *(f"Not protected: {n}." for n in self.not_protected),
-                f"Sampler: {self.sampler}.", f"Neighbouring relation: {self.relation}."]
+        first = [f"NOT PROTECTED: {self.warning}."] if self.warning else []
+        landmarks = [f"Landmark set: {self.landmark_set}."] if self.landmark_set else []
+        return [*first, f"Protected: {self.protected}.", *(f"Not protected: {n}." for n in self.not_protected),
+                *landmarks, f"Sampler: {self.sampler}.", f"Neighbouring relation: {self.relation}."]
 
     def to_dict(self) -> dict:
         """JSON-ready (the CLI's summary, the population's aggregates, the ledger)."""
         return {"protected": self.protected, "not_protected": list(self.not_protected), "sampler": self.sampler,
-                "relation": self.relation, "text": self.text()}
+                "relation": self.relation, "landmark_set": self.landmark_set, "warning": self.warning,
+                "text": self.text()}
+
+
+def _landmark_words(landmark_set, epsilon: float, event: str) -> tuple[str, str, str]:
+    """(kind, the 'Landmark set' line, the first warning) of a :class:`lmdk.selection.export.LandmarkSource` (None:
+    a set given by the caller, taken as declared)."""
+    kind = getattr(landmark_set, "kind", None)
+    rule = getattr(landmark_set, "rule", None)
+    named = f" ({rule})" if rule else ""
+    if kind == "private":
+        sel = float(landmark_set.selection_epsilon)
+        return kind, (f"selected privately from these values{named} at ε_sel = {sel:g} (lmdk.selection.private: "
+                      f"randomized response per {event}), included in the total ε = {epsilon + sel:g} = ε_sel "
+                      f"{sel:g} + release {epsilon:g}; the selected set is itself an output"), ""
+    if kind == "unprotected":
+        return kind, (f"computed from these values{named} and exported anyway (--allow-data-landmarks): not "
+                      "selected privately, not declared"), (
+            f"the value of any {event} whose landmark status could change{named} is not protected at ε = "
+            f"{epsilon:g} — the landmarks were computed from the values being released, and one value moved across "
+            "the rule's threshold changes the landmark set, which budgets and repeated values reveal")
+    if kind == "declared":
+        return kind, (f"declared in advance{named}: it does not read the values, so Theorem 2 holds as stated"), ""
+    return "given", "", ""
 
 
 def guarantee(relation, scheme: str, epsilon: float, *, landmarks: int | None, sampler: str, event: str = "event",
               w: int | None = None, satisfies: bool = True, dummies: bool = False,
-              selection_epsilon: float = 0.0) -> Guarantee:
+              selection_epsilon: float = 0.0, landmark_set=None) -> Guarantee:
     """The statement of a release of ``scheme`` at total ε under ``relation`` with ``landmarks`` landmarks (None:
-    each user of a population has their own landmark set)."""
+    each user of a population has their own landmark set). ``landmark_set``: how the landmarks were obtained (a
+    :class:`lmdk.selection.export.LandmarkSource`): declared, privately selected (its ε_sel adds to ε and Theorem 2
+    is restated for a selected set) or data-derived and unprotected (said first; no value-level ε is claimed)."""
+    source_kind, landmark_line, warning = _landmark_words(landmark_set, float(epsilon), event)
+    release_epsilon = float(epsilon)
+    if source_kind == "private":
+        epsilon = release_epsilon + float(landmark_set.selection_epsilon)
     what = relation.protects(event)
     plural = f"{event}s"
     baseline = None
@@ -71,11 +106,25 @@ def guarantee(relation, scheme: str, epsilon: float, *, landmarks: int | None, s
         protected = f"{what}; any {w} consecutive {plural} together at {eps} (w-event level)"
     else:
         protected = f"{what}, at {eps}"
+    if source_kind == "unprotected":  # no value-level claim: a change across the rule's threshold is not covered
+        protected = (f"only a change of one {event}'s value that leaves every {event}'s landmark status as it is "
+                     f"({scheme} level, ε = {release_epsilon:g})")
+    elif source_kind == "private":
+        protected += (f" (landmark selection ε_sel = {float(landmark_set.selection_epsilon):g} + release "
+                      f"{release_epsilon:g}; several {plural} changed together add the selection's "
+                      f"{float(landmark_set.response_epsilon):g} per {event})")
     if baseline is not None:
         protected += f" by {baseline}, which does not use the landmark set"
     not_protected = []
     if scheme in LANDMARK_SCHEMES or scheme == "user":
-        if satisfies and landmarks:
+        if satisfies and landmarks and source_kind == "private":
+            q, rr = float(landmark_set.threshold_epsilon), float(landmark_set.response_epsilon)
+            level = (f"{landmark_set.landmark_level_epsilon(release_epsilon):g}" if count else
+                     f"{release_epsilon:g} + {q:g} + (|L| + 1)·{rr:g}")
+            protected += (f"; all {count}selected landmark {plural}{whose} together with any one other {event} at "
+                          f"ε = {level} (Theorem 2 for a privately selected set: the release's ε, the threshold's "
+                          f"{q:g} and the selection's {rr:g} for each changed {event})")
+        elif satisfies and landmarks and source_kind != "unprotected":
             protected += (f"; all {count}landmark {plural}{whose} together with any one other {event} at {eps} "
                           "((ε, L)-landmark privacy, Theorem 2)")
         elif landmarks:
@@ -88,8 +137,9 @@ def guarantee(relation, scheme: str, epsilon: float, *, landmarks: int | None, s
                 f"{selection_epsilon:g}, included in {eps})" if dummies else "no dummy landmarks hide them")
         not_protected.append(f"which {plural} are landmarks: budgets and repeated values (Skip repeats the previous "
                              f"value at every landmark) can reveal their positions; {hide}")
-    not_protected.append("a landmark set chosen by looking at these values: landmark privacy takes the set as given "
-                         "by the policy")
+    if source_kind == "given":
+        not_protected.append("a landmark set chosen by looking at these values: landmark privacy takes the set as "
+                             "given by the policy")
     if relation.kind == "up_to":
         not_protected.append(f"changes larger than {relation.d:g} {relation.unit}".rstrip() +
                              ": a change of c units is protected only at c/d·ε")
@@ -98,4 +148,5 @@ def guarantee(relation, scheme: str, epsilon: float, *, landmarks: int | None, s
                              f"c/{relation.d:g}·ε")
     not_protected.append("other releases of the same data: each export spends ε again (see the ledger)")
     return Guarantee(protected=protected, not_protected=tuple(not_protected),
-                     sampler=SAMPLER_PROOFS.get(sampler, sampler), relation=relation.label())
+                     sampler=SAMPLER_PROOFS.get(sampler, sampler), relation=relation.label(),
+                     landmark_set=landmark_line, warning=warning)

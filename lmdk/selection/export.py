@@ -1,0 +1,158 @@
+"""Which landmark set an export may use, and what its statement then says (issue 33).
+
+Theorem 2 of the landmark paper (§3.1) protects one event's value at ε for a landmark set L fixed before the data
+is seen. A rule that reads the values (locations, contacts) being released — ``below``, ``above``,
+``percentile``, ``share``, ``stay``, ``contacts`` (:data:`lmdk.landmarks.DATA_DEPENDENT_KINDS`) — makes L a
+function of the data: two neighbours that differ in one value on either side of the rule's threshold get
+different landmark sets, and the scheme's budget, repeat and grid at that event tell them apart (Skip on
+[20, a, 20] under ``below:10``: a measured loss of 8.4 at a stated ε = 1). So every exporting front end (``lmdk
+release``, ``lmdk population``, :func:`lmdk.data.export.export_scheme_release`, the app's downloads) asks
+:func:`export_landmarks` for the landmark set, and gets one of three kinds, which the statement names:
+
+- **declared** (:data:`DECLARED`): ``calendar:`` windows, a file of times or positions given in advance, ``none``
+  — they do not read the values; Theorem 2 holds as stated, at the release's ε.
+- **privately selected** (:data:`PRIVATE`): a data-derived rule run by :func:`lmdk.selection.private.select` at
+  its own budget ε_sel (``--landmark-epsilon``, ``landmark_epsilon=``). The statement's ε for one event's value is
+  the total ε_sel + ε (proof in :mod:`lmdk.selection.private`: adaptive sequential composition of the selection
+  and the release given the selected set), and Theorem 2 is restated for a landmark set that is itself an output
+  (ε + ε_q + (|S| + 1)·ε_rr for the selected landmarks together with one more event). The ledger, the planner and
+  a cap count ε_sel + ε.
+- **data-derived, unprotected** (:data:`UNPROTECTED`): the rule applied to the values as they stand — only when
+  asked for (``--allow-data-landmarks``, ``allow_data_landmarks=True``); the statement then says *first* that the
+  value of any event whose landmark status could change is not protected at ε, and no longer claims the
+  value-level ε.
+
+Without either choice a data-derived rule is **refused** (:class:`lmdk.errors.PolicyRefused`, exit code 3 on the
+command line) with one line naming the declared alternatives.
+
+Why both paths rather than one: private selection (path a) keeps a guarantee that holds for every value and is
+what the app's and CLI's defaults use when a rule reads the data; refusal (path b) is the safe answer when no
+selection budget was given, since silently spending one would change the ε the user asked for. A set chosen
+privately cannot be made from a rule that reads several events (stay points) or contacts, so those are refused
+even with ``--landmark-epsilon`` (declare them, or export with ``--allow-data-landmarks``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from lmdk.errors import ParameterError, PolicyRefused
+
+DECLARED, PRIVATE, UNPROTECTED = "declared", "private", "unprotected"
+KINDS = (DECLARED, PRIVATE, UNPROTECTED)
+ALTERNATIVES = ("declare the landmarks instead — calendar:… windows (e.g. calendar:mon-fri@18:00-22:00) or a file of "
+                "times (file:landmarks.csv) —, select them privately with --landmark-epsilon E (values: below, above, "
+                "percentile, share), or pass --allow-data-landmarks (the statement then says what is not protected)")
+
+
+def refusal(rule: str) -> str:
+    """The one-line error of an export whose landmark rule reads the values it releases."""
+    return (f"refused: the landmark rule {rule!r} is computed from the values being released, so one value moved "
+            f"across its threshold changes the landmark set and ε no longer protects it; {ALTERNATIVES}")
+
+
+@dataclass(frozen=True)
+class LandmarkSource:
+    """The landmark set an export uses and how it was obtained: ``kind`` one of :data:`KINDS`; ``rule`` its text
+    (None for positions given as such); ``selection_epsilon`` ε_sel of a private selection (0 otherwise)."""
+
+    kind: str
+    indices: np.ndarray
+    rule: str | None = None
+    selection_epsilon: float = 0.0
+    threshold_epsilon: float = 0.0
+    response_epsilon: float = 0.0
+
+    def total_epsilon(self, epsilon: float) -> float:
+        """The ε one event's value gets from the selection and the release together (ε_sel + ε)."""
+        return float(epsilon) + float(self.selection_epsilon)
+
+    def landmark_level_epsilon(self, epsilon: float) -> float:
+        """ε of the selected landmarks together with one more event (Theorem 2 for a selected set; declared: ε)."""
+        if self.kind != PRIVATE:
+            return float(epsilon)
+        return float(epsilon) + self.threshold_epsilon + (len(self.indices) + 1) * self.response_epsilon
+
+    def to_dict(self) -> dict:
+        """JSON-ready (summaries, the ledger)."""
+        return {"kind": self.kind, "rule": self.rule, "selection_epsilon": self.selection_epsilon,
+                "landmarks": int(len(self.indices))}
+
+
+def declared(indices, rule: str | None = None) -> LandmarkSource:
+    """A declared landmark set (positions or times given in advance, a calendar rule, none)."""
+    return LandmarkSource(DECLARED, np.asarray(indices, dtype=np.int64).reshape(-1), rule)
+
+
+def unprotected(indices, rule: str | None = None) -> LandmarkSource:
+    """A landmark set computed from the released values and exported anyway (--allow-data-landmarks)."""
+    return LandmarkSource(UNPROTECTED, np.asarray(indices, dtype=np.int64).reshape(-1), rule)
+
+
+def source_of(landmarks, rule: str | None = None, *, data_derived: bool = False) -> LandmarkSource:
+    """``landmarks`` as a LandmarkSource: one already, or positions (declared unless ``data_derived``)."""
+    if isinstance(landmarks, LandmarkSource):
+        return landmarks
+    return (unprotected if data_derived else declared)(landmarks, rule)
+
+
+def _range(relation, value_range) -> tuple[float, float]:
+    """The public range the selection clamps to: given, else the relation's; refused without one."""
+    if value_range is not None:
+        return float(value_range[0]), float(value_range[1])
+    found = getattr(relation, "value_range", None) if relation is not None else None
+    if found is None:
+        raise ParameterError("a private landmark selection needs the public range of one value (--range LOW HIGH, "
+                             "protects=lmdk.relation.public_range(low, high)); it must not come from the data")
+    return found
+
+
+def export_landmarks(series, landmarks, *, landmark_epsilon: float | None = None,
+                     allow_data_landmarks: bool = False, relation=None, value_range=None, rng=None,
+                     data_derived: bool = False) -> LandmarkSource:
+    """The landmark set of an export of ``series`` (see the module docstring).
+
+    ``landmarks``: a rule (text or :class:`lmdk.landmarks.LandmarkRule`), positions (declared unless
+    ``data_derived=True``, as the app's detector sets are) or a :class:`LandmarkSource`. A data-derived rule is
+    selected privately at ``landmark_epsilon`` (on the values clamped to ``value_range`` or the ``relation``'s
+    public range; randomness from ``rng``, fresh entropy when None), or applied as it stands when
+    ``allow_data_landmarks``, or refused (:class:`lmdk.errors.PolicyRefused`).
+    """
+    from lmdk.landmarks import LandmarkRule, parse_rule
+
+    if isinstance(landmarks, LandmarkSource):
+        return landmarks
+    if not isinstance(landmarks, (str, LandmarkRule)):
+        positions = np.asarray(landmarks)
+        if positions.dtype == bool:
+            positions = np.flatnonzero(positions)
+        if data_derived and landmark_epsilon is not None:
+            raise ParameterError("landmark_epsilon: a landmark set already computed from the data cannot be selected "
+                                 "privately afterwards; give the rule (e.g. 'below:10') instead of its positions")
+        if data_derived and not allow_data_landmarks:
+            raise PolicyRefused(refusal("chosen from the data"))
+        return source_of(positions, data_derived=data_derived)
+    rule = parse_rule(landmarks) if isinstance(landmarks, str) else landmarks
+    text = landmarks.strip() if isinstance(landmarks, str) else rule.kind
+    if not rule.data_dependent:
+        if landmark_epsilon is not None:
+            raise ParameterError(f"--landmark-epsilon: the landmark rule {text!r} is declared (it does not read the "
+                                 "values), so there is nothing to select privately; leave it out")
+        return declared(rule.indices(series), text)
+    if landmark_epsilon is not None:
+        from lmdk.selection.private import SELECTABLE, select
+        from lmdk.snapping import fresh_generator
+
+        if rule.kind not in SELECTABLE or getattr(series, "kind", "values") != "values":
+            raise PolicyRefused(f"refused: the landmark rule {text!r} cannot be selected privately (it reads "
+                                f"{'several events' if rule.kind == 'stay' else 'locations or contacts'}); "
+                                + ALTERNATIVES.split(", select them privately")[0]
+                                + ", or pass --allow-data-landmarks (the statement then says what is not protected)")
+        chosen = select(series, rule, landmark_epsilon, _range(relation, value_range),
+                        rng if rng is not None else fresh_generator())
+        return LandmarkSource(PRIVATE, chosen.indices, text, chosen.epsilon, chosen.threshold_epsilon,
+                              chosen.response_epsilon)
+    if allow_data_landmarks:
+        return unprotected(rule.indices(series), text)
+    raise PolicyRefused(refusal(text))
