@@ -64,6 +64,7 @@ class LedgerEntry:
     sampler: str = "snapping"
     users: int = 1  # users released together (a population run: each user is one person, ε each)
     tool: str = ""  # what exported it: "lmdk release", "lmdk population", "app"
+    landmark_epsilon: float = 0.0  # ε_sel of a private landmark selection, already included in ``epsilon``
     time: str = field(default_factory=now_utc)  # UTC, ISO 8601
 
     def __post_init__(self) -> None:
@@ -75,6 +76,11 @@ class LedgerEntry:
                 raise ParameterError(f"ledger entry: {name} must be a finite number > 0, not {value!r}")
         if not isinstance(self.fingerprint, str) or not self.fingerprint:
             raise ParameterError("ledger entry: fingerprint must be a non-empty text such as 'sha256:<hex>'")
+        sel = self.landmark_epsilon
+        if isinstance(sel, bool) or not isinstance(sel, (int, float)) or not math.isfinite(sel) or sel < 0 \
+                or sel >= self.epsilon:
+            raise ParameterError(f"ledger entry: landmark_epsilon must be a finite number ≥ 0 below epsilon (it is "
+                                 f"part of the total), not {sel!r}")
         if isinstance(self.users, bool) or not isinstance(self.users, int) or self.users < 1:
             raise ParameterError(f"ledger entry: users must be a whole number ≥ 1, not {self.users!r}")
 

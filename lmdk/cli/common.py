@@ -262,6 +262,18 @@ def policy_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="print nothing but errors")
 
 
+def data_landmark_flags(p: argparse.ArgumentParser) -> None:
+    """``--landmark-epsilon E`` and ``--allow-data-landmarks``: how an export may use a landmark rule that reads the
+    values it releases (:mod:`lmdk.selection.export`); without either such a rule is refused (exit code 3)."""
+    p.add_argument("--landmark-epsilon", type=positive_float("--landmark-epsilon"), metavar="E",
+                   help="select the landmarks of a rule that reads the values (below, above, percentile, share) "
+                        "privately at ε_sel = E (randomized response per event; lmdk.selection.private): the "
+                        "statement's ε is then E + --epsilon, and the ledger records both")
+    p.add_argument("--allow-data-landmarks", action="store_true",
+                   help="export with landmarks computed from the released values anyway: the statement then says "
+                        "first that the value of any event whose landmark status could change is not protected at ε")
+
+
 def dummies_flag(p: argparse.ArgumentParser) -> None:
     """``--dummies METHOD``: hide the landmarks among dummy landmarks chosen privately (paper §3.4)."""
     from lmdk.dummies.selection import METHODS

@@ -45,10 +45,12 @@ def record_release(args, series, policy, exported) -> None:
     sensitivity, relation = ledger.relation_of(exported, policy, getattr(exported, "release", None),
                                                mechanism=policy.mechanism)
     ledger.append(args.ledger, ledger.LedgerEntry(
-        fingerprint=ledger.fingerprint_series(series), epsilon=float(policy.epsilon), scheme=policy.scheme,
+        fingerprint=ledger.fingerprint_series(series),
+        epsilon=float(policy.epsilon) + float(getattr(exported, "landmark_epsilon", 0.0)), scheme=policy.scheme,
         mechanism=policy.mechanism, landmarks=getattr(args, "landmarks", None),
         landmark_count=int(len(policy.landmarks)), w=policy.w, dummies=policy.dummies, sensitivity=sensitivity,
-        relation=relation, sampler=getattr(exported, "sampler", "") or "snapping", tool="lmdk release"))
+        relation=relation, sampler=getattr(exported, "sampler", "") or "snapping", tool="lmdk release",
+        landmark_epsilon=float(getattr(exported, "landmark_epsilon", 0.0))))
 
 
 def record_population(args, result) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +15,7 @@ from lmdk.cli.common import (
     EXIT_OK,
     EXIT_VIOLATION,
     Policy,
+    data_landmark_flags,
     dummies_flag,
     event_word,
     policy_flags,
@@ -28,12 +30,18 @@ from lmdk.cli.ledger import ledger_flag, record_release
 from lmdk.errors import ParameterError
 
 RELEASE_EXAMPLES = """examples:
-  lmdk release sample:hue --scheme adaptive --epsilon 1 --landmarks percentile:20 --range 0 25 --out released.csv
-  lmdk release meter.csv --scheme skip --epsilon 1 --landmarks below:0.5 --range 0 25 --up-to 2
+  lmdk release sample:hue --scheme adaptive --epsilon 1 --landmarks calendar:daily@18:00-22:00 --range 0 25 --out released.csv
+  lmdk release sample:hue --scheme adaptive --epsilon 1 --landmarks percentile:20 --landmark-epsilon 0.5 --range 0 25
+  lmdk release meter.csv --scheme skip --epsilon 1 --landmarks file:landmarks.csv --range 0 25 --up-to 2
   lmdk release meter.csv --config runconfig.json --out released.parquet
   lmdk release trace.plt --scheme skip --epsilon 1 --landmarks stay:30min --radius 200 --bound 50000
   lmdk release sample:hue --config runconfig.json --seed 0   # the app's demonstration view, reproducible
-  lmdk release sample:hue --scheme skip --epsilon 1 --landmarks percentile:20 --range 0 25 --dummies partitioned
+  lmdk release sample:hue --scheme skip --epsilon 1 --landmarks calendar:sat,sun@00:00-24:00 --range 0 25 --dummies partitioned
+
+Landmarks: a declared rule (calendar:…, file:…, none) keeps Theorem 2 as stated. A rule that reads the values
+being released (below, above, percentile, share, stay, contacts) is refused in an export (exit code 3) unless
+--landmark-epsilon E selects it privately (the statement's ε is then E + --epsilon) or --allow-data-landmarks
+releases it anyway (the statement then says first what is not protected).
 
 What ε protects is part of the policy: --range LOW HIGH (values; any change of one event within the public
 range, Δ = HIGH − LOW), optionally --up-to D (only changes of up to D units, Δ = D), or --radius R (locations).
@@ -109,22 +117,37 @@ def cmd_release(args) -> int:
 
     cfg, series = read_input(args)
     policy = with_dummies(args, policy_from_args(args, series, cfg))
+    source = None
     if policy.seed is None:
         if policy.repetitions > 1:
             raise ParameterError("--repetitions applies to demonstration releases (--seed): every exported "
                                  "release spends ε again")
-        exported = export_scheme_release(series, policy.landmarks, policy.scheme, policy.epsilon, w=policy.w,
+        exported = export_scheme_release(series, args.landmarks if args.landmarks is not None else policy.landmarks,
+                                         policy.scheme, policy.epsilon, w=policy.w,
                                          protects=policy.relation, bound=args.bound,
                                          private_columns=args.include_private_columns, dummies=policy.dummies,
-                                         event=event_word(series))
+                                         event=event_word(series), landmark_epsilon=args.landmark_epsilon,
+                                         allow_data_landmarks=args.allow_data_landmarks)
         rel, table, note = exported.release, exported.frame, exported.note
+        source = exported.landmark_source
+        policy = replace(policy, landmarks=source.indices)
     else:
+        if args.landmark_epsilon is not None:  # the demonstration selects as an export would, from its seed
+            from lmdk.selection.export import export_landmarks
+
+            source = export_landmarks(series, args.landmarks if args.landmarks is not None else policy.landmarks,
+                                      landmark_epsilon=args.landmark_epsilon, relation=policy.relation,
+                                      rng=np.random.default_rng([policy.seed, 33]), allow_data_landmarks=True)
+            policy = replace(policy, landmarks=source.indices)
         if policy.relation is None and series.kind != "contacts":
             say(args, "no --range/--radius given: this demonstration protects changes of up to 1 unit (Δ = 1, the "
                       "papers' simplification)")
         _, rel, origin = run_release(series, policy)
         table, note = released_table(series, policy, rel, origin), None
     summary = release_summary(series, policy, rel)
+    if source is not None:
+        summary["landmark_set"] = source.to_dict()
+        summary["epsilon_total"] = source.total_epsilon(policy.epsilon)
     if policy.seed is None:
         summary["guarantee"] = exported.guarantee.to_dict()
         summary["sensitivity"] = exported.relation.sensitivity
@@ -164,6 +187,7 @@ def configure(rel: argparse.ArgumentParser) -> None:
     rel.add_argument("--include-private-columns", action="store_true",
                      help="also write the budget, published and landmark columns (they reveal the landmark set)")
     dummies_flag(rel)
+    data_landmark_flags(rel)
     rel.add_argument("--allow-violation", action="store_true", help="write a release that violates the policy")
     rel.add_argument("--summary", metavar="FILE", help="also write the summary as JSON")
     ledger_flag(rel)

@@ -127,6 +127,9 @@ def guarantee(relation, scheme: str, epsilon: float, *, landmarks: int | None, s
         elif satisfies and landmarks and source_kind != "unprotected":
             protected += (f"; all {count}landmark {plural}{whose} together with any one other {event} at {eps} "
                           "((ε, L)-landmark privacy, Theorem 2)")
+        elif landmarks and source_kind == "unprotected":
+            not_protected.append(f"the {count}landmark {plural}{whose} together: Theorem 2 takes the landmark set as "
+                                 "fixed in advance, and this one was computed from their values")
         elif landmarks:
             not_protected.append(f"the {count}landmark {plural}{whose} together: this release violates Theorem 2")
     elif landmarks:
