@@ -63,10 +63,12 @@ def record_population(args, result) -> None:
     mechanism = totals.get("mechanism") or policy.mechanism or ""
     sensitivity, relation = ledger.relation_of(policy, mechanism=mechanism)
     ledger.append(args.ledger, ledger.LedgerEntry(
-        fingerprint=ledger.fingerprint_path(args.input), epsilon=float(policy.epsilon), scheme=policy.scheme,
+        fingerprint=ledger.fingerprint_path(args.input),
+        epsilon=float(policy.epsilon) + float(policy.landmark_epsilon or 0.0), scheme=policy.scheme,
         mechanism=mechanism, landmarks=policy.landmarks, w=policy.w, dummies=policy.dummies,
         sensitivity=sensitivity, relation=relation, sampler=totals.get("sampler") or "snapping",
-        users=max(1, int(totals.get("users", 1))), tool="lmdk population"))
+        users=max(1, int(totals.get("users", 1))), tool="lmdk population",
+        landmark_epsilon=float(policy.landmark_epsilon or 0.0)))
 
 
 def _delta(text: str) -> float:

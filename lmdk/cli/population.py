@@ -10,7 +10,7 @@ import sys
 import time
 
 from lmdk.cli.arguments import positive_float, positive_int, seed
-from lmdk.cli.common import EXIT_OK, EXIT_VIOLATION, read_json, relation_flags, say
+from lmdk.cli.common import EXIT_OK, EXIT_VIOLATION, data_landmark_flags, read_json, relation_flags, say
 from lmdk.cli.ledger import ledger_flag, record_population
 from lmdk.errors import ParameterError
 
@@ -20,8 +20,12 @@ EXAMPLES = """examples:
   lmdk population Data/ --config policy.json --out released/ --radius 200 --bound 50000   # GeoLife: a folder per user
   lmdk population meters.csv --config policy.json --out demo/ --seed 0       # reproducible demonstration
 
-policy.json: {"landmarks": "percentile:20", "scheme": "adaptive", "epsilon": 1.0}
-(also: mechanism, w, dummies, seed, relation — what ε protects, as --range/--up-to/--radius —, mapping).
+policy.json: {"landmarks": "calendar:mon-fri@18:00-22:00", "scheme": "adaptive", "epsilon": 1.0}
+(also: mechanism, w, dummies, seed, relation — what ε protects, as --range/--up-to/--radius —, mapping,
+landmark_epsilon, allow_data_landmarks). A rule that reads the values (percentile:20, below:0.5, stay:…,
+contacts:…) is refused in an export (exit code 3) unless --landmark-epsilon E selects each user's landmarks
+privately (ε per user: E + epsilon) or --allow-data-landmarks releases them with the statement saying first what
+is not protected.
 Without --seed every user's noise comes from fresh OS entropy that is never recorded: values use the exact
 discrete Laplace on the public range, locations the snapping sampler inside the public box --bound B.
 Output: DIR/released/user=<id>/part-0.parquet, DIR/summary.parquet (per user: n, |L|, worst Σ over L ∪ {t},
@@ -53,6 +57,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                                                                        "Theorem 2")
     parser.add_argument("--quiet", action="store_true", help="no progress bar or summary")
     relation_flags(parser)
+    data_landmark_flags(parser)
     ledger_flag(parser)
 
 
@@ -67,6 +72,10 @@ def _policy(args):
         policy = replace(policy, seed=args.seed)
     if args.mapping is not None:
         policy = replace(policy, mapping=read_json(args.mapping, "--mapping"))
+    if args.landmark_epsilon is not None:
+        policy = replace(policy, landmark_epsilon=args.landmark_epsilon)
+    if args.allow_data_landmarks:
+        policy = replace(policy, allow_data_landmarks=True)
     protected = _relation(args, policy)
     if protected is not None:
         policy = replace(policy, relation=protected.to_dict(), sensitivity=protected.sensitivity)

@@ -30,13 +30,13 @@ from lmdk.cli.ledger import ledger_flag, record_release
 from lmdk.errors import ParameterError
 
 RELEASE_EXAMPLES = """examples:
-  lmdk release sample:hue --scheme adaptive --epsilon 1 --landmarks calendar:daily@18:00-22:00 --range 0 25 --out released.csv
+  lmdk release sample:hue --scheme adaptive --epsilon 1 --landmarks calendar:daily@18:00-22:00 --range 0 25 --out r.csv
   lmdk release sample:hue --scheme adaptive --epsilon 1 --landmarks percentile:20 --landmark-epsilon 0.5 --range 0 25
   lmdk release meter.csv --scheme skip --epsilon 1 --landmarks file:landmarks.csv --range 0 25 --up-to 2
   lmdk release meter.csv --config runconfig.json --out released.parquet
-  lmdk release trace.plt --scheme skip --epsilon 1 --landmarks stay:30min --radius 200 --bound 50000
+  lmdk release trace.plt --scheme skip --epsilon 1 --landmarks calendar:daily@09:00-17:00 --radius 200 --bound 50000
   lmdk release sample:hue --config runconfig.json --seed 0   # the app's demonstration view, reproducible
-  lmdk release sample:hue --scheme skip --epsilon 1 --landmarks calendar:sat,sun@00:00-24:00 --range 0 25 --dummies partitioned
+  lmdk release sample:hue --scheme skip --epsilon 1 --landmarks calendar:sun@00:00-24:00 --range 0 25 --dummies random
 
 Landmarks: a declared rule (calendar:…, file:…, none) keeps Theorem 2 as stated. A rule that reads the values
 being released (below, above, percentile, share, stay, contacts) is refused in an export (exit code 3) unless

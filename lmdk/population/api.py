@@ -67,7 +67,18 @@ def _note(policy: Policy, mechanism: str, bound: float | None, private: bool, st
         return (f"# lmdk population demonstration: seed {policy.seed} — anyone with it can regenerate and remove "
                 "the noise; do not hand these files out as a release")
     return export_note(bound if mechanism == "planar_laplace" else None, policy.epsilon, policy.sensitivity,
-                       private, statement)
+                       private, statement, landmark_kind=getattr(landmark_source(policy, "values"), "kind", None)
+                       if statement is not None else None)
+
+
+def landmark_source(policy: Policy, kind: str):
+    """How an export under ``policy`` gets each user's landmark set (declared, private at the policy's
+    ``landmark_epsilon``, or unprotected when ``allow_data_landmarks``); a data-derived rule without either is
+    refused (:class:`lmdk.errors.PolicyRefused`, exit code 3). See :mod:`lmdk.selection.export`."""
+    from lmdk.selection.export import rule_source
+
+    return rule_source(policy.landmarks, landmark_epsilon=policy.landmark_epsilon,
+                       allow_data_landmarks=policy.allow_data_landmarks, kind=kind)
 
 
 def export_relation(policy: Policy, kind: str, bound: float | None):
@@ -95,7 +106,7 @@ def population_guarantee(policy: Policy, kind: str, protected, mechanism: str):
 
     return guarantee(protected, policy.scheme, policy.epsilon, landmarks=None, sampler=sampler_for(mechanism),
                      event={"values": "reading", "trajectory": "location", "contacts": "contact"}[kind], w=policy.w,
-                     dummies=policy.dummies is not None)
+                     dummies=policy.dummies is not None, landmark_set=landmark_source(policy, kind))
 
 
 def _relation(pol: Policy, kind: str, protects):
@@ -168,6 +179,7 @@ def release(table_or_path, policy, out=None, scheduler: str | None = None, worke
                                  "bound=B), or --bound B")
     if protected.kind != "papers":  # the policy written beside the release names it (the box: in the note)
         pol = replace(pol, relation=replace(protected, bound=None).to_dict(), sensitivity=protected.sensitivity)
+    source_of_landmarks = landmark_source(pol, source.kind) if pol.seed is None or pol.landmark_epsilon else None
     if pol.seed is None:
         statement = population_guarantee(pol, source.kind, protected, mechanism)
     sampler, value_range = cal.sampler, cal.value_range
@@ -180,7 +192,11 @@ def release(table_or_path, policy, out=None, scheduler: str | None = None, worke
               w=pol.w, dummies=pol.dummies, seed=pol.seed, sensitivity=cal.sensitivity, sampler=sampler,
               bound=cal.bound if sampler == "snapping" and mechanism != "randomized_response" else None,
               released=str(staging) if staging else None, private_columns=private,
-              note=_note(pol, mechanism, bound, private, statement), batch_cells=batch_cells, value_range=value_range)
+              note=_note(pol, mechanism, bound, private, statement), batch_cells=batch_cells, value_range=value_range,
+              landmark_epsilon=pol.landmark_epsilon)
+    if pol.landmark_epsilon is not None and value_range is None:
+        raise ParameterError("a private landmark selection needs the public range of one value (--range LOW HIGH or "
+                             "'relation' in the policy); it must not come from the data")
     report = progress or (lambda users, events: None)
     address = engine.scheduler_address(scheduler)
     if address is None and workers is None:
@@ -194,7 +210,9 @@ def release(table_or_path, policy, out=None, scheduler: str | None = None, worke
                   kind=source.kind, sampler=sampler, demonstration_seed=pol.seed, source=source.description,
                   sensitivity=cal.sensitivity, relation=protected.label() if protected.kind != "papers" else
                   "changes of up to 1 unit (Δ = 1, the papers' simplification)",
-                  guarantee=statement.to_dict() if statement is not None else None)
+                  guarantee=statement.to_dict() if statement is not None else None,
+                  landmark_set=source_of_landmarks.to_dict() if source_of_landmarks is not None else None,
+                  epsilon_total=pol.epsilon + float(pol.landmark_epsilon or 0.0))
     refused = totals["violated"] > 0 and not allow_violation
     released = None
     if folder is not None and staging is not None:  # staging is set with the folder

@@ -52,11 +52,21 @@ class Policy:
     sensitivity: float = 1.0
     mapping: dict | None = None
     relation: dict | None = None  # what ε protects (lmdk.relation.Relation fields); its Δ is the sensitivity
+    landmark_epsilon: float | None = None  # ε_sel: select a data-derived rule's landmarks privately (per user)
+    allow_data_landmarks: bool = False  # export a data-derived rule's landmarks unprotected (the statement says so)
 
     def __post_init__(self) -> None:
         """Validate every field; each message names the field and what is allowed."""
         from lmdk.landmarks import parse_rule
 
+        if self.landmark_epsilon is not None:
+            from lmdk.mechanisms import validate_epsilon
+
+            object.__setattr__(self, "landmark_epsilon", float(validate_epsilon(self.landmark_epsilon,
+                                                                                "policy: landmark_epsilon")))
+        if not isinstance(self.allow_data_landmarks, bool):
+            raise ParameterError("policy: allow_data_landmarks must be true or false, not "
+                                 f"{self.allow_data_landmarks!r}")
         if not isinstance(self.landmarks, str) or not self.landmarks.strip():
             raise ParameterError("policy: landmarks must be a landmark rule such as 'percentile:20' or 'none', "
                                  f"not {self.landmarks!r}")

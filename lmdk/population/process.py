@@ -43,6 +43,7 @@ class Job:
     note: str
     batch_cells: int = BATCH_CELLS
     value_range: tuple[float, float] | None = None  # the relation's public range (values, discrete sampler)
+    landmark_epsilon: float | None = None  # ε_sel of a private selection of the rule's landmarks, per user
 
 
 def summary_meta() -> pd.DataFrame:
@@ -136,11 +137,27 @@ def _series_of(kind: str, frame: pd.DataFrame, start: int, length: int):
     return ds.from_contacts(times, rows["contact"].to_numpy())
 
 
-def _landmarks(job: Job, frame, starts, lengths, x) -> np.ndarray:
-    """The batch's real landmark mask under the policy's rule."""
+def _selected(job: Job, x, lengths, users) -> np.ndarray:
+    """The batch's landmark mask selected privately per user (lmdk.selection.private.select at ε_sel on each user's
+    values clamped to the public range), from generators of their own (fresh entropy, or the demonstration seed)."""
+    from lmdk.selection.private import select
+
+    mask = np.zeros(x.shape[:2], dtype=bool)
+    gens = seeding.selection_generators(job.seed, users)
+    for r, n in enumerate(lengths.tolist()):
+        chosen = select(x[r, :n], job.rule, float(job.landmark_epsilon or 0.0), job.value_range or (0.0, 1.0),
+                        gens[r])
+        mask[r, chosen.indices] = True
+    return mask
+
+
+def _landmarks(job: Job, frame, starts, lengths, x, users=()) -> np.ndarray:
+    """The batch's real landmark mask under the policy's rule (selected privately when the job says so)."""
     from lmdk.landmarks import parse_rule
 
     rule = parse_rule(job.rule)
+    if job.landmark_epsilon is not None and rule.data_dependent and job.kind == "values":
+        return _selected(job, x, lengths, users)
     valid = valid_mask(lengths, int(lengths.max()))
     if job.kind == "values":
         mask = marks.values_mask(rule, x, valid, lengths)
@@ -218,7 +235,7 @@ def process_frame(frame: pd.DataFrame, job: Job) -> pd.DataFrame:
     for members in _batches(lengths, job.batch_cells):
         b_users, b_starts, b_lengths = users[members], starts[members], lengths[members]
         x, origins = _mechanism_input(job, frame, b_starts, b_lengths)
-        real = _landmarks(job, frame, b_starts, b_lengths, x)
+        real = _landmarks(job, frame, b_starts, b_lengths, x, b_users)
         if job.kind == "contacts":
             x = real.astype(np.float64)
         rel = release_batch(x, real, b_lengths, job.scheme, job.epsilon, mechanism=job.mechanism,

@@ -38,3 +38,17 @@ def user_generator(seed: int | None, scheme: str, user) -> np.random.Generator:
 def generators(seed: int | None, scheme: str, users) -> list[np.random.Generator]:
     """One Generator per user id, in the order given."""
     return [user_generator(seed, scheme, user) for user in users]
+
+
+SELECTION = 0x73656C  # "sel": a private landmark selection's stream, apart from the release's
+
+
+def selection_generators(seed: int | None, users) -> list[np.random.Generator]:
+    """One Generator per user for a private landmark selection: keyed by (seed, user id) in a stream of its own,
+    or fresh unrecorded entropy when seed is None."""
+    if seed is None:
+        from lmdk.snapping import fresh_generator
+
+        return [fresh_generator() for _ in users]
+    return [np.random.default_rng(np.random.SeedSequence([int(seed), DOMAIN, SELECTION, user_key(user)]))
+            for user in users]

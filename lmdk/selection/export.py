@@ -108,6 +108,36 @@ def _range(relation, value_range) -> tuple[float, float]:
     return found
 
 
+def rule_source(rule, *, landmark_epsilon: float | None = None, allow_data_landmarks: bool = False,
+                kind: str = "values") -> LandmarkSource:
+    """How an export of many series (a population) under ``rule`` gets its landmark sets, before any data is read:
+    the same choice as :func:`export_landmarks` (declared, private at ``landmark_epsilon``, unprotected when
+    allowed, else :class:`lmdk.errors.PolicyRefused`), with no indices (each user has their own)."""
+    from lmdk.landmarks import LandmarkRule, parse_rule
+    from lmdk.mechanisms import validate_epsilon
+    from lmdk.selection.private import SELECTABLE
+
+    parsed = rule if isinstance(rule, LandmarkRule) else parse_rule(rule)
+    text = rule.strip() if isinstance(rule, str) else parsed.kind
+    empty = np.zeros(0, dtype=np.int64)
+    if not parsed.data_dependent:
+        if landmark_epsilon is not None:
+            raise ParameterError(f"landmark_epsilon: the landmark rule {text!r} is declared (it does not read the "
+                                 "values), so there is nothing to select privately; leave it out")
+        return declared(empty, text)
+    if landmark_epsilon is not None:
+        if parsed.kind not in SELECTABLE or kind != "values":
+            raise PolicyRefused(f"refused: the landmark rule {text!r} cannot be selected privately (only value rules "
+                                f"{', '.join(SELECTABLE)}); declare the landmarks (calendar:…, a file of times) or "
+                                "pass --allow-data-landmarks (the statement then says what is not protected)")
+        eps = float(validate_epsilon(landmark_epsilon, "landmark_epsilon"))
+        q = eps / 2.0 if parsed.kind in ("percentile", "share") else 0.0
+        return LandmarkSource(PRIVATE, empty, text, eps, q, eps - q)
+    if allow_data_landmarks:
+        return unprotected(empty, text)
+    raise PolicyRefused(refusal(text))
+
+
 def export_landmarks(series, landmarks, *, landmark_epsilon: float | None = None,
                      allow_data_landmarks: bool = False, relation=None, value_range=None, rng=None,
                      data_derived: bool = False) -> LandmarkSource:
