@@ -15,7 +15,8 @@ from lmdk.data.export import export_release
 from lmdk.data.runconfig import RunConfig, scheme_rng
 from lmdk.present import views
 
-HUE_RULE = "percentile:20"
+HUE_RULE = "percentile:20"  # data-derived: exports need --allow-data-landmarks or --landmark-epsilon (issue 33)
+DECLARED_RULE = "calendar:daily@18:00-22:00"
 
 
 def run(capsys, *argv):
@@ -84,7 +85,7 @@ def test_without_a_seed_each_release_draws_fresh_noise(capsys, tmp_path):
     outs = []
     for _ in range(2):
         code, out, err = run(capsys, "release", "sample:hue", "--scheme", "uniform", "--epsilon", "1",
-                             "--landmarks", HUE_RULE, "--range", "0", "25")
+                             "--landmarks", DECLARED_RULE, "--range", "0", "25")
         assert code == 0 and "fresh OS entropy" in err
         assert out.startswith("# lmdk export: noise from fresh OS entropy") and "exact discrete Laplace" in out
         frame = pd.read_csv(pd.io.common.StringIO(out), comment="#")
@@ -96,11 +97,12 @@ def test_without_a_seed_each_release_draws_fresh_noise(capsys, tmp_path):
 def test_a_policy_that_violates_landmark_privacy_is_refused_unless_allowed(capsys, tmp_path):
     out = tmp_path / "r.csv"
     code, _, err = run(capsys, "release", "sample:hue", "--scheme", "event", "--epsilon", "1",
-                       "--landmarks", HUE_RULE, "--out", str(out), "--bound", "10")
+                       "--landmarks", HUE_RULE, "--out", str(out), "--bound", "10", "--allow-data-landmarks")
     assert code == cli.EXIT_VIOLATION and not out.exists()
     assert "VIOLATES" in err and "--allow-violation" in err
     code, _, err = run(capsys, "release", "sample:hue", "--scheme", "event", "--epsilon", "1",
-                       "--landmarks", HUE_RULE, "--out", str(out), "--allow-violation", "--bound", "10", "--summary",
+                       "--landmarks", HUE_RULE, "--out", str(out), "--allow-violation", "--bound", "10",
+                       "--allow-data-landmarks", "--summary",
                        str(tmp_path / "s.json"))
     assert code == 0 and out.exists()
     summary = json.loads((tmp_path / "s.json").read_text())
@@ -111,7 +113,7 @@ def test_a_policy_that_violates_landmark_privacy_is_refused_unless_allowed(capsy
 def test_summary_matches_theorem_2_accounting(capsys, tmp_path):
     code, _, _ = run(capsys, "release", "sample:hue", "--scheme", "adaptive", "--epsilon", "0.5", "--landmarks",
                      "below:0.5", "--summary", str(tmp_path / "s.json"), "--out", str(tmp_path / "r.parquet"),
-                     "--bound", "10", "--include-private-columns")
+                     "--bound", "10", "--include-private-columns", "--allow-data-landmarks")
     assert code == 0
     summary = json.loads((tmp_path / "s.json").read_text())
     frame = pd.read_parquet(tmp_path / "r.parquet")
@@ -123,7 +125,7 @@ def test_summary_matches_theorem_2_accounting(capsys, tmp_path):
 
 def test_trajectory_release_writes_lat_lon_columns(capsys, tmp_path):
     code, out, _ = run(capsys, "release", "sample:taxi", "--scheme", "skip", "--epsilon", "1", "--landmarks",
-                       "stay:30min", "--quiet", "--radius", "200", "--bound", "50000")
+                       "stay:30min", "--quiet", "--radius", "200", "--bound", "50000", "--allow-data-landmarks")
     assert code == 0
     frame = pd.read_csv(pd.io.common.StringIO(out), comment="#")
     assert {"released_lat", "released_lon"} <= set(frame.columns) and len(frame) == 1000
@@ -203,7 +205,7 @@ def test_parquet_export_carries_the_note_in_its_metadata(capsys, tmp_path):
 
     out = tmp_path / "r.parquet"
     code, _, _ = run(capsys, "release", "sample:hue", "--scheme", "uniform", "--epsilon", "1", "--landmarks",
-                     HUE_RULE, "--bound", "10", "--out", str(out))
+                     DECLARED_RULE, "--bound", "10", "--out", str(out))
     assert code == 0 and b"fresh OS entropy" in pq.read_schema(out).metadata[b"lmdk"]
 
 

@@ -155,7 +155,7 @@ def test_lmdk_ledger_exit_codes(tmp_path, capsys):
 
 
 RELEASE = ["release", "sample:hue", "--scheme", "uniform", "--epsilon", "1", "--landmarks", "percentile:20",
-           "--bound", "10", "--quiet"]
+           "--bound", "10", "--quiet", "--allow-data-landmarks"]
 
 
 def test_two_releases_with_a_ledger_spend_two_and_a_seeded_demonstration_nothing(tmp_path, capsys):
@@ -198,7 +198,7 @@ def test_population_appends_one_entry_per_run_with_its_users(tmp_path, capsys):
     path = tmp_path / "L.jsonl"
     base = ["population", str(tmp_path / "meters.csv"), "--config", str(tmp_path / "policy.json"), "--quiet",
             "--ledger", str(path)]
-    assert main(base + ["--out", str(tmp_path / "a"), "--bound", "20"]) == 0
+    assert main(base + ["--out", str(tmp_path / "a"), "--bound", "20", "--allow-data-landmarks"]) == 0
     assert main(base + ["--out", str(tmp_path / "demo"), "--seed", "1"]) == 0  # not recorded
     (run,) = ledger.read(path)
     assert (run.users, run.epsilon, run.tool, run.landmarks) == (3, 0.5, "lmdk population", "percentile:25")

@@ -62,7 +62,7 @@ def test_seeded_release_is_the_apps_view(capsys, tmp_path):
 
 def test_event_level_pegasus_violates_landmark_privacy_unless_allowed(capsys, tmp_path):
     argv = ["release", "sample:hue", "--scheme", "pegasus", "--epsilon", "1", "--landmarks", "percentile:20",
-            "--range", "0", "25", "--out", str(tmp_path / "p.csv")]
+            "--range", "0", "25", "--out", str(tmp_path / "p.csv"), "--allow-data-landmarks"]
     code, _, err = run(capsys, *argv)
     assert code == cli.EXIT_VIOLATION and "VIOLATES" in err
     code, _, err = run(capsys, *argv, "--allow-violation")

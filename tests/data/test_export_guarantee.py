@@ -83,7 +83,8 @@ def test_the_preview_is_the_export(scheme, low, width, eps, share, seed):
 
 def test_statement_names_protected_and_unprotected(capsys, tmp_path):
     out, summary = tmp_path / "r.csv", tmp_path / "s.json"
-    code = cli.main(["release", "sample:hue", "--scheme", "skip", "--epsilon", "1", "--landmarks", "percentile:20",
+    rule = "calendar:daily@18:00-22:00"  # declared: Theorem 2 holds as stated (issue 33)
+    code = cli.main(["release", "sample:hue", "--scheme", "skip", "--epsilon", "1", "--landmarks", rule,
                      "--range", "0", "25", "--out", str(out), "--summary", str(summary)])
     _, err = capsys.readouterr()
     assert code == 0, err
@@ -94,7 +95,10 @@ def test_statement_names_protected_and_unprotected(capsys, tmp_path):
     assert "exact discrete Laplace" in text and "range [0, 25] kWh (Δ = 25)" in text
     said = json.loads(summary.read_text())
     assert said["sensitivity"] == 25 and said["sampler"] == "discrete"
-    assert "all 200 landmark hours together" in said["guarantee"]["protected"]
+    count = len(lmdk.landmarks.parse_rule(rule).indices(lmdk.sample("hue")))
+    assert f"all {count:,} landmark hours together" in said["guarantee"]["protected"]
+    assert said["guarantee"]["landmark_set"].startswith(f"declared in advance ({rule})")
+    assert "chosen by looking at these values" not in text
     released = pd.read_csv(out, comment="#")["released"]
     assert released.between(0, 25).all()
     assert "Protected: any single hour's value" in err

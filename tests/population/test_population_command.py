@@ -21,7 +21,7 @@ def test_population_command_releases_and_summarises(tmp_path, capsys):
     table = _files(tmp_path)
     out = tmp_path / "out"
     code = main(["population", str(tmp_path / "meters.csv"), "--config", str(tmp_path / "policy.json"),
-                 "--out", str(out), "--bound", "20"])
+                 "--out", str(out), "--bound", "20", "--allow-data-landmarks"])
     err = capsys.readouterr().err
     assert code == 0
     assert "6 users" in err and "events/s" in err and "Theorem 2 violated for 0 users" in err
