@@ -130,7 +130,8 @@ def cmd_release(args) -> int:
                                          allow_data_landmarks=args.allow_data_landmarks)
         rel, table, note = exported.release, exported.frame, exported.note
         source = exported.landmark_source
-        policy = replace(policy, landmarks=source.indices)
+        if source is not None:
+            policy = replace(policy, landmarks=source.indices)
     else:
         if args.landmark_epsilon is not None:  # the demonstration selects as an export would, from its seed
             from lmdk.selection.export import export_landmarks

@@ -140,14 +140,16 @@ def _series_of(kind: str, frame: pd.DataFrame, start: int, length: int):
 def _selected(job: Job, x, lengths, users) -> np.ndarray:
     """The batch's landmark mask selected privately per user (lmdk.selection.private.select at ε_sel on each user's
     values clamped to the public range), from generators of their own (fresh entropy, or the demonstration seed)."""
-    from lmdk.selection.private import select
+    from lmdk.selection.private import select, select_masks
+    from lmdk.snapping import fresh_generator
 
-    mask = np.zeros(x.shape[:2], dtype=bool)
+    eps, value_range = float(job.landmark_epsilon or 0.0), job.value_range or (0.0, 1.0)
+    if job.seed is None:  # an export: one fresh generator for the batch, every user's selection at once
+        return select_masks(x, job.rule, eps, value_range, fresh_generator(), valid_mask(lengths, x.shape[1]))
+    mask = np.zeros(x.shape[:2], dtype=bool)  # a demonstration: per-user streams, whatever the partitioning
     gens = seeding.selection_generators(job.seed, users)
     for r, n in enumerate(lengths.tolist()):
-        chosen = select(x[r, :n], job.rule, float(job.landmark_epsilon or 0.0), job.value_range or (0.0, 1.0),
-                        gens[r])
-        mask[r, chosen.indices] = True
+        mask[r, select(x[r, :n], job.rule, eps, value_range, gens[r]).indices] = True
     return mask
 
 

@@ -94,16 +94,57 @@ def private_threshold(values: np.ndarray, percent: float, side: str, value_range
                       epsilon: float, rng=None) -> float:
     """T̂ by the exponential mechanism: the public candidate whose count of values below (above) it is closest
     to ``percent`` % of the events (Δu = 1; see the module docstring, step 1)."""
+    thresholds = private_thresholds(np.asarray(values, dtype=float)[None, :], percent, side, value_range, epsilon,
+                                    rng)
+    return float(thresholds[0])
+
+
+def private_thresholds(values: np.ndarray, percent: float, side: str, value_range: tuple[float, float],
+                       epsilon: float, rng=None, valid: np.ndarray | None = None) -> np.ndarray:
+    """:func:`private_threshold` for every row of ``values`` (rows, n) at once — users of a population, or
+    repetitions of one series — each from its own draw; ``valid`` leaves padding out of the counts and of n."""
     low, high = value_range
     candidates = np.linspace(low, high, CANDIDATES + 1)
-    ordered = np.sort(values)
-    if side == "below":
-        counts = np.searchsorted(ordered, candidates, side="left")
-    else:
-        counts = len(ordered) - np.searchsorted(ordered, candidates, side="right")
-    utility = -np.abs(counts - percent / 100.0 * len(values))
-    index, _ = exponential(utility, epsilon, 1.0, rng)
-    return float(candidates[int(index)])
+    x = np.atleast_2d(values)
+    if valid is None and x.shape[0] > 1:  # identical rows (repetitions) share their probabilities: one draw each
+        unique, inverse = np.unique(x, axis=0, return_inverse=True)
+        if unique.shape[0] < x.shape[0]:
+            _, probs = exponential(_utility(unique, percent, side, value_range, None), epsilon, 1.0, 0)
+            draw = np.asarray(as_generator(rng).random(x.shape[0]), dtype=np.float64)
+            cdf = np.cumsum(np.atleast_2d(np.asarray(probs, dtype=np.float64)), axis=1)
+            index = np.empty(x.shape[0], dtype=np.int64)
+            inverse = inverse.reshape(-1)
+            for g in range(unique.shape[0]):  # the exponential mechanism's inverse CDF, row group by row group
+                rows = np.flatnonzero(inverse == g)
+                index[rows] = np.searchsorted(cdf[g], draw[rows], side="right")
+            return candidates[np.minimum(index, CANDIDATES)]
+    index, _ = exponential(_utility(x, percent, side, value_range, valid), epsilon, 1.0, rng)
+    return candidates[np.asarray(index, dtype=np.int64)]
+
+
+def _utility(x: np.ndarray, percent: float, side: str, value_range, valid) -> np.ndarray:
+    """u_j = −|count_j − P·n/100| per row (Δu = 1)."""
+    counts = grid_counts(x, side, value_range, valid)
+    sizes = (x.shape[1] if valid is None else np.atleast_2d(valid).sum(axis=1))
+    return -np.abs(counts - percent / 100.0 * np.reshape(sizes, (-1, 1)))
+
+
+def grid_counts(values: np.ndarray, side: str, value_range: tuple[float, float],
+                valid: np.ndarray | None = None) -> np.ndarray:
+    """(rows, G + 1): per row, #{t : x_t < c_j} (``below``) or #{t : x_t > c_j} (``above``) for every public
+    candidate c_j — the counts :func:`private_threshold` scores, for many rows at once (padding left out)."""
+    low, high = value_range
+    candidates = np.linspace(low, high, CANDIDATES + 1)
+    x = np.atleast_2d(values)
+    keep = np.ones(x.shape, dtype=bool) if valid is None else np.atleast_2d(valid)
+    rows = x.shape[0]
+    width = CANDIDATES + 2
+    # below: x < c_j ⇔ j ≥ #{c ≤ x}; above: x > c_j ⇔ j < #{c < x}
+    k = np.searchsorted(candidates, x, side="right" if side == "below" else "left")
+    flat = (np.arange(rows)[:, None] * width + k)[keep]
+    hist = np.bincount(flat, minlength=rows * width).reshape(rows, width)
+    upto = np.cumsum(hist, axis=1)[:, :CANDIDATES + 1]  # #{x : k_x ≤ j}
+    return upto if side == "below" else keep.sum(axis=1, keepdims=True) - upto
 
 
 def randomized_bits(bits: np.ndarray, epsilon: float, rng=None) -> np.ndarray:
@@ -118,6 +159,47 @@ def select(series, rule, epsilon: float, value_range: tuple[float, float], rng=N
     ``series``: an lmdk Series of values or a 1-D array; ``value_range``: the public range (low, high) of one
     value, the same the release clamps to. Randomness only from ``rng``.
     """
+    x, parsed, eps, (low, high) = _checked(series, rule, epsilon, value_range)
+    masks, thresholds, threshold_eps = _select_rows(x[None, :], parsed, eps, (low, high), as_generator(rng), None)
+    text = parsed.kind if parsed.number is None else f"{parsed.kind}:{parsed.number:g}"
+    return PrivateLandmarks(np.flatnonzero(masks[0]).astype(np.int64), eps, threshold_eps, eps - threshold_eps,
+                            float(thresholds[0]), text)
+
+
+def select_masks(values, rule, epsilon: float, value_range: tuple[float, float], rng=None,
+                 valid: np.ndarray | None = None) -> np.ndarray:
+    """:func:`select` for every row of ``values`` (rows, n) at once — each row an independent selection (users of a
+    population, or repetitions of one series for an audit): a (rows, n) landmark mask, padding (``valid`` False)
+    never a landmark. The same mechanism and budget split as :func:`select`, row by row."""
+    x = np.atleast_2d(np.asarray(values, dtype=float))
+    _, parsed, eps, (low, high) = _checked(np.zeros(1), rule, epsilon, value_range)
+    keep = np.ones(x.shape, dtype=bool) if valid is None else np.atleast_2d(valid)
+    if not np.all(np.isfinite(x[keep])):
+        raise ParameterError("private landmark selection needs finite values")
+    x = np.clip(np.where(keep & np.isfinite(x), x, low), low, high)
+    return _select_rows(x, parsed, eps, (low, high), as_generator(rng), valid)[0]
+
+
+def _select_rows(x: np.ndarray, parsed, eps: float, value_range, gen, valid):
+    """(masks, thresholds, ε_q) of a private selection of every row of clamped values ``x``."""
+    threshold_eps = 0.0
+    if parsed.kind in ("below", "above"):
+        side = parsed.kind
+        thresholds = np.full(x.shape[0], float(parsed.number if parsed.number is not None else 0.0))
+    else:
+        side = parsed.side
+        threshold_eps = eps / 2.0
+        percent = float(parsed.number if parsed.number is not None else 0.0)
+        thresholds = private_thresholds(x, percent, side, value_range, threshold_eps, gen, valid)
+    bits = x < thresholds[:, None] if side == "below" else x > thresholds[:, None]
+    chosen = randomized_bits(bits, eps - threshold_eps, gen)
+    if valid is not None:
+        chosen &= np.atleast_2d(valid)
+    return chosen, thresholds, threshold_eps
+
+
+def _checked(series, rule, epsilon, value_range):
+    """(clamped values, parsed rule, ε_sel, (low, high)) of a selection, refusing what it cannot do."""
     parsed = _rule(rule)
     if parsed.kind not in SELECTABLE:
         raise ParameterError(f"landmark rule {parsed.kind!r} cannot be selected privately (only "
@@ -127,19 +209,4 @@ def select(series, rule, epsilon: float, value_range: tuple[float, float], rng=N
     low, high = float(value_range[0]), float(value_range[1])
     if not low < high:
         raise ParameterError(f"the public range needs low < high, got [{low:g}, {high:g}]")
-    x = _values(series, (low, high))
-    gen = as_generator(rng)
-    threshold_eps = 0.0
-    if parsed.kind in ("below", "above"):
-        side, threshold = parsed.kind, float(parsed.number if parsed.number is not None else 0.0)
-    else:
-        side = parsed.side
-        threshold_eps = eps / 2.0
-        percent = float(parsed.number if parsed.number is not None else 0.0)
-        threshold = private_threshold(x, percent, side, (low, high), threshold_eps, gen)
-    response_eps = eps - threshold_eps
-    bits = x < threshold if side == "below" else x > threshold
-    chosen = randomized_bits(bits, response_eps, gen)
-    text = parsed.kind if parsed.number is None else f"{parsed.kind}:{parsed.number:g}"
-    return PrivateLandmarks(np.flatnonzero(chosen).astype(np.int64), eps, threshold_eps, response_eps,
-                            threshold, text)
+    return _values(series, (low, high)), parsed, eps, (low, high)
