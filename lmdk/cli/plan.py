@@ -22,7 +22,8 @@ from lmdk.cli.common import (
 from lmdk.errors import ParameterError
 
 PLAN_EXAMPLES = """examples:
-  lmdk plan sample:hue --landmarks percentile:20 --range 0 25 --target-mae 0.5
+  lmdk plan sample:hue --landmarks calendar:daily@18:00-22:00 --range 0 25 --target-mae 0.5
+  lmdk plan sample:hue --landmarks percentile:20 --landmark-epsilon 0.5 --range 0 25 --target-mae 0.5
   lmdk plan sample:hue --landmarks percentile:20 --range 0 25 --target-mae 0.5 --at landmarks --json plan.json
   lmdk plan meter.csv --landmarks below:0.5 --range 0 25 --within 1 --probability 0.9
   lmdk plan sample:hue --landmarks percentile:20 --range 0 25 --target-mae 0.5 --tradeoff 25,10,2,1
@@ -133,7 +134,10 @@ def cmd_plan(args) -> int:
     from lmdk.relation import PAPERS_UNIT_CHANGE
 
     cfg, series = read_input(args)
-    L = landmarks_from_args(args, series, cfg)
+    landmark_epsilon = getattr(args, "landmark_epsilon", None)
+    L = landmarks_from_args(args, series, cfg) if landmark_epsilon is None else args.landmarks
+    if landmark_epsilon is not None and args.landmarks is None:
+        raise ParameterError("--landmark-epsilon needs the data-derived rule to select from: --landmarks RULE")
     target = target_from_args(args, cfg)
     mechanism = default_mechanism(series)
     protected = relation_from_args(args, series, cfg)
@@ -142,21 +146,28 @@ def cmd_plan(args) -> int:
                   "simplification) without a public range")
     w = args.w if args.w is not None else (cfg.w if cfg is not None else None)
     schemes = tuple(s for s in args.schemes.split(",") if s) if args.schemes else planner.PLAN_SCHEMES
-    x, _, _ = release_input(series, L)
+    x, _, _ = release_input(series, L if landmark_epsilon is None else [])
     dummies = cfg.dummies if cfg is not None else None
     if args.dummies is not None:  # as lmdk release --dummies: the config's share and utility, else 1 % and position
         dummies = {"method": args.dummies, "share": float((dummies or {}).get("share", 0.01)),
                    "utility": (dummies or {}).get("utility", "position")}
     result = planner.plan(x, L, target, protects=protected or PAPERS_UNIT_CHANGE, mechanism=mechanism, schemes=schemes,
                           w=w,
-                          repetitions=args.repetitions, rng=args.seed, tolerance=args.tolerance, dummies=dummies)
+                          repetitions=args.repetitions, rng=args.seed, tolerance=args.tolerance, dummies=dummies,
+                          landmark_epsilon=landmark_epsilon)
     unit = (series.units or "value units") if mechanism == "laplace" else result.unit
     words = event_word(series) + "s"
     print(f"target: {target.describe(unit, words)}; what ε protects: "
           + (protected.label() if protected is not None else "changes of up to 1 unit (Δ = 1)")
-          + f"; n = {len(series):,}, |L| = {len(L):,}; validated with {_counts(result)} repetitions "
+          + f"; n = {len(series):,}, |L| = {len(L) if landmark_epsilon is None else 'selected privately'}; validated "
+            f"with {_counts(result)} repetitions "
             f"({result.sampler} sampler); tolerance ±{100 * result.tolerance:g} %")
     sys.stdout.write(plan_table(result, unit))
+    if result.landmark_epsilon:
+        totals = ", ".join(f"{name} {result.total_epsilon(name):.3g}" for name, p in result.schemes.items()
+                           if p.feasible)
+        print(f"the private landmark selection spends ε_sel = {result.landmark_epsilon:g} on top of each scheme's ε "
+              f"(ledger and caps count both); total ε: {totals or 'none feasible'}")
     if args.tradeoff:
         table = planner.tradeoff(result, _sensitivities(args.tradeoff))
         print(f"\nε needed for the same target when one {event_word(series)}'s change of up to Δ is protected "
@@ -179,6 +190,9 @@ def configure(p: argparse.ArgumentParser) -> None:
                                                     "and target; flags below override it")
     p.add_argument("--mapping", metavar="FILE", help="an import mapping JSON (how to read INPUT)")
     p.add_argument("--landmarks", metavar="RULE", help="landmark rule: " + RULE_HELP.replace("%", "%%"))
+    p.add_argument("--landmark-epsilon", type=positive_float("--landmark-epsilon"), metavar="E",
+                   help="plan for landmarks selected privately from a data-derived rule at ε_sel = E (as lmdk release "
+                        "--landmark-epsilon): every scheme's total ε then counts E on top")
     p.add_argument("--target-mae", type=positive_float("--target-mae"), metavar="X",
                    help="the mean absolute error you can accept, in the series' unit (kWh, metres, %% wrong reports)")
     p.add_argument("--within", type=positive_float("--within"), metavar="X",

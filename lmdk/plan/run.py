@@ -56,7 +56,7 @@ def _validate(s: _Setup, scheme: str, epsilon: float, reps: int, rng, dummies) -
 
 def plan(series, landmarks, target, *, protects=None, mechanism: str = "laplace", schemes=PLAN_SCHEMES, w=None,
          repetitions: int | None = None, search_repetitions: int | None = None, rng=None,
-         tolerance: float = TOLERANCE, dummies=None, **removed) -> Plan:
+         tolerance: float = TOLERANCE, dummies=None, landmark_epsilon: float | None = None, **removed) -> Plan:
     """The smallest ε per scheme that meets ``target`` on ``series`` with landmarks ``landmarks`` (see module doc).
 
     ``series``: (n,) values (laplace), (n,) 0/1 (randomized_response) or (n, 2) metres (planar_laplace).
@@ -67,6 +67,9 @@ def plan(series, landmarks, target, *, protects=None, mechanism: str = "laplace"
     (default n). ``repetitions``: of the validation with the real sampler;
     ``search_repetitions``: of the common random numbers of a search. ``rng``: the only source of randomness.
     ``dummies``: a DummySpec (or dict) — every scheme is then searched through schemes.release with dummy landmarks.
+    ``landmark_epsilon``: ε_sel of a private landmark selection (:mod:`lmdk.selection.export`); ``landmarks`` is then
+    a data-derived rule, selected once privately from ``rng``, and every answer's total (``Plan.total_epsilon``,
+    ``epsilon_total`` in the JSON) counts ε_sel on top of the scheme's ε, as the ledger and a cap will.
     """
     from lmdk import schemes as registry
 
@@ -75,6 +78,14 @@ def plan(series, landmarks, target, *, protects=None, mechanism: str = "laplace"
     known = getattr(registry, "ALL_SCHEMES", registry.SCHEMES)  # the six, then any registered baselines
     if mechanism not in UNITS:
         raise ParameterError(f"mechanism must be one of {tuple(UNITS)}, got {mechanism!r}")
+    gen = as_generator(rng)
+    selection = 0.0
+    if landmark_epsilon is not None:
+        from lmdk.selection.export import export_landmarks
+
+        source = export_landmarks(series, landmarks, landmark_epsilon=landmark_epsilon, relation=relation,
+                                  rng=gen.spawn(1)[0])
+        landmarks, selection = source.indices, source.selection_epsilon
     s = _setup(series, landmarks, target, mechanism, relation, w)
     names = (schemes,) if isinstance(schemes, str) else tuple(schemes)
     unknown = [name for name in names if name not in known]
@@ -87,7 +98,6 @@ def plan(series, landmarks, target, *, protects=None, mechanism: str = "laplace"
             raise ParameterError(f"{label} must be an integer in 2..10,000 (a 95 % interval needs two), got {value!r}")
     if not isinstance(tolerance, (int, float)) or not 0 < tolerance < 1:
         raise ParameterError(f"tolerance must be a relative accuracy in (0, 1), e.g. 0.05, got {tolerance!r}")
-    gen = as_generator(rng)
     streams = gen.spawn(2 * len(names))
     out, used = {}, 0
     for i, scheme in enumerate(names):
@@ -121,7 +131,7 @@ def plan(series, landmarks, target, *, protects=None, mechanism: str = "laplace"
         used = max(used, reps)
     return Plan(target=s.target, mechanism=mechanism, unit=_unit(mechanism), sensitivity=s.delta,
                 value_range=s.value_range, sampler=s.calibration.sampler, tolerance=float(tolerance),
-                repetitions=int(used), schemes=out, relation=relation.to_dict())
+                repetitions=int(used), schemes=out, relation=relation.to_dict(), landmark_epsilon=selection)
 
 
 def _automatic(cells: int, bounds: tuple[int, int], factor: int = 1) -> int:

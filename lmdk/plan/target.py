@@ -136,10 +136,21 @@ class Plan:
     repetitions: int  # the most repetitions of any validation run (each SchemePlan has its own)
     schemes: dict = field(default_factory=dict)  # scheme → SchemePlan
     relation: dict | None = None
+    landmark_epsilon: float = 0.0  # ε_sel of a private landmark selection, spent on top of every scheme's ε
+
+    def total_epsilon(self, scheme: str) -> float | None:
+        """What an export of ``scheme`` at its planned ε spends in all: ε + ε_sel (None when infeasible)."""
+        eps = self.schemes[scheme].epsilon
+        return None if eps is None else float(eps) + self.landmark_epsilon
 
     def to_json(self) -> dict:
-        """{scheme: {epsilon, achieved_mae, ci95, feasible}} (``lmdk plan --json``)."""
-        return {s: p.to_json() for s, p in self.schemes.items()}
+        """{scheme: {epsilon, achieved_mae, ci95, feasible}} (``lmdk plan --json``); with a private landmark selection
+        also epsilon_total = epsilon + landmark_epsilon, what the ledger and a cap count."""
+        out = {s: p.to_json() for s, p in self.schemes.items()}
+        if self.landmark_epsilon:
+            for s, row in out.items():
+                row.update(epsilon_total=self.total_epsilon(s), landmark_epsilon=self.landmark_epsilon)
+        return out
 
     def feasible(self) -> dict:
         """{scheme: ε} of the schemes that meet the target."""

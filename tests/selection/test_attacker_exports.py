@@ -180,3 +180,16 @@ def test_a_declared_rule_keeps_the_release_epsilon_and_says_so():
     with pytest.raises(lmdk.errors.ParameterError, match="nothing to select privately"):
         export_scheme_release(series, "calendar:daily@18:00-22:00", "skip", EPS, protects=PROTECTS,
                               landmark_epsilon=0.5)
+
+
+def test_the_planner_counts_the_selection_budget():
+    from lmdk import plan
+
+    series = lmdk.sample("hue").head(200)
+    result = plan.plan(series.values, "percentile:20", plan.Target(error=3.0), protects=PROTECTS,
+                       schemes=("uniform",), rng=0, landmark_epsilon=0.5, repetitions=20)
+    answer = result.schemes["uniform"]
+    assert result.landmark_epsilon == 0.5 and result.total_epsilon("uniform") == answer.epsilon + 0.5
+    assert result.to_json()["uniform"]["epsilon_total"] == answer.epsilon + 0.5
+    with pytest.raises(PolicyRefused):
+        plan.plan(series.values, "stay:30min", plan.Target(error=3.0), protects=PROTECTS, landmark_epsilon=0.5)
