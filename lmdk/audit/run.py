@@ -25,7 +25,7 @@ from lmdk.errors import LmdkError, ParameterError
 CHUNK = 500  # trials per release call (progress is reported between chunks; results do not depend on it)
 POSITION_TRIALS = 200  # releases per position-attack configuration (each gives an AUC over all n timestamps)
 PILOT = 64  # releases that pick the worst regular event and landmark (largest mean budget)
-PARTS = {"pilot": 0, "loss": 1, "positions": 2, "values": 3, "correlation": 4}
+PARTS = {"pilot": 0, "loss": 1, "positions": 2, "values": 3, "correlation": 4, "flip": 5}
 DUMMY_METHODS = ("optimal", "heuristic", "partitioned", "random")
 Progress = Callable[[float, str], None]
 
@@ -89,8 +89,9 @@ class Audit:
 
     @property
     def exceeds(self) -> bool:
-        """True when the measured lower bound is above the claimed ε: the release leaks more than it says."""
-        return self.epsilon_lower > self.epsilon * (1 + 1e-9)
+        """True when some pair's measured lower bound is above the ε claimed for it (ε, or ε_sel + ε for the flip
+        pair of a privately selected rule): the release leaks more than it says."""
+        return any(p.estimate.lower > p.claimed * (1 + 1e-9) for p in self.pairs.values())
 
     def value_attack(self) -> val.GuessResult | None:
         """The headline value attack: at the landmark if there is one, else at the regular event."""
@@ -212,7 +213,8 @@ def _dummy_spec(dummies, method: str) -> dict:
 def audit(series, landmarks, scheme: str, epsilon: float, *, protects=None, w=None, dummies=None,
           trials: int = 2000, seed: int = 0, confidence: float = 0.95, prior: str = "range", s: float | None = None,
           position_trials: int = POSITION_TRIALS, dummy_methods=DUMMY_METHODS, position_dummies: dict | None = None,
-          progress: Progress | None = None, event: str = "event", **removed) -> Audit:
+          progress: Progress | None = None, event: str = "event", rule=None, landmark_epsilon: float | None = None,
+          **removed) -> Audit:
     """Audit ``scheme`` at ``epsilon`` on ``series`` (an lmdk Series) with landmarks L (see the module docstring).
 
     ``protects``: what ε protects (:mod:`lmdk.relation`; values need a public range, locations a radius); its
@@ -222,7 +224,11 @@ def audit(series, landmarks, scheme: str, epsilon: float, *, protects=None, w=No
     value and correlation parts; the position attack runs without dummies and with each of ``dummy_methods`` (share
     and utility from ``position_dummies``, else the policy's dummies, else 1 % and position).
     ``s``: correlation strength of the correlation part (None: not run). ``progress(fraction, text)`` is called
-    between chunks of releases.
+    between chunks of releases. ``rule``: the landmark rule ``landmarks`` came from; when it reads the values
+    (:data:`lmdk.landmarks.DATA_DEPENDENT_KINDS`) the audit adds the **flip** pair — one value moved across the
+    public range, hence across the rule's threshold, so that event's landmark status flips and each neighbour is
+    released with its own landmark set (``landmark_epsilon``: selected privately per release, as an export with
+    ``--landmark-epsilon`` does; claimed ε_sel + ε) — and the verdict covers it.
     """
     from lmdk.data.mechanism_input import release_input
     from lmdk.privacy import landmark_mask
@@ -235,12 +241,14 @@ def audit(series, landmarks, scheme: str, epsilon: float, *, protects=None, w=No
     x, mechanism, _ = release_input(series, L)
     n = len(x)
     mask = landmark_mask(L, n)
-    options = {"calibration": relation.calibration(mechanism), "protects": relation, "dummies": dummies}
+    options = {"calibration": relation.calibration(mechanism), "protects": relation, "dummies": dummies,
+               "confidence": confidence}
     a, b = nb.values_ab(np.asarray(x, dtype=float), mechanism, relation)
     methods = tuple(dummy_methods) if mask.any() and not mask.all() else ()
     pilot = min(PILOT, trials)
     hist = prior == "histogram" and mechanism == "laplace"
     units = pilot + 4 * trials + len(methods + ("none",)) * position_trials + (trials if s is not None else 0)
+    units += 2 * trials if rule is not None else 0
     tick = _Ticker(units + (val.HISTOGRAM_BINS * trials if hist else 0), progress)
     notes: list[str] = []
 
@@ -267,6 +275,14 @@ def audit(series, landmarks, scheme: str, epsilon: float, *, protects=None, w=No
         spent = float(np.asarray(base.budgets)[:, cols].sum(axis=1).mean())
         pairs[pair.name] = PairResult(pair.name, pair.description, tuple(int(c) for c in pair.cells), epsilon,
                                       spent, loss_mod.empirical_epsilon(s0, s1, confidence))
+
+    if rule is not None:
+        flip = _flip_pair(x, rule, t, a, b, scheme, epsilon, landmark_epsilon, relation, mechanism, w, options,
+                          trials, seed, tick, event)
+        if isinstance(flip, str):
+            notes.append(flip)
+        else:
+            pairs["flip"] = flip
 
     values = {}
     for name, cell in (("landmark", lm), ("regular", t)):
@@ -314,6 +330,66 @@ def audit(series, landmarks, scheme: str, epsilon: float, *, protects=None, w=No
     protected = relation.to_dict()
     return Audit(scheme, float(epsilon), int(trials), int(seed), float(confidence), protected, n, int(mask.sum()),
                  pairs, positions, configured, values, correlation, tuple(notes))
+
+
+def _flip_pair(x, rule, t, a, b, scheme, epsilon, landmark_epsilon, relation, mechanism, w, options, trials, seed,
+               tick, event) -> PairResult | str:
+    """The pair whose landmark set differs: event t at the range's two ends, each neighbour released with the landmark
+    set its own values give under ``rule`` (or a private selection of it per release); a note when it does not apply.
+
+    The attacker's statistic adds to the likelihood ratio at t what the landmark decision changes: t's budget, whether
+    t was published, and whether its release repeats the previous one (Skip) — all visible in an export."""
+    from lmdk import schemes
+    from lmdk.data.series import from_values
+    from lmdk.landmarks import LandmarkRule, parse_rule
+    from lmdk.selection.private import select_masks
+
+    parsed = rule if isinstance(rule, LandmarkRule) else parse_rule(rule)
+    text = rule if isinstance(rule, str) else parsed.kind
+    if not parsed.data_dependent:
+        return f"the landmark rule {text} is declared: no value changes the landmark set (no flip neighbours)"
+    if mechanism != "laplace" or t is None:
+        return (f"flip neighbours of the data-derived rule {text} are built for values only: a location or contact "
+                "rule is audited by its fixed landmark set alone")
+    n = len(x)
+    worlds = []
+    for end in (a, b):
+        xw = np.array(x, dtype=float)
+        xw[t] = end[t]
+        worlds.append(xw)
+    sets = [np.zeros(n, dtype=bool) for _ in worlds]
+    for xw, m in zip(worlds, sets, strict=True):
+        m[parsed.indices(from_values(xw))] = True
+    if np.array_equal(sets[0], sets[1]):
+        return f"moving one value across the public range does not change the landmark set of {text} here"
+    keep = np.array([max(t - 1, 0), t])
+    value_range = relation.value_range or (float(np.min(a)), float(np.max(b)))
+    stats = []
+    for side, (xw, fixed) in enumerate(zip(worlds, sets, strict=True)):
+        parts = []
+        for c, start in enumerate(range(0, trials, CHUNK)):
+            reps = min(CHUNK, trials - start)
+            gen = stream(seed, scheme, "flip", side * 1000 + c)
+            mask = (select_masks(np.tile(xw, (reps, 1)), parsed, float(landmark_epsilon), value_range, gen)
+                    if landmark_epsilon is not None else fixed)
+            rel = schemes._release(xw, mask, scheme, epsilon, options["calibration"], mechanism=mechanism,
+                                   repetitions=reps, rng=gen, w=w, protects=options["protects"])
+            values = np.asarray(rel.values)[:, keep]
+            budgets = np.asarray(rel.budgets)[:, keep]
+            published = np.asarray(rel.published)[:, keep]
+            ratio = nb.llr(values[:, 1:], budgets[:, 1:], published[:, 1:], a[t:t + 1], b[t:t + 1], mechanism,
+                           rel.sensitivity)[:, 0]
+            repeat = (values[:, 1] == values[:, 0]) & (t > 0)
+            parts.append(ratio + 1e3 * budgets[:, 1] + 1e4 * (1 - published[:, 1]) + 1e5 * repeat)
+            tick(reps)
+        stats.append(np.concatenate(parts))
+    claimed = float(epsilon) + float(landmark_epsilon or 0.0)
+    how = (f"selected privately at ε_sel = {float(landmark_epsilon):g}" if landmark_epsilon is not None
+           else "computed from the values")
+    description = (f"one {event}'s value moved across the rule's threshold (t = {t}, {text}; landmarks {how}), so "
+                   "its landmark status flips")
+    return PairResult("flip", description, (int(t),), claimed, float(epsilon),
+                      loss_mod.empirical_epsilon(stats[0], stats[1], options.get("confidence", 0.95)))
 
 
 def _histogram_guess(series, x_base, cell, L, scheme, epsilon, mechanism, w, options, trials, seed, relation, tick,

@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from lmdk.cli.arguments import positive_int, seed
+from lmdk.cli.arguments import positive_float, positive_int, seed
 from lmdk.cli.common import (
     EXIT_OK,
     EXIT_VIOLATION,
@@ -34,7 +34,10 @@ a landmark; every landmark and one regular event changed at once, Theorem 2) N t
 sampler, and estimates the loss with a Clopper–Pearson interval (epsilon_lower is a lower confidence bound of the
 mechanism's ε; epsilon_upper bounds the loss of the best test found). The attacks see only the released values.
 The audit's own randomness comes from --seed (default 0): the same seed gives the same numbers.
-Exit code 3 when the measured lower bound exceeds the claimed ε (the release leaks more than it says)."""
+A rule that reads the values (below, above, percentile, share) adds the flip neighbours: one value moved across
+the rule's threshold, so its landmark status flips and each neighbour is released with its own landmark set
+(--landmark-epsilon E: selected privately per release, claimed at E + ε).
+Exit code 3 when a measured lower bound exceeds the ε claimed for its pair (the release leaks more than it says)."""
 
 
 def correlation_strength(text: str) -> float:
@@ -114,7 +117,8 @@ def cmd_audit(args) -> int:
     result = audit(series, policy.landmarks, policy.scheme, policy.epsilon, protects=policy.relation, w=policy.w,
                    dummies=policy.dummies, trials=args.trials, seed=args.seed if args.seed is not None else 0,
                    confidence=args.confidence, prior=args.prior, s=args.correlation, progress=_progress(args),
-                   event=event_word(series)).to_dict()
+                   event=event_word(series), rule=args.landmarks,
+                   landmark_epsilon=args.landmark_epsilon).to_dict()
     if _progress(args) is not None:
         print(file=sys.stderr)
     result = {"input": args.input, "landmark_rule": args.landmarks, **result}
@@ -141,6 +145,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     relation_flags(p)
     p.add_argument("--bound", type=float, help="values without --range: the public range [−B, B] (legacy)")
     dummies_flag(p)
+    p.add_argument("--landmark-epsilon", type=positive_float("--landmark-epsilon"), metavar="E",
+                   help="audit a data-derived rule's landmarks selected privately at ε_sel = E (as lmdk release "
+                        "--landmark-epsilon): its flip neighbours are then claimed at E + --epsilon")
     p.add_argument("--trials", type=positive_int("--trials", 1_000_000), default=2000,
                    help="releases of each neighbour (default 2,000; at least 100)")
     p.add_argument("--json", metavar="FILE", help="write the audit as JSON (default: JSON on standard output)")
