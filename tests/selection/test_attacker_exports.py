@@ -193,3 +193,25 @@ def test_the_planner_counts_the_selection_budget():
     assert result.to_json()["uniform"]["epsilon_total"] == answer.epsilon + 0.5
     with pytest.raises(PolicyRefused):
         plan.plan(series.values, "stay:30min", plan.Target(error=3.0), protects=PROTECTS, landmark_epsilon=0.5)
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_the_audit_flips_a_landmark_and_its_verdict_covers_it(scheme):
+    from lmdk.audit import audit
+
+    x = np.array([20.0, 5.0, 20.0, 18.0, 3.0, 22.0])
+    series = from_values(x)
+    L = parse_rule("below:10").indices(series)
+    plain = audit(series, L, scheme, EPS, protects=PROTECTS, trials=1000, rule="below:10", dummy_methods=(),
+                  position_trials=20)
+    flip = plain.pairs["flip"]
+    assert "landmark status flips" in flip.description and flip.claimed == EPS
+    if scheme == "skip":  # the repeat gives it away: the verdict says so
+        assert flip.estimate.lower > 2 * EPS and plain.exceeds
+    private = audit(series, L, scheme, EPS, protects=PROTECTS, trials=1000, rule="below:10", landmark_epsilon=EPS_SEL,
+                    dummy_methods=(), position_trials=20)
+    assert private.pairs["flip"].claimed == EPS + EPS_SEL
+    assert private.pairs["flip"].estimate.lower <= EPS + EPS_SEL and not private.exceeds
+    declared = audit(series, [1], scheme, EPS, protects=PROTECTS, trials=200, rule="calendar:daily@00:00-01:00",
+                     dummy_methods=(), position_trials=20)
+    assert "flip" not in declared.pairs and any("declared" in note for note in declared.notes)
