@@ -18,7 +18,7 @@ st.title("Data & landmarks")
 
 
 # ------------------------------------------------------------------ callbacks (run before the script)
-def _edit_landmarks(action: str, indices: np.ndarray, note: str) -> None:
+def _edit_landmarks(action: str, indices: np.ndarray, note: str, origin: str | None = None) -> None:
     cur = state.current()
     if cur is None:
         return
@@ -35,7 +35,9 @@ def _edit_landmarks(action: str, indices: np.ndarray, note: str) -> None:
         new = np.setdiff1d(old, indices)
     else:  # toggle
         new = lmk.toggle(old, indices, cur.n)
-    cache.set_landmarks(new, note)
+    if action == "replace" and origin is None:
+        origin = "declared"  # a file, or clearing: nothing read from the values
+    cache.set_landmarks(new, note, origin=origin)
 
 
 def _import_landmarks() -> None:
@@ -119,7 +121,21 @@ def _apply_detector(action: str, detector: str, params: tuple) -> None:
                 f"Asked for {100 * asked:.0f} % of events, but the closest this series allows is {100 * got:.1f} % "
                 "(stay points come in whole stays, contacts in whole contact ids). Adjust the share or use another "
                 "detector.")
-    _edit_landmarks(action, found, note)
+    _edit_landmarks(action, found, note, origin="data")  # a detector reads the values being released (issue 33)
+    st.session_state[state.LANDMARKS_RULE] = _detector_rule(detector, dict(params)) if action == "replace" else None
+
+
+def _detector_rule(detector: str, params: dict) -> str | None:
+    """The landmark rule a values detector applies (for the Adversary lab's flip neighbours), None for others."""
+    if detector == "threshold" and params.get("below") is not None:
+        return f"below:{params['below']!r}"
+    if detector == "threshold" and params.get("above") is not None:
+        return f"above:{params['above']!r}"
+    if detector == "percentile":
+        return f"percentile:{100 * params['fraction']:g}:{params['side']}"
+    if detector == "fraction":
+        return f"share:{100 * params['fraction']:g}"
+    return None
 
 
 # ------------------------------------------------------------------ 1. the series

@@ -50,7 +50,8 @@ def run(cur, scheme: str, epsilon: float, protected, w: int, trials: int, seed: 
     """The ``lmdk.audit.Audit`` of ``scheme`` on the current series and landmarks, computed once per configuration."""
     from lmdk.audit import audit
 
-    key = (cur.token, cur.landmarks.tobytes(), scheme, float(epsilon),
+    rule = flip_rule(cur)
+    key = (cur.token, cur.landmarks.tobytes(), scheme, float(epsilon), rule,
            tuple(sorted(protected.to_dict().items())) if protected is not None else None, int(w), int(trials),
            int(seed), prior, s, tuple(sorted(dummy.items())))
     cache, bound = _store(cur.token)
@@ -60,12 +61,25 @@ def run(cur, scheme: str, epsilon: float, protected, w: int, trials: int, seed: 
             return cache[key]
     result = audit(cur.series, cur.landmarks, scheme, epsilon, protects=protected, w=w, trials=trials, seed=seed,
                    prior=prior, s=s, dummy_methods=dummy_methods(cur), position_dummies=dummy, progress=progress,
-                   event=event, position_trials=position_trials(cur.n))
+                   event=event, position_trials=position_trials(cur.n), rule=rule)
     with _lock:
         cache[key] = result
         while len(cache) > bound:
             cache.popitem(last=False)
     return result
+
+
+def flip_rule(cur) -> str | None:
+    """The values rule a detector applied to find the current landmarks (the audit then adds neighbours that flip an
+    event's landmark status, issue 33), or None for declared landmarks."""
+    import streamlit as st
+
+    from ui.session import state
+
+    ss = st.session_state
+    if ss.get(state.LANDMARKS_ORIGIN) != "data" or cur.series.kind != "values":
+        return None
+    return ss.get(state.LANDMARKS_RULE)
 
 
 def dummy_methods(cur) -> tuple[str, ...]:

@@ -152,4 +152,5 @@ def open_user(pop: Population, user: str, rule: str) -> None:
     ss[state.LANDMARKS] = tuple(np.asarray(parse_rule(rule).indices(series), dtype=np.int64).tolist())
     ss[state.LANDMARKS_TOKEN] = f"upload:{series.source_hash}:{min(len(series), state.N_MAX)}"
     ss[state.LANDMARKS_DEFAULT] = False
+    ss[state.LANDMARKS_ORIGIN] = "data" if parse_rule(rule).data_dependent else "declared"
     ss[state.LANDMARK_UNDO], ss[state.LANDMARK_REDO] = [], []

@@ -297,20 +297,32 @@ def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list
     if not summ.satisfies:
         st.warning(f"*{scheme}* does not satisfy (ε, L)-landmark privacy for these landmarks: its release does not "
                    "protect them together.", icon=":material/gpp_bad:")
+    from_data = landmarks_from_data()
+    allow = False
+    if from_data:
+        st.warning("These landmarks were found by a detector that reads the values being released: one value moved "
+                   "across its threshold changes the landmark set, and ε no longer protects it. Declare them instead "
+                   "(a calendar: rule or a file of times, *Data & landmarks*), or release them anyway — the statement "
+                   "then says first what is not protected.", icon=":material/gpp_bad:")
+        allow = st.checkbox("Release these data-derived landmarks anyway", key="export_allow_data",
+                            help="The export's statement then starts with NOT PROTECTED: the value of any event "
+                                 "whose landmark status could change (lmdk release --allow-data-landmarks).")
     guarantee_box(cur, protected, scheme, summ, mechanism)
     from ui import ledger
 
     ledger.panel(float(ss[state.EPSILON]))
     d1, d2 = st.columns(2)
     d3, d4 = st.columns(2)
-    if (needs_bound and not bound) or protected is None:
+    if (needs_bound and not bound) or protected is None or (from_data and not allow):
         d1.button("Release to hand out (CSV)", disabled=True, key="dl_release_csv_off", icon=":material/download:",
-                  help="Set the public box first." if protected is not None else
-                       "Set the public range of one value first (sidebar: What ε protects).")
+                  help="Declare the landmarks, or tick 'Release these data-derived landmarks anyway'." if protected
+                  is not None and not (needs_bound and not bound) else "Set the public box first." if protected
+                  is not None else "Set the public range of one value first (sidebar: What ε protects).")
     else:
         download_deferred("Release to hand out (CSV)", _hand_out_csv,
                           (cur.series, cur.landmarks, scheme, float(ss[state.EPSILON]), min(int(ss[state.W]), cur.n),
-                           bound if needs_bound else None, private, protected, _event(cur)), container=d1,
+                           bound if needs_bound else None, private, protected, _event(cur), from_data),
+                          container=d1,
                           file_name=f"release_{scheme}.csv", mime="text/csv", key="dl_release_csv",
                           **ledger.export_options(cur, scheme, mechanism, float(ss[state.EPSILON]),
                                                   min(int(ss[state.W]), cur.n)),
@@ -354,9 +366,27 @@ def _hand_out_csv(args) -> str:
     """A new release to hand out, drawn when its button is clicked: every click is a fresh release."""
     from lmdk.data import export
 
-    series, landmarks, scheme, epsilon, w, bound, private, protected, event = args
+    series, landmarks, scheme, epsilon, w, bound, private, protected, event, from_data = args
     return export.export_scheme_release(series, landmarks, scheme, epsilon, w=w, bound=bound, protects=protected,
-                                        private_columns=private, event=event).csv()
+                                        private_columns=private, event=event, data_derived=from_data,
+                                        allow_data_landmarks=from_data).csv()
+
+
+def landmarks_from_data() -> bool:
+    """Whether the current landmark set was found by a detector that reads the values (issue 33)."""
+    return st.session_state.get(state.LANDMARKS_ORIGIN) == "data"
+
+
+def landmark_source(cur):
+    """The current landmark set as a :class:`lmdk.selection.export.LandmarkSource`: declared (the default calendar
+    rule, a file, clicks) or data-derived and unprotected (a detector) — what the statement names."""
+    from lmdk.declared.calendar import DEFAULT_RULE
+    from lmdk.selection.export import declared, unprotected
+
+    if landmarks_from_data():
+        return unprotected(cur.landmarks, "a detector on these values")
+    rule = DEFAULT_RULE if st.session_state.get(state.LANDMARKS_DEFAULT) else None
+    return declared(cur.landmarks, rule)
 
 
 def _event(cur) -> str:
@@ -378,7 +408,7 @@ def statement_lines(cur, chosen: list[str], summaries: dict, mechanism: str) -> 
     scheme = chosen[_default_export_scheme(chosen)]
     said = guarantee(protected, scheme, float(st.session_state[state.EPSILON]), landmarks=int(cur.landmarks.size),
                      sampler=sampler_for(mechanism), event=_event(cur), w=min(int(st.session_state[state.W]), cur.n),
-                     satisfies=summaries[scheme].satisfies)
+                     satisfies=summaries[scheme].satisfies, landmark_set=landmark_source(cur))
     return [f"A release of {scheme}:", *said.lines()]
 
 
@@ -394,7 +424,7 @@ def guarantee_box(cur, protected, scheme: str, summ, mechanism: str) -> None:
         return
     said = guarantee(protected, scheme, float(st.session_state[state.EPSILON]), landmarks=int(cur.landmarks.size),
                      sampler=sampler_for(mechanism), event=_event(cur), w=min(int(st.session_state[state.W]), cur.n),
-                     satisfies=summ.satisfies)
+                     satisfies=summ.satisfies, landmark_set=landmark_source(cur))
     with st.container(border=True):
         st.markdown("**What a release of *" + text.escape_markdown(scheme) + "* guarantees**")
         st.markdown("\n".join(f"- {text.escape_markdown(line)}" for line in said.lines()))

@@ -142,11 +142,22 @@ def detect(token: str, detector: str, params: tuple, _series=None) -> np.ndarray
     return np.asarray(out, dtype=np.int64)
 
 
+@bounded_cache(MAX_ENTRIES)
+def _declared(token: str, rule: str, _series=None) -> np.ndarray:
+    """The landmarks of a declared rule on the series ``token`` names (cached)."""
+    from lmdk.landmarks import parse_rule
+
+    return np.asarray(parse_rule(rule).indices(_series), dtype=np.int64)
+
+
 def default_landmarks(cur_series, token: str) -> np.ndarray:
-    """Landmarks a freshly loaded sample starts with: 20 % of its events chosen by lmdk.landmarks.by_fraction."""
+    """Landmarks a freshly loaded series starts with: the declared calendar rule ``lmdk.declared.calendar.DEFAULT_RULE``
+    (night hours) — it does not read the values, so views and exports keep Theorem 2 as stated (issue 33)."""
+    from lmdk.declared.calendar import DEFAULT_RULE
+
     try:
-        return detect(token, "fraction", (("fraction", 0.2),), _series=cur_series)
-    except Exception:  # a detector that cannot handle this series: start with no landmarks
+        return _declared(token, DEFAULT_RULE, _series=cur_series)
+    except Exception:  # a series the rule cannot read (no clock times): start with no landmarks
         return np.zeros(0, dtype=np.int64)
 
 
@@ -209,6 +220,7 @@ def current() -> Current | None:
         ss[state.LANDMARKS] = tuple(np.asarray(lm, dtype=np.int64).tolist())
         ss[state.LANDMARKS_TOKEN] = token
         ss[state.LANDMARKS_DEFAULT] = True
+        ss[state.LANDMARKS_ORIGIN] = "declared"
         ss[state.LANDMARK_UNDO], ss[state.LANDMARK_REDO] = [], []  # edits of other data do not apply here
     return Current(series=series, token=token, landmarks=np.asarray(ss[state.LANDMARKS], dtype=np.int64),
                    full_n=full_n, start=start, aggregation=aggregation)
@@ -237,8 +249,9 @@ def keep_landmarks_in_range(n: int) -> None:
                            + (f"; {dropped:,} beyond the new end were dropped." if dropped else "."))
 
 
-def set_landmarks(landmarks, note: str = "", *, history: bool = True) -> None:
-    """Replace the landmark set of the current series (the previous one goes on the undo stack)."""
+def set_landmarks(landmarks, note: str = "", *, history: bool = True, origin: str | None = None) -> None:
+    """Replace the landmark set of the current series (the previous one goes on the undo stack); ``origin``
+    "data" when a detector read the values, "declared" when they were given (None: unchanged)."""
     ss = st.session_state
     new = tuple(np.unique(np.asarray(landmarks, dtype=np.int64)).tolist())
     if history and ss.get(state.LANDMARKS) is not None and tuple(ss[state.LANDMARKS]) != new:
@@ -246,6 +259,8 @@ def set_landmarks(landmarks, note: str = "", *, history: bool = True) -> None:
         ss[state.LANDMARK_REDO] = []
     ss[state.LANDMARKS] = new
     ss[state.LANDMARKS_DEFAULT] = False
+    if origin is not None:
+        ss[state.LANDMARKS_ORIGIN] = origin
     if note:
         st.session_state[state.LAST_EDIT] = note
 

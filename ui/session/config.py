@@ -14,6 +14,7 @@ from ui.session.state import (
     EPSILON,
     IMPORT_SPEC,
     LANDMARKS,
+    LANDMARKS_ORIGIN,
     LANDMARKS_TOKEN,
     LAST_EDIT,
     LENGTH,
@@ -97,6 +98,7 @@ def load_run_config() -> None:
     ss[REPS_CHOSEN] = True  # the config's repetitions, not the long-series default
     ss[SEED] = min(cfg.seed, SEED_MAX)
     ss[LANDMARKS] = tuple(cfg.landmarks)
+    ss[LANDMARKS_ORIGIN] = "declared"  # positions given in the config
     ss[LANDMARKS_TOKEN] = "url"  # re-attached (and range-checked) to the series on the next run
     notes = []
     if ss[EPSILON] != cfg.epsilon:

@@ -141,6 +141,9 @@ POP_UPLOAD = "_pop_upload"  # (bytes, file name) of this session's multi-user up
 POP_RESULTS = "_pop_results"  # this session's computed population summaries, most recent last
 LANDMARKS_TOKEN = "_lm_token"  # data token the landmark set belongs to
 LANDMARKS_DEFAULT = "_lm_default"  # True while L is the default set the app derived (left out of links)
+LANDMARKS_RULE = "_lm_rule"  # the value rule a detector applied (e.g. "below:0.5"): the audit's flip neighbours
+LANDMARKS_ORIGIN = "_lm_origin"  # "declared" (the default calendar rule, a file, clicks) or "data" (a detector read the
+# values): a data-derived set is exported only when asked for, with the statement saying first what is not protected
 LANDMARK_UNDO = "_lm_undo"  # earlier landmark sets of this series (most recent last, at most HISTORY_MAX)
 LANDMARK_REDO = "_lm_redo"
 HISTORY_MAX = 20
