@@ -9,7 +9,8 @@ import pytest
 
 from lmdk import cli
 
-POLICY = ["sample:hue", "--epsilon", "1", "--landmarks", "percentile:20", "--range", "0", "25", "--trials", "300"]
+RULE = "calendar:daily@01:00-06:00"  # declared: a data-derived rule adds flip neighbours (tested below)
+POLICY = ["sample:hue", "--epsilon", "1", "--landmarks", RULE, "--range", "0", "25", "--trials", "300"]
 
 
 def run(capsys, *argv):
@@ -27,7 +28,7 @@ def test_audit_writes_the_issues_json_keys(capsys, tmp_path):
         assert isinstance(data[key], float)
     assert data["epsilon_lower"] <= data["epsilon_claimed"] == 1.0
     assert {"auc", "precision_at_k", "chance"} <= set(data["landmark_inference"])
-    assert data["landmark_inference"]["auc"] >= 0.8 and data["landmark_inference"]["chance"] == pytest.approx(0.2)
+    assert data["landmark_inference"]["auc"] >= 0.8 and data["landmark_inference"]["chance"] == pytest.approx(0.21)
     assert {"success", "bound"} <= set(data["value_inference"])
     assert data["trials"] == 300 and data["relation"]["high"] == 25
     assert "gives its landmarks away" in err and "AUC" in err
@@ -56,7 +57,7 @@ def test_dummies_on_audit_and_release(capsys, tmp_path):
     assert inference["auc"] < inference["by_dummies"]["none"]["auc"]
     summary, ledger = tmp_path / "s.json", tmp_path / "l.jsonl"
     code, _, err = run(capsys, "release", "sample:hue", "--scheme", "skip", "--epsilon", "1", "--landmarks",
-                       "percentile:20", "--range", "0", "25", "--dummies", "partitioned", "--out",
+                       RULE, "--range", "0", "25", "--dummies", "partitioned", "--out",
                        str(tmp_path / "r.csv"), "--summary", str(summary), "--ledger", str(ledger))
     assert code == 0, err
     said = json.loads(summary.read_text())
@@ -93,3 +94,16 @@ def test_bad_input_is_one_line_exit_2(capsys, argv, needle):
     _, err = capsys.readouterr()
     assert code == cli.EXIT_INPUT and needle in err
     assert err.strip().count("\n") <= 1 or "usage" in err
+
+
+def test_a_data_derived_rule_gets_flip_neighbours_and_the_verdict_covers_them(capsys):
+    argv = ["audit", "sample:hue", "--scheme", "skip", "--epsilon", "1", "--landmarks", "percentile:20", "--range",
+            "0", "25", "--trials", "300"]
+    code, out, err = run(capsys, *argv)
+    data = json.loads(out)
+    assert code == 3 and data["worst_neighbour"] == "flip" and data["exceeds_claim"], err
+    assert "landmark status flips" in data["neighbours"]["flip"]["description"]
+    code, out, err = run(capsys, *argv, "--landmark-epsilon", "1")
+    data = json.loads(out)
+    assert code == 0, err
+    assert data["neighbours"]["flip"]["epsilon_claimed"] == 2.0
