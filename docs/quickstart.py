@@ -1,6 +1,7 @@
 """Quickstart: the lmdk core from Python — run it with ``python docs/quickstart.py`` (CI runs it too).
 
-Loads the bundled HUE smart-meter sample, marks the 20 % lowest readings as landmarks, releases the
+Loads the bundled HUE smart-meter sample, marks the night hours 01:00–06:00 as landmarks (a declared calendar
+rule, the app's default: it does not read the values, so Theorem 2 holds as stated), releases the
 series with every budget scheme at ε = 1, checks (ε, L)-landmark privacy (Theorem 2) and prints the
 MAE table, then the temporal privacy loss of Uniform under strong correlation.
 
@@ -13,7 +14,7 @@ import numpy as np
 import lmdk
 
 series = lmdk.sample("hue")  # or lmdk.load_series("my_meter.csv"): mapping detected as in the app
-landmarks = lmdk.landmarks.parse_rule("percentile:20").indices(series)
+landmarks = lmdk.landmarks.parse_rule("calendar:daily@01:00-06:00").indices(series)
 print(f"{series.name}: {len(series):,} hourly readings ({series.units}), {landmarks.size} landmarks")
 
 protects = lmdk.relation.public_range(0, 25, "kWh")  # what ε protects: any reading in 0–25 kWh (Δ = 25)

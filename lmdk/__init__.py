@@ -4,7 +4,7 @@ The names a notebook needs, importable from the top::
 
     import lmdk
     series = lmdk.sample("hue")                      # or lmdk.load_series("meter.csv")
-    L = lmdk.landmarks.by_percentile(series.values, 0.2)
+    L = lmdk.landmarks.parse_rule("calendar:daily@01:00-06:00").indices(series)  # declared: night hours
     out = lmdk.release(series.values, L, "adaptive", 1.0, protects=lmdk.relation.public_range(0, 25, "kWh"),
                        repetitions=10, rng=0)
 

@@ -34,7 +34,7 @@ def test_default_sample_renders_timeline_with_landmarks():
     names = [trace.get("name") for trace in spec["data"]]
     assert names[0] == "regular event" and "landmark" in names
     landmarks = next(t for t in spec["data"] if t.get("name") == "landmark")
-    assert array(landmarks["customdata"]).size == landmark_count(at) == 200  # HUE, first 1,000 hours, 20 %
+    assert array(landmarks["customdata"]).size == landmark_count(at) == 210  # HUE, 1,000 hours, 01:00–06:00
     assert "dragmode" not in spec["layout"]  # box/lasso mode would turn single-click selection off
     assert "kWh" in spec["layout"]["yaxis"]["title"]["text"]
     assert at.expander[-1].label == "What am I looking at?"

@@ -45,7 +45,7 @@ def test_default_render_shows_real_and_dummy_landmarks_options_budgets_and_mae()
     figs = specs(at)
     real = array(trace(figs["timeline"], "landmark")["customdata"])
     dummies = array(trace(figs["timeline"], "dummy landmark")["customdata"])
-    assert real.size == 200 and dummies.size == int(metric(at, "dummies |L′ ∖ L|").replace(",", ""))
+    assert real.size == 210 and dummies.size == int(metric(at, "dummies |L′ ∖ L|").replace(",", ""))  # night hours
     assert not np.intersect1d(real, dummies).size
     assert meta_of(figs["timeline"]["layout"])["dummies"] == dummies.size
     for fig in figs.values():  # drawn once per mount (ui.charts.single_draw); still valid plotly specs

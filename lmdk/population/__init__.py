@@ -2,7 +2,9 @@
 
     import lmdk
     from lmdk import population
-    policy = population.Policy(landmarks="percentile:20", scheme="adaptive", epsilon=1.0)
+    policy = population.Policy(landmarks="calendar:daily@01:00-06:00", scheme="adaptive", epsilon=1.0)
+    # a rule that reads the values (percentile:20) is refused in an export unless landmark_epsilon=E selects it
+    # privately (ε per user: E + epsilon) or allow_data_landmarks=True says what is not protected
     result = population.release("fleet.parquet", policy, out="released/",
                                 protects=lmdk.relation.public_range(0, 25, "kWh"))
     result.summary        # one row per user: n, |L|, share, worst Σ, Theorem 2, MAE, published share …
