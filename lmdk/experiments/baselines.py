@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from lmdk.experiments.landmark import DATASETS, EPSILON, PAPERS_RELATION, PERCENTAGES, series_for
+from lmdk.experiments.landmark import DATASETS, EPSILON, PAPERS_LANDMARKS, PAPERS_RELATION, PERCENTAGES, series_for
 from lmdk.experiments.spec import FigureSpec, by_measures
 
 LANDMARK_PAPER = ("event", "user", "w-event", "uniform", "skip", "adaptive")
@@ -52,5 +52,5 @@ FIGURE = FigureSpec(
     configs=configs, run=run, summarise=by_measures("mae", "theorem2"), default_repetitions=20, page_repetitions=10,
     notes=f"w = {WINDOW} for w-event, BD and BA; the baselines release values only, so taxi and contacts show the "
           "landmark paper's six schemes.",
-    extra={"units": {"neighbouring_relation": PAPERS_RELATION, "w": WINDOW}},
+    extra={"units": {"neighbouring_relation": PAPERS_RELATION, "landmark_set": PAPERS_LANDMARKS, "w": WINDOW}},
 )

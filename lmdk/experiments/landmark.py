@@ -105,6 +105,10 @@ def fig7_run(cfg: dict, reps: int, rng: np.random.Generator) -> pd.DataFrame:
 PAPERS_RELATION = ("changes of up to 1 unit per event (Δ = 1, the papers' simplification for their figures; "
                    "not the public range a release to hand out protects)")
 """What the MAE figures' noise protects: the papers calibrate Laplace with sensitivity 1 (§4.1.2)."""
+PAPERS_LANDMARKS = ("computed from the data (lmdk.landmarks.by_fraction: a threshold, stay points or a watch list "
+                    "reaching the landmark share, §4.1.2) — the papers' method for their figures; an export of such a "
+                    "set is refused unless selected privately or allowed (issue 33)")
+"""How the MAE figures choose their landmark sets: data-derived, as in the papers, labelled as such."""
 
 
 FIG7 = FigureSpec(
@@ -112,7 +116,7 @@ FIG7 = FigureSpec(
     claim="Landmark schemes sit between event- and user-level MAE; Adaptive is the most consistent and "
           "almost always beats user-level; Skip wins on HUE but not on contacts/taxi; dummies cost a little.",
     configs=fig7_configs, run=fig7_run, summarise=by_measures("mae", "landmark_share"),
-    extra={"units": {"neighbouring_relation": PAPERS_RELATION}},
+    extra={"units": {"neighbouring_relation": PAPERS_RELATION, "landmark_set": PAPERS_LANDMARKS}},
 )
 
 
@@ -137,7 +141,7 @@ FIG11 = FigureSpec(
     claim="Spending a small share (1 %) of ε on dummy selection costs the least utility on HUE and taxi; "
           "randomized response (contacts) is insensitive to the share.",
     configs=fig11_configs, run=fig11_run, summarise=by_measures("mae", "landmark_share"),
-    extra={"units": {"neighbouring_relation": PAPERS_RELATION}},
+    extra={"units": {"neighbouring_relation": PAPERS_RELATION, "landmark_set": PAPERS_LANDMARKS}},
 )
 
 
