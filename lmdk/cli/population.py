@@ -169,6 +169,13 @@ def _summary_lines(result, seconds: float) -> list[str]:
         f"Theorem 2 violated for {agg['violated']:,} users; degenerate (all landmarks, or no better than "
         f"user level) for {agg['degenerate']:,} users; worst Σ over L ∪ {{t}} = {agg['worst_sigma_max']:.4g}",
     ]
+    landmark_set = agg.get("landmark_set")
+    if landmark_set and landmark_set["kind"] == "private":
+        lines.append(f"landmarks selected privately per user at ε_sel = {landmark_set['selection_epsilon']:g}: each "
+                     f"user's value is protected at the total ε = {agg['epsilon_total']:g}")
+    elif landmark_set and landmark_set["kind"] == "unprotected":
+        lines.append("landmarks computed from the values (--allow-data-landmarks): a value whose landmark status could "
+                     "change is not protected at ε — the statement in every file says so first")
     if agg["dropped_events"]:
         lines.append(f"{agg['dropped_events']:,} events without a time or value dropped")
     if result.released is not None:

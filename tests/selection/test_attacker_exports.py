@@ -215,3 +215,27 @@ def test_the_audit_flips_a_landmark_and_its_verdict_covers_it(scheme):
     declared = audit(series, [1], scheme, EPS, protects=PROTECTS, trials=200, rule="calendar:daily@00:00-01:00",
                      dummy_methods=(), position_trials=20)
     assert "flip" not in declared.pairs and any("declared" in note for note in declared.notes)
+
+
+def test_a_population_export_selects_privately_or_is_refused(tmp_path, capsys):
+    import pandas as pd
+
+    rng = np.random.default_rng(5)
+    times = pd.date_range("2024-01-01", periods=24, freq="h").astype(str)
+    pd.concat([pd.DataFrame({"user": f"u{u}", "timestamp": times, "value": rng.uniform(0, 25, 24)})
+               for u in range(4)]).to_csv(tmp_path / "m.csv", index=False)
+    (tmp_path / "p.json").write_text(json.dumps({"landmarks": "below:10", "scheme": "skip", "epsilon": 1.0}))
+    base = ["population", str(tmp_path / "m.csv"), "--config", str(tmp_path / "p.json"), "--range", "0", "25",
+            "--quiet", "--ledger", str(tmp_path / "L.jsonl")]
+    assert cli.main(base + ["--out", str(tmp_path / "a")]) == cli.EXIT_VIOLATION
+    assert "calendar:" in capsys.readouterr().err and not (tmp_path / "a" / "released").exists()
+    assert cli.main(base + ["--out", str(tmp_path / "b"), "--landmark-epsilon", "0.5"]) == 0
+    totals = json.loads((tmp_path / "b" / "aggregates.json").read_text())
+    assert totals["epsilon_total"] == 1.5 and totals["landmark_set"]["kind"] == "private"
+    assert "at ε = 1.5 (landmark selection ε_sel = 0.5" in totals["guarantee"]["protected"]
+    (entry,) = lmdk.ledger.read(tmp_path / "L.jsonl")
+    assert (entry.epsilon, entry.landmark_epsilon, entry.users) == (1.5, 0.5, 4)
+    assert lmdk.ledger.would_exceed([entry], 1.0, 2.4)  # a cap counts the selection: 1.5 + 1 > 2.4
+    assert cli.main(base + ["--out", str(tmp_path / "c"), "--allow-data-landmarks"]) == 0
+    totals = json.loads((tmp_path / "c" / "aggregates.json").read_text())
+    assert totals["guarantee"]["warning"].startswith("the value of any reading whose landmark status could change")
