@@ -37,7 +37,7 @@ def test_upload_a_population_and_open_one_user(browser_context, app_url, tmp_pat
         assert not exceptions(page)
         text = page.inner_text("body")
         assert "meters_of_a_street.csv" in text
-        assert "percentile:20" in page.locator(".st-key-pop_rule_text input").input_value()
+        assert "calendar:daily@01:00-06:00" in page.locator(".st-key-pop_rule_text input").input_value()
         screenshot(page, "population_upload_1024")
         page.locator(".st-key-pop_scatter").scroll_into_view_if_needed()
         x, y, near = page.evaluate(POINT, "pop_scatter")

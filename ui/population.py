@@ -14,7 +14,9 @@ if TYPE_CHECKING:
     from lmdk.population.input import Source
 
 MEMO_MAX = 8  # population summaries kept per session (ε back and forth is instant)
-DEFAULT_RULES = {"values": "percentile:20", "trajectory": "stay:30min", "contacts": "share:20"}
+DEFAULT_RULES = dict.fromkeys(("values", "trajectory", "contacts"), "calendar:daily@01:00-06:00")
+"""An upload's default landmark rule per kind: the declared night hours (lmdk.declared.calendar.DEFAULT_RULE), as on
+the single-series pages (issue 33: the former defaults read the values)."""
 UPLOAD_TYPES = ["csv", "txt", "tsv", "parquet", "pq", "plt", "dat"]
 
 
