@@ -226,3 +226,22 @@ def test_synthetic_series_render_with_their_downloads():
     """The RunConfig of a synthetic series refers to its content hash (building it used to assume an upload)."""
     at = open_page(source="synthetic", syn_n="300")
     assert not at.exception and any(b.label == "RunConfig (JSON)" for b in at.get("download_button"))
+
+
+def test_data_derived_landmarks_are_handed_out_only_when_asked_and_the_statement_says_so():
+    """Issue 33: the default set is declared (the statement names it); a detector's set needs the tick, and then the
+    statement starts with NOT PROTECTED."""
+    import re
+
+    at = open_page()
+    said = re.sub(r"\\(.)", r"\1", " ".join(str(m.value) for m in at.markdown)).replace("\u2060", "")
+    assert "Landmark set: declared in advance (calendar:daily@01:00-06:00)" in said
+    at.session_state[state.LANDMARKS_ORIGIN] = "data"
+    at.run()
+    assert not at.exception
+    assert "found by a detector that reads the values" in app_support.shown(at)
+    assert at.button(key="dl_release_csv_off").disabled
+    at.checkbox(key="export_allow_data").check().run()
+    said = re.sub(r"\\(.)", r"\1", " ".join(str(m.value) for m in at.markdown)).replace("\u2060", "")
+    assert "NOT PROTECTED: the value of any hour whose landmark status could change" in said
+    assert "Landmark set: computed from these values" in said
