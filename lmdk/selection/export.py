@@ -157,9 +157,9 @@ def export_landmarks(series, landmarks, *, landmark_epsilon: float | None = None
         positions = np.asarray(landmarks)
         if positions.dtype == bool:
             positions = np.flatnonzero(positions)
-        if data_derived and landmark_epsilon is not None:
-            raise ParameterError("landmark_epsilon: a landmark set already computed from the data cannot be selected "
-                                 "privately afterwards; give the rule (e.g. 'below:10') instead of its positions")
+        if landmark_epsilon is not None:
+            raise ParameterError("landmark_epsilon (--landmark-epsilon): landmarks given as positions cannot be "
+                                 "selected privately; give the rule (e.g. --landmarks below:10) instead")
         if data_derived and not allow_data_landmarks:
             raise PolicyRefused(refusal("chosen from the data"))
         return source_of(positions, data_derived=data_derived)
