@@ -62,7 +62,8 @@ def test_wheel_installs_into_a_fresh_venv_and_runs_without_streamlit(tmp_path):
     assert str(venv) in done.stdout  # the installed copy, not the checkout
     out = tmp_path / "released.csv"
     done = _run([str(bindir / "lmdk"), "release", "sample:hue", "--scheme", "uniform", "--epsilon", "1",
-                 "--landmarks", "percentile:20", "--range", "0", "25", "--out", str(out)], cwd=outside, env=env)
+                 "--landmarks", "calendar:daily@01:00-06:00", "--range", "0", "25", "--out", str(out)],
+                cwd=outside, env=env)
     lines = out.read_text().splitlines()
     table = [line for line in lines if not line.startswith("#")]
     assert "satisfies" in done.stderr and lines[0].startswith("# lmdk export") and len(table) == 1001

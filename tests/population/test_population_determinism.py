@@ -72,14 +72,15 @@ def test_user_streams_are_keyed_by_seed_scheme_and_id():
 
 def test_unseeded_releases_are_fresh_and_record_no_entropy(tmp_path):
     small_fleet = fleet()
-    policy = {**POLICY, "seed": None}
+    policy = {**POLICY, "seed": None, "landmark_epsilon": 0.5}  # a data-derived rule, selected privately (issue 33)
     a = population.release(small_fleet, policy, out=tmp_path / "a", protects=public_range(-50, 50))
     b = population.release(small_fleet, policy, out=tmp_path / "b", protects=public_range(-50, 50))
     assert not np.array_equal(read_released(a.released)["released"], read_released(b.released)["released"])
     assert json.loads((tmp_path / "a" / "policy.json").read_text())["seed"] is None
     assert a.aggregates["sampler"] == "discrete" and a.aggregates["demonstration_seed"] is None
     assert a.aggregates["sensitivity"] == 100.0  # the public range [−50, 50]
-    assert "any single reading's value, whatever it is between -50 and 50" in a.aggregates["guarantee"]["protected"]
+    assert "any single reading's value, whatever it is between -50 and 50, at ε = 1.5 (landmark selection ε_sel = 0.5" \
+        in a.aggregates["guarantee"]["protected"]
     released = read_released(a.released)
     assert set(released.columns) == {"user", "timestamp", "released"}  # no columns that reveal L
     first = next(a.released.rglob("*.parquet"))  # the export note travels in every file's metadata

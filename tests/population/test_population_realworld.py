@@ -24,7 +24,8 @@ def _file(name: str) -> Path:
 
 def test_two_taxis_of_one_tdrive_file(tmp_path):
     path = _file("tdrive_taxi1_and_2_combined.txt")
-    result = population.release(path, {"landmarks": "stay:30min:500m", "scheme": "skip", "epsilon": 0.01},
+    result = population.release(path, {"landmarks": "stay:30min:500m", "scheme": "skip", "epsilon": 0.01,
+                                                "allow_data_landmarks": True},
                                 out=tmp_path / "taxis", protects=radius(1.0, bound=50_000))
     single = [len(load_series(str(path), entity=taxi)) for taxi in ("1", "2")]  # the one-series loader
     assert list(result.summary["user"]) == ["1", "2"] and list(result.summary["n"]) == single
