@@ -35,6 +35,11 @@ a landmark, and whether or not L̂ is published. That total is the ε an export 
 changed values), the release given L̂ = S costs ε_pub as Theorem 2 says, and the selection costs
 ε_q + k·ε_rr, since each changed value can flip its own bit: the landmark-level protection of a privately
 selected set is ε_pub + ε_q + (|S| + 1)·ε_rr, which the statement prints beside the event-level total.
+
+:func:`select_masks` runs the same mechanism for many rows at once (the users of a population export, the
+repetitions of an audit or a test), each row an independent selection; rows with equal values share the exponential
+mechanism's probabilities and draw their own choice. Exports reach this module through
+:func:`lmdk.selection.export.export_landmarks`, which decides between a declared set, this selection and a refusal.
 """
 from __future__ import annotations
 
