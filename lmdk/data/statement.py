@@ -30,21 +30,27 @@ class Guarantee:
     not_protected: tuple[str, ...]
     sampler: str
     relation: str
+    public: tuple[str, ...] = ()  # what the release treats as public by construction (aggregates: N, groups, K)
 
     def text(self) -> str:
         """The statement as one paragraph."""
-        return (f"Protected: {self.protected}. Not protected: {'; '.join(self.not_protected)}. "
+        public = f" Public: {'; '.join(self.public)}." if self.public else ""
+        return (f"Protected: {self.protected}. Not protected: {'; '.join(self.not_protected)}.{public} "
                 f"Sampler: {self.sampler}.")
 
     def lines(self) -> list[str]:
         """The statement as short lines (CSV comment lines, report paragraphs)."""
         return [f"Protected: {self.protected}.", *(f"Not protected: {n}." for n in self.not_protected),
-                f"Sampler: {self.sampler}.", f"Neighbouring relation: {self.relation}."]
+                *(f"Public: {p}." for p in self.public), f"Sampler: {self.sampler}.",
+                f"Neighbouring relation: {self.relation}."]
 
     def to_dict(self) -> dict:
         """JSON-ready (the CLI's summary, the population's aggregates, the ledger)."""
-        return {"protected": self.protected, "not_protected": list(self.not_protected), "sampler": self.sampler,
-                "relation": self.relation, "text": self.text()}
+        out = {"protected": self.protected, "not_protected": list(self.not_protected), "sampler": self.sampler,
+               "relation": self.relation, "text": self.text()}
+        if self.public:
+            out["public"] = list(self.public)
+        return out
 
 
 def guarantee(relation, scheme: str, epsilon: float, *, landmarks: int | None, sampler: str, event: str = "event",
@@ -75,7 +81,10 @@ def guarantee(relation, scheme: str, epsilon: float, *, landmarks: int | None, s
         protected += f" by {baseline}, which does not use the landmark set"
     not_protected = []
     if scheme in LANDMARK_SCHEMES or scheme == "user":
-        if satisfies and landmarks:
+        if satisfies and landmarks and relation.kind == "aggregate":
+            protected += (f"; {relation.aggregate_protects(event, epsilon, landmarks)} ((ε, L)-landmark privacy, "
+                          "Theorem 2, on the aggregate stream)")
+        elif satisfies and landmarks:
             protected += (f"; all {count}landmark {plural}{whose} together with any one other {event} at {eps} "
                           "((ε, L)-landmark privacy, Theorem 2)")
         elif landmarks:
@@ -97,5 +106,6 @@ def guarantee(relation, scheme: str, epsilon: float, *, landmarks: int | None, s
         not_protected.append(f"moves farther than {relation.d:g} m: a move of c metres is protected only at "
                              f"c/{relation.d:g}·ε")
     not_protected.append("other releases of the same data: each export spends ε again (see the ledger)")
+    public = relation.aggregate_said() if relation.kind == "aggregate" else ()
     return Guarantee(protected=protected, not_protected=tuple(not_protected),
-                     sampler=SAMPLER_PROOFS.get(sampler, sampler), relation=relation.label())
+                     sampler=SAMPLER_PROOFS.get(sampler, sampler), relation=relation.label(), public=public)
