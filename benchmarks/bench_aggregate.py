@@ -80,7 +80,7 @@ def main() -> None:
         out = export_scheme_release(series, L, "skip", 1.0, protects=protects, event="half-hour")
         seconds = time.perf_counter() - t0
         truth = series.values
-        mae = float(np.mean(np.abs(out.frame["value"].to_numpy() - truth)))
+        mae = float(np.mean(np.abs(out.frame["released"].to_numpy() - truth)))
         print(f"export (skip, ε = 1, |L| = {len(L):,}): {seconds:.2f} s; MAE {mae:.1f} kWh, relative "
               f"{mae / np.mean(np.abs(truth)):.4f}")
 

@@ -41,7 +41,8 @@ from lmdk.errors import ParameterError
 KINDS = ("range", "up_to", "radius", "flip", "papers", "aggregate")
 KIND_FOR_SERIES = {"values": ("range", "up_to", "aggregate"), "trajectory": ("radius",), "contacts": ("flip",)}
 AGGREGATE_STATISTICS = ("sum", "mean", "count")
-AGGREGATE_FIELDS = ("statistic", "users", "max_per_user", "groups", "who")
+AGGREGATE_FIELDS = ("statistic", "users", "max_per_user", "groups", "who", "counted")
+COUNTED = ("contacts", "region")
 
 
 def _finite(value, name: str) -> float:
@@ -95,6 +96,7 @@ class Relation:
     max_per_user: int | None = None
     groups: int | None = None
     who: str | None = None
+    counted: str | None = None  # a count's rows: "contacts" (K per user and bin) or "region" (users inside it)
 
     def __post_init__(self) -> None:
         """Validate the fields each kind needs; messages name the field and the fix."""
@@ -156,6 +158,13 @@ class Relation:
                         "groups": "groups (the number of disjoint groups released)"}[name]
                 raise ParameterError(f"{what} must be a whole number ≥ 1, not {getattr(self, name)!r}")
             object.__setattr__(self, name, value)
+        if self.statistic == "count":
+            counted = "contacts" if self.counted is None else self.counted
+            if counted not in COUNTED:
+                raise ParameterError(f"counted must be one of {COUNTED}, not {self.counted!r}")
+            object.__setattr__(self, "counted", counted)
+        elif self.counted is not None:
+            raise ParameterError(f"counted applies to a count, not to a {self.statistic}")
         if self.who is None:
             object.__setattr__(self, "who", "user")
         elif not isinstance(self.who, str) or not self.who.strip():
@@ -225,10 +234,10 @@ class Relation:
         """(whose readings, what changes) of an aggregate, e.g. ("any one household", "each anywhere between 0
         and 25 kWh")."""
         who = f"any one {self.who}"
-        if self.statistic == "count" and self.low == 0 and self.high == 1:
+        if self.counted == "region":
             change = "whether they are counted (inside the region or not)"
         elif self.statistic == "count":
-            change = f"each anywhere between 0 and {self._number('high'):g} contact rows per {event}"
+            change = f"each anywhere between 0 and {self._number('high'):g} contact rows"
         else:
             change = f"each anywhere between {self.low:g} and {self._amount(self._number('high'))}"
         return who, change
@@ -237,10 +246,11 @@ class Relation:
         """The aggregate's statement in words: "any one household's readings at every landmark hour and any one
         other hour, each anywhere between 0 and 25 kWh, at ε = 1" (``landmarks`` 0 or None: one hour)."""
         who, change = self._aggregate_words(event)
+        what = "contact rows" if self.counted == "contacts" else "presence" if self.counted else "readings"
         if landmarks:
-            return (f"{who}'s readings at every landmark {event} ({landmarks:,}) and any one other {event}, {change}, "
+            return (f"{who}'s {what} at every landmark {event} ({landmarks:,}) and any one other {event}, {change}, "
                     f"at ε = {epsilon:g}")
-        return f"{who}'s reading at any single {event}, {change}, at ε = {epsilon:g}"
+        return f"{who}'s {what} at any single {event}, {change}, at ε = {epsilon:g}"
 
     def aggregate_said(self) -> tuple[str, ...]:
         """What an aggregate treats as public or fixes by construction (the statement lists it)."""
@@ -252,7 +262,7 @@ class Relation:
         elif self.statistic == "mean":
             out.append(f"the statistic is the sum over {self.who}s divided by their number N = {n}, which is "
                        "treated as public; a " + f"{self.who} without a reading in a bin contributes 0")
-        elif self.low == 0 and self.high == 1:
+        elif self.counted == "region":
             out.append(f"the statistic counts the {self.who}s inside a public region per bin (N = {n})")
         else:
             out.append(f"the statistic counts contact rows per bin, each {self.who} contributing at most "
@@ -269,7 +279,8 @@ class Relation:
         """What is protected, in plain words: "any single hour's reading, whatever its value between 0 and 25 kWh"."""
         if self.kind == "aggregate":
             who, change = self._aggregate_words(event)
-            return f"{who}'s reading at any single {event} of the {self.statistic} over {self.users:,}, {change}"
+            what = "contact rows" if self.counted == "contacts" else "presence" if self.counted else "reading"
+            return f"{who}'s {what} at any single {event} of the {self.statistic} over {self.users:,}, {change}"
         if self.kind == "range":
             return (f"any single {event}'s value, whatever it is between {self.low:g} and "
                     f"{self._amount(self._number('high'))}")
@@ -377,11 +388,11 @@ def radius(r, bound=None) -> Relation:
 
 
 def aggregate(statistic: str, *, users: int, low=None, high=None, unit: str = "", max_per_user: int = 1,
-              groups: int = 1, who: str = "user") -> Relation:
+              groups: int = 1, who: str = "user", counted: str | None = None) -> Relation:
     """Protect one user's contributions to an aggregate (:mod:`lmdk.aggregate`): a ``sum`` or ``mean`` over
     ``users`` (N, public) of readings in the public range [low, high] (Δ = high − low; a mean's Δ is that ÷ N), or
-    a ``count`` — of contact rows, each user at most ``max_per_user`` (K) per bin (Δ = K), or of users inside a
-    public region (Δ = 1; pass max_per_user=1 and no range). ``groups``: how many disjoint groups are released
+    a ``count`` — of contact rows, each user at most ``max_per_user`` (K) per bin (Δ = K, the default), or of users
+    inside a public region (``counted="region"``, Δ = 1). ``groups``: how many disjoint groups are released
     (parallel composition: the statement says so). ``who``: whose readings ("household", "pupil")."""
     if statistic not in AGGREGATE_STATISTICS:
         raise ParameterError(f"statistic must be one of {', '.join(AGGREGATE_STATISTICS)}, not {statistic!r}")
@@ -389,12 +400,13 @@ def aggregate(statistic: str, *, users: int, low=None, high=None, unit: str = ""
         if low is not None or high is not None:
             raise ParameterError("a count's range is fixed by K (0 to max_per_user rows per user and bin); leave "
                                  "low and high out")
-        low, high = 0, max_per_user
+        counted = counted or "contacts"
+        low, high = 0, (1 if counted == "region" else max_per_user)
     elif low is None or high is None:
         raise ParameterError(f"a {statistic} needs the public range of one user's reading (low and high, e.g. 0 "
                              "and the meter's rating — never from the data)")
     return Relation("aggregate", low=low, high=high, unit=unit, statistic=statistic, users=users,
-                    max_per_user=max_per_user, groups=groups, who=who)
+                    max_per_user=max_per_user, groups=groups, who=who, counted=counted)
 
 
 FLIP = Relation("flip")

@@ -88,15 +88,23 @@ class Aggregate:
             return float(low), float(high)
         return float(n * low), float(n * high)
 
-    def to_series(self, group: str = ALL, units: str = ""):
-        """The statistic of ``group`` as an lmdk Series of values (every concept of the papers applies to it)."""
+    def to_series(self, group: str = ALL, units: str = "", tz: str | None = None):
+        """The statistic of ``group`` as an lmdk Series of values (every concept of the papers applies to it).
+
+        ``tz``: show the bins in this zone — the bins of zone-aware input are UTC instants (naive input's bins
+        are taken as UTC here); calendar landmark rules then read the wall clock of ``tz``."""
         from lmdk.data.series import Series
 
         if group not in self.series:
             raise ParameterError(f"no group {group!r}; the groups are {sorted(self.series)}")
         data = self.series[group]
-        frame = pd.DataFrame({"value": data.to_numpy(dtype=float)},
-                             index=pd.DatetimeIndex(data.index, name="timestamp"))
+        index = pd.DatetimeIndex(data.index, name="timestamp")
+        if tz is not None:
+            from lmdk.declared.calendar import _check_zone
+
+            _check_zone(tz)
+            index = index.tz_localize("UTC").tz_convert(tz)
+        frame = pd.DataFrame({"value": data.to_numpy(dtype=float)}, index=index)
         name = f"{self.statistic} over {self.users[group]:,} users" + ("" if group == ALL else f" ({group})")
         return Series(frame, "values", units=units, name=name, warnings=self.warnings)
 
@@ -133,9 +141,11 @@ def _check(statistic: str, kind: str, value_range, max_per_user: int, region: Re
 
 
 def _bins(timestamps: pd.Series, width: pd.Timedelta) -> np.ndarray:
-    """Bin starts (int64 ns, wall-clock of the series' zone when zone-aware) of every timestamp."""
+    """Bin starts (int64 ns) of every timestamp: naive times as they stand (wall clock), zone-aware ones as
+    instants in UTC — so the repeated hour of an autumn clock change is two bins, not one bin of duplicates
+    (``Aggregate.to_series(tz=…)`` shows them in the zone again)."""
     if isinstance(timestamps, pd.Series) and getattr(timestamps.dtype, "tz", None) is not None:
-        timestamps = timestamps.dt.tz_localize(None)
+        timestamps = timestamps.dt.tz_convert("UTC").dt.tz_localize(None)
     ns = np.asarray(timestamps, dtype="datetime64[ns]").view(np.int64)
     return ns - np.mod(ns, width.value)  # bins start at multiples of the width from 1970-01-01, as pandas' floor
 
