@@ -141,3 +141,37 @@ def test_sociopatterns_school_contacts_as_a_count_stream_placed_by_start(tmp_pat
     table = pd.read_csv(out, comment="#")
     assert table["timestamp"].iloc[0].startswith("2009-10-01 08:")
     assert "any one pupil's contact rows at every landmark 5-minute bin (48)" in data["guarantee"]
+
+
+def test_plan_answers_epsilon_per_scheme_for_a_relative_target(meters, tmp_path, capsys):
+    summary = tmp_path / "plan.json"
+    code, out, err = run(capsys, "plan", meters, "--statistic", "sum", "--range", 0, 25, "--landmarks", SUNDAYS,
+                         "--target-relative-mae", 0.05, "--schemes", "event,uniform,skip", "--json", summary)
+    assert code == 0, err
+    data = json.loads(summary.read_text())
+    assert set(data) == {"event", "uniform", "skip"}
+    for answer in data.values():
+        assert set(answer) == {"epsilon", "achieved_relative_mae", "ci95", "feasible"}
+        assert answer["feasible"] and answer["achieved_relative_mae"] == pytest.approx(0.05, rel=0.05)
+        assert answer["ci95"][0] <= answer["achieved_relative_mae"] <= answer["ci95"][1]
+    # uniform spends ε/(|L| + 1) per bin: it needs |L| + 1 = 13 times event level's ε for the same error
+    assert data["uniform"]["epsilon"] / data["event"]["epsilon"] == pytest.approx(13, rel=0.1)
+
+
+def test_plan_users_for_answers_the_smallest_n_per_scheme(meters, tmp_path, capsys):
+    summary = tmp_path / "users.json"
+    code, out, err = run(capsys, "plan", meters, "--statistic", "sum", "--range", 0, 25, "--landmarks", SUNDAYS,
+                         "--target-relative-mae", 0.02, "--users-for", 1, "--schemes", "event,uniform",
+                         "--json", summary)
+    assert code == 0, err
+    data = json.loads(summary.read_text())
+    for answer in data.values():
+        assert set(answer) == {"users", "achieved_relative_mae", "feasible"}
+        assert answer["feasible"] and answer["achieved_relative_mae"] <= 0.02
+    # the noise does not grow with N, the sum does: N ∝ 1/target, and uniform needs about 13 × event level's N
+    assert data["uniform"]["users"] / data["event"]["users"] == pytest.approx(13, rel=0.15)
+
+
+def test_plan_relative_flags_need_a_statistic(meters, capsys):
+    code, _, err = run(capsys, "plan", meters, "--target-relative-mae", 0.02, "--landmarks", SUNDAYS)
+    assert code == 2 and "--statistic" in err
