@@ -304,7 +304,9 @@ def mapped_bytes(raw: bytes, filename: str, spec=None) -> Source:
     """The bytes of a file the single-series import reads, split into users by its entity column."""
     from lmdk.data import mapping as mp
     from lmdk.data.columns import to_series
-    from lmdk.data.read import check_text, parse_raw
+    from lmdk.data.read import check_text, decode_input, parse_raw
+
+    raw, filename = decode_input(raw, filename)
 
     path = Path(filename)
     if spec is None:

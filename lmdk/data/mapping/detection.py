@@ -58,6 +58,9 @@ def detect_parsed(raw: bytes, filename: str = "", *, max_rows: int = MAX_ROWS,
     ``apply_parsed`` need not read the file again (``load_series``)."""
     if kind is not None and kind not in KINDS:
         raise DataError(f"kind must be 'auto' or one of {', '.join(KINDS)}, not {kind!r}")
+    from lmdk.data.read import decode_input
+
+    raw, filename = decode_input(raw, filename)  # .csv.gz, UTF-16 ("Unicode text") → UTF-8 text
     check_not_binary_format(raw)
     layout_table = _known_layout(raw, filename, max_rows)
     if layout_table is not None:
