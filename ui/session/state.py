@@ -124,6 +124,7 @@ POP_SHARE = "pop_share"  # (low, high) landmark share of the fleet's users
 POP_FLEET_SEED = "pop_fseed"
 POP_RULE = "pop_rule"  # the landmark rule applied to every user; None = the source's default
 POP_SCHEME = "pop_scheme"  # the scheme of the per-user scatter
+POP_DISTRICT_RULE = "pop_district"  # the declared landmark rule of the population's total; None = DISTRICT_RULE
 
 # ---------------------------------------------------------------- session-only keys (never in the URL)
 SERIES_UPLOAD = "_upload_series"  # the Series parsed from this session's upload
@@ -384,6 +385,7 @@ PARAMS: dict[str, Param] = {
     POP_FLEET_SEED: Param(1, _number(int, 0, SEED_MAX)),
     POP_RULE: Param(None, _rule, lambda v: v or ""),
     POP_SCHEME: Param("adaptive", _choice(SCHEME_NAMES)),
+    POP_DISTRICT_RULE: Param(None, _rule, lambda v: v or ""),
     EX_FIGURE: Param("fig7", _experiment),
     EX_REPETITIONS: Param(3, _number(int, 1, REPETITIONS_MAX)),
     EX_SEED: Param(0, _number(int, 0, SEED_MAX)),
