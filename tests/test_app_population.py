@@ -85,3 +85,15 @@ def test_each_home_alone_against_the_districts_total_side_by_side():
     assert (side["total: relative MAE"] < side["one user: share of the mean reading"] / 5).all()
     at.text_input(key="pop_district_text").set_value("percentile:20").run()
     assert any("calendar windows" in e.value for e in at.error)
+
+
+def test_the_total_opens_on_the_single_series_pages_with_its_aggregate_relation():
+    at = open_page(pop_users="30", pop_n="200", schemes="uniform,skip")
+    at.button(key="pop_open_total").click().run()
+    if not at.exception and at.session_state[state.SOURCE] == "upload":
+        at.switch_page("pages/schemes_utility.py").run()
+    assert not at.exception, at.exception
+    held = at.session_state[state.TOTAL_OF_USERS]
+    assert held["relation"]["kind"] == "aggregate" and held["relation"]["users"] == 30
+    said = " ".join(c.value for c in at.sidebar.caption)
+    assert "sum over 30 users" in said and "Δ = 25" in said

@@ -199,8 +199,39 @@ def district_section(pop: Population, table, chosen: tuple, eps: float, w: int, 
         "one user: share of the mean reading": st.column_config.NumberColumn(format="percent"),
         "total: MAE": st.column_config.NumberColumn(f"total: MAE ({unit})", format="%.3g"),
         "total: relative MAE": st.column_config.NumberColumn(format="percent")})
+    if st.button("Open the total on the single-series pages", icon=":material/open_in_new:",
+                 key="pop_open_total"):
+        open_total(pop, protected, entered)
+        st.switch_page("pages/schemes_utility.py")
     st.caption(f"The same ε protects, on the left, any one reading of one user's own series and, on the right, "
                f"any one user's readings at every landmark hour and any one other hour of the hourly total over "
                f"all {int(side['users'].iloc[0]):,} users (Δ = {protected.sensitivity:g} {unit}; the total in "
                f"[N·{protected.low:g}, N·{protected.high:g}]). The noise is the same size; the total is N times "
                "larger, so its relative error is about N times smaller. Command line: `lmdk aggregate`.")
+
+
+def open_total(pop: Population, protected, rule: str) -> None:
+    """Make the hourly sum over all users the current series of the single-series pages, with its aggregate
+    relation (Δ = one reading's range, the sum in [N·low, N·high]) and the declared landmarks ``rule``."""
+    import numpy as np
+
+    from lmdk import relation
+    from lmdk.aggregate import build
+    from lmdk.landmarks import parse_rule
+
+    ss = st.session_state
+    agg = build(pop.source, "sum", value_range=protected.value_range, bin="1h")
+    series = agg.to_series(units=protected.unit)
+    n = min(len(series), state.N_MAX)
+    total = relation.aggregate("sum", users=agg.users["all"], low=protected.low, high=protected.high,
+                               unit=protected.unit, who="home" if pop.token.startswith("fleet") else "user")
+    ss[state.SERIES_UPLOAD] = series
+    ss[state.TOTAL_OF_USERS] = {"hash": series.source_hash, "relation": total.to_dict()}
+    ss[state.UPLOAD_FILE_NAME] = None
+    ss[state.IMPORT_SPEC], ss[state.IMPORT_DETECTION], ss[state.UPLOAD_ERROR] = None, None, None
+    ss[state.SOURCE] = "upload"
+    ss[state.LENGTH] = n
+    ss[state.LANDMARKS] = tuple(np.asarray(parse_rule(rule).indices(series.head(n)), dtype=np.int64).tolist())
+    ss[state.LANDMARKS_TOKEN] = f"upload:{series.source_hash}:{n}"
+    ss[state.LANDMARKS_DEFAULT] = False
+    ss[state.LANDMARK_UNDO], ss[state.LANDMARK_REDO] = [], []

@@ -39,11 +39,24 @@ def default(cur) -> rel.Relation | None:
     return None
 
 
+def aggregate_relation() -> rel.Relation | None:
+    """The aggregate relation when the current upload is a statistic over many users opened from the Population
+    page (one user's readings at L ∪ {t} anywhere in the public range), else None."""
+    ss = st.session_state
+    held, series = ss.get(state.TOTAL_OF_USERS), ss.get(state.SERIES_UPLOAD)
+    if not held or series is None or ss.get(state.SOURCE) != "upload" or held.get("hash") != series.source_hash:
+        return None
+    return rel.Relation.from_dict(held["relation"])
+
+
 def current(cur) -> rel.Relation | None:
     """The relation of this view: the user's settings over the source's default; None while an upload has no
-    public range yet (the views then use the papers' Δ = 1, and say so)."""
+    public range yet (the views then use the papers' Δ = 1, and say so). A total over many users opened from the
+    Population page keeps its aggregate relation."""
     ss = st.session_state
     kind = cur.series.kind
+    if kind == "values" and (total := aggregate_relation()) is not None:
+        return total
     base = default(cur)
     if kind == "contacts":
         return rel.FLIP

@@ -166,6 +166,9 @@ def relation_controls(cur, box) -> None:
                          placeholder=f"{base.d:g} (public default)" if base is not None else "e.g. 200",
                          help="Any location may move anywhere within this radius: planar Laplace with ε/radius "
                               "per metre. A move of c metres is protected at c/radius·ε.")
+    elif (total := relation.aggregate_relation()) is not None:
+        box.caption(f"This series is a **{total.statistic} over {total.users:,} users** (opened from the Population "
+                    f"page): {total.label()}.")
     else:
         ss = st.session_state
         unit = cur.series.units or "value units"

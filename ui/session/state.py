@@ -128,6 +128,7 @@ POP_DISTRICT_RULE = "pop_district"  # the declared landmark rule of the populati
 
 # ---------------------------------------------------------------- session-only keys (never in the URL)
 SERIES_UPLOAD = "_upload_series"  # the Series parsed from this session's upload
+TOTAL_OF_USERS = "_total_of_users"  # {"hash", "relation"}: SERIES_UPLOAD is a statistic over many users (its relation)
 UPLOAD_ERROR = "_upload_error"
 UPLOAD_FILE_NAME = "_upload_file_name"  # the upload's name, for the generated script (run it beside the file)
 IMPORT_DETECTION = "_import_detection"  # lmdk.data.mapping.Detection of this session's upload (the proposal)
