@@ -485,12 +485,15 @@ def repeated_hour_note(index) -> str:
     if not len(repeated):
         return ""
     hours = repeated.floor("h").unique()
-    if len(hours) != 1 or hours[0].hour > 3:
-        return ""
+    if len(hours) != 1 or hours[0].hour > 3 or hours[0].weekday() != 6 or hours[0].month not in (3, 4, 9, 10, 11):
+        return ""  # clocks go back early on a Sunday: October/November in the north, March/April in the south
     hour = hours[0]
+    inside = index[(index >= hour) & (index < hour + pd.Timedelta(hours=1))]
+    if set(inside.unique()) != set(repeated.unique()):  # the whole hour repeats, not a few readings of it
+        return ""
     return (f"the hour {hour:%H:00}–{hour:%H:59} on {hour:%Y-%m-%d} appears twice, as the autumn clock change writes "
             "it in a local-time export: give the file's time zone (--tz, e.g. Europe/Berlin; the import step's time "
-            "zone) to keep both hours as distinct times instead of averaging them")
+            "zone) to keep both hours as distinct times instead of merging them")
 
 
 def _deduplicate(frame: pd.DataFrame, kind: str, notes: list[str], explain: str = "") -> pd.DataFrame:

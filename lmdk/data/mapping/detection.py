@@ -190,8 +190,9 @@ def _propose(frame: pd.DataFrame, spec: ImportSpec, wanted: str | None = None) -
     candidates: tuple[str, ...] = ()
     if kind != "contacts":
         from lmdk.data.columns import repeat_columns
+        from lmdk.data.mapping.cells import datetime_text
 
-        times = frame[time_col] if date_col is None else frame[date_col] + " " + frame[time_col]
+        times = datetime_text(frame, time_col, date_col)
         skip = used | {value_col, lat, lon}
         candidates = tuple(repeat_columns(frame[[c for c in cols if c not in skip]], times))
         if candidates and entity_col is None:
