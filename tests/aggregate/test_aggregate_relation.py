@@ -65,3 +65,18 @@ def test_release_of_an_aggregate_series_clamps_to_the_sums_range():
     x = np.full(48, 80.0)
     out = schemes.release(x, [3, 4, 5], "uniform", 1.0, protects=rel, rng=np.random.default_rng(0))
     assert np.all((out.values >= 0) & (out.values <= 50))
+
+
+def test_the_audit_of_an_aggregate_changes_one_users_reading_and_stays_within_the_claim():
+    import pandas as pd
+
+    from lmdk.audit import audit
+    from lmdk.data import from_values
+
+    rng = np.random.default_rng(3)
+    x = from_values(200 * rng.gamma(2, 0.5, 24 * 14), timestamps=pd.date_range("2024-01-01", periods=24 * 14,
+                                                                                  freq="1h"))
+    rel = relation.aggregate("sum", users=200, low=0, high=25, unit="kWh")
+    result = audit(x, [9, 10, 11, 177, 178, 179], "uniform", 1.0, protects=rel, trials=400, position_trials=50).to_dict()
+    assert not result["exceeds_claim"]
+    assert result["epsilon_upper"] is None or result["epsilon_upper"] >= result["epsilon_lower"]
