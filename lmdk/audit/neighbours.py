@@ -3,7 +3,8 @@ regular event and at a landmark — and the landmark-privacy neighbour of Theore
 event changed at once, paper §3.1, Definitions 3–4).
 
 A changed event moves from ``a`` to ``b``: the ends of the public range (``range``), ``low`` to ``low + d``
-(``up_to``), the statistic's low end to low + Δ (``aggregate``: one user's reading across its range), a location to one ``radius`` metres east (``radius``), or bit 0 to 1 (``flip``). The statistic of
+(``up_to``), the statistic's low end to low + Δ (``aggregate``: one user's reading across its range), a location
+to one ``radius`` metres east (``radius``), or bit 0 to 1 (``flip``). The statistic of
 one release is the sum, over the changed events that drew fresh noise, of the log-likelihood ratio
 ln p(o_t | b) − ln p(o_t | a) of the mechanism at that event's budget: (|o−a| − |o−b|)·ε_t/Δ for Laplace
 (§2.1.1), the same with distances in metres for planar Laplace, ±ε_t for randomized response. Budgets and

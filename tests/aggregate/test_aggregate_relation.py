@@ -77,6 +77,7 @@ def test_the_audit_of_an_aggregate_changes_one_users_reading_and_stays_within_th
     x = from_values(200 * rng.gamma(2, 0.5, 24 * 14), timestamps=pd.date_range("2024-01-01", periods=24 * 14,
                                                                                   freq="1h"))
     rel = relation.aggregate("sum", users=200, low=0, high=25, unit="kWh")
-    result = audit(x, [9, 10, 11, 177, 178, 179], "uniform", 1.0, protects=rel, trials=400, position_trials=50).to_dict()
+    result = audit(x, [9, 10, 11, 177, 178, 179], "uniform", 1.0, protects=rel, trials=400,
+                   position_trials=50).to_dict()
     assert not result["exceeds_claim"]
     assert result["epsilon_upper"] is None or result["epsilon_upper"] >= result["epsilon_lower"]

@@ -46,7 +46,7 @@ ALL_SCHEME_NAMES = SCHEME_NAMES + BASELINE_NAMES  # = lmdk.schemes.ALL_SCHEMES (
 DISTRIBUTION_NAMES = ("skewed", "symmetric", "bimodal", "uniform")
 
 # ---------------------------------------------------------------- configuration keys (in the URL)
-SOURCE = "source"  # "sample" | "synthetic" | "upload"
+SOURCE = "source"  # "sample" | "synthetic" | "district" | "upload"
 SAMPLE = "sample"  # name of a bundled sample (lmdk.data.SAMPLES)
 LENGTH = "n"  # use n events of a sample / upload (from START on)
 START = "from"  # first event of the window (position in the possibly aggregated series; the HUE sample and uploads)
@@ -58,6 +58,11 @@ SYN_FRACTION = "syn_frac"  # landmark share of a synthetic series
 SYN_DISTRIBUTION = "syn_dist"
 SYN_CORRELATION = "syn_corr"  # temporal correlation of the synthetic series, 0..1
 SYN_SEED = "syn_seed"
+DIST_USERS = "d_users"  # the synthetic district: how many homes
+DIST_N = "d_n"  # hours
+DIST_STATISTIC = "d_stat"  # "one" (one home's own series) | "sum" | "mean" over all homes
+DIST_SEED = "d_seed"
+DIST_STATISTICS = ("one", "sum", "mean")
 LANDMARKS = "lm"  # the landmark set, encoded by lmdk.present.views.encode_landmarks
 SCHEMES = "schemes"  # selected subset of ALL_SCHEME_NAMES
 MECHANISM = "mech"
@@ -321,7 +326,7 @@ def _experiment(text: str) -> Any:
 
 
 PARAMS: dict[str, Param] = {
-    SOURCE: Param("sample", _choice(("sample", "synthetic", "upload"))),
+    SOURCE: Param("sample", _choice(("sample", "synthetic", "district", "upload"))),
     SAMPLE: Param("hue", lambda t: t if t.replace("-", "").replace("_", "").isalnum() and len(t) < 40 else None),
     LENGTH: Param(1_000, _number(int, N_MIN, N_MAX)),
     START: Param(0, _number(int, 0, 10**9)),
@@ -333,6 +338,10 @@ PARAMS: dict[str, Param] = {
     SYN_DISTRIBUTION: Param("uniform", _choice(DISTRIBUTION_NAMES)),
     SYN_CORRELATION: Param(0.5, _number(float, 0.0, 0.99)),
     SYN_SEED: Param(1, _number(int, 0, SEED_MAX)),
+    DIST_USERS: Param(200, _number(int, 2, 2_000)),
+    DIST_N: Param(672, _number(int, N_MIN, 5_000)),
+    DIST_STATISTIC: Param("sum", _choice(DIST_STATISTICS)),
+    DIST_SEED: Param(1, _number(int, 0, SEED_MAX)),
     LANDMARKS: Param(None, _landmarks, lambda v: encode_landmarks(v)),
     SCHEMES: Param(list(SCHEME_NAMES), _subset(ALL_SCHEME_NAMES), lambda v: ",".join(v)),
     MECHANISM: Param(None, _choice(("laplace", "randomized_response", "planar_laplace")), lambda v: v or ""),
