@@ -63,9 +63,13 @@ def test_sum_writes_the_released_series_with_its_statement_and_the_json_summary(
 
 def test_by_a_column_releases_every_group_and_summarises_each(meters, tmp_path, capsys):
     out, summary = tmp_path / "g.parquet", tmp_path / "g.json"
+    ledger = tmp_path / "ledger.jsonl"
     code, _, err = run(capsys, "aggregate", meters, "--statistic", "mean", "--by", "district", "--range", 0, 25,
-                       "--landmarks", SUNDAYS, "--scheme", "adaptive", "--epsilon", 1, "--out", out, "--json", summary)
+                       "--landmarks", SUNDAYS, "--scheme", "adaptive", "--epsilon", 1, "--out", out, "--json", summary,
+                       "--ledger", ledger)
     assert code == 0, err
+    entries = [json.loads(line) for line in ledger.read_text().splitlines()]
+    assert len(entries) == 1 and entries[0]["epsilon"] == 1.0 and entries[0]["users"] == 200  # parallel groups
     groups = json.loads(summary.read_text())["groups"]
     assert set(groups) == {"north", "south"}
     assert all(set(g) == KEYS and g["n_users"] == 100 for g in groups.values())
