@@ -15,6 +15,14 @@ Kinds (``Relation.kind``):
 - ``radius``: one location moves anywhere within r metres (planar Laplace with ε/r per metre:
   geo-indistinguishability, Andrés et al. 2013, gives ε for two points at most r apart).
 - ``flip``: one contact bit flips (randomized response; Δ = 1 by definition).
+- ``aggregate``: one user's contributions to a statistic over many users (:mod:`lmdk.aggregate`) change: their
+  reading in a bin moves anywhere in the public range [low, high] of one user's reading (a count: 0 to K rows per
+  bin for contacts, 0 or 1 for a user inside a region). Δ = high − low for a sum or a count (K for contacts), and
+  (high − low)/N for a mean over the public number of users N; the statistic itself lies in [N·low, N·high]
+  (a mean in [low, high]), the range the exact sampler clamps to. With groups (``groups`` > 1) the relation is
+  one group's: groups are disjoint sets of users, so their releases compose in parallel. Under a landmark
+  scheme the release protects one user's readings at every landmark and any one other bin together (Theorem 2
+  on the aggregate stream: each timestamp's data set D_t holds the users' readings, §2 Definition 2, §3.1).
 - ``papers``: the papers' simplification for their figures (:data:`PAPERS_UNIT_CHANGE`): a change of up to d = 1
   unit, no public range, the textbook floating-point sampler. Only the papers' figures and the tests that
   reproduce them use it, always explicitly.
@@ -30,8 +38,11 @@ from dataclasses import dataclass, replace
 
 from lmdk.errors import ParameterError
 
-KINDS = ("range", "up_to", "radius", "flip", "papers")
-KIND_FOR_SERIES = {"values": ("range", "up_to"), "trajectory": ("radius",), "contacts": ("flip",)}
+KINDS = ("range", "up_to", "radius", "flip", "papers", "aggregate")
+KIND_FOR_SERIES = {"values": ("range", "up_to", "aggregate"), "trajectory": ("radius",), "contacts": ("flip",)}
+AGGREGATE_STATISTICS = ("sum", "mean", "count")
+AGGREGATE_FIELDS = ("statistic", "users", "max_per_user", "groups", "who", "counted")
+COUNTED = ("contacts", "region")
 
 
 def _finite(value, name: str) -> float:
@@ -79,12 +90,20 @@ class Relation:
     unit: str = ""
     bound: float | None = None  # radius: the public box ±bound metres of the export-safe snapping sampler
     noise_sensitivity: float | None = None  # set only by miscalibrated(): the Δ the noise is (wrongly) calibrated for
+    # aggregate only: the statistic, N (public), K (contact rows per user and bin), the number of groups, whose data
+    statistic: str | None = None
+    users: int | None = None
+    max_per_user: int | None = None
+    groups: int | None = None
+    who: str | None = None
+    counted: str | None = None  # a count's rows: "contacts" (K per user and bin) or "region" (users inside it)
 
     def __post_init__(self) -> None:
         """Validate the fields each kind needs; messages name the field and the fix."""
         if self.kind not in KINDS:
             raise ParameterError(f"relation kind must be one of {KINDS}, not {self.kind!r}")
-        if self.kind in ("range", "up_to") or self.low is not None or self.high is not None:
+        self._check_aggregate()
+        if self.kind in ("range", "up_to", "aggregate") or self.low is not None or self.high is not None:
             if self.low is None or self.high is None:
                 raise ParameterError("a public range needs both low and high (from the device or the domain, e.g. "
                                      "0 and the meter's rating — never from the data)")
@@ -120,9 +139,43 @@ class Relation:
                 raise ParameterError(f"noise_sensitivity must be > 0, not {self.noise_sensitivity!r}")
             object.__setattr__(self, "noise_sensitivity", noise)
 
+    def _check_aggregate(self) -> None:
+        """An aggregate needs its statistic and N; other kinds must not carry the aggregate fields."""
+        given = [name for name in AGGREGATE_FIELDS if getattr(self, name) is not None]
+        if self.kind != "aggregate":
+            if given:
+                raise ParameterError(f"{', '.join(given)} apply to the 'aggregate' relation, not to {self.kind!r}")
+            return
+        if self.statistic not in AGGREGATE_STATISTICS:
+            raise ParameterError(f"an aggregate relation needs statistic = one of {AGGREGATE_STATISTICS}, not "
+                                 f"{self.statistic!r}")
+        for name, default in (("users", None), ("max_per_user", 1), ("groups", 1)):
+            value = getattr(self, name, None)
+            value = default if value is None else value
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                what = {"users": "users (N, the public number of users in the statistic)",
+                        "max_per_user": "max_per_user (K, contact rows per user and bin)",
+                        "groups": "groups (the number of disjoint groups released)"}[name]
+                raise ParameterError(f"{what} must be a whole number ≥ 1, not {getattr(self, name)!r}")
+            object.__setattr__(self, name, value)
+        if self.statistic == "count":
+            counted = "contacts" if self.counted is None else self.counted
+            if counted not in COUNTED:
+                raise ParameterError(f"counted must be one of {COUNTED}, not {self.counted!r}")
+            object.__setattr__(self, "counted", counted)
+        elif self.counted is not None:
+            raise ParameterError(f"counted applies to a count, not to a {self.statistic}")
+        if self.who is None:
+            object.__setattr__(self, "who", "user")
+        elif not isinstance(self.who, str) or not self.who.strip():
+            raise ParameterError(f"who (whose readings: 'household', 'person') must be a word, not {self.who!r}")
+
     @property
     def sensitivity(self) -> float:
         """Δ: how far the protected change can move one event's value (metres for a radius)."""
+        if self.kind == "aggregate":
+            width = self._number("high") - self._number("low")
+            return width / float(self.users or 1) if self.statistic == "mean" else width
         if self.kind == "range":
             return self._number("high") - self._number("low")
         if self.kind in ("up_to", "radius", "papers"):
@@ -167,14 +220,67 @@ class Relation:
 
     @property
     def value_range(self) -> tuple[float, float] | None:
-        """The public range values are clamped to, or None (locations, contacts)."""
-        return (self._number("low"), self._number("high")) if self.low is not None else None
+        """The public range values are clamped to, or None (locations, contacts). An aggregate's is the
+        statistic's own range: [N·low, N·high] for a sum or a count, [low, high] for a mean."""
+        if self.low is None:
+            return None
+        low, high = self._number("low"), self._number("high")
+        if self.kind == "aggregate" and self.statistic != "mean":
+            n = float(self.users or 1)
+            return n * low, n * high
+        return low, high
+
+    def _aggregate_words(self, event: str) -> tuple[str, str]:
+        """(whose readings, what changes) of an aggregate, e.g. ("any one household", "each anywhere between 0
+        and 25 kWh")."""
+        who = f"any one {self.who}"
+        if self.counted == "region":
+            change = "whether they are counted (inside the region or not)"
+        elif self.statistic == "count":
+            change = f"each anywhere between 0 and {self._number('high'):g} contact rows"
+        else:
+            change = f"each anywhere between {self.low:g} and {self._amount(self._number('high'))}"
+        return who, change
+
+    def aggregate_protects(self, event: str, epsilon: float, landmarks: int | None) -> str:
+        """The aggregate's statement in words: "any one household's readings at every landmark hour and any one
+        other hour, each anywhere between 0 and 25 kWh, at ε = 1" (``landmarks`` 0 or None: one hour)."""
+        who, change = self._aggregate_words(event)
+        what = "contact rows" if self.counted == "contacts" else "presence" if self.counted else "readings"
+        if landmarks:
+            return (f"{who}'s {what} at every landmark {event} ({landmarks:,}) and any one other {event}, {change}, "
+                    f"at ε = {epsilon:g}")
+        return f"{who}'s {what} at any single {event}, {change}, at ε = {epsilon:g}"
+
+    def aggregate_said(self) -> tuple[str, ...]:
+        """What an aggregate treats as public or fixes by construction (the statement lists it)."""
+        n = f"{self.users:,}"
+        out = []
+        if self.statistic == "sum":
+            out.append(f"the statistic is the sum over {n} {self.who}s of each one's reading clamped to the public "
+                       "range; a " + f"{self.who} without a reading in a bin contributes 0")
+        elif self.statistic == "mean":
+            out.append(f"the statistic is the sum over {self.who}s divided by their number N = {n}, which is "
+                       "treated as public; a " + f"{self.who} without a reading in a bin contributes 0")
+        elif self.counted == "region":
+            out.append(f"the statistic counts the {self.who}s inside a public region per bin (N = {n})")
+        else:
+            out.append(f"the statistic counts contact rows per bin, each {self.who} contributing at most "
+                       f"{self.max_per_user} (K, public; a row belongs to both people, extra rows are dropped)")
+        if (self.groups or 1) > 1:
+            out.append(f"per group ({self.groups} groups): group membership is treated as public; each {self.who} is "
+                       "in exactly one group, so the groups' releases compose in parallel (one ε for all of them)")
+        return tuple(out)
 
     def _amount(self, value: float) -> str:
         return f"{value:g} {self.unit}".strip()
 
     def protects(self, event: str = "event") -> str:
         """What is protected, in plain words: "any single hour's reading, whatever its value between 0 and 25 kWh"."""
+        if self.kind == "aggregate":
+            who, change = self._aggregate_words(event)
+            what = "contact rows" if self.counted == "contacts" else "presence" if self.counted else "reading"
+            return f"{who}'s {what} at any single {event} of the {self.statistic} over {self.users:,}, {change}"
         if self.kind == "range":
             return (f"any single {event}'s value, whatever it is between {self.low:g} and "
                     f"{self._amount(self._number('high'))}")
@@ -190,6 +296,12 @@ class Relation:
 
     def label(self) -> str:
         """A short label for tables and file metadata: "range [0, 25] kWh (Δ = 25)"."""
+        if self.kind == "aggregate":
+            low, high = self.value_range or (0.0, 0.0)
+            one = (f"0 to {self._number('high'):g} rows per bin" if self.statistic == "count"
+                   else f"reading in [{self.low:g}, {self._amount(self._number('high'))}]")
+            return (f"one {self.who} of {self.users:,} in a {self.statistic}: {one} (Δ = {self.sensitivity:g}; "
+                    f"the {self.statistic} in [{low:g}, {high:g}])")
         if self.kind == "range":
             return f"range [{self.low:g}, {self.high:g}] {self.unit}".rstrip() + f" (Δ = {self.sensitivity:g})"
         if self.kind == "up_to":
@@ -219,7 +331,7 @@ class Relation:
     def to_dict(self) -> dict:
         """JSON-ready fields (None fields left out)."""
         out = {"kind": self.kind}
-        for name in ("low", "high", "d", "bound", "noise_sensitivity"):
+        for name in ("low", "high", "d", "bound", "noise_sensitivity", *AGGREGATE_FIELDS):
             if getattr(self, name) is not None:
                 out[name] = getattr(self, name)
         if self.unit:
@@ -234,10 +346,11 @@ class Relation:
         if not isinstance(data, dict):
             raise ParameterError(f"relation must be an object like {{'kind': 'range', 'low': 0, 'high': 25}}, "
                                  f"not {data!r}")
-        unknown = sorted(set(data) - {"kind", "low", "high", "d", "unit", "bound", "noise_sensitivity"})
+        unknown = sorted(set(data) - {"kind", "low", "high", "d", "unit", "bound", "noise_sensitivity",
+                                      *AGGREGATE_FIELDS})
         if unknown:
             raise ParameterError(f"relation: unknown field(s) {unknown}; allowed: kind, low, high, d, unit, bound, "
-                                 "noise_sensitivity")
+                                 f"noise_sensitivity, {', '.join(AGGREGATE_FIELDS)}")
         if "kind" not in data:
             raise ParameterError(f"relation needs a kind, one of {KINDS}")
         return cls(**data)
@@ -272,6 +385,28 @@ def radius(r, bound=None) -> Relation:
     """Protect one location moved anywhere within r metres (planar Laplace, Δ = r). ``bound``: the public box ±B
     metres around the origin of an export (the snapping sampler); without it the textbook planar Laplace (views)."""
     return Relation("radius", d=r, unit="m", bound=bound)
+
+
+def aggregate(statistic: str, *, users: int, low=None, high=None, unit: str = "", max_per_user: int = 1,
+              groups: int = 1, who: str = "user", counted: str | None = None) -> Relation:
+    """Protect one user's contributions to an aggregate (:mod:`lmdk.aggregate`): a ``sum`` or ``mean`` over
+    ``users`` (N, public) of readings in the public range [low, high] (Δ = high − low; a mean's Δ is that ÷ N), or
+    a ``count`` — of contact rows, each user at most ``max_per_user`` (K) per bin (Δ = K, the default), or of users
+    inside a public region (``counted="region"``, Δ = 1). ``groups``: how many disjoint groups are released
+    (parallel composition: the statement says so). ``who``: whose readings ("household", "pupil")."""
+    if statistic not in AGGREGATE_STATISTICS:
+        raise ParameterError(f"statistic must be one of {', '.join(AGGREGATE_STATISTICS)}, not {statistic!r}")
+    if statistic == "count":
+        if low is not None or high is not None:
+            raise ParameterError("a count's range is fixed by K (0 to max_per_user rows per user and bin); leave "
+                                 "low and high out")
+        counted = counted or "contacts"
+        low, high = 0, (1 if counted == "region" else max_per_user)
+    elif low is None or high is None:
+        raise ParameterError(f"a {statistic} needs the public range of one user's reading (low and high, e.g. 0 "
+                             "and the meter's rating — never from the data)")
+    return Relation("aggregate", low=low, high=high, unit=unit, statistic=statistic, users=users,
+                    max_per_user=max_per_user, groups=groups, who=who, counted=counted)
 
 
 FLIP = Relation("flip")

@@ -140,9 +140,10 @@ def _detector_rule(detector: str, params: dict) -> str | None:
 
 # ------------------------------------------------------------------ 1. the series
 st.subheader("1 · Choose a series")
-source = st.segmented_control("Source", ["sample", "synthetic", "upload"], required=True,
+source = st.segmented_control("Source", ["sample", "synthetic", "district", "upload"], required=True,
                               format_func={"sample": "Bundled sample", "synthetic": "Synthesise",
-                                           "upload": "Upload a file"}.get, **widgets.bind(state.SOURCE))
+                                           "district": "A district (many homes)", "upload": "Upload a file"}.get,
+                              **widgets.bind(state.SOURCE))
 if source == "sample":
     c1, c2 = st.columns([2, 1])
     c1.selectbox("Sample", cache.sample_names(), **widgets.bind(state.SAMPLE))
@@ -160,6 +161,8 @@ elif source == "synthetic":
     c3.slider("Temporal correlation ρ", 0.0, 0.99, step=0.01, **widgets.bind(state.SYN_CORRELATION),
               help="Correlation between consecutive events (values: AR(1); trajectories: heading).")
     c3.number_input("Seed", min_value=0, max_value=state.SEED_MAX, **widgets.bind(state.SYN_SEED))
+elif source == "district":
+    import_step.district_controls()
 else:
     import_step.import_step()
     if st.session_state.get(state.SERIES_UPLOAD) is not None:

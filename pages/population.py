@@ -96,6 +96,9 @@ st.caption(f"{pop.description} · rule `{rule}` · ε = {eps:g} · protected: "
            f"{protected.label() if protected is not None else 'changes of up to 1 unit (Δ = 1)'} · one release per "
            f"user, demonstration seed {seed}.")
 
+if pop.kind == "values" and protected is not None and protected.kind == "range":
+    population.district_section(pop, table, chosen, eps, w, seed, protected, unit)
+
 st.subheader("Per-user error, per scheme")
 st.plotly_chart(population_charts.mae_distribution(table, chosen, unit=unit, epsilon=eps), key="pop_mae",
                 **charts.PLOTLY_KW)

@@ -73,3 +73,27 @@ def test_a_chart_with_text_customdata_has_the_same_revision_every_run():
 def test_the_sidebar_shows_no_single_series_landmark_status_on_this_page():
     at = open_page(pop_users="10", pop_n="100")
     assert not [m for m in at.metric if m.label == "Landmarks"]
+
+
+def test_each_home_alone_against_the_districts_total_side_by_side():
+    at = open_page(pop_users="40", pop_n="200", schemes="uniform,skip", pop_district="calendar:sun@09:00-12:00")
+    said = [m.value for m in at.markdown if "Each home alone" in m.value]
+    assert said and "the total of all 40" in said[0]
+    side = [d.value for d in at.dataframe if "total: relative MAE" in d.value.columns][0]
+    assert side["scheme"].tolist() == ["uniform", "skip"]
+    # the same noise on a total 40 times larger: the total's relative error is far below one home's share
+    assert (side["total: relative MAE"] < side["one user: share of the mean reading"] / 5).all()
+    at.text_input(key="pop_district_text").set_value("percentile:20").run()
+    assert any("calendar windows" in e.value for e in at.error)
+
+
+def test_the_total_opens_on_the_single_series_pages_with_its_aggregate_relation():
+    at = open_page(pop_users="30", pop_n="200", schemes="uniform,skip")
+    at.button(key="pop_open_total").click().run()
+    if not at.exception and at.session_state[state.SOURCE] == "upload":
+        at.switch_page("pages/schemes_utility.py").run()
+    assert not at.exception, at.exception
+    held = at.session_state[state.TOTAL_OF_USERS]
+    assert held["relation"]["kind"] == "aggregate" and held["relation"]["users"] == 30
+    said = " ".join(c.value for c in at.sidebar.caption)
+    assert "sum over 30 users" in said and "Δ = 25" in said

@@ -231,3 +231,24 @@ def length_note(n_used: int) -> str | None:
     from ui import long_series
 
     return long_series.length_note(state.current())
+
+
+def district_controls() -> None:
+    """The Data page's synthetic district: how many homes, how long, and whether to study one home's series or
+    the total or mean over all of them (a statistic over many people, lmdk.aggregate)."""
+    from ui import widgets
+    from ui.session.cache import DISTRICT_RULE
+
+    c1, c2, c3 = st.columns([1, 1, 2])
+    c1.number_input("homes", min_value=2, max_value=2_000, step=50, **widgets.bind(state.DIST_USERS))
+    c1.number_input("seed", min_value=0, max_value=state.SEED_MAX, **widgets.bind(state.DIST_SEED))
+    c2.number_input("hours", min_value=state.N_MIN, max_value=5_000, step=168, **widgets.bind(state.DIST_N))
+    c3.radio("Series", state.DIST_STATISTICS, **widgets.bind(state.DIST_STATISTIC),
+             format_func={"one": "one home's own readings", "sum": "the total over all homes",
+                          "mean": "the mean over all homes"}.get,
+             help="One home: ε protects one reading of that home (Δ = 25 kWh). Total or mean: ε protects any one "
+                  "home's readings at every landmark hour and one other hour (Δ = 25 kWh on the total, 25 kWh ÷ N "
+                  "on the mean); the statistic is N times larger, the noise is not.")
+    st.caption(f"Synthetic smart meters (public range 0–25 kWh each), hourly from 2024-01-01. Landmarks start as "
+               f"`{DISTRICT_RULE}` — declared by the clock, never read from the data. Command line: "
+               "`lmdk aggregate`.")

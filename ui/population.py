@@ -156,3 +156,85 @@ def open_user(pop: Population, user: str, rule: str) -> None:
     ss[state.LANDMARKS_DEFAULT] = False
     ss[state.LANDMARKS_ORIGIN] = "data" if parse_rule(rule).data_dependent else "declared"
     ss[state.LANDMARK_UNDO], ss[state.LANDMARK_REDO] = [], []
+
+
+def district(pop: Population, per_user, rule: str, schemes: tuple, epsilon: float, w: int, seed: int, protected):
+    """The side-by-side table of :func:`lmdk.aggregate.compare.side_by_side` (each user alone against the total of
+    all users under the declared ``rule``), memoised in the session with the summaries."""
+    from lmdk.aggregate.compare import side_by_side
+
+    memo = st.session_state.setdefault(state.POP_RESULTS, {})
+    key = ("district", pop.token, rule, schemes, epsilon, w, seed, protected)
+    if key not in memo:
+        memo[key] = side_by_side(per_user, pop.source, schemes, epsilon, value_range=protected.value_range, rule=rule,
+                                 w=w, rng=seed, unit=protected.unit, who="home" if pop.token.startswith("fleet")
+                                 else "user")
+        while len(memo) > MEMO_MAX:
+            memo.pop(next(iter(memo)))
+    return memo[key]
+
+
+def district_section(pop: Population, table, chosen: tuple, eps: float, w: int, seed: int, protected,
+                     unit: str) -> None:
+    """The Population page's "one home against the district": the per-user error beside the total's, per scheme."""
+    from lmdk.aggregate.compare import DISTRICT_RULE, headline
+
+    ss = st.session_state
+    st.subheader("Each user alone, against the total of all users")
+    rule = ss.get(state.POP_DISTRICT_RULE) or DISTRICT_RULE
+    entered = st.text_input("Landmarks of the total (declared: calendar:… windows)", value=rule,
+                            key="pop_district_text",
+                            help="Windows of the wall clock fixed in advance, e.g. calendar:sun@09:00-12:00 or "
+                                 "calendar:mon-fri@17:00-20:00: whether an hour is a landmark never depends on "
+                                 "anyone's readings.")
+    if not entered.strip().lower().startswith("calendar:"):  # never a server path (file:) from a visitor
+        st.error("Landmarks of the total: give calendar windows, e.g. calendar:sun@09:00-12:00")
+        return
+    try:
+        side = district(pop, table, entered, chosen, eps, w, seed, protected)
+    except ValueError as exc:
+        st.error(f"Landmarks of the total: {exc}")
+        return
+    ss[state.POP_DISTRICT_RULE] = entered if entered != DISTRICT_RULE else None
+    st.markdown(f"**{headline(side, unit, 'home' if pop.token.startswith('fleet') else 'user')}**")
+    st.dataframe(side.drop(columns=["users"]), hide_index=True, width="stretch", column_config={
+        "one user: median MAE": st.column_config.NumberColumn(f"one user: median MAE ({unit})", format="%.3g"),
+        "one user: share of the mean reading": st.column_config.NumberColumn(format="percent"),
+        "total: MAE": st.column_config.NumberColumn(f"total: MAE ({unit})", format="%.3g"),
+        "total: relative MAE": st.column_config.NumberColumn(format="percent")})
+    if st.button("Open the total on the single-series pages", icon=":material/open_in_new:",
+                 key="pop_open_total"):
+        open_total(pop, protected, entered)
+        st.switch_page("pages/schemes_utility.py")
+    st.caption(f"The same ε protects, on the left, any one reading of one user's own series and, on the right, "
+               f"any one user's readings at every landmark hour and any one other hour of the hourly total over "
+               f"all {int(side['users'].iloc[0]):,} users (Δ = {protected.sensitivity:g} {unit}; the total in "
+               f"[N·{protected.low:g}, N·{protected.high:g}]). The noise is the same size; the total is N times "
+               "larger, so its relative error is about N times smaller. Command line: `lmdk aggregate`.")
+
+
+def open_total(pop: Population, protected, rule: str) -> None:
+    """Make the hourly sum over all users the current series of the single-series pages, with its aggregate
+    relation (Δ = one reading's range, the sum in [N·low, N·high]) and the declared landmarks ``rule``."""
+    import numpy as np
+
+    from lmdk import relation
+    from lmdk.aggregate import build
+    from lmdk.landmarks import parse_rule
+
+    ss = st.session_state
+    agg = build(pop.source, "sum", value_range=protected.value_range, bin="1h")
+    series = agg.to_series(units=protected.unit)
+    n = min(len(series), state.N_MAX)
+    total = relation.aggregate("sum", users=agg.users["all"], low=protected.low, high=protected.high,
+                               unit=protected.unit, who="home" if pop.token.startswith("fleet") else "user")
+    ss[state.SERIES_UPLOAD] = series
+    ss[state.TOTAL_OF_USERS] = {"hash": series.source_hash, "relation": total.to_dict()}
+    ss[state.UPLOAD_FILE_NAME] = None
+    ss[state.IMPORT_SPEC], ss[state.IMPORT_DETECTION], ss[state.UPLOAD_ERROR] = None, None, None
+    ss[state.SOURCE] = "upload"
+    ss[state.LENGTH] = n
+    ss[state.LANDMARKS] = tuple(np.asarray(parse_rule(rule).indices(series.head(n)), dtype=np.int64).tolist())
+    ss[state.LANDMARKS_TOKEN] = f"upload:{series.source_hash}:{n}"
+    ss[state.LANDMARKS_DEFAULT] = False
+    ss[state.LANDMARK_UNDO], ss[state.LANDMARK_REDO] = [], []

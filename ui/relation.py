@@ -36,14 +36,41 @@ def default(cur) -> rel.Relation | None:
         return base
     if ss[state.SOURCE] == "synthetic":
         return rel.radius(SYNTHETIC_RADIUS_M) if kind == "trajectory" else rel.Relation.from_dict(SYNTHETIC_VALUES)
+    if ss[state.SOURCE] == "district":
+        from ui.session.cache import DISTRICT_RANGE
+
+        low, high = DISTRICT_RANGE
+        if ss[state.DIST_STATISTIC] == "one":
+            return rel.public_range(low, high, "kWh")
+        return rel.aggregate(ss[state.DIST_STATISTIC], users=int(ss[state.DIST_USERS]), low=low, high=high,
+                             unit="kWh", who="home")
     return None
+
+
+def aggregate_relation() -> rel.Relation | None:
+    """The aggregate relation when the current series is a statistic over many users — the Data page's district
+    total or mean, or a total opened from the Population page (one user's readings at L ∪ {t} anywhere in the public
+    range) — else None."""
+    ss = st.session_state
+    if ss.get(state.SOURCE) == "district" and ss.get(state.DIST_STATISTIC) in ("sum", "mean"):
+        from ui.session.cache import DISTRICT_RANGE
+
+        return rel.aggregate(ss[state.DIST_STATISTIC], users=int(ss[state.DIST_USERS]), low=DISTRICT_RANGE[0],
+                             high=DISTRICT_RANGE[1], unit="kWh", who="home")
+    held, series = ss.get(state.TOTAL_OF_USERS), ss.get(state.SERIES_UPLOAD)
+    if not held or series is None or ss.get(state.SOURCE) != "upload" or held.get("hash") != series.source_hash:
+        return None
+    return rel.Relation.from_dict(held["relation"])
 
 
 def current(cur) -> rel.Relation | None:
     """The relation of this view: the user's settings over the source's default; None while an upload has no
-    public range yet (the views then use the papers' Δ = 1, and say so)."""
+    public range yet (the views then use the papers' Δ = 1, and say so). A total over many users opened from the
+    Population page keeps its aggregate relation."""
     ss = st.session_state
     kind = cur.series.kind
+    if kind == "values" and (total := aggregate_relation()) is not None:
+        return total
     base = default(cur)
     if kind == "contacts":
         return rel.FLIP

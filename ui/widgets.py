@@ -92,6 +92,10 @@ def landmark_status(cur) -> None:
     box.metric("Landmarks", f"{k:,}", f"{100 * k / n:.1f} % of {n:,} events", delta_color="off",  # fits long n
                delta_arrow="off")
     box.caption(f"Series: {text.escape_markdown(cur.series.name or cur.token)} · {cur.series.kind}")
+    from ui import relation
+
+    if (total := relation.aggregate_relation()) is not None:  # a statistic over many people: say what one moves
+        box.caption(f"A {total.statistic} over {total.users:,} {total.who}s: {total.label()}.")
 
 
 def scheme_page_setup():
@@ -166,6 +170,8 @@ def relation_controls(cur, box) -> None:
                          placeholder=f"{base.d:g} (public default)" if base is not None else "e.g. 200",
                          help="Any location may move anywhere within this radius: planar Laplace with ε/radius "
                               "per metre. A move of c metres is protected at c/radius·ε.")
+    elif (total := relation.aggregate_relation()) is not None:
+        box.caption(f"This series is a **{total.statistic} over {total.users:,} {total.who}s**: {total.label()}.")
     else:
         ss = st.session_state
         unit = cur.series.units or "value units"

@@ -88,15 +88,23 @@ class Aggregate:
             return float(low), float(high)
         return float(n * low), float(n * high)
 
-    def to_series(self, group: str = ALL, units: str = ""):
-        """The statistic of ``group`` as an lmdk Series of values (every concept of the papers applies to it)."""
+    def to_series(self, group: str = ALL, units: str = "", tz: str | None = None):
+        """The statistic of ``group`` as an lmdk Series of values (every concept of the papers applies to it).
+
+        ``tz``: show the bins in this zone — the bins of zone-aware input are UTC instants (naive input's bins
+        are taken as UTC here); calendar landmark rules then read the wall clock of ``tz``."""
         from lmdk.data.series import Series
 
         if group not in self.series:
             raise ParameterError(f"no group {group!r}; the groups are {sorted(self.series)}")
         data = self.series[group]
-        frame = pd.DataFrame({"value": data.to_numpy(dtype=float)},
-                             index=pd.DatetimeIndex(data.index, name="timestamp"))
+        index = pd.DatetimeIndex(data.index, name="timestamp")
+        if tz is not None:
+            from lmdk.declared.calendar import _check_zone
+
+            _check_zone(tz)
+            index = index.tz_localize("UTC").tz_convert(tz)
+        frame = pd.DataFrame({"value": data.to_numpy(dtype=float)}, index=index)
         name = f"{self.statistic} over {self.users[group]:,} users" + ("" if group == ALL else f" ({group})")
         return Series(frame, "values", units=units, name=name, warnings=self.warnings)
 
@@ -133,25 +141,28 @@ def _check(statistic: str, kind: str, value_range, max_per_user: int, region: Re
 
 
 def _bins(timestamps: pd.Series, width: pd.Timedelta) -> np.ndarray:
-    """Bin starts (int64 ns, wall-clock of the series' zone when zone-aware) of every timestamp."""
+    """Bin starts (int64 ns) of every timestamp: naive times as they stand (wall clock), zone-aware ones as
+    instants in UTC — so the repeated hour of an autumn clock change is two bins, not one bin of duplicates
+    (``Aggregate.to_series(tz=…)`` shows them in the zone again)."""
     if isinstance(timestamps, pd.Series) and getattr(timestamps.dtype, "tz", None) is not None:
-        timestamps = timestamps.dt.tz_localize(None)
+        timestamps = timestamps.dt.tz_convert("UTC").dt.tz_localize(None)
     ns = np.asarray(timestamps, dtype="datetime64[ns]").view(np.int64)
     return ns - np.mod(ns, width.value)  # bins start at multiples of the width from 1970-01-01, as pandas' floor
 
 
 def _value_runs(frame: pd.DataFrame, width: pd.Timedelta, low: float, high: float
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int]:
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int, int]:
     """One reading per (user, bin) of a frame of whole users — the mean of the user's clamped readings in the
-    bin — as (users, first row of each user's run, run bins, run means), plus how many rows were averaged away
-    and how many were dropped for a missing value. Vectorised: users come contiguous (user_frames), bins are
-    sorted within a user when they are not already."""
+    bin — as (users, first row of each user's run, run bins, run means), plus how many rows were averaged away,
+    how many were dropped for a missing value and how many were clamped to [low, high]. Vectorised: users come
+    contiguous (user_frames), bins are sorted within a user when they are not already."""
     values = frame["value"].to_numpy(dtype=float)
     keep = np.isfinite(values)
     missing = int((~keep).sum())
     user = frame["user"].to_numpy()
     bins = _bins(frame["timestamp"], width) // width.value
     x = np.clip(values, low, high)
+    clamped = int(np.count_nonzero(keep & (x != values)))
     if missing:
         user, bins, x = user[keep], bins[keep], x[keep]
     new_user = np.empty(user.size, dtype=bool)
@@ -166,11 +177,11 @@ def _value_runs(frame: pd.DataFrame, width: pd.Timedelta, low: float, high: floa
     run[1:] = (code[1:] != code[:-1]) | (bins[1:] != bins[:-1])
     starts = np.flatnonzero(run)
     if starts.size == user.size:  # one reading per user and bin: nothing to average
-        return user[new_user], code, bins, x, 0, missing
+        return user[new_user], code, bins, x, 0, missing, clamped
     sizes = np.diff(np.append(starts, user.size))
     means = np.add.reduceat(x, starts) / sizes if starts.size else x[:0]
     users = user[new_user]
-    return users, code[starts], bins[starts], means, int(user.size - starts.size), missing
+    return users, code[starts], bins[starts], means, int(user.size - starts.size), missing, clamped
 
 
 class _Totals:
@@ -289,7 +300,7 @@ def build(source, statistic: str, *, value_range: tuple[float, float] | None = N
         (frame_partial(frame, src.kind, width, low, high, member, region) for frame in user_frames(src, rows))
     totals = _Totals()
     users: dict[str, set] = {}
-    averaged = missing = 0
+    averaged = missing = clamped = 0
     for part in parts:
         if not part.users:  # an empty partition
             continue
@@ -298,11 +309,12 @@ def build(source, statistic: str, *, value_range: tuple[float, float] | None = N
             users.setdefault(g, set()).update(ids)
         for g, (bins, weights) in part.sums.items():
             totals.add(g, bins, weights)
-        averaged, missing = averaged + part.averaged, missing + part.missing
+        averaged, missing, clamped = averaged + part.averaged, missing + part.missing, clamped + part.clamped
     if not users:
         raise DataError("the input holds no events to aggregate")
     return _finish(statistic, src.kind, bin, width, totals, users, value_range, max_per_user,
-                   _warnings(averaged, missing, 0, max_per_user, {g: len(u) for g, u in users.items()}))
+                   _warnings(averaged, missing, 0, max_per_user, {g: len(u) for g, u in users.items()},
+                             clamped, (low, high)))
 
 
 @dataclass
@@ -315,6 +327,7 @@ class Partial:
     averaged: int
     missing: int
     span: tuple[int, int]
+    clamped: int = 0
 
 
 def frame_partial(frame: pd.DataFrame, kind: str, width: pd.Timedelta, low: float, high: float,
@@ -322,9 +335,9 @@ def frame_partial(frame: pd.DataFrame, kind: str, width: pd.Timedelta, low: floa
     """The contribution of a frame of whole users (canonical columns) to every group's per-bin sums."""
     if not len(frame):
         return Partial({}, {}, 0, 0, (np.iinfo(np.int64).max, np.iinfo(np.int64).min))
-    averaged = missing = 0
+    averaged = missing = clamped = 0
     if kind == "values":
-        ids, run_user, bins, means, averaged, missing = _value_runs(frame, width, low, high)
+        ids, run_user, bins, means, averaged, missing, clamped = _value_runs(frame, width, low, high)
         every = bins
     else:
         assert region is not None  # _check refused a location count without a region
@@ -340,10 +353,10 @@ def frame_partial(frame: pd.DataFrame, kind: str, width: pd.Timedelta, low: floa
     for g, u in zip(group_of, ids, strict=True):
         users.setdefault(g, []).append(u)
     if member is None:
-        return Partial({ALL: (bins, means)}, users, averaged, missing, span)
+        return Partial({ALL: (bins, means)}, users, averaged, missing, span, clamped)
     run_group = group_of[run_user]
     sums = {g: (bins[run_group == g], means[run_group == g]) for g in users}
-    return Partial(sums, users, averaged, missing, span)
+    return Partial(sums, users, averaged, missing, span, clamped)
 
 
 def _partials_dask(src, width: pd.Timedelta, low: float, high: float, member, region, rows: int,
@@ -375,9 +388,13 @@ def _contact_count(src, bin: str, width: pd.Timedelta, k: int, rows: int) -> Agg
                    _warnings(0, 0, dropped, k, {ALL: len(people)}))
 
 
-def _warnings(averaged: int, missing: int, dropped: int, k: int, sizes: dict[str, int]) -> tuple[str, ...]:
+def _warnings(averaged: int, missing: int, dropped: int, k: int, sizes: dict[str, int], clamped: int = 0,
+              value_range: tuple[float, float] = (0.0, 1.0)) -> tuple[str, ...]:
     """What building the statistic did to the rows, in words."""
     out = []
+    if clamped:
+        out.append(f"{clamped:,} readings lay outside the public range [{value_range[0]:g}, {value_range[1]:g}] and "
+                   "were clamped to it (a reading beyond the range is protected only as the range's end)")
     if averaged:
         out.append(f"{averaged:,} readings shared a bin with another reading of the same user and were averaged "
                    "(at most one contribution per user and bin)")

@@ -3,7 +3,8 @@ regular event and at a landmark — and the landmark-privacy neighbour of Theore
 event changed at once, paper §3.1, Definitions 3–4).
 
 A changed event moves from ``a`` to ``b``: the ends of the public range (``range``), ``low`` to ``low + d``
-(``up_to``), a location to one ``radius`` metres east (``radius``), or bit 0 to 1 (``flip``). The statistic of
+(``up_to``), the statistic's low end to low + Δ (``aggregate``: one user's reading across its range), a location
+to one ``radius`` metres east (``radius``), or bit 0 to 1 (``flip``). The statistic of
 one release is the sum, over the changed events that drew fresh noise, of the log-likelihood ratio
 ln p(o_t | b) − ln p(o_t | a) of the mechanism at that event's budget: (|o−a| − |o−b|)·ε_t/Δ for Laplace
 (§2.1.1), the same with distances in metres for planar Laplace, ±ε_t for randomized response. Budgets and
@@ -42,7 +43,10 @@ def values_ab(x: np.ndarray, mechanism: str, protected) -> tuple[np.ndarray, np.
         raise ParameterError("auditing values needs the public range of one value (e.g. --range 0 25): the "
                              "neighbours change one event across it")
     low, high = protected.value_range
-    b = high if protected.kind == "range" else min(high, low + protected.d)
+    if protected.kind == "aggregate":  # one user's reading from the range's low end to its high end (every other
+        b = min(high, low + protected.sensitivity)  # user at low): the statistic moves by Δ, not across its range
+    else:
+        b = high if protected.kind == "range" else min(high, low + protected.d)
     return np.full_like(x, low, dtype=float), np.full_like(x, b, dtype=float)
 
 

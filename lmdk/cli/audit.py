@@ -87,7 +87,10 @@ def _lines(result: dict) -> list[str]:
         out.append(f"  {p['description']}: ε̂ in [{p['epsilon_lower']:.3f}, {upper}] (claimed ε = "
                    f"{p['epsilon_claimed']:g}, spent Σ εₜ = {p['budget_spent']:.4g})")
     for method, r in result["landmark_inference"]["by_dummies"].items():
-        if r.get("auc") is None:
+        if not result.get("landmarks"):
+            out.append("  landmark positions: none to attack (no landmarks, |L| = 0)")
+            break
+        if r.get("auc") is None or r["auc"] != r["auc"]:
             out.append(f"  landmark positions, dummies {method}: {r.get('note', 'not measured')}")
         else:
             out.append(f"  landmark positions, dummies {method}: AUC {r['auc']:.3f}, precision at |L| "

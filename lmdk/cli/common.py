@@ -75,17 +75,61 @@ def read_input(args):
     cfg = read_config(args.config) if args.config else None
     if cfg is not None:
         config_input_matches(cfg, args.input)
-    series = load_input(args.input, cfg, args.mapping)
+    if getattr(args, "tz", None) is not None or getattr(args, "start", None) is not None:
+        series = _load_placed(args, cfg)
+    else:
+        series = load_input(args.input, cfg, args.mapping)
     report_loading(args, args.input, series)
     return cfg, series
 
 
+def _load_placed(args, cfg):
+    """INPUT read with --tz (the zone of its naive times: a clock change's repeated hour becomes two instants) and
+    --start (the date/time relative seconds count from) on top of its mapping (given, the config's, or detected)."""
+    from dataclasses import replace
+
+    import pandas as pd
+
+    from lmdk import data
+    from lmdk.data import mapping as mp
+    from lmdk.data.read import MAX_BYTES, read_source
+
+    if args.input.startswith(SAMPLE_PREFIX):
+        raise ParameterError("--tz/--start apply to a file; a sample already has its times")
+    if args.mapping is not None:
+        spec = data.ImportSpec.from_dict(read_json(args.mapping, "--mapping"))
+    elif cfg is not None and cfg.mapping is not None:
+        spec = cfg.mapping
+    else:
+        if not Path(args.input).is_file():
+            raise ParameterError(f"INPUT {args.input!r} is not a file; give a path or sample:hue|taxi|contacts")
+        raw, filename = read_source(args.input, MAX_BYTES)
+        spec = mp.detect_bytes(raw, filename).spec
+    changes: dict = {}
+    if args.tz is not None:
+        changes["timezone"] = args.tz
+    if args.start is not None:
+        try:
+            start = pd.Timestamp(args.start)
+        except (TypeError, ValueError):
+            raise ParameterError(f"--start {args.start!r} is not a date/time; use e.g. 2009-10-01 or "
+                                 "'2009-10-01 08:00'") from None
+        changes.update(start=str(start.tz_localize(None) if start.tzinfo else start), time_format="relative_s")
+    return data.load_series(args.input, mapping=replace(spec, **changes))
+
+
 def landmarks_from_args(args, series, cfg=None) -> np.ndarray:
-    """The landmark set: --landmarks RULE on the series, else the config's positions."""
+    """The landmark set: --landmarks RULE on the series (calendar windows in --tz's wall clock), else the config's
+    positions."""
     from lmdk import landmarks as lmk
 
     if args.landmarks is not None:
-        return np.asarray(lmk.parse_rule(args.landmarks).indices(series), dtype=np.int64)
+        rule = lmk.parse_rule(args.landmarks)
+        if rule.kind == "calendar" and getattr(args, "tz", None) is not None:
+            from lmdk.declared.calendar import parse
+
+            return parse(rule.spec or "").indices(series, args.tz)
+        return np.asarray(rule.indices(series), dtype=np.int64)
     if cfg is not None:
         return np.asarray(cfg.landmarks, dtype=np.int64)
     raise ParameterError("no landmarks: pass --landmarks RULE (e.g. percentile:20, or none) or --config")
@@ -257,6 +301,11 @@ def policy_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--landmarks", metavar="RULE", help="landmark rule: " + RULE_HELP.replace("%", "%%"))
     p.add_argument("--w", type=positive_int("--w", 10_000_000), help="window of the w-event, bd and ba schemes")
     p.add_argument("--out", metavar="FILE", help="output .csv or .parquet (default: CSV on standard output)")
+    p.add_argument("--tz", metavar="ZONE", help="time zone of INPUT's times without one (IANA name, e.g. "
+                                                "Europe/Berlin; default UTC): a clock change's repeated hour becomes "
+                                                "two instants, and calendar windows read this zone's wall clock")
+    p.add_argument("--start", metavar="DATETIME", help="INPUT of relative seconds: the date/time their 0 stands for "
+                                                       "(e.g. 2009-10-01), so calendar windows can place them")
     p.add_argument("--strict", action="store_true", help="treat every loader warning (averaged rows, dropped "
                                                          "repeats, a guessed column) as an error")
     p.add_argument("--quiet", action="store_true", help="print nothing but errors")

@@ -11,6 +11,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from lmdk.cli import aggregate as aggregate_command
 from lmdk.cli import audit as audit_command
 from lmdk.cli import ledger as ledger_command
 from lmdk.cli import loss as loss_command
@@ -27,7 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(prog="lmdk", description=__doc__.split("\n\n")[0],
                                      epilog="exit codes: 0 done, 2 bad input or arguments, 3 policy violates "
-                                            "landmark privacy or its landmarks are data-derived (release, population)")
+                                            "landmark privacy or its landmarks are data-derived (release, population, "
+                                            "aggregate)")
     parser.add_argument("--version", action="version", version=f"lmdk {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -51,6 +53,14 @@ def build_parser() -> argparse.ArgumentParser:
                          formatter_class=argparse.RawDescriptionHelpFormatter)
     population_command.configure(pop)
     pop.set_defaults(func=population_command.run)
+
+    agg = sub.add_parser("aggregate", help="release a statistic over many users (sum, mean, count per time bin)",
+                         description="Build the sum, mean or count over users per time bin (optionally per group) "
+                                     "and release it under a landmark-privacy scheme: any one user's readings at "
+                                     "every landmark and any one other bin are protected.",
+                         epilog=aggregate_command.AGGREGATE_EXAMPLES,
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    aggregate_command.configure(agg)
 
     pln = sub.add_parser("plan", help="the smallest ε per scheme for the error you can accept",
                          description="From a target error (mean absolute error overall, at landmarks or at regular "

@@ -28,6 +28,9 @@ PLAN_EXAMPLES = """examples:
   lmdk plan meter.csv --landmarks below:0.5 --range 0 25 --within 1 --probability 0.9
   lmdk plan sample:hue --landmarks percentile:20 --range 0 25 --target-mae 0.5 --tradeoff 25,10,2,1
   lmdk plan sample:hue --config runconfig.json        # the config's landmarks, relation, w and target
+  lmdk plan meters.parquet --statistic sum --range 0 25 --landmarks calendar:sun@09:00-12:00 --target-relative-mae 0.02
+  lmdk plan meters.parquet --statistic sum --range 0 25 --landmarks calendar:sun@09:00-12:00 \
+      --target-relative-mae 0.02 --users-for 1        # how many homes for 2 % at ε = 1?
 
 The JSON is {scheme: {"epsilon": ε or null, "achieved_mae": …, "ci95": [low, high], "feasible": true|false}}:
 epsilon is the smallest ε that meets the target (null when no ε does), achieved_mae the mean absolute error
@@ -35,7 +38,13 @@ measured at that ε with the exports' sampler and ci95 its 95 % confidence inter
 lowest error it reaches, at the largest ε searched). The target is in the series' unit (values), metres
 (locations) or % wrong reports (contacts); --range/--up-to/--radius fix Δ and the public range as in
 lmdk release (without them: the papers' Δ = 1, no clamping). Event level and w-event with w < |L| + 1 meet the
-error but not landmark privacy: the Theorem 2 column says so."""
+error but not landmark privacy: the Theorem 2 column says so.
+
+Aggregates (--statistic sum|mean|count: INPUT is a population, as lmdk aggregate reads it): the target is
+--target-relative-mae R (MAE / mean |true statistic|) and the JSON is {scheme: {"epsilon", "achieved_relative_mae",
+"ci95", "feasible"}} for the file's N users; with --users-for EPSILON it is the smallest N per scheme for that
+target at that ε: {scheme: {"users", "achieved_relative_mae", "feasible"}} (the file's statistic scaled to N
+users)."""
 
 
 def _number(value: float | None, digits: int = 3) -> str:
@@ -127,8 +136,76 @@ def target_from_args(args, cfg):
                          "unit) or --within X --probability P, or a --config that has one")
 
 
+def cmd_plan_aggregate(args) -> int:
+    """``lmdk plan --statistic …``: the relative-error plan of an aggregate (or --users-for: the N it needs)."""
+    from lmdk import relation
+    from lmdk.aggregate import Region, build
+    from lmdk.cli.aggregate import _landmarks, _mapping
+    from lmdk.landmarks import parse_rule
+    from lmdk.plan import PLAN_SCHEMES
+    from lmdk.plan.aggregate import plan_relative, users_for
+
+    if args.target_relative_mae is None:
+        raise ParameterError("--statistic needs --target-relative-mae R (e.g. 0.02: the MAE may be 2 % of the mean "
+                             "statistic)")
+    if args.statistic in ("sum", "mean") and args.range is None:
+        raise ParameterError(f"--statistic {args.statistic} needs --range LOW HIGH: the public range of one user's "
+                             "reading")
+    if args.landmarks is None:
+        raise ParameterError("--statistic needs --landmarks RULE (declared, e.g. calendar:sun@09:00-12:00)")
+    path = Path(args.input)
+    if not path.exists():
+        raise ParameterError(f"INPUT {args.input!r} does not exist; give a population (long table, multi-user file "
+                             "or folder)")
+    spec = _mapping(args, path)
+    from lmdk.population.input import open_source
+
+    agg = build(open_source(str(path), spec), args.statistic,
+                value_range=tuple(args.range) if args.range is not None else None, bin=args.bin,
+                max_per_user=args.max_per_user, region=Region(*args.region) if args.region else None)
+    series = agg.to_series(tz=args.tz)
+    L = _landmarks(parse_rule(args.landmarks), series, args.tz)
+    n0 = agg.users["all"]
+    counted = None if args.statistic != "count" else "contacts" if agg.kind == "contacts" else "region"
+    low, high = (args.range if args.statistic != "count" else (None, None))
+
+    def relation_for(n: int):
+        return relation.aggregate(args.statistic, users=n, low=low, high=high, counted=counted,
+                                  max_per_user=args.max_per_user if counted == "contacts" else 1)
+
+    schemes = tuple(s for s in args.schemes.split(",") if s) if args.schemes else PLAN_SCHEMES
+    values = series.values
+    if args.users_for is not None:
+        answers = users_for(values, n0, L, args.users_for, args.target_relative_mae, relation_for, schemes=schemes,
+                            w=args.w, seed=args.seed)
+        result = {name: a.to_json() for name, a in answers.items()}
+        print(f"users needed for a relative MAE of {100 * args.target_relative_mae:g} % at ε = {args.users_for:g} "
+              f"({args.statistic} per {args.bin}, |L| = {len(L):,} of {len(series):,} bins; the file's {n0:,} users' "
+              "statistic scaled to N):")
+        for name, a in result.items():
+            users = f"{a['users']:,}" if a["feasible"] else "infeasible"
+            print(f"  {name:<10} {users:>14}  achieved {100 * a['achieved_relative_mae']:.3g} %")
+    else:
+        result = plan_relative(values, L, args.target_relative_mae, relation_for(n0), schemes=schemes, w=args.w,
+                               rng=args.seed, repetitions=args.repetitions)
+        print(f"ε per scheme for a relative MAE of {100 * args.target_relative_mae:g} % on the {args.statistic} over "
+              f"{n0:,} users ({len(series):,} bins of {args.bin}, |L| = {len(L):,}):")
+        for name, a in result.items():
+            eps = "infeasible" if not a["feasible"] else f"{a['epsilon']:.3g}"
+            got = "—" if a["achieved_relative_mae"] is None else f"{100 * a['achieved_relative_mae']:.3g} %"
+            print(f"  {name:<10} ε {eps:>10}  achieved {got}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2, allow_nan=False), encoding="utf-8")
+        say(args, f"wrote {args.json}")
+    return EXIT_OK
+
+
 def cmd_plan(args) -> int:
     """``lmdk plan``: load, mark landmarks, plan every scheme, print the table, write the JSON."""
+    if args.statistic is not None:
+        return cmd_plan_aggregate(args)
+    if args.target_relative_mae is not None or args.users_for is not None:
+        raise ParameterError("--target-relative-mae and --users-for plan an aggregate: give --statistic sum|mean|count")
     from lmdk import plan as planner
     from lmdk.data.mechanism_input import release_input
     from lmdk.relation import PAPERS_UNIT_CHANGE
@@ -219,4 +296,18 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", metavar="FILE", help="also write {scheme: {epsilon, achieved_mae, ci95, feasible}}")
     p.add_argument("--strict", action="store_true", help="treat every loader warning as an error")
     p.add_argument("--quiet", action="store_true", help="print nothing but the table and errors")
+    agg = p.add_argument_group("aggregates", "plan a statistic over many users (INPUT as lmdk aggregate reads it)")
+    agg.add_argument("--statistic", choices=("sum", "mean", "count"),
+                     help="plan the sum, mean or count over the users of INPUT per --bin")
+    agg.add_argument("--target-relative-mae", type=positive_float("--target-relative-mae"), metavar="R",
+                     help="the MAE you can accept as a share of the mean |statistic| (0.02 = 2 %%)")
+    agg.add_argument("--users-for", type=positive_float("--users-for"), metavar="EPSILON",
+                     help="instead of ε: the smallest number of users per scheme for the target at this ε")
+    agg.add_argument("--bin", default="1h", metavar="WIDTH", help="the time grid of the statistic (default 1h)")
+    agg.add_argument("--max-per-user", type=positive_int("--max-per-user", 1_000_000), default=1, metavar="K",
+                     help="count of contacts: rows per person and bin (default 1)")
+    agg.add_argument("--region", nargs=3, type=float, metavar=("LAT", "LON", "RADIUS_M"),
+                     help="count of locations: the public circle")
+    agg.add_argument("--tz", metavar="ZONE", help="time zone of timestamps without one (default UTC)")
+    agg.add_argument("--start", metavar="DATETIME", help="files of relative seconds: the date/time of their 0")
     p.set_defaults(func=cmd_plan)

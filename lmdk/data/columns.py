@@ -475,10 +475,34 @@ def _clean(frame: pd.DataFrame, kind: str, notes: list[str], table: RawTable, ex
     return frame
 
 
+def repeated_hour_note(index) -> str:
+    """Words for naive timestamps whose repeats all lie in one early-morning hour of one day — the hour an autumn
+    clock change writes twice in a local-time export — else ""."""
+    index = pd.DatetimeIndex(index)
+    if index.tz is not None:
+        return ""
+    repeated = index[index.duplicated(keep=False)]
+    if not len(repeated):
+        return ""
+    hours = repeated.floor("h").unique()
+    if len(hours) != 1 or hours[0].hour > 3 or hours[0].weekday() != 6 or hours[0].month not in (3, 4, 9, 10, 11):
+        return ""  # clocks go back early on a Sunday: October/November in the north, March/April in the south
+    hour = hours[0]
+    inside = index[(index >= hour) & (index < hour + pd.Timedelta(hours=1))]
+    if set(inside.unique()) != set(repeated.unique()):  # the whole hour repeats, not a few readings of it
+        return ""
+    return (f"the hour {hour:%H:00}–{hour:%H:59} on {hour:%Y-%m-%d} appears twice, as the autumn clock change writes "
+            "it in a local-time export: give the file's time zone (--tz, e.g. Europe/Berlin; the import step's time "
+            "zone) to keep both hours as distinct times instead of merging them")
+
+
 def _deduplicate(frame: pd.DataFrame, kind: str, notes: list[str], explain: str = "") -> pd.DataFrame:
     """Repeated timestamps: average values, keep the first fix, drop repeated (time, contact) pairs."""
     before = len(frame)
     tail = f"; {explain}" if explain else ""
+    clock = repeated_hour_note(frame.index)
+    if clock:
+        tail += f"; {clock}"
     if kind == "values":
         repeated = int(frame.index.duplicated(keep=False).sum())
         frame = frame.groupby(level=0, sort=True).mean()

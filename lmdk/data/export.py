@@ -156,6 +156,7 @@ class ExportedRelease:
     relation: Relation
     sampler: str = ""
     landmark_source: LandmarkSource | None = None  # how the landmark set was obtained (declared, private, …)
+    clamped: int = 0  # values outside the public range, clamped to it before the noise
 
     @property
     def landmark_epsilon(self) -> float:
@@ -267,4 +268,22 @@ def export_scheme_release(series, landmarks, scheme: str, epsilon: float, *, pro
     frame = released_frame(series, rel, landmarks, mechanism, origin, private_columns=private_columns)
     note = export_note(bound if mechanism == "planar_laplace" else None, epsilon, protected.sensitivity,
                        private_columns, statement, landmark_kind=source.kind)
-    return ExportedRelease(frame, note, rel, statement, protected, sampler, source)
+    clamped = clamped_count(x, protected.value_range) if mechanism == "laplace" else 0
+    if clamped:
+        note += "\n# " + clamped_words(clamped, len(x), protected.value_range)
+    return ExportedRelease(frame, note, rel, statement, protected, sampler, source, clamped)
+
+
+def clamped_count(values, value_range) -> int:
+    """How many finite values lie outside ``value_range`` (they are clamped to it before the noise)."""
+    if value_range is None:
+        return 0
+    x = np.asarray(values, dtype=float)
+    return int(np.count_nonzero(np.isfinite(x) & ((x < value_range[0]) | (x > value_range[1]))))
+
+
+def clamped_words(clamped: int, n: int, value_range) -> str:
+    """"Clamped: 12 of 8,760 values lay outside the public range [0, 25] …"."""
+    return (f"Clamped: {clamped:,} of {n:,} values lay outside the public range [{value_range[0]:g}, "
+            f"{value_range[1]:g}] and were clamped to it before the noise (the release describes the clamped "
+            "values; widen the range from the device's specification if they are real)")

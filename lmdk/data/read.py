@@ -90,9 +90,47 @@ def read_source(source, max_bytes: int = MAX_BYTES) -> tuple[bytes, str]:
             f"source must be a file path, bytes or a file-like object, not {type(source).__name__}")
     if len(raw) > max_bytes:
         raise _too_large_bytes(len(raw), max_bytes, exact=not hasattr(source, "read"))
+    raw, filename = decode_input(raw, filename, max_bytes)
     if not raw.strip():
         raise DataError("the file is empty: upload a CSV/TSV/Parquet file with a header and data rows")
     return raw, filename
+
+
+def decode_input(raw: bytes, filename: str = "", max_bytes: int = MAX_BYTES) -> tuple[bytes, str]:
+    """The bytes as the readers expect them: a gzip file (``.csv.gz``) decompressed (at most ``max_bytes``; the
+    name loses its ``.gz``) and UTF-16 text (Excel's "Unicode text": a byte-order mark, or NUL every other byte)
+    re-encoded as UTF-8. Anything else is returned as it is."""
+    if raw[:2] == b"\x1f\x8b":
+        import zlib
+
+        inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            out = inflate.decompress(raw, max_bytes + 1)
+        except zlib.error as exc:
+            raise DataError(f"{filename or 'the file'}: a damaged gzip archive ({exc}); decompress it and check "
+                            "the file") from None
+        if len(out) > max_bytes:
+            raise _too_large_bytes(len(out), max_bytes, exact=False)
+        raw = out
+        filename = filename[:-3] if filename.lower().endswith(".gz") else filename
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff") or _utf16_without_bom(raw):
+        encoding = "utf-16" if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else (
+            "utf-16-le" if raw[1:2] == b"\x00" else "utf-16-be")
+        try:
+            raw = raw.decode(encoding).encode("utf-8")
+        except UnicodeDecodeError:
+            raise DataError(f"{filename or 'the file'}: looks like UTF-16 text but does not decode; save it as "
+                            "'CSV UTF-8'") from None
+    return raw, filename
+
+
+def _utf16_without_bom(raw: bytes) -> bool:
+    """ASCII text stored as UTF-16 without a byte-order mark: NUL in every other byte of the first line."""
+    head = raw[:200]
+    if len(head) < 8:
+        return False
+    even, odd = head[0::2], head[1::2]
+    return (odd.count(0) == len(odd) and even.count(0) == 0) or (even.count(0) == len(even) and odd.count(0) == 0)
 
 
 def _too_large_bytes(size: int, max_bytes: int, *, exact: bool) -> DataTooLargeError:

@@ -32,26 +32,32 @@ class Guarantee:
     relation: str
     landmark_set: str = ""  # which kind of landmark set the release used (declared, privately selected, data-derived)
     warning: str = ""  # said before anything else: a data-derived landmark set exported unprotected
+    public: tuple[str, ...] = ()  # what the release treats as public by construction (aggregates: N, groups, K)
 
     def text(self) -> str:
         """The statement as one paragraph."""
         first = f"NOT PROTECTED: {self.warning}. " if self.warning else ""
         landmarks = f" Landmark set: {self.landmark_set}." if self.landmark_set else ""
+        public = f" Public: {'; '.join(self.public)}." if self.public else ""
         return (f"{first}Protected: {self.protected}. Not protected: {'; '.join(self.not_protected)}."
-                f"{landmarks} Sampler: {self.sampler}.")
+                f"{public}{landmarks} Sampler: {self.sampler}.")
 
     def lines(self) -> list[str]:
         """The statement as short lines (CSV comment lines, report paragraphs)."""
         first = [f"NOT PROTECTED: {self.warning}."] if self.warning else []
         landmarks = [f"Landmark set: {self.landmark_set}."] if self.landmark_set else []
         return [*first, f"Protected: {self.protected}.", *(f"Not protected: {n}." for n in self.not_protected),
-                *landmarks, f"Sampler: {self.sampler}.", f"Neighbouring relation: {self.relation}."]
+                *(f"Public: {p}." for p in self.public), *landmarks, f"Sampler: {self.sampler}.",
+                f"Neighbouring relation: {self.relation}."]
 
     def to_dict(self) -> dict:
         """JSON-ready (the CLI's summary, the population's aggregates, the ledger)."""
-        return {"protected": self.protected, "not_protected": list(self.not_protected), "sampler": self.sampler,
-                "relation": self.relation, "landmark_set": self.landmark_set, "warning": self.warning,
-                "text": self.text()}
+        out = {"protected": self.protected, "not_protected": list(self.not_protected), "sampler": self.sampler,
+               "relation": self.relation, "landmark_set": self.landmark_set, "warning": self.warning,
+               "text": self.text()}
+        if self.public:
+            out["public"] = list(self.public)
+        return out
 
 
 def _landmark_words(landmark_set, epsilon: float, event: str) -> tuple[str, str, str]:
@@ -124,6 +130,9 @@ def guarantee(relation, scheme: str, epsilon: float, *, landmarks: int | None, s
             protected += (f"; all {count}selected landmark {plural}{whose} together with any one other {event} at "
                           f"ε = {level} (Theorem 2 for a privately selected set: the release's ε, the threshold's "
                           f"{q:g} and the selection's {rr:g} for each changed {event})")
+        elif satisfies and landmarks and source_kind != "unprotected" and relation.kind == "aggregate":
+            protected += (f"; {relation.aggregate_protects(event, epsilon, landmarks)} ((ε, L)-landmark privacy, "
+                          "Theorem 2, on the aggregate stream)")
         elif satisfies and landmarks and source_kind != "unprotected":
             protected += (f"; all {count}landmark {plural}{whose} together with any one other {event} at {eps} "
                           "((ε, L)-landmark privacy, Theorem 2)")
@@ -150,6 +159,7 @@ def guarantee(relation, scheme: str, epsilon: float, *, landmarks: int | None, s
         not_protected.append(f"moves farther than {relation.d:g} m: a move of c metres is protected only at "
                              f"c/{relation.d:g}·ε")
     not_protected.append("other releases of the same data: each export spends ε again (see the ledger)")
+    public = relation.aggregate_said() if relation.kind == "aggregate" else ()
     return Guarantee(protected=protected, not_protected=tuple(not_protected),
                      sampler=SAMPLER_PROOFS.get(sampler, sampler), relation=relation.label(),
-                     landmark_set=landmark_line, warning=warning)
+                     landmark_set=landmark_line, warning=warning, public=public)

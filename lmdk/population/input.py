@@ -94,8 +94,16 @@ def layout_of(names, spec=None) -> Layout:
                   spec.timezone if spec is not None else None)
 
 
-def to_timestamps(column: pd.Series, layout: Layout) -> pd.Series:
-    """Timestamps of a chunk: datetimes kept; numbers as epoch s/ms or seconds from the start; text parsed."""
+def first_times(times: pd.Series, users=None) -> np.ndarray:
+    """True for each row whose wall-clock time (per user) has not been seen before: in a clock change's repeated
+    hour the first row is daylight time and the second standard time, as a local-time export writes them."""
+    key = pd.DataFrame({"t": times.to_numpy()} if users is None else {"u": users, "t": times.to_numpy()})
+    return ~key.duplicated(keep="first").to_numpy()
+
+
+def to_timestamps(column: pd.Series, layout: Layout, first: np.ndarray | None = None) -> pd.Series:
+    """Timestamps of a chunk: datetimes kept; numbers as epoch s/ms or seconds from the start; text parsed.
+    Naive times in a layout with a time zone are localised to it (``first``: :func:`first_times` per user)."""
     if pd.api.types.is_datetime64_any_dtype(column.dtype):
         out = column
     elif pd.api.types.is_numeric_dtype(column.dtype):
@@ -113,7 +121,9 @@ def to_timestamps(column: pd.Series, layout: Layout) -> pd.Series:
                 raise DataError(f"column {column.name!r}: cannot read its times (e.g. {column.iloc[0]!r}); give an "
                                 "import mapping with the time format") from None
     if layout.timezone and getattr(out.dtype, "tz", None) is None:
-        out = out.dt.tz_localize(layout.timezone)
+        # the repeated hour of an autumn clock change: a time's first row is daylight time, its second standard
+        out = out.dt.tz_localize(layout.timezone, ambiguous=first_times(out) if first is None else first,
+                                 nonexistent="shift_forward")
     if getattr(out.dtype, "tz", None) is None and out.dtype != np.dtype("datetime64[ns]"):
         out = out.astype("datetime64[ns]")
     return out
@@ -122,8 +132,12 @@ def to_timestamps(column: pd.Series, layout: Layout) -> pd.Series:
 def canonical(frame: pd.DataFrame, layout: Layout) -> pd.DataFrame:
     """A chunk with the canonical column names and types (user ids keep their type; payload as float/int)."""
     cols = layout.columns
-    out = {"user": frame[cols["user"]].to_numpy(),
-           "timestamp": to_timestamps(frame[cols["timestamp"]], layout).array}
+    users = frame[cols["user"]].to_numpy()
+    times = frame[cols["timestamp"]]
+    first = None
+    if layout.timezone and not isinstance(times.dtype, pd.DatetimeTZDtype):
+        first = first_times(times, users)
+    out = {"user": users, "timestamp": to_timestamps(times, layout, first).array}
     for role in KIND_COLUMNS[layout.kind]:
         data = frame[cols[role]]
         out[role] = data.to_numpy() if role == "contact" else pd.to_numeric(data, errors="coerce").to_numpy(np.float64)
@@ -290,7 +304,9 @@ def mapped_bytes(raw: bytes, filename: str, spec=None) -> Source:
     """The bytes of a file the single-series import reads, split into users by its entity column."""
     from lmdk.data import mapping as mp
     from lmdk.data.columns import to_series
-    from lmdk.data.read import check_text, parse_raw
+    from lmdk.data.read import check_text, decode_input, parse_raw
+
+    raw, filename = decode_input(raw, filename)
 
     path = Path(filename)
     if spec is None:

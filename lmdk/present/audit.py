@@ -40,10 +40,18 @@ def loss_headline(audits: list[dict], event: str) -> str:
             f"({_name(worst['scheme'])}; at most {_f(upper)} for that test) — within the claim.")
 
 
+def _missing(value) -> bool:
+    """None or NaN: an AUC that was not measured (no landmarks, or no regular events to rank them against)."""
+    return value is None or value != value
+
+
 def positions_headline(audits: list[dict]) -> str:
     """One sentence on the landmark-position attack: the most readable scheme and what dummies do to it."""
+    if audits and all(not a.get("landmarks") for a in audits):
+        return ("There are no landmarks (|L| = 0): no landmark positions to attack, and every scheme spends its "
+                "budget on regular events alone.")
     measured = [a for a in audits
-                if a["landmark_inference"].get("by_dummies", {}).get("none", {}).get("auc") is not None]
+                if not _missing(a["landmark_inference"].get("by_dummies", {}).get("none", {}).get("auc"))]
     if not measured:
         return ""
     worst = max(measured, key=lambda a: a["landmark_inference"]["by_dummies"]["none"]["auc"])
@@ -54,7 +62,7 @@ def positions_headline(audits: list[dict]) -> str:
     text = (f"*{_name(worst['scheme'])}* gives its landmarks away: from the released values alone an attacker "
             f"ranks them with AUC {_f(plain['auc'])} (chance 0.50)")
     hidden = {m: r["auc"] for m, r in worst["landmark_inference"]["by_dummies"].items()
-              if m != "none" and r.get("auc") is not None}
+              if m != "none" and not _missing(r.get("auc"))}
     if hidden:
         best = min(hidden, key=hidden.__getitem__)
         text += f"; {best} dummy landmarks bring it down to {_f(hidden[best])}"

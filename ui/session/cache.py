@@ -119,6 +119,33 @@ def synthetic(kind: str, n: int, fraction: float, distribution: str, correlation
     return series, syn.landmarks(n, fraction, distribution, rng)
 
 
+DISTRICT_RANGE = (0.0, 25.0)  # kWh: one home's public range (as the synthetic fleet's and the HUE sample's)
+DISTRICT_RULE = "calendar:sun@09:00-12:00"  # declared landmarks of a district: never read from the data
+
+
+@bounded_cache(8)
+def district(users: int, n: int, statistic: str, seed: int):
+    """A synthetic district (lmdk.population.fleet): one home's series, or the sum or mean over all homes per
+    hour (lmdk.aggregate), with its declared landmarks."""
+    from lmdk.aggregate import build
+    from lmdk.landmarks import parse_rule
+    from lmdk.population.fleet import synthetic_fleet
+    from lmdk.population.input import frame_source
+
+    fleet = synthetic_fleet(users, n, (0.05, 0.6), rng=seed)
+    if statistic == "one":
+        from lmdk.population.explore import user_series
+
+        series = user_series(frame_source(fleet.table), 0, name="home 0 of the district")
+        series = type(series)(frame=series.frame, kind="values", units="kWh", name=series.name)
+    else:
+        agg = build(frame_source(fleet.table), statistic, value_range=DISTRICT_RANGE, bin="1h")
+        series = agg.to_series(units="kWh")
+        series = type(series)(frame=series.frame, kind="values", units="kWh",
+                              name=f"the {statistic} over {users:,} homes of the district")
+    return series, np.asarray(parse_rule(DISTRICT_RULE).indices(series), dtype=np.int64)
+
+
 @bounded_cache(MAX_ENTRIES)
 def detect(token: str, detector: str, params: tuple, _series=None) -> np.ndarray:
     """Landmarks from a detector of lmdk.landmarks; ``token`` identifies the series in the cache key."""
@@ -191,6 +218,10 @@ def current() -> Current | None:
                 ss[state.SYN_DISTRIBUTION], float(ss[state.SYN_CORRELATION]), int(ss[state.SYN_SEED]))
         series, synthetic_landmarks = synthetic(*args)
         identity = "synthetic:" + ":".join(map(str, args))
+    elif source == "district":
+        dist = (int(ss[state.DIST_USERS]), int(ss[state.DIST_N]), ss[state.DIST_STATISTIC], int(ss[state.DIST_SEED]))
+        series, synthetic_landmarks = district(*dist)
+        identity = "district:" + ":".join(map(str, dist))
     else:
         from lmdk.data import resample
 

@@ -46,7 +46,7 @@ ALL_SCHEME_NAMES = SCHEME_NAMES + BASELINE_NAMES  # = lmdk.schemes.ALL_SCHEMES (
 DISTRIBUTION_NAMES = ("skewed", "symmetric", "bimodal", "uniform")
 
 # ---------------------------------------------------------------- configuration keys (in the URL)
-SOURCE = "source"  # "sample" | "synthetic" | "upload"
+SOURCE = "source"  # "sample" | "synthetic" | "district" | "upload"
 SAMPLE = "sample"  # name of a bundled sample (lmdk.data.SAMPLES)
 LENGTH = "n"  # use n events of a sample / upload (from START on)
 START = "from"  # first event of the window (position in the possibly aggregated series; the HUE sample and uploads)
@@ -58,6 +58,11 @@ SYN_FRACTION = "syn_frac"  # landmark share of a synthetic series
 SYN_DISTRIBUTION = "syn_dist"
 SYN_CORRELATION = "syn_corr"  # temporal correlation of the synthetic series, 0..1
 SYN_SEED = "syn_seed"
+DIST_USERS = "d_users"  # the synthetic district: how many homes
+DIST_N = "d_n"  # hours
+DIST_STATISTIC = "d_stat"  # "one" (one home's own series) | "sum" | "mean" over all homes
+DIST_SEED = "d_seed"
+DIST_STATISTICS = ("one", "sum", "mean")
 LANDMARKS = "lm"  # the landmark set, encoded by lmdk.present.views.encode_landmarks
 SCHEMES = "schemes"  # selected subset of ALL_SCHEME_NAMES
 MECHANISM = "mech"
@@ -124,9 +129,11 @@ POP_SHARE = "pop_share"  # (low, high) landmark share of the fleet's users
 POP_FLEET_SEED = "pop_fseed"
 POP_RULE = "pop_rule"  # the landmark rule applied to every user; None = the source's default
 POP_SCHEME = "pop_scheme"  # the scheme of the per-user scatter
+POP_DISTRICT_RULE = "pop_district"  # the declared landmark rule of the population's total; None = DISTRICT_RULE
 
 # ---------------------------------------------------------------- session-only keys (never in the URL)
 SERIES_UPLOAD = "_upload_series"  # the Series parsed from this session's upload
+TOTAL_OF_USERS = "_total_of_users"  # {"hash", "relation"}: SERIES_UPLOAD is a statistic over many users (its relation)
 UPLOAD_ERROR = "_upload_error"
 UPLOAD_FILE_NAME = "_upload_file_name"  # the upload's name, for the generated script (run it beside the file)
 IMPORT_DETECTION = "_import_detection"  # lmdk.data.mapping.Detection of this session's upload (the proposal)
@@ -322,7 +329,7 @@ def _experiment(text: str) -> Any:
 
 
 PARAMS: dict[str, Param] = {
-    SOURCE: Param("sample", _choice(("sample", "synthetic", "upload"))),
+    SOURCE: Param("sample", _choice(("sample", "synthetic", "district", "upload"))),
     SAMPLE: Param("hue", lambda t: t if t.replace("-", "").replace("_", "").isalnum() and len(t) < 40 else None),
     LENGTH: Param(1_000, _number(int, N_MIN, N_MAX)),
     START: Param(0, _number(int, 0, 10**9)),
@@ -334,6 +341,10 @@ PARAMS: dict[str, Param] = {
     SYN_DISTRIBUTION: Param("uniform", _choice(DISTRIBUTION_NAMES)),
     SYN_CORRELATION: Param(0.5, _number(float, 0.0, 0.99)),
     SYN_SEED: Param(1, _number(int, 0, SEED_MAX)),
+    DIST_USERS: Param(200, _number(int, 2, 2_000)),
+    DIST_N: Param(672, _number(int, N_MIN, 5_000)),
+    DIST_STATISTIC: Param("sum", _choice(DIST_STATISTICS)),
+    DIST_SEED: Param(1, _number(int, 0, SEED_MAX)),
     LANDMARKS: Param(None, _landmarks, lambda v: encode_landmarks(v)),
     SCHEMES: Param(list(SCHEME_NAMES), _subset(ALL_SCHEME_NAMES), lambda v: ",".join(v)),
     MECHANISM: Param(None, _choice(("laplace", "randomized_response", "planar_laplace")), lambda v: v or ""),
@@ -387,6 +398,7 @@ PARAMS: dict[str, Param] = {
     POP_FLEET_SEED: Param(1, _number(int, 0, SEED_MAX)),
     POP_RULE: Param(None, _rule, lambda v: v or ""),
     POP_SCHEME: Param("adaptive", _choice(SCHEME_NAMES)),
+    POP_DISTRICT_RULE: Param(None, _rule, lambda v: v or ""),
     EX_FIGURE: Param("fig7", _experiment),
     EX_REPETITIONS: Param(3, _number(int, 1, REPETITIONS_MAX)),
     EX_SEED: Param(0, _number(int, 0, SEED_MAX)),

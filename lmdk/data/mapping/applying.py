@@ -43,6 +43,9 @@ def apply(source, spec: ImportSpec | dict, *, name: str = "", max_bytes: int = M
 def apply_parsed(raw: bytes, filename: str, spec: ImportSpec, parsed=None, *, name: str = "",
                  max_rows: int = MAX_ROWS, audience: str = "api") -> Series:
     """``apply`` for bytes in memory; ``parsed`` is what ``detect_parsed`` read from them (None: read them)."""
+    from lmdk.data.read import decode_input
+
+    raw, filename = decode_input(raw, filename)  # .csv.gz, UTF-16 ("Unicode text") → UTF-8 text
     import hashlib
 
     from lmdk.data.columns import to_series

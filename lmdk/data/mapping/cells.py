@@ -55,10 +55,10 @@ def parses_as_dates(column: pd.Series) -> bool:
 
 def datetime_text(frame: pd.DataFrame, time_col: str, date_col: str | None) -> pd.Series:
     """The text to parse: the time column, or 'date time' from two columns."""
-    time = frame[time_col].astype(str).str.strip()
-    if date_col is None:
+    time = frame[time_col].astype(object).astype(str).str.strip()  # via object: a Parquet datetime64[s] column's
+    if date_col is None:                                            # astype(str) can stay a DatetimeArray
         return time
-    return frame[date_col].astype(str).str.strip() + " " + time
+    return frame[date_col].astype(object).astype(str).str.strip() + " " + time
 
 
 UNIT_WORDS = {"kwh", "wh", "mwh", "kw", "w", "mw", "v", "a", "va", "var", "m", "km", "c", "°c", "%", "l", "m3"}

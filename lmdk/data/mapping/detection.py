@@ -58,6 +58,9 @@ def detect_parsed(raw: bytes, filename: str = "", *, max_rows: int = MAX_ROWS,
     ``apply_parsed`` need not read the file again (``load_series``)."""
     if kind is not None and kind not in KINDS:
         raise DataError(f"kind must be 'auto' or one of {', '.join(KINDS)}, not {kind!r}")
+    from lmdk.data.read import decode_input
+
+    raw, filename = decode_input(raw, filename)  # .csv.gz, UTF-16 ("Unicode text") → UTF-8 text
     check_not_binary_format(raw)
     layout_table = _known_layout(raw, filename, max_rows)
     if layout_table is not None:
@@ -187,8 +190,9 @@ def _propose(frame: pd.DataFrame, spec: ImportSpec, wanted: str | None = None) -
     candidates: tuple[str, ...] = ()
     if kind != "contacts":
         from lmdk.data.columns import repeat_columns
+        from lmdk.data.mapping.cells import datetime_text
 
-        times = frame[time_col] if date_col is None else frame[date_col] + " " + frame[time_col]
+        times = datetime_text(frame, time_col, date_col)
         skip = used | {value_col, lat, lon}
         candidates = tuple(repeat_columns(frame[[c for c in cols if c not in skip]], times))
         if candidates and entity_col is None:

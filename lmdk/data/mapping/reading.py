@@ -61,6 +61,9 @@ def read_table(body: bytes, spec: ImportSpec, max_rows: int = MAX_ROWS) -> pd.Da
 def table_frame(raw: bytes, spec: ImportSpec, *, filename: str = "", max_rows: int = MAX_ROWS) -> pd.DataFrame:
     """A table-layout file's cells as text, read with ``spec``'s delimiter, decimal mark, header and skipped lines
     (Parquet: its columns as text)."""
+    from lmdk.data.read import decode_input
+
+    raw, filename = decode_input(raw, filename)
     if raw[:4] == b"PAR1":
         return _parquet_frame(raw, filename, max_rows)
     return read_table(check_text(raw), spec, max_rows)
@@ -132,7 +135,10 @@ def _zoned(parsed: pd.Series, zone: str | None, *, already_utc: bool) -> pd.Seri
     if isinstance(parsed.dtype, pd.DatetimeTZDtype):
         return parsed.dt.tz_convert("UTC")
     if zone:
-        return parsed.dt.tz_localize(zone, ambiguous="NaT", nonexistent="NaT").dt.tz_convert("UTC")
+        # an autumn clock change repeats an hour on the wall clock: a time's first row is daylight time, its second
+        # standard time (as a local-time export writes them); the hour skipped in spring does not exist (NaT)
+        first = ~parsed.duplicated(keep="first").to_numpy()
+        return parsed.dt.tz_localize(zone, ambiguous=first, nonexistent="NaT").dt.tz_convert("UTC")
     if already_utc:
         return parsed.dt.tz_localize("UTC")
     return parsed
