@@ -361,3 +361,20 @@ def test_discrete_sampler_options_are_checked():
     snap = schemes.release(bits, L, "adaptive", 1.0, protects=lmdk.relation.FLIP, mechanism="randomized_response",
                            rng=3)
     assert np.array_equal(rr.values, snap.values)  # randomized response: the same full-precision flip
+
+
+def test_repeated_budget_rows_are_calibrated_once_with_the_same_draws():
+    """release_common.discrete_cells calibrates one row when every repetition has the same budgets (unpublished
+    cells may hold 0, as skip's): the values are those of calibrating every published cell."""
+    from lmdk import release_common
+
+    row = np.where(np.arange(200) % 10 == 0, 0.0, np.where(np.arange(200) % 7 == 0, 0.05, 0.2))
+    budgets = np.tile(row, (30, 1))
+    published = budgets > 0
+    x = np.random.default_rng(4).uniform(0, 10, 200)
+    fast = release_common.discrete_cells(x, budgets, published, 10.0, (0.0, 10.0), np.random.default_rng(5))
+    xs = np.broadcast_to(x, budgets.shape)
+    cal = dl._calibrate(budgets[published], 10.0, 0.0, 10.0)
+    slow = np.array(xs)
+    slow[published] = dl.on_grid(xs[published], cal, dl.discrete_laplace(cal.scale, 1, np.random.default_rng(5)))
+    assert np.array_equal(fast, slow)
