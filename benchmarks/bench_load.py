@@ -1,4 +1,5 @@
-"""Classroom load on one server (issue 15 §4): K sessions on Schemes & utility, each changing ε every 10 s.
+"""Classroom load on one server (issue 15 §4, issue 34): K sessions on one page (Schemes & utility unless
+``--page`` names others), each changing ε every 10 s.
 
 Every session is a headless protocol client (benchmarks/streamlit_client.py): it opens the page, then every
 PERIOD seconds (random phase) moves the ε slider to an option it has not shown yet and waits for the server's
@@ -12,6 +13,11 @@ rendering is excluded; the server is measured alone:
 * server RSS at the end.
 
     python benchmarks/bench_load.py --sessions 1 10 30 [--duration 60] [--period 10]
+    python benchmarks/bench_load.py --sessions 30 --page schemes_utility temporal_loss dummy_landmarks audit \
+        spatiotemporal_events
+
+Every page in ``PAGES`` is moved by its own ε slider; a page whose charts record ε (``layout.meta``) must show
+the new one, and no page may raise. The table's last column names the page.
 
 Target (issue 15): 30 sessions, p95 of an ε change under 2 s on this 2-core machine.
 """
@@ -32,6 +38,9 @@ from browser_support import streamlit_process
 from streamlit_client import Session, chart_epsilons
 
 TICK = os.sysconf("SC_CLK_TCK")
+PAGES = {"schemes_utility": "w_eps", "temporal_loss": "w_eps", "dummy_landmarks": "w_eps", "audit": "w_eps",
+         "spatiotemporal_events": "w_st_eps"}
+"""URL path of each measured page -> the key of its ε select_slider (Adversary lab is ``audit``)."""
 
 
 def cpu_seconds(pid: int) -> float:
@@ -59,15 +68,17 @@ def percentile(values: list[float], q: float) -> float:
 
 
 async def student(url: str, k: int, steady: asyncio.Event, duration: float, period: float,
-                  rng: random.Random, opens: list, changes: list, failures: list) -> None:
+                  rng: random.Random, opens: list, changes: list, failures: list,
+                  page: str = "schemes_utility") -> None:
     """One session: open the page within the first period, then, once every session is open, change ε every
     period for ``duration`` seconds (the steady phase starts when the last session opened, however long that
     took on a loaded machine)."""
     await asyncio.sleep(rng.uniform(0, period))
-    async with Session(url, "schemes_utility", query=f"seed={k + 1}") as s:
-        opens.append((await s.load(expect="w_eps")).seconds)
+    slider = PAGES[page]
+    async with Session(url, page, query=f"seed={k + 1}") as s:
+        opens.append((await s.load(expect=slider)).seconds)
         await steady.wait()
-        labels = s.options("w_eps")
+        labels = s.options(slider)
         order = [lab for lab in labels if lab != "1"]
         rng.shuffle(order)
         next_at = time.monotonic() + rng.uniform(0, period)
@@ -75,21 +86,23 @@ async def student(url: str, k: int, steady: asyncio.Event, duration: float, peri
         while order and next_at < end:
             await asyncio.sleep(max(0.0, next_at - time.monotonic()))
             label = order.pop()
-            run = await s.set_slider("w_eps", label)
-            if run.exceptions or chart_epsilons(run) != {float(label)}:
+            run = await s.set_slider(slider, label)
+            shown = chart_epsilons(run)
+            if run.exceptions or (shown and shown != {float(label)}) or (page == "schemes_utility" and not shown):
                 failures.append((k, label, run.exceptions, chart_epsilons(run)))
             changes.append(run.seconds)
             next_at += period
 
 
-async def classroom(url: str, pid: int, sessions: int, duration: float, period: float, seed: int) -> dict:
+async def classroom(url: str, pid: int, sessions: int, duration: float, period: float, seed: int,
+                    page: str = "schemes_utility") -> dict:
     """Run K sessions against the server at ``url`` (process ``pid``); returns the measurements."""
     rng = random.Random(seed)
     opens, changes, failures = [], [], []
     steady = asyncio.Event()
     t0 = time.monotonic()
     tasks = [asyncio.create_task(student(url, k, steady, duration, period,
-                                         random.Random(rng.random()), opens, changes, failures))
+                                         random.Random(rng.random()), opens, changes, failures, page))
              for k in range(sessions)]
     while len(opens) < sessions and not any(t.done() for t in tasks):
         await asyncio.sleep(0.05)
@@ -105,18 +118,18 @@ async def classroom(url: str, pid: int, sessions: int, duration: float, period: 
             "open_p50": percentile(opens, 50), "open_p95": percentile(opens, 95), "opened_in": opened_in,
             "p50": percentile(changes, 50), "p95": percentile(changes, 95), "max": max(changes, default=float("nan")),
             "cpu_per_interaction": server_cpu / max(n, 1), "server_load": server_cpu / wall,
-            "client_load": client_cpu / wall, "rss_mb": rss_mb(pid)}
+            "client_load": client_cpu / wall, "rss_mb": rss_mb(pid), "page": page}
 
 
 def row(r: dict) -> str:
     """One Markdown table row of a classroom result."""
     return (f"| {r['sessions']} | {r['interactions']} | {r['p50']:.2f} | {r['p95']:.2f} | {r['max']:.2f} | "
             f"{r['cpu_per_interaction']:.3f} | {r['server_load']:.2f} | {r['open_p50']:.1f} / {r['open_p95']:.1f} | "
-            f"{r['rss_mb']:.0f} | {len(r['failures'])} |")
+            f"{r['rss_mb']:.0f} | {len(r['failures'])} | {r.get('page', 'schemes_utility')} |")
 
 
 HEADER = ("| sessions | ε changes | p50 (s) | p95 (s) | max (s) | server CPU s / change | server cores busy | "
-          "open p50 / p95 (s) | RSS (MB) | failures |\n|---|---|---|---|---|---|---|---|---|---|")
+          "open p50 / p95 (s) | RSS (MB) | failures | page |\n|---|---|---|---|---|---|---|---|---|---|---|")
 
 
 def main() -> None:
@@ -125,14 +138,19 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=60.0, help="steady phase, seconds")
     parser.add_argument("--period", type=float, default=10.0, help="seconds between a session's ε changes")
     parser.add_argument("--seed", type=int, default=0, help="phases and option orders of the sessions")
+    parser.add_argument("--page", nargs="+", default=["schemes_utility"], choices=sorted(PAGES),
+                        help="pages to measure, one after another (default: Schemes & utility)")
     args = parser.parse_args()
+    print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores", flush=True)
     print(HEADER)
-    for k in args.sessions:
-        with streamlit_process() as (url, proc):  # a fresh server per K: no warm cache from the previous K
-            result = asyncio.run(classroom(url, proc.pid, k, args.duration, args.period, args.seed))
-        print(row(result), flush=True)
-        for failure in result["failures"][:5]:
-            print("  failure:", failure, file=sys.stderr)
+    for page in args.page:
+        for k in args.sessions:
+            with streamlit_process() as (url, proc):  # a fresh server per K and page: no warm cache
+                result = asyncio.run(classroom(url, proc.pid, k, args.duration, args.period, args.seed, page))
+            print(row(result), flush=True)
+            for failure in result["failures"][:5]:
+                print("  failure:", failure, file=sys.stderr)
+    print(f"load average after: {os.getloadavg()[0]:.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -45,7 +45,9 @@ class Session:
     async def __aenter__(self) -> Session:
         host = urlparse(self.base_url).netloc
         self._ws = await connect(f"ws://{host}/_stcore/stream", subprotocols=["streamlit"],
-                                 origin=self.base_url, max_size=None, compression=None)
+                                 origin=self.base_url, max_size=None, compression=None,
+                                 ping_interval=None)  # as a browser: no keepalive pings, whose 20 s timeout
+        # closed sessions of a loaded server (1011 keepalive ping timeout) while it was still working on their run
         return self
 
     async def __aexit__(self, *exc) -> None:

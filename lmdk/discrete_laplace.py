@@ -27,19 +27,25 @@ so two clamped values at most Δ apart land at most ⌊Δ/g⌋ + 1 = Δ_int grid
 output q + Z is ε-DP for the relation. Step 1 is applied to the input and step 4 to the output alone, so the
 first keeps neighbours neighbours and the second is post-processing (Dwork & Roth 2014, Proposition 2.1).
 (c) Sampling: Z is drawn by Canonne, Kamath & Steinke, "The Discrete Gaussian for Differential Privacy"
-(NeurIPS 2020): Algorithm 1 for every Bernoulli(exp(−γ)) with rational γ, and Algorithm 2 for Lap_Z(t/s),
-X = t·V + U, Y = ⌊X/s⌋, a sign, a restart at "−0". Its U (P(U = u) ∝ e^(−u/t) on {0..t−1}) is taken as
-⌊t·F⌋ with F the fractional part of an Exp(1) variable, whose first 32 bits are Algorithm 2's own U for
-t = 2^32 and whose further bits are drawn the same way when a floor needs them: the same law, and only the
-final floor depends on t (so Adaptive can draw everything else ahead, :class:`LockstepNoise`). Every draw is a
-uniform integer — a 64-bit word of the Generator's bit generator reduced by exact rejection
-(:mod:`lmdk.discrete_laplace_kernel`), or ``Generator.integers``, which does the same — and every decision an
-integer comparison: no floating-point number touches the randomness, so Z has exactly the law of (a), and the
-output's low bits carry nothing (there are none beyond g). How much randomness is drawn never depends on x.
+(NeurIPS 2020), Algorithm 2 for Lap_Z(t/s): X = t·V + U, Y = ⌊X/s⌋, a sign, a restart at "−0". Its V (the
+Bernoulli(exp(−1)) successes before the first failure: P(V ≥ v) = e^(−v)) and U (P(U = u) ∝ e^(−u/t) on
+{0..t−1}) are taken as V = ⌊E⌋ and U = ⌊t·F⌋ for one E ~ Exp(1) with fractional part F (P(⌊E⌋ ≥ v) = e^(−v);
+P(⌊t·F⌋ = u) ∝ ∫ e^−f over [u/t, (u+1)/t) ∝ e^(−u/t); ⌊E⌋ and F are independent): the same law, and only the
+final floor depends on t (so Adaptive can draw everything else ahead, :class:`LockstepNoise`). E's first
+digits come from uniform integers by exact comparisons (:mod:`lmdk.discrete_laplace_kernel`): ⌊64·E⌋ by
+comparing a 64-bit word, a uniform real's first digits, with the integers ⌊2^64·e^(−a/64)⌋ (equality, of
+probability 2^−64, compares further words with further digits), F's next 26 digits by Algorithm 1's exact
+Bernoulli(exp(−γ)), and further digits of F when a floor needs them. Every draw is a uniform integer — a
+64-bit word of the Generator's bit generator, reduced by exact rejection where needed, or ``Generator.integers``,
+which does the same — and every decision an integer comparison: no floating-point number touches the
+randomness, so Z has exactly the law of (a), and the output's low bits carry nothing (there are none beyond g).
+How much randomness is drawn never depends on x.
 
 Speed: each entry's sample is drawn by a compiled loop (numba) from consecutive raw words of its Generator, one
-sample after another (:mod:`lmdk.discrete_laplace_kernel`); only the rare floors that need more bits of F, and
-their restarts, run in Python afterwards. A population batch draws each row from its own Generator.
+sample after another, about two 64-bit words each (:mod:`lmdk.discrete_laplace_kernel`): under 2× numpy's
+textbook Laplace for the same count (``benchmarks/bench_sampler_ratio.py``). Only the rare ties and floors that
+need more digits, and their restarts, run in Python afterwards. A population batch draws each row from its own
+Generator.
 """
 from __future__ import annotations
 
@@ -114,8 +120,8 @@ def bernoulli_exp(num, den, rng=None) -> np.ndarray:
 
 
 _ONE = np.ones(1, dtype=np.int64)
-HALVES_PER_SAMPLE = 11
-"""32-bit numbers drawn ahead per sample (about ten are used on average; the stream is extended when it runs
+HALVES_PER_SAMPLE = 5
+"""32-bit numbers drawn ahead per sample (about four are used on average; the stream is extended when it runs
 out, see :mod:`lmdk.discrete_laplace_kernel`)."""
 
 
@@ -125,34 +131,76 @@ def _stream(gen: np.random.Generator, count: int) -> np.ndarray:
     return gen.bit_generator.random_raw(-(-count // 2)).view(np.uint32)
 
 
-def _laplace_stream(t: np.ndarray, s: np.ndarray, count: int, gen: np.random.Generator) -> np.ndarray:
-    """``count`` samples of Lap_Z(t/s) (t, s: int64, one per entry or one for all), every entry's sample from
-    consecutive numbers of ``gen`` (the compiled kernel); the rare floors that need more bits of F are refined
-    afterwards from ``gen`` itself, in entry order."""
+def _drive(kernel_fn, t: np.ndarray, s: np.ndarray, count: int, gen: np.random.Generator):
+    """Run a kernel (``laplace_stream`` or ``parts_stream``) over ``count`` entries from consecutive numbers of
+    ``gen``: one block drawn ahead, extended from where the unfinished sample started whenever it runs out (so
+    no sample depends on the block's size). Returns (out, pending or ties, A, G, B)."""
     from lmdk import discrete_laplace_kernel as kernel
 
-    bits = FRACTION_BITS
     out = np.empty(count, dtype=np.int64)
-    unsure = np.zeros(count, dtype=bool)
-    unsure_v = np.empty(count, dtype=np.int64)
-    unsure_f = np.empty(count, dtype=np.uint64)
-    unsure_b = np.empty(count, dtype=np.int64)
+    pending = np.zeros(count, dtype=np.int64)
+    a = np.empty(count, dtype=np.int64)
+    g = np.empty(count, dtype=np.uint64)
+    b = np.empty(count, dtype=np.int64)
     halves = _stream(gen, count * HALVES_PER_SAMPLE + 64)
     first = 0
     while True:
-        status, stop, start = kernel.laplace_stream(t, s, first, count, halves, bits, out, unsure, unsure_v,
-                                                    unsure_f, unsure_b)
+        status, stop, start = kernel_fn(t, s, first, count, halves, FRACTION_BITS, out, pending, a, g, b)
         if status == kernel.OK:
-            break
+            return out, pending, a, g, b
         halves = np.concatenate((halves[start:], _stream(gen, (count - stop) * HALVES_PER_SAMPLE + 64)))
         first = stop
-    for i in np.flatnonzero(unsure).tolist():
+
+
+def _tie(a: int, gen: np.random.Generator) -> bool:
+    """Whether u < e^(−a/64) when U = T_a (the kernel's tie): further 64-bit numbers of ``gen`` against the further
+    binary digits of 2^64·e^(−a/64), one word at a time, until they differ (exact, Python integers)."""
+    from lmdk.discrete_laplace_kernel import exp_digits
+
+    words = 2
+    while True:
+        digit = exp_digits(a, words) & (2**64 - 1)
+        w = int(gen.integers(0, 2**64, dtype=np.uint64))
+        if w != digit:
+            return w < digit
+        words += 1
+
+
+def _resolved(a: int, tie: int, gen: np.random.Generator) -> int:
+    """A of a sample whose U tied with T_tie (tie > 0; A as the kernel returned it), else A itself."""
+    from lmdk.discrete_laplace_kernel import LIMIT, STEPS
+
+    if tie > 0 and _tie(tie, gen):
+        a += 1
+        if tie == LIMIT:  # A ≥ L: L plus a fresh ⌊64·E⌋ (memorylessness)
+            v, f = _scalar_parts(32, gen)
+            a += STEPS * v + (f >> 26)
+    return a
+
+
+def _fraction(a: np.ndarray, g: np.ndarray, bits: int) -> np.ndarray:
+    """F_b: the first b digits of (A mod 64)·2^26 + G (the kernel's ``fraction``, vectorised)."""
+    f32 = ((a.astype(np.uint64) & np.uint64(63)) << np.uint64(26)) | g
+    return f32 >> np.uint64(32 - bits)
+
+
+def _laplace_stream(t: np.ndarray, s: np.ndarray, count: int, gen: np.random.Generator) -> np.ndarray:
+    """``count`` samples of Lap_Z(t/s) (t, s: int64, one per entry or one for all), every entry's sample from
+    consecutive numbers of ``gen`` (the compiled kernel); the rare ties and floors that need more bits of F are
+    finished afterwards from ``gen`` itself, in entry order."""
+    from lmdk import discrete_laplace_kernel as kernel
+
+    bits = FRACTION_BITS
+    out, pending, a, g, b = _drive(kernel.laplace_stream, t, s, count, gen)
+    for i in np.flatnonzero(pending).tolist():
         ti, si = int(t[i if t.size > 1 else 0]), int(s[i if s.size > 1 else 0])
-        y = (ti * int(unsure_v[i]) + _refined_floor(ti, int(unsure_f[i]), bits, gen)) // si
-        if unsure_b[i] == 1 and y == 0:  # −0: a fresh sample
+        ai = _resolved(int(a[i]), int(pending[i]), gen)
+        f = int(_fraction(np.array([ai]), g[i:i + 1], bits)[0])
+        y = (ti * (ai >> 6) + _refined_floor(ti, f, bits, gen)) // si
+        if b[i] == 1 and y == 0:  # −0: a fresh sample
             out[i] = _scalar_laplace(ti, si, gen)
         else:
-            out[i] = -y if unsure_b[i] == 1 else y
+            out[i] = -y if b[i] == 1 else y
     return out
 
 
@@ -160,17 +208,10 @@ def _parts_stream(count: int, gen: np.random.Generator) -> tuple[np.ndarray, np.
     """(V, F_b, B) of ``count`` samples from consecutive words of ``gen`` (none depends on the scale t)."""
     from lmdk import discrete_laplace_kernel as kernel
 
-    v = np.zeros(count, dtype=np.int64)
-    f = np.zeros(count, dtype=np.uint64)
-    b = np.zeros(count, dtype=np.int64)
-    words = _stream(gen, count * HALVES_PER_SAMPLE + 64)
-    first = 0
-    while True:
-        status, stop, start = kernel.parts_stream(first, words, FRACTION_BITS, v, f, b)
-        if status == kernel.OK:
-            return v, f, b.astype(np.int8)
-        words = np.concatenate((words[start:], _stream(gen, (count - stop) * HALVES_PER_SAMPLE + 64)))
-        first = stop
+    _, ties, a, g, b = _drive(kernel.parts_stream, _ONE, _ONE, count, gen)
+    for i in np.flatnonzero(ties).tolist():
+        a[i] = _resolved(int(a[i]), int(ties[i]), gen)
+    return a >> 6, _fraction(a, g, FRACTION_BITS), b.astype(np.int8)
 
 
 def _below(m: int, gen: np.random.Generator) -> int:
@@ -222,26 +263,32 @@ def _floor_scaled(t: np.ndarray, v: np.ndarray, f: np.ndarray, gen_of) -> np.nda
     return x
 
 
+def _scalar_parts(bits: int, gen: np.random.Generator) -> tuple[int, int]:
+    """(V, F_b) of one sample by Algorithm 1 with Python integers, one draw at a time: V the Bernoulli(exp(−1))
+    successes before the first failure, F_b uniform on {0..2^b−1} accepted with Bernoulli(exp(−F_b/2^b))."""
+    v = 0
+    while True:  # Bernoulli(exp(−1)): Algorithm 1's K-loop from K = 2 (Bernoulli(1/1) always succeeds)
+        k = 2
+        while gen.integers(0, k) == 0:
+            k += 1
+        if not k & 1:
+            break
+        v += 1
+    while True:
+        f = int(gen.integers(0, 2**bits))
+        k = 1
+        while gen.integers(0, 2**bits * k) < f:
+            k += 1
+        if k & 1:
+            return v, f
+
+
 def _scalar_laplace(t: int, s: int, gen: np.random.Generator) -> int:
-    """One sample of :func:`discrete_laplace` with Python integers (a lockstep row's restart): the same steps —
-    V, F_b, B, the floor (refined if needed), the restart at −0 — one draw at a time."""
+    """One sample of :func:`discrete_laplace` with Python integers (a restart): the same law — V, F_b, B, the floor
+    (refined if needed), the restart at −0 — one draw at a time."""
     bits = FRACTION_BITS
     while True:
-        v = 0
-        while True:  # Bernoulli(exp(−1)): Algorithm 1's K-loop from K = 2 (Bernoulli(1/1) always succeeds)
-            k = 2
-            while gen.integers(0, k) == 0:
-                k += 1
-            if not k & 1:
-                break
-            v += 1
-        while True:  # F_b: uniform on {0..2^b−1}, accepted with Bernoulli(exp(−F_b/2^b))
-            f = int(gen.integers(0, 2**bits))
-            k = 1
-            while gen.integers(0, 2**bits * k) < f:
-                k += 1
-            if k & 1:
-                break
+        v, f = _scalar_parts(bits, gen)
         b = int(gen.integers(0, 2))
         y = (t * v + _refined_floor(t, f, bits, gen)) // s
         if not (b == 1 and y == 0):

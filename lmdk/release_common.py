@@ -121,7 +121,15 @@ def discrete_cells(x, budgets: np.ndarray, published: np.ndarray, sensitivity: f
 
     xs = np.broadcast_to(x, budgets.shape)
     values = np.array(xs, dtype=np.float64)
-    cal = dl._calibrate(budgets[published], sensitivity, *value_range)
+    if budgets.ndim == 2 and budgets.shape[0] > 1 and np.array_equal(budgets, np.broadcast_to(budgets[:1],
+                                                                                               budgets.shape)):
+        # repetitions of a data-independent scheme: one row's calibration, taken per published cell's column
+        columns = np.nonzero(published)[1]
+        used = np.zeros(budgets.shape[1], dtype=bool)
+        used[columns] = True  # only published columns are calibrated (the others may hold budget 0)
+        cal = dl._calibrate(np.where(used, budgets[0], 1.0), sensitivity, *value_range).take(columns)
+    else:
+        cal = dl._calibrate(budgets[published], sensitivity, *value_range)
     values[published] = dl.on_grid(xs[published], cal, dl.discrete_laplace(cal.scale, 1, rng))
     return values
 

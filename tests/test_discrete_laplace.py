@@ -111,6 +111,46 @@ def test_one_in_k_is_exact_and_rejects_the_uneven_tail():
     assert stats.binomtest(sum(kernel._one_in(3, halves, i)[0] for i in range(20_000)), 20_000, 0.4).pvalue < ALPHA
 
 
+def test_the_exponential_is_read_off_exact_thresholds_and_ties_go_further():
+    """A = ⌊64·E⌋ from one 64-bit number U: the thresholds are ⌊2^64·e^(−a/64)⌋; U equal to one is a tie, resolved
+    by further words against the further digits of e^(−a/64) (a 1 with probability their fraction); U below T_L
+    draws A again and adds L (memorylessness)."""
+    from lmdk import discrete_laplace_kernel as kernel
+
+    for a in (1, 64, 700, kernel.LIMIT):
+        assert abs(int(kernel.THRESHOLDS[a]) / 2**64 - np.exp(-a / 64)) < 1e-15
+        assert kernel.exp_digits(a, 2) >> 64 == int(kernel.THRESHOLDS[a])
+
+    def halves(*words):
+        return np.array(words, dtype=np.uint64).view(np.uint32)
+
+    for a in (1, 5, 300):
+        t_a = int(kernel.THRESHOLDS[a])
+        assert kernel._steps(halves(t_a - 1), 0) == (a, 0, 2)
+        assert kernel._steps(halves(t_a), 0) == (a - 1, a, 2)
+        assert kernel._steps(halves(t_a + 1), 0) == (a - 1, 0, 2)
+    assert kernel._steps(halves(0, 2**64 - 1), 0) == (kernel.LIMIT, 0, 4)
+    assert kernel._steps(halves(0), 0)[2] == -1  # the stream ended: the caller extends it
+    gen = np.random.default_rng(2)
+    p = (kernel.exp_digits(3, 2) & (2**64 - 1)) / 2**64
+    hits = sum(dl._tie(3, gen) for _ in range(20_000))
+    assert stats.binomtest(hits, 20_000, p).pvalue > ALPHA
+    assert stats.binomtest(hits, 20_000, p + 0.03).pvalue < ALPHA
+
+
+def test_a_tie_resolves_to_its_two_neighbours_in_law():
+    """The Python end of a tie: A stays or moves up by one with the probability of the threshold's further digits;
+    a tie at the last threshold adds a fresh ⌊64·E⌋ after L."""
+    from lmdk import discrete_laplace_kernel as kernel
+
+    gen = np.random.default_rng(12)
+    a = np.array([dl._resolved(2, 3, gen) for _ in range(4000)])
+    p = (kernel.exp_digits(3, 2) & (2**64 - 1)) / 2**64
+    assert set(a.tolist()) <= {2, 3} and stats.binomtest(int((a == 3).sum()), 4000, p).pvalue > ALPHA
+    tail = [dl._resolved(kernel.LIMIT - 1, kernel.LIMIT, np.random.default_rng(s)) for s in range(40)]
+    assert min(tail) >= kernel.LIMIT - 1
+
+
 def test_population_rows_draw_from_their_own_generator():
     """discrete_laplace_rows: row r's samples are what discrete_laplace gives from generators[r] alone."""
     rows = np.repeat([0, 1, 2], [500, 0, 700])
@@ -321,3 +361,20 @@ def test_discrete_sampler_options_are_checked():
     snap = schemes.release(bits, L, "adaptive", 1.0, protects=lmdk.relation.FLIP, mechanism="randomized_response",
                            rng=3)
     assert np.array_equal(rr.values, snap.values)  # randomized response: the same full-precision flip
+
+
+def test_repeated_budget_rows_are_calibrated_once_with_the_same_draws():
+    """release_common.discrete_cells calibrates one row when every repetition has the same budgets (unpublished
+    cells may hold 0, as skip's): the values are those of calibrating every published cell."""
+    from lmdk import release_common
+
+    row = np.where(np.arange(200) % 10 == 0, 0.0, np.where(np.arange(200) % 7 == 0, 0.05, 0.2))
+    budgets = np.tile(row, (30, 1))
+    published = budgets > 0
+    x = np.random.default_rng(4).uniform(0, 10, 200)
+    fast = release_common.discrete_cells(x, budgets, published, 10.0, (0.0, 10.0), np.random.default_rng(5))
+    xs = np.broadcast_to(x, budgets.shape)
+    cal = dl._calibrate(budgets[published], 10.0, 0.0, 10.0)
+    slow = np.array(xs)
+    slow[published] = dl.on_grid(xs[published], cal, dl.discrete_laplace(cal.scale, 1, np.random.default_rng(5)))
+    assert np.array_equal(fast, slow)

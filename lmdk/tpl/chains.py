@@ -9,9 +9,9 @@ Two exact strategies:
   2-state matrix, whose two candidate points lie on a slope-1 line). In y = e^α one step is the linear-fractional map
   y ↦ e^{ε_k}·(Q·y + 1 − Q)/(D·y + 1 − D), i.e. the 2×2 matrix [[Q, 1−Q], [e^{−ε_k}D, e^{−ε_k}(1−D)]]
   up to scale. A chain is a product of such matrices applied to y = 1 (a restart, since L(0) = 0),
-  so all chains of all start points come from segmented prefix products, computed with a
-  log-depth (Hillis–Steele) scan over the whole array. All entries are non-negative, so the
-  products carry no cancellation: relative error ≈ 2·log2(n)·1e-16.
+  so all chains of all start points come from segmented prefix products, computed in one compiled pass
+  (numba) over the whole array. All entries are non-negative, so the products carry no cancellation:
+  relative error ≈ 2·(segment length)·1e-16.
 * Direct recursion (any other L): one numpy step per timestamp, vectorised over the chains of a
   stretch; chains that have converged to within 1e-13 are continued as one (see _shared_chains).
 
@@ -20,6 +20,7 @@ Arrays are (rows, n): rows are repetitions, each its own series.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from lmdk.tpl.loss import LossFunction, _evaluate
 
@@ -40,27 +41,31 @@ def _step_matrices(loss: LossFunction, budgets: np.ndarray) -> tuple[np.ndarray,
     return np.full(budgets.shape, q), np.full(budgets.shape, 1.0 - q), decay * dd, decay * (1.0 - dd)
 
 
-def _segmented_scan(a, b, c, d, starts: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Inclusive products X_k = M_k·X_{k−1} along the flat axis, restarting where ``starts`` is True."""
-    a, b, c, d = (np.array(x, dtype=float, copy=True) for x in (a, b, c, d))
-    n = a.size
-    idx = np.arange(n)
-    seg = np.maximum.accumulate(np.where(starts, idx, 0))
-    step = 1
-    while step < n:
-        k = idx[step:][idx[step:] - step >= seg[step:]]
-        if k.size == 0:
-            break
-        j = k - step
+@njit(cache=True, nogil=True)
+def _scan_kernel(a, b, c, d, starts):
+    """In place: X_k = M_k·X_{k−1} (X_k = M_k at a start), each product divided by its largest entry."""
+    for k in range(a.size):
+        if starts[k]:
+            continue
         ak, bk, ck, dk = a[k], b[k], c[k], d[k]
-        aj, bj, cj, dj = a[j], b[j], c[j], d[j]
+        aj, bj, cj, dj = a[k - 1], b[k - 1], c[k - 1], d[k - 1]
         na = ak * aj + bk * cj
         nb = ak * bj + bk * dj
         nc = ck * aj + dk * cj
         nd = ck * bj + dk * dj
-        scale = np.maximum(np.maximum(na, nb), np.maximum(nc, nd))  # > 0: every row of a step has a positive entry
+        scale = max(max(na, nb), max(nc, nd))  # > 0: every row of a step has a positive entry
         a[k], b[k], c[k], d[k] = na / scale, nb / scale, nc / scale, nd / scale
-        step *= 2
+
+
+def _segmented_scan(a, b, c, d, starts: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Inclusive products X_k = M_k·X_{k−1} along the flat axis, restarting where ``starts`` is True (index 0
+    always starts). One compiled pass (numba); the products are known up to a positive scale, which every caller
+    divides out (it reads ratios)."""
+    a, b, c, d = (np.array(x, dtype=float, copy=True) for x in (a, b, c, d))
+    flags = np.array(starts, dtype=np.bool_, copy=True)
+    if flags.size:
+        flags[0] = True
+    _scan_kernel(a, b, c, d, flags)
     return a, b, c, d
 
 
