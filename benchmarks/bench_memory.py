@@ -88,6 +88,7 @@ def _upload_session(context, url: str, tmp: Path, mb: float, seed: int) -> None:
     page.locator(".st-key-upload_file input[type='file']").set_input_files(str(file))
     # files up to 110,000 rows are taken whole (issue 28), so the caption reads the file's own length
     page.wait_for_function(f"() => document.body.innerText.includes('n = {rows:,} events')", timeout=120_000)
+    wait_idle(page, timeout=120_000)  # the upload's run has ended: on a loaded machine its charts draw for seconds
     page.locator("[data-testid='stSidebarNav'] a", has_text="Schemes & utility").click()  # same session
     page.wait_for_function("() => document.body.innerText.includes('Budget per timestamp')", timeout=120_000)
     wait_idle(page, timeout=120_000)

@@ -51,5 +51,5 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: (item.path.name not in LONGEST, item.path not in heavy))
 
 
-# the every-page accessibility passes at 1024 and 1920 px: minutes each, so one starts on each worker at once
-LONGEST = ("test_browser_a11y.py", "test_browser_a11y_wide.py")
+# the two halves of the every-page accessibility check (each view at 1024 and 1920 px): one starts on each worker
+LONGEST = ("test_browser_a11y.py", "test_browser_a11y_more.py")

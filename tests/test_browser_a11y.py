@@ -4,7 +4,9 @@ landmarks from the keyboard, the budget chart's legend clear of its headings at 
 axe-core is the copy bundled with ``axe-playwright-python`` (no network). Every page of app.py's PAGES registry —
 pages added later included — is checked at a projector's 1024 px and a desktop's 1920 px with its charts' "Show
 data" expanders open; a violation of impact *critical* or *serious* fails the test with the rule, the element
-and axe's advice. Screenshots: test-artifacts/screenshots/a11y_*.png.
+and axe's advice. Each view is loaded once and the window resized (the layout is CSS; nothing reruns); this module
+checks half of the views, test_browser_a11y_more.py the other half. Screenshots:
+test-artifacts/screenshots/page_*.png and a11y_*.png.
 """
 from __future__ import annotations
 
@@ -86,10 +88,14 @@ def _page_shape(page, slug: str, title: str, i: int, width: int) -> list[str]:
 
 
 def _open_show_data(page) -> None:
-    """Open every chart's "Show data" expander (client-side: no rerun), so axe checks the tables too."""
-    for summary in page.locator(f"{TEXT_ALTERNATIVES} [data-testid='stExpander'] summary").all():
-        if summary.locator("xpath=..").get_attribute("open") is None:
-            summary.click()
+    """Open every chart's "Show data" expander (client-side: no rerun), so axe checks the tables too: one click
+    per closed expander in the page's own script (a round trip each from Playwright took ~2 s a page)."""
+    selector = f"{TEXT_ALTERNATIVES} [data-testid='stExpander'] details"
+    closed = page.evaluate("(s) => { const c = [...document.querySelectorAll(s)].filter(d => !d.open);"
+                           " c.forEach(d => d.querySelector('summary').click()); return c.length; }", selector)
+    if closed:
+        page.wait_for_function("(s) => [...document.querySelectorAll(s)].every(d => d.open)", arg=selector,
+                               timeout=30_000)
     page.wait_for_timeout(300)
 
 
@@ -131,32 +137,63 @@ def axe_findings(page, where: str) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("width", [1024])  # a classroom projector; a desktop's 1920 px: test_browser_a11y_wide.py
-def test_every_page_loads_passes_axe_and_describes_every_chart(page, app_url, width):
+WIDTHS = (1024, 1920)  # a classroom projector, a desktop screen
+
+
+def views_of_module(module: int) -> list[tuple[str, str, str, int | None]]:
+    """Every other view: this module (0) and test_browser_a11y_more.py (1) split the views, so that xdist
+    (--dist loadfile keeps a module on one worker) checks the two halves side by side; pages added later fall into
+    one of them by their place in the registry."""
+    return _views()[1 - module::2]
+
+
+def _view_id(view: tuple[str, str, str, int | None]) -> str:
+    slug, query, _title, i = view
+    return (slug or "home") + ("" if i is not None else "-" + query.split("&")[1].split("=")[1])
+
+
+def _resize(page, width: int) -> None:
+    """The window at ``width`` × 900 px; Streamlit lays out in CSS and the charts redraw on the resize event, with
+    no rerun, so the page is the one a fresh load at this width shows."""
+    page.set_viewport_size({"width": width, "height": 900})
+    page.wait_for_timeout(500)
+    wait_idle(page)
+
+
+@pytest.mark.parametrize("view", views_of_module(0), ids=_view_id)
+def test_every_page_loads_passes_axe_and_describes_every_chart(page, app_url, view):
     """Also the every-page load check (one pass over the pages instead of two): no exception (open_page), a title,
     the landmark status, no overflow, a screenshot per page and width."""
-    check_every_page(page, app_url, width)
+    check_view(page, app_url, view)
 
 
-def check_every_page(page, app_url: str, width: int) -> None:
-    """Every view at ``width`` px: the checks of test_every_page_loads_passes_axe_and_describes_every_chart."""
+def check_view(page, app_url: str, view: tuple[str, str, str, int | None]) -> None:
+    """One view at 1024 and 1920 px, loaded once (the window resized in between): as it first shows, its shape at
+    both widths (_page_shape, screenshots page_NN_slug_WIDTH.png); every chart with a text alternative that is a
+    sentence; then with every "Show data" table open, no critical or serious axe finding at either width
+    (screenshots a11y_slug_WIDTH.png)."""
     assert len(registered_pages()) >= 3
+    slug, query, title, i = view
     problems: list[str] = []
-    for slug, query, title, i in _views():
-        page.set_viewport_size({"width": width, "height": 900})
-        open_page(page, app_url, slug, query)
+    page.set_viewport_size({"width": WIDTHS[0], "height": 900})
+    open_page(page, app_url, slug, query)
+    for width in WIDTHS:
+        if width != WIDTHS[0]:
+            _resize(page, width)
         if i is not None:
             problems += _page_shape(page, slug, title, i, width)
-        charts = page.locator(CHARTS).count()
-        described = page.locator(TEXT_ALTERNATIVES).count()
-        if described != charts:
-            problems.append(f"{title} at {width} px: {charts} charts/maps but {described} text alternatives "
-                            "(ui.charts.alt_text.describe after each st.plotly_chart / st.pydeck_chart)")
-        for box in page.locator(TEXT_ALTERNATIVES).all():
-            said = box.locator("[data-testid='stCaptionContainer']").first.inner_text()
-            if len(said) < 20 or not said.rstrip().endswith("."):
-                problems.append(f"{title} at {width} px: a chart's summary is not a sentence: {said!r}")
-        _open_show_data(page)
+    # the charts and their text alternatives are the same elements at every width (no rerun in between)
+    charts = page.locator(CHARTS).count()
+    described = page.locator(TEXT_ALTERNATIVES).count()
+    if described != charts:
+        problems.append(f"{title}: {charts} charts/maps but {described} text alternatives "
+                        "(ui.charts.alt_text.describe after each st.plotly_chart / st.pydeck_chart)")
+    for box in page.locator(TEXT_ALTERNATIVES).all():
+        said = box.locator("[data-testid='stCaptionContainer']").first.inner_text()
+        if len(said) < 20 or not said.rstrip().endswith("."):
+            problems.append(f"{title}: a chart's summary is not a sentence: {said!r}")
+    _open_show_data(page)
+    for width in reversed(WIDTHS):  # the window is at the last width now
         _full_height(page, width)
         problems += axe_findings(page, f"{title} at {width} px")
         screenshot(page, f"a11y_{slug or 'home'}{'_' + query.split('&')[1].split('=')[1] if i is None else ''}_{width}")

@@ -58,15 +58,6 @@ def assert_rendered_through_app(state: dict) -> None:
     assert "Landmarks" in state["status"] and " of " in state["status"], state["status"]
 
 
-def test_schemes_deep_link_on_a_fresh_server(browser_context):
-    with deep_link(browser_context, "schemes_utility?eps=0.5&reps=10", "deeplink_schemes") as (state, page):
-        assert_rendered_through_app(state)
-        assert state["h1"].startswith("Schemes"), state["h1"]
-        assert thumb(page, "w_eps") == "0.5"
-        assert page.locator(".st-key-w_reps input").input_value() == "10"
-        assert "/schemes_utility" in state["url"] and "eps=0.5" in state["url"], state["url"]
-
-
 def test_priste_deep_link_on_a_fresh_server(browser_context):
     link = "spatiotemporal_events?st_eps=0.5&st_t=15&st_cell=1000&st_reps=2&st_kind=pattern"
     with deep_link(browser_context, link, "deeplink_priste") as (state, page):
@@ -80,10 +71,13 @@ def test_priste_deep_link_on_a_fresh_server(browser_context):
         assert "st_eps=0.5" in state["url"] and "/spatiotemporal_events" in state["url"], state["url"]
 
 
-def test_simultaneous_first_requests_all_render_through_app(browser_context):
-    """Several deep links arriving together on a fresh server (some start while ``ui`` is already imported)."""
+def test_schemes_deep_link_first_then_simultaneous_ones_all_render_through_app(browser_context):
+    """The Schemes deep link as a fresh server's first request, with two more arriving together with it (some start
+    while ``ui`` is already imported): each renders through app.py with its settings; the Schemes one shows its
+    title, ε and repetitions and keeps them in its URL."""
     small = "n=200&reps=5"  # keep the first runs cheap on a shared machine
-    links = {f"schemes_utility?eps=0.5&{small}": ("w_eps", "0.5"), f"temporal_loss?eps=2&{small}": ("w_eps", "2"),
+    first = "schemes_utility?eps=0.5&reps=10"
+    links = {first: ("w_eps", "0.5"), f"temporal_loss?eps=2&{small}": ("w_eps", "2"),
              "experiments?ex_fig=fig8&ex_reps=2": ("w_ex_reps", "2")}
     with streamlit_server() as url:
         pages = [browser_context.new_page() for _ in links]
@@ -95,6 +89,11 @@ def test_simultaneous_first_requests_all_render_through_app(browser_context):
                 assert_rendered_through_app({"exceptions": exceptions(page), "nav": text(page, NAV),
                                              "status": text(page, ".st-key-landmark_status")})
                 assert thumb(page, key) == shown, link
+            page = pages[0]
+            assert text(page, "h1").startswith("Schemes"), text(page, "h1")
+            assert page.locator(".st-key-w_reps input").input_value() == "10"
+            assert "/schemes_utility" in page.url and "eps=0.5" in page.url, page.url
+            screenshot(page, "deeplink_schemes")
         finally:
             for page in pages:
                 page.close()

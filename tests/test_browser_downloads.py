@@ -1,4 +1,6 @@
-"""Browser test: every download button on every page delivers a file that parses (deferred ones included)."""
+"""Browser test: every download button on every page delivers a file that parses (deferred ones included); the
+HTML reports open offline; the Schemes page's files reproduce from the CLI, its releases to hand out are fresh and
+recorded in the session ledger. One page load per page: every check of a page runs on the files of one visit."""
 from __future__ import annotations
 
 import io
@@ -36,125 +38,54 @@ def check(name: str, data: bytes) -> None:
         raise AssertionError(f"unexpected download {name}")
 
 
-@pytest.mark.parametrize("path", PAGES)
-def test_every_download_button_delivers_a_parsable_file(context, app_url, path):
-    page = context.new_page()
-    try:
-        page.goto(f"{app_url}/{path}")
-        wait_idle(page, timeout=120_000)
-        buttons = page.locator("[data-testid='stDownloadButton'] button:not([disabled]):visible")
-        count = buttons.count()
-        assert count >= {"": 2, "data_landmarks": 2, "schemes_utility": 5, "temporal_loss": 3, "dummy_landmarks": 4,
-                         "spatiotemporal_events": 2, "experiments": 2}[path]
-        names = []
-        for i in range(count):
-            with page.expect_download(timeout=60_000) as info:
-                buttons.nth(i).click()
-            download = info.value
-            assert download.failure() is None, download.failure()
-            with open(download.path(), "rb") as handle:
-                check(download.suggested_filename, handle.read())
-            names.append(download.suggested_filename)
-        assert not exceptions(page)
-        if path == "schemes_utility":
-            assert "runconfig.json" in names and any(n.startswith("release_") for n in names)
-    finally:
-        page.close()
+# (charts drawn, text it must hold) of the HTML report of each page in PAGES that offers one; the Schemes page's is
+# checked in test_stakeholder_walk_cold_link_headline_report_and_script
+REPORTS = {
+    "": (1, ("With ε = 1", "Budget εₜ per timestamp")),
+    "temporal_loss": (3, ("With ε = 1",)),
+    "spatiotemporal_events": (2, ("Plain location noise", "PriSTE", "mean distance (m)")),
+    "dummy_landmarks": (4, ("known to be a regular event", "Mean absolute error without and with dummies")),
+}
+# a click reruns the page (deferred files are built then, a release to hand out is drawn): 60 s ran out once while
+# both workers were loaded
+CLICK_MS = 180_000
 
 
-def test_cli_reproduces_the_apps_demonstration_csv_from_its_runconfig(context, app_url, tmp_path):
-    """The RunConfig downloaded from the Schemes page + lmdk release --seed give the page's CSV byte for byte."""
-    from lmdk import cli
-
-    page = context.new_page()
-    try:
-        page.goto(f"{app_url}/schemes_utility?schemes=uniform,adaptive&reps=5&seed=3")
-        wait_idle(page, timeout=120_000)
-        files = {}
-        for label in ("RunConfig (JSON)", "Demonstration release (seed)"):
-            with page.expect_download(timeout=60_000) as info:
-                page.get_by_role("button", name=label).click()
-            files[label] = str(info.value.path())
-        config = json.loads(open(files["RunConfig (JSON)"], "rb").read())
-        assert config["seed"] == 3 and config["repetitions"] == 5
-        out = tmp_path / "cli.csv"
-        code = cli.main(["release", "sample:hue", "--config", files["RunConfig (JSON)"], "--scheme", "adaptive",
-                         "--seed", str(config["seed"]), "--out", str(out), "--quiet"])
-        assert code == 0
-        assert out.read_bytes() == open(files["Demonstration release (seed)"], "rb").read()
-    finally:
-        page.close()
+def download(page, button) -> tuple[str, bytes]:
+    """Click a download button; (suggested file name, content) of the file it delivers."""
+    with page.expect_download(timeout=CLICK_MS) as info:
+        button.click()
+    file = info.value
+    assert file.failure() is None, file.failure()
+    with open(file.path(), "rb") as handle:
+        return file.suggested_filename, handle.read()
 
 
-def test_each_click_on_the_release_to_hand_out_is_a_new_release(context, app_url):
-    """Drawn on click from fresh entropy: two clicks give two different releases, clamped to the public limit,
-    neither equal to the demonstration release of the seed."""
-    page = context.new_page()
-    try:
-        page.goto(f"{app_url}/schemes_utility?schemes=skip&reps=5&eps=10&rhi=8")  # public range 0–8 kWh
-        wait_idle(page, timeout=120_000)
-        frames = []
-        for label in ("Release to hand out (CSV)", "Release to hand out (CSV)", "Demonstration release (seed)"):
-            # a click reruns the page and draws the release; 60 s ran out once while both workers were loaded
-            with page.expect_download(timeout=180_000) as info:
-                page.get_by_role("button", name=label).click()
-            frames.append(pd.read_csv(info.value.path(), comment="#"))
-        first, second, demo = (f["released"].to_numpy() for f in frames)
-        assert len(first) == len(second) == len(demo)
-        assert (first != second).mean() > 0.5 and (first != demo).mean() > 0.5
-        assert 0 <= first.min() and first.max() <= 8 and 0 <= second.min() and second.max() <= 8
-        assert not exceptions(page)
-    finally:
-        page.close()
+def every_download(page) -> list[tuple[str, str, bytes]]:
+    """Click every enabled, visible download button of the page; each file parses as what its name says
+    (check). Returns (button label, file name, content) of each, in the page's order."""
+    buttons = page.locator("[data-testid='stDownloadButton'] button:not([disabled]):visible")
+    files = []
+    for i in range(buttons.count()):
+        label = buttons.nth(i).inner_text().strip().splitlines()[-1]  # after the icon's name, if any
+        name, data = download(page, buttons.nth(i))
+        check(name, data)
+        files.append((label, name, data))
+    return files
 
 
-def test_two_releases_handed_out_make_the_session_ledger_show_two(context, app_url):
-    """Each click on the release to hand out is recorded in the session ledger: its total reads 2 releases and
-    2 ε after two clicks, and the ledger downloaded from the app sums up with lmdk ledger."""
-    from lmdk import ledger
-
-    page = context.new_page()
-    try:
-        page.goto(f"{app_url}/schemes_utility?schemes=adaptive&reps=5&eps=1")
-        wait_idle(page, timeout=120_000)
-        panel = page.locator(".st-key-ledger_panel")
-        for _ in range(2):
-            with page.expect_download(timeout=180_000):
-                page.get_by_role("button", name="Release to hand out (CSV)").click()
-            wait_idle(page)
-        metrics = panel.get_by_test_id("stMetricValue").all_inner_texts()
-        assert metrics[:2] == ["2", "2"], metrics
-        with page.expect_download(timeout=60_000) as info:
-            page.get_by_role("button", name="Privacy ledger (JSON Lines)").click()
-        totals = ledger.compose(ledger.read(info.value.path()))
-        assert totals["releases"] == 2 and totals["epsilon_basic"] == 2.0
-        assert not exceptions(page)
-    finally:
-        page.close()
+def file_of(files: list[tuple[str, str, bytes]], label: str) -> bytes:
+    """The content delivered by the one button labelled ``label``."""
+    (data,) = [data for said, _, data in files if said == label]
+    return data
 
 
-REPORTS = [  # (page and query, charts drawn, text the report must hold)
-    ("schemes_utility?schemes=user,uniform,adaptive&reps=10", 3, ("With ε = 1", "Mean absolute error")),
-    ("temporal_loss", 3, ("With ε = 1",)),
-    ("", 1, ("With ε = 1", "Budget εₜ per timestamp")),
-    ("spatiotemporal_events", 2, ("Plain location noise", "PriSTE", "mean distance (m)")),
-    ("dummy_landmarks", 4, ("known to be a regular event", "Mean absolute error without and with dummies")),
-]
+def check_report_offline(context, report, charts: int, holds, name: str, with_data: bool) -> None:
+    """The HTML report opens from file:// with the network cut: at least ``charts`` interactive charts drawn, the
+    verdict ("satisfies") and every text of ``holds``, no data table unless ``with_data`` allows it, nothing
+    fetched; screenshot report_offline_NAME_1024."""
+    from browser_support import screenshot
 
-
-@pytest.mark.parametrize("path,charts,holds", REPORTS, ids=[r[0].split("?")[0] or "overview" for r in REPORTS])
-def test_report_opens_offline_with_headline_verdicts_and_interactive_charts(context, app_url, tmp_path, path,
-                                                                            charts, holds):
-    page = context.new_page()
-    try:
-        page.goto(f"{app_url}/{path}")
-        wait_idle(page, timeout=120_000)
-        with page.expect_download(timeout=60_000) as info:
-            page.get_by_role("button", name="Report (HTML)").click()
-        report = tmp_path / "report.html"
-        info.value.save_as(str(report))
-    finally:
-        page.close()
     offline = context.new_page()
     requests = []
     offline.route("**/*", lambda route: (requests.append(route.request.url),
@@ -166,17 +97,81 @@ def test_report_opens_offline_with_headline_verdicts_and_interactive_charts(cont
                                   timeout=60_000)
         body = offline.inner_text("body")
         assert "satisfies" in body and all(h in body for h in holds), body[:600]
-        assert "timestamp" not in body.lower() or "time span" in body or "synthetic" in body or not path  # no data
+        assert "timestamp" not in body.lower() or "time span" in body or "synthetic" in body or with_data  # no data
         assert [u for u in requests if not u.startswith("file:")] == []  # nothing fetched from a network
         offline.set_viewport_size({"width": 1024, "height": 900})
-        from browser_support import screenshot
-        screenshot(offline, f"report_offline_{path.split('?')[0] or 'overview'}_1024")
+        screenshot(offline, f"report_offline_{name}_1024")
     finally:
         offline.close()
 
 
+@pytest.mark.parametrize("path", [p for p in PAGES if p != "schemes_utility"])  # Schemes: the test below
+def test_every_download_button_delivers_a_parsable_file(context, app_url, tmp_path, path):
+    """Every download button of the page delivers a file that parses; the page's HTML report (REPORTS) is the one
+    clicked here, then opened offline (one page load for both checks)."""
+    page = context.new_page()
+    try:
+        page.goto(f"{app_url}/{path}")
+        wait_idle(page, timeout=120_000)
+        files = every_download(page)
+        assert len(files) >= {"": 2, "data_landmarks": 2, "temporal_loss": 3, "dummy_landmarks": 4,
+                              "spatiotemporal_events": 2, "experiments": 2}[path], [label for label, _, _ in files]
+        assert not exceptions(page)
+    finally:
+        page.close()
+    if path in REPORTS:
+        report = tmp_path / "report.html"
+        report.write_bytes(file_of(files, "Report (HTML)"))
+        charts, holds = REPORTS[path]
+        check_report_offline(context, report, charts, holds, path or "overview", with_data=not path)
+
+
+def test_schemes_downloads_reproduce_hand_out_new_releases_and_fill_the_ledger(context, app_url, tmp_path):
+    """One Schemes page (skip, ε = 10, public range 0–8 kWh, seed 3), every download button clicked, then:
+    the RunConfig + lmdk release --seed give the page's demonstration CSV byte for byte; each click on the release
+    to hand out draws from fresh entropy (two clicks, two different releases, clamped to the public limit, neither
+    equal to the demonstration release of the seed); the session ledger records each (its total reads 2 releases
+    and 2 × 10 ε) and the ledger downloaded from the app sums up with lmdk ledger."""
+    from lmdk import cli, ledger
+
+    page = context.new_page()
+    try:
+        page.goto(f"{app_url}/schemes_utility?schemes=skip&reps=5&seed=3&eps=10&rhi=8")
+        wait_idle(page, timeout=120_000)
+        files = every_download(page)  # the release to hand out among them: the first release handed out
+        names = [name for _, name, _ in files]
+        assert len(files) >= 5 and "runconfig.json" in names and any(n.startswith("release_") for n in names)
+        config_path = tmp_path / "runconfig.json"
+        config_path.write_bytes(file_of(files, "RunConfig (JSON)"))
+        demo_csv = file_of(files, "Demonstration release (seed)")
+        first = file_of(files, "Release to hand out (CSV)")
+        _, second = download(page, page.get_by_role("button", name="Release to hand out (CSV)"))
+        wait_idle(page)
+        metrics = page.locator(".st-key-ledger_panel").get_by_test_id("stMetricValue").all_inner_texts()
+        assert metrics[:2] == ["2", "20"], metrics
+        _, jsonl = download(page, page.get_by_role("button", name="Privacy ledger (JSON Lines)"))
+        assert not exceptions(page)
+    finally:
+        page.close()
+    config = json.loads(config_path.read_bytes())
+    assert config["seed"] == 3 and config["repetitions"] == 5
+    out = tmp_path / "cli.csv"
+    code = cli.main(["release", "sample:hue", "--config", str(config_path), "--scheme", "skip",
+                     "--seed", str(config["seed"]), "--out", str(out), "--quiet"])
+    assert code == 0
+    assert out.read_bytes() == demo_csv
+    one, two, demo = (pd.read_csv(io.BytesIO(b), comment="#")["released"].to_numpy() for b in (first, second, demo_csv))
+    assert len(one) == len(two) == len(demo)
+    assert (one != two).mean() > 0.5 and (one != demo).mean() > 0.5
+    assert 0 <= one.min() and one.max() <= 8 and 0 <= two.min() and two.max() <= 8
+    (tmp_path / "ledger.jsonl").write_bytes(jsonl)
+    totals = ledger.compose(ledger.read(tmp_path / "ledger.jsonl"))
+    assert totals["releases"] == 2 and totals["epsilon_basic"] == 20.0
+
+
 def test_stakeholder_walk_cold_link_headline_report_and_script(browser_context, app_url, tmp_path):
-    """Someone opens a shared link cold, reads the headline, takes the report and reruns the script."""
+    """Someone opens a shared link cold, reads the headline, takes the report (it opens offline with the headline
+    and the three schemes' charts) and reruns the script."""
     import os
     import subprocess
     import sys
@@ -193,15 +188,14 @@ def test_stakeholder_walk_cold_link_headline_report_and_script(browser_context, 
         assert main.index("With ε = 0.1") < main.index("Budget per timestamp")  # the headline comes first
         shown = page.evaluate("() => { const d = document.querySelector('.st-key-mae_chart .js-plotly-plot').data[0];"
                               " return [Array.from(d.y), Array.from(d.x)]; }")
-        with page.expect_download(timeout=60_000) as info:
-            page.get_by_role("button", name="Report (HTML)").click()
-        assert "With ε = 0.1" in open(info.value.path(), encoding="utf-8").read()
-        with page.expect_download(timeout=60_000) as info:
-            page.get_by_role("button", name="Reproduce in Python (script)").click()
+        report = tmp_path / "report.html"
+        report.write_bytes(download(page, page.get_by_role("button", name="Report (HTML)"))[1])
         script = tmp_path / "reproduce_schemes.py"
-        info.value.save_as(str(script))
+        script.write_bytes(download(page, page.get_by_role("button", name="Reproduce in Python (script)"))[1])
     finally:
         page.close()
+    check_report_offline(browser_context, report, 3, ("With ε = 0.1", "Mean absolute error"), "schemes_utility",
+                         with_data=False)
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path,
                           env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert done.returncode == 0, done.stderr

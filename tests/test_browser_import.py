@@ -47,6 +47,9 @@ def wait_text(page, text: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(HARDEST))
 def test_hardest_real_files_load_through_the_import_step(context, app_url, name):
+    """Each file loads (its caption, no exception, no error, no field names of the mapping shown; screenshot at
+    1400 px); on the same page, the German export and the two-taxi file then walk through a changed setting
+    (FOLLOW_UP)."""
     page = context.new_page()
     try:
         upload(page, app_url, name)
@@ -55,44 +58,43 @@ def test_hardest_real_files_load_through_the_import_step(context, app_url, name)
         body = page.inner_text("body")
         assert "entity=" not in body and "kind=" not in body
         screenshot(page, f"import_{Path(name).stem}_1400")
+        if name in FOLLOW_UP:
+            FOLLOW_UP[name](page)
     finally:
         page.close()
 
 
-def test_german_export_walks_through_a_changed_setting_at_1024_and_1920(context, app_url):
-    page = context.new_page()
-    try:
-        name = "uci_hourly_kwh_excel_de_bom_semicolon_decimalcomma.csv"
-        upload(page, app_url, name, width=1024)
-        assert "2006-12-16 17:00:00 → 2006-12-18 06:00:00" in page.inner_text("body")
-        open_settings(page)
-        zone = page.locator(".st-key-imp_timezone input")
-        zone.fill("Europe/Berlin")
-        zone.press("Tab")
-        page.get_by_role("button", name="Apply import settings").click()
-        wait_text(page, "2006-12-16 16:00:00+00:00")  # 17:00 in Berlin (CET) is 16:00 UTC
-        assert not exceptions(page)
-        screenshot(page, "import_german_export_1024")
-        page.set_viewport_size({"width": 1920, "height": 1000})
-        wait_idle(page)
-        screenshot(page, "import_german_export_1920")
-    finally:
-        page.close()
+def german_export_changes_a_setting_at_1024_and_1920(page) -> None:
+    page.set_viewport_size({"width": 1024, "height": 900})
+    wait_idle(page)
+    assert "2006-12-16 17:00:00 → 2006-12-18 06:00:00" in page.inner_text("body")
+    open_settings(page)
+    zone = page.locator(".st-key-imp_timezone input")
+    zone.fill("Europe/Berlin")
+    zone.press("Tab")
+    page.get_by_role("button", name="Apply import settings").click()
+    wait_text(page, "2006-12-16 16:00:00+00:00")  # 17:00 in Berlin (CET) is 16:00 UTC
+    assert not exceptions(page)
+    screenshot(page, "import_german_export_1024")
+    page.set_viewport_size({"width": 1920, "height": 1000})
+    wait_idle(page)
+    screenshot(page, "import_german_export_1920")
 
 
-def test_two_taxi_file_picks_the_other_taxi_in_a_select_box(context, app_url):
-    page = context.new_page()
-    try:
-        upload(page, app_url, "tdrive_taxi1_and_2_combined.txt")
-        open_settings(page)
-        page.locator(".st-key-imp_entity [role='combobox']").click()
-        page.get_by_role("option", name="1 — 16 rows").click()
-        page.get_by_role("button", name="Apply import settings").click()
-        wait_text(page, "n = 14 events")
-        assert not exceptions(page)
-        screenshot(page, "import_tdrive_taxi1")
-    finally:
-        page.close()
+def two_taxi_file_picks_the_other_taxi_in_a_select_box(page) -> None:
+    open_settings(page)
+    page.locator(".st-key-imp_entity [role='combobox']").click()
+    page.get_by_role("option", name="1 — 16 rows").click()
+    page.get_by_role("button", name="Apply import settings").click()
+    wait_text(page, "n = 14 events")
+    assert not exceptions(page)
+    screenshot(page, "import_tdrive_taxi1")
+
+
+FOLLOW_UP = {  # file → what is then done on its page
+    "uci_hourly_kwh_excel_de_bom_semicolon_decimalcomma.csv": german_export_changes_a_setting_at_1024_and_1920,
+    "tdrive_taxi1_and_2_combined.txt": two_taxi_file_picks_the_other_taxi_in_a_select_box,
+}
 
 
 def test_markdown_and_html_in_file_column_and_cell_stay_text(context, app_url, tmp_path):
