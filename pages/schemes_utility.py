@@ -55,8 +55,21 @@ def clamp_range(mechanism: str) -> tuple[float, float] | None:
     return (low, high) if low < high else None
 
 
-def headline(cur, summaries: dict, eps: float, unit: str) -> str:
-    """The page's verdict in plain words (lmdk.present.headlines), above the technical line; returns the text."""
+def data_free_guess(cur, x, mechanism: str):
+    """The data-free guess every error is read against (lmdk.present.headlines.Guess): the middle of the public
+    range; None without a public range or for locations and contacts."""
+    from lmdk.present import headlines
+
+    protected = relation.current(cur)
+    value_range = protected.value_range if protected is not None and mechanism == "laplace" else None
+    if value_range is None:
+        return None
+    return headlines.Guess.of(x, value_range, cur.series.units or protected.unit or "")
+
+
+def headline(cur, summaries: dict, eps: float, unit: str, guess) -> str:
+    """The page's verdict in plain words (lmdk.present.headlines), at most two sentences, and what ε protects
+    under it; returns the headline."""
     from lmdk.present import headlines
 
     words = headlines.event_word(cur.series.kind, headlines.median_step_seconds(cur.series.timestamps))
@@ -67,8 +80,10 @@ def headline(cur, summaries: dict, eps: float, unit: str) -> str:
                                        {s: summ.mae for s, summ in summaries.items()},
                                        {s: summ.satisfies for s, summ in summaries.items()},
                                        text.escape_markdown(protects),
-                                       {s: summ.mae_ci for s, summ in summaries.items()})
+                                       {s: summ.mae_ci for s, summ in summaries.items()}, guess=guess)
     st.markdown(f"##### {text_}")
+    if guess is not None:
+        st.caption(f"Protected: {text.escape_markdown(protects)}, at ε = {eps:g}.")
     return text_
 
 
@@ -127,7 +142,8 @@ def results() -> None:
     protect = relation.options(cur, mechanism)
     summaries = {s: cache.scheme_summary(cur.token, x, cur.landmarks, s, eps, mechanism, reps, seed, w, clamp, protect)
                  for s in chosen}
-    said = headline(cur, summaries, eps, unit)
+    guess = data_free_guess(cur, x, mechanism)
+    said = headline(cur, summaries, eps, unit, guess)
     badges(cur, chosen, summaries, eps)
     baseline_ui.protects_note(chosen, w, cur.n)
 
@@ -174,7 +190,9 @@ def results() -> None:
                                            summaries[s].high[zoomed]) for s in chosen},
                                       cur.landmarks, y_title=y_title, epsilon=eps)
         st.plotly_chart(release_fig, key="release_chart", **charts.PLOTLY_KW)
-        st.caption(f"Black: original; coloured line: median of {reps} repetitions; band: the central 90 % of them.")
+        st.caption(f"Black: original; coloured line: median of {reps} repetitions; band: the central 90 % of them. "
+                   "Each panel keeps the original's own scale; where the noise reaches further, the panel says how "
+                   "far (zoom out with a double click).")
         alt_text.describe("release_chart", alt_text.release_table(
             cur.series.timestamps, x, {s: (summaries[s].median, summaries[s].low, summaries[s].high) for s in chosen},
             value_name=y_title), what=f"Original and released series, {y_title},", over="t",
@@ -189,9 +207,12 @@ def results() -> None:
             row.update(clamped=summ.mae_clamped, clamped_low=summ.mae_clamped_ci[0],
                        clamped_high=summ.mae_clamped_ci[1])
         rows.append(row)
-    mae_fig = charts.mae(rows, unit=unit, epsilon=eps)
+    mae_fig = charts.mae(rows, unit=unit, epsilon=eps, guess=guess.mae if guess is not None else None)
     st.plotly_chart(mae_fig, key="mae_chart", **charts.PLOTLY_KW)
-    st.caption(f"Bars: mean over {reps} repetitions; whiskers: 95 % confidence interval.")
+    st.caption(f"Bars: mean over {reps} repetitions; whiskers: 95 % confidence interval."
+               + (f" Dashed line: the error of guessing {guess.value:g} {unit}, the middle of the public range "
+                  f"{guess.range_text}, without looking at the data — a bar that reaches it tells no more than the "
+                  "range does." if guess is not None else ""))
     alt_text.describe("mae_chart", pd.DataFrame(rows).rename(columns=alt_text.MAE_COLUMNS),
                       what=f"Mean absolute error ({unit}) per scheme")
     if clamp is not None:

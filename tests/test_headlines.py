@@ -58,3 +58,22 @@ def test_overview_headline_names_who_protects_and_who_does_not():
     assert text == ("With ε = 1 and 3 landmarks among 8 events, *user*, *uniform* protect the landmarks together "
                     "— *event* does **not**.")
     assert overview_headline(0.5, 8, 0, {"uniform": True}).endswith("*uniform* protects the landmarks together.")
+
+
+def test_the_schemes_headline_compares_with_the_data_free_guess_and_says_what_would_help():
+    """Issue 35: readings of about 1 kWh in a 0–25 kWh range; user level 12.4 kWh, adaptive 10.7, skip 8.2."""
+    import numpy as np
+
+    x = np.r_[np.zeros(50), np.full(50, 1.8)]
+    guess = headlines.Guess.of(x, (0, 25), "kWh")
+    assert guess.value == 12.5 and guess.mae == 11.6 and guess.range_far_wider
+    mae = {"user": 12.4, "adaptive": 10.7}
+    ok = {"user": True, "adaptive": True}
+    text = headlines.schemes_headline(1.0, 1000, 200, "hours", "kWh", mae, ok, guess=guess)
+    assert "That is **barely better** than guessing 12.5 kWh (the middle of the public range 0–25 kWh)" in text
+    assert "off by 11.6 kWh" in text and "a larger ε" in text and "many users" in text
+    assert text.count(". ") + 1 <= 2, text  # at most two sentences
+    worse = headlines.schemes_headline(1.0, 1000, 200, "hours", "kWh", {"user": 12.4}, {"user": True}, guess=guess)
+    assert "**no better**" in worse and "the public range, not the scheme, sets this error" in worse
+    good = headlines.schemes_headline(1.0, 1000, 200, "hours", "kWh", {"skip": 1.16}, {"skip": True}, guess=guess)
+    assert "10× better than guessing" in good and "would help" not in good
