@@ -134,14 +134,14 @@ def handover(cur, chosen, sel, disclosure, eps, eps_pub, rows, unit, figures) ->
     said = headlines.dummies_headline(int(sel.chosen.size), int(cur.landmarks.size), disclosure.chosen,
                                       headlines.event_word(cur.series.kind,
                                                            headlines.median_step_seconds(cur.series.timestamps)))
-    c1, c2 = st.columns(2)
+    c1 = c2 = widgets.button_row()
     widgets.download_deferred("Report (HTML)", _report,
                               (said, configuration, verdicts, _mae_table(rows, unit), disclosure_table,
                                [charts.figure_spec(f) for f in figures], describe_series(cur.series, cur.n)),
                               key="dl_dummy_report", file_name="lmdk_dummies_report.html", mime="text/html",
                               container=c1, icon=":material/description:")
     name = (ss.get(state.UPLOAD_FILE_NAME) or "YOUR_FILE") if ss[state.SOURCE] == "upload" else None
-    c2.download_button("Reproduce in Python (script)",
+    c2.download_button("Python script",
                        data=dummies_script(config.run_config(cur), method, utility, share, state.SCHEME_NAMES, name),
                        file_name="reproduce_dummies.py", mime="text/x-python", key="dl_dummy_script",
                        on_click="ignore", icon=":material/code:")
@@ -279,11 +279,14 @@ def _page() -> None:
         table=False)
 
     handover(cur, chosen, sel, disclosure, eps, eps_pub, rows, unit, [timeline, opt_fig, budget_fig, mae_fig])
-    d = st.columns(4)
-    widgets.download_figure(timeline, "dummy_timeline", key="dl_dummy_timeline", container=d[0])
-    widgets.download_figure(opt_fig, "dummy_options", key="dl_dummy_options", container=d[1])
-    widgets.download_figure(budget_fig, "dummy_budgets", key="dl_dummy_budgets", container=d[2])
-    widgets.download_figure(mae_fig, "dummy_mae", key="dl_dummy_mae", container=d[3])
+    row = widgets.button_row()
+    widgets.download_figure(timeline, "dummy_timeline", key="dl_dummy_timeline", container=row,
+                            label="Timeline chart (HTML)")
+    widgets.download_figure(opt_fig, "dummy_options", key="dl_dummy_options", container=row,
+                            label="Options chart (HTML)")
+    widgets.download_figure(budget_fig, "dummy_budgets", key="dl_dummy_budgets", container=row,
+                            label="Budget chart (HTML)")
+    widgets.download_figure(mae_fig, "dummy_mae", key="dl_dummy_mae", container=row, label="MAE chart (HTML)")
     st.caption(widgets.PNG_NOTE)
 
 

@@ -51,12 +51,12 @@ for col, (scheme, budget) in zip(cols, example.items(), strict=True):
 verdicts = {s: privacy.satisfies_landmark_privacy(b, landmarks, eps) for s, b in example.items()}
 said = headlines.overview_headline(eps, 8, int(landmarks.size), verdicts)
 st.markdown(said)
-d1, d2 = st.columns(2)
+d1 = d2 = widgets.button_row()
 widgets.download_deferred("Report (HTML)", report.overview_report,
                           (said, eps, landmarks, example, charts.figure_spec(fig)), key="dl_home_report",
                           file_name="lmdk_overview.html", mime="text/html", container=d1,
                           icon=":material/description:")
-d2.download_button("Reproduce in Python (script)", data=reproduce.overview_script(landmarks, eps),
+d2.download_button("Python script", data=reproduce.overview_script(landmarks, eps),
                    file_name="reproduce_overview.py", mime="text/x-python", key="dl_home_script", on_click="ignore",
                    icon=":material/code:")
 st.caption(

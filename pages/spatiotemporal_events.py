@@ -143,13 +143,13 @@ def handover(view: dict, said: str, res, grid, figures) -> None:
                 + saved.to_json() + '""")\n' + load_lines(saved, name)}
     else:
         description = {"data": f"{SOURCE_LABELS[view['source']]} (synthetic, seed {view['trace_seed']})"}
-    c1, c2 = st.columns(2)
+    c1 = c2 = widgets.button_row()
     widgets.download_deferred("Report (HTML)", spatiotemporal_report,
                               (said, configuration, res, float(view["epsilon"]),
                                [charts.figure_spec(f) for f in figures], description), key="dl_priste_report",
                               file_name="lmdk_spatiotemporal_report.html", mime="text/html", container=c1,
                               icon=":material/description:")
-    c2.download_button("Reproduce in Python (script)", data=spatiotemporal_script(view),
+    c2.download_button("Python script", data=spatiotemporal_script(view),
                        file_name="reproduce_spatiotemporal.py", mime="text/x-python", key="dl_priste_script",
                        on_click="ignore", icon=":material/code:")
 
@@ -302,9 +302,9 @@ m2.metric("mean distance, PriSTE", f"{res.priste_distance_m:,.0f} m",
 m3.metric("mean α, PriSTE", f"{res.priste_mean_alpha:.3g} / km", delta=f"{res.priste_mean_alpha - alpha:+.3g}")
 st.caption("Euclidean distance between released and true cell centres, averaged over timestamps and repetitions.")
 
-d = st.columns(2)
-widgets.download_figure(leak_fig, "priste_leakage", key="dl_priste_leak", container=d[0])
-widgets.download_figure(alpha_fig, "priste_alpha", key="dl_priste_alpha", container=d[1])
+row = widgets.button_row()
+widgets.download_figure(leak_fig, "priste_leakage", key="dl_priste_leak", container=row, label="Leakage chart (HTML)")
+widgets.download_figure(alpha_fig, "priste_alpha", key="dl_priste_alpha", container=row, label="α chart (HTML)")
 view = {"source": source, "T": T, "cell_m": cell_m, "side": side, "trace_seed": trace_seed, "estimate": estimate,
         "sigma": sigma, "kind": kind, "window": window, "region": sorted(region), "epsilon": eps, "alpha": alpha,
         "delta": delta, "repetitions": reps, "seed": seed}

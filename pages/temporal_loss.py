@@ -223,10 +223,12 @@ def _page() -> None:
                       what=f"{statistic.capitalize()} over t of the {quantity} loss per landmark distribution",
                       over="landmarks (%)")
 
-    d = st.columns(3)
-    widgets.download_figure(fig1, "temporal_privacy_loss", key="dl_tpl", container=d[0])
-    widgets.download_figure(fig2, "landmark_temporal_privacy_loss", key="dl_ltpl", container=d[1])
-    widgets.download_figure(fig3, "figure9_distributions", key="dl_fig9", container=d[2])
+    row = widgets.button_row()
+    widgets.download_figure(fig1, "temporal_privacy_loss", key="dl_tpl", container=row, label="TPL chart (HTML)")
+    widgets.download_figure(fig2, "landmark_temporal_privacy_loss", key="dl_ltpl", container=row,
+                            label="Landmark TPL chart (HTML)")
+    widgets.download_figure(fig3, "figure9_distributions", key="dl_fig9", container=row,
+                            label="Distributions chart (HTML)")
     maxima = pd.DataFrame({"quantity": ["max TPL", "max overall loss with landmarks", "same without correlation",
                                          "Σ of all budgets"],
                            "value": [float(losses.tpl.max()), float(losses.overall.max()),
@@ -239,7 +241,7 @@ def _page() -> None:
     from lmdk.present.reproduce import tpl_script
 
     name = (ss.get(state.UPLOAD_FILE_NAME) or "YOUR_FILE") if ss[state.SOURCE] == "upload" else None
-    st.download_button("Reproduce in Python (script)", data=tpl_script(config.run_config(cur), scheme, P, name),
+    st.download_button("Python script", data=tpl_script(config.run_config(cur), scheme, P, name),
                        file_name="reproduce_tpl.py", mime="text/x-python", key="dl_tpl_script", on_click="ignore",
                        icon=":material/code:", help="A short script with the lmdk Python API that prints this view's "
                                                     "largest losses (same demonstration seed).")

@@ -48,9 +48,32 @@ def _views() -> list[tuple[str, str, str, int | None]]:
 
 
 # a segmented control's option outside its column (clipped: "Attacker's prior" at 1024 px once), a metric's label or
-# value cut with an ellipsis
-CLIPPED = """() => {
+# value cut with an ellipsis, any other text whose box is narrower than its content where the box hides the rest
+# (ellipsis or hidden overflow: "Chart as H…", "Landmark flags (pri…", "Releases handed …" once), and a chart's legend
+# entry running past the chart's edge ("releas" once)
+CLIPPED = """async () => {
+  await document.fonts.ready;
   const out = [];
+  const main = document.querySelector("[data-testid='stMain']");
+  for (const el of main.querySelectorAll('*')) {
+    if (el.closest('svg, canvas, input, textarea, .js-plotly-plot, [data-testid=stDataFrame]')) continue;
+    const cs = getComputedStyle(el);
+    if (cs.textOverflow !== 'ellipsis' && !['hidden', 'clip'].includes(cs.overflowX)) continue;
+    const r = el.getBoundingClientRect();
+    const text = (el.innerText || '').trim();
+    if (r.width === 0 || r.height === 0 || !text) continue;
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    if (el.scrollWidth > el.clientWidth + 1 || range.getBoundingClientRect().width > r.width + 1)
+      out.push(`text '${text.slice(0, 60)}' cut`);
+  }
+  for (const plot of main.querySelectorAll('.js-plotly-plot')) {
+    const box = plot.getBoundingClientRect();
+    for (const t of plot.querySelectorAll('.legendtext')) {
+      const r = t.getBoundingClientRect();
+      if (r.width > 0 && (r.right > box.right + 1 || r.left < box.left - 1)) out.push(`legend '${t.textContent}' cut`);
+    }
+  }
   for (const group of document.querySelectorAll("[data-testid='stButtonGroup']")) {
     const box = (group.closest('[data-testid=stColumn]') || group.closest('[data-testid=stElementContainer]')
                  || group).getBoundingClientRect();

@@ -197,7 +197,7 @@ def test_stakeholder_walk_cold_link_headline_report_and_script(browser_context, 
             page.get_by_role("button", name="Report (HTML)").click()
         assert "With ε = 0.1" in open(info.value.path(), encoding="utf-8").read()
         with page.expect_download(timeout=60_000) as info:
-            page.get_by_role("button", name="Reproduce in Python (script)").click()
+            page.get_by_role("button", name="Python script").click()
         script = tmp_path / "reproduce_schemes.py"
         info.value.save_as(str(script))
     finally:
