@@ -35,7 +35,7 @@ def page(browser_context):
 
 
 # the same page at fewer trials: its DOM is the same, its cold first run ~4× shorter
-LIGHTER = {"audit": "aud_n=200"}
+LIGHTER = {"adversary_lab": "aud_n=200"}
 
 
 def _views() -> list[tuple[str, str, str, int | None]]:
@@ -56,12 +56,13 @@ CLIPPED = """async () => {
   const out = [];
   const main = document.querySelector("[data-testid='stMain']");
   for (const el of main.querySelectorAll('*')) {
-    if (el.closest('svg, canvas, input, textarea, .js-plotly-plot, [data-testid=stDataFrame]')) continue;
+    // charts and tables scroll or draw their own text; KaTeX's MathML copy is hidden for screen readers on purpose
+    if (el.closest('svg, canvas, input, textarea, .js-plotly-plot, [data-testid=stDataFrame], .katex-mathml')) continue;
     const cs = getComputedStyle(el);
     if (cs.textOverflow !== 'ellipsis' && !['hidden', 'clip'].includes(cs.overflowX)) continue;
     const r = el.getBoundingClientRect();
     const text = (el.innerText || '').trim();
-    if (r.width === 0 || r.height === 0 || !text) continue;
+    if (r.width <= 1 || r.height <= 1 || !text) continue;  // visually hidden (screen-reader) text
     const range = document.createRange();
     range.selectNodeContents(el);
     if (el.scrollWidth > el.clientWidth + 1 || range.getBoundingClientRect().width > r.width + 1)
