@@ -152,14 +152,14 @@ def results() -> None:
     absolute = False
     if cur.n <= charts.BAR_LIMIT:
         absolute = st.toggle("One fixed εₜ axis for every scheme and every ε (logarithmic)",
-                             help="Off: each scheme's panel is scaled to its own largest εₜ.",
+                             help="Off: one linear εₜ axis shared by every scheme (the largest εₜ of any).",
                              **widgets.bind(state.BUDGET_ABSOLUTE))
     budget_fig = charts.budgets({s: summaries[s].budgets for s in chosen}, cur.landmarks, epsilon=eps,
                                 absolute=absolute, window=(first, stop))
     st.plotly_chart(budget_fig, key="budget_chart", **charts.PLOTLY_KW)
     st.caption("εₜ of one run (repetition 1) per scheme; the darker parts are the budgets spent on landmarks, whose "
-               "positions are the black ticks in the strip L on top. Beyond a few hundred timestamps each scheme is a "
-               "row scaled to its own largest εₜ (hover for values). Adaptive's budgets depend on the data and differ "
+               "positions are the black ticks in the strip L on top. All schemes share one εₜ scale: a low row spends "
+               "little budget at each timestamp (hover for values). Adaptive's budgets depend on the data and differ "
                "between repetitions.")
     alt_text.describe("budget_chart", alt_text.budget_table({s: summaries[s].budgets for s in chosen},
                                                             cur.landmarks),
