@@ -214,6 +214,7 @@ def _handover(cur, results: dict, audits: list[dict], said: str, figures: list) 
 
 def _page() -> None:
     st.title("Adversary lab")
+    _explain()  # "What am I looking at?" near the top (issue 35)
     setup = widgets.scheme_page_setup()
     if setup is None:
         return
@@ -254,4 +255,3 @@ def _page() -> None:
 
 
 _page()
-_explain()

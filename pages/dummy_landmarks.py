@@ -150,6 +150,7 @@ def handover(cur, chosen, sel, disclosure, eps, eps_pub, rows, unit, figures) ->
 def _page() -> None:
     ss = st.session_state
     st.title("Dummy landmarks")
+    _explain()  # "What am I looking at?" near the top (issue 35)
     setup = widgets.scheme_page_setup()
     if setup is None:
         return
@@ -291,4 +292,3 @@ def _page() -> None:
 
 
 _page()
-_explain()

@@ -7,6 +7,16 @@ from ui.charts import alt_text, population_charts
 from ui.session import state
 
 st.title("Population")
+explain.explain(
+    "**One policy, many users.** The landmark rule runs on each user's own series, so users differ in how many "
+    "landmarks they get. A scheme such as *uniform* or *adaptive* divides ε over |L| + 1, so a user with many "
+    "landmarks gets little budget per release: when the error reaches that of user-level privacy (ε/n per "
+    "event), the policy has degenerated for that user. *Event* level spends ε on every event and violates "
+    "Theorem 2 for every user with landmarks.\n\n**Same randomness everywhere.** Each user's noise comes from a "
+    "seed derived from (seed, scheme, user), so the command line, Dask and this page give identical releases.",
+    [explain.THEOREM_2],
+    "§2.1 and §3.1–3.2",
+)
 st.caption("A privacy officer applies one policy to every household, taxi or badge. Here: how that policy treats "
            f"each user of a population of up to {MAX_CELLS:,} events in all (larger populations: "
            "`lmdk population` on the command line, in-process or on Dask).")
@@ -145,15 +155,3 @@ else:
                                 "mae": st.column_config.NumberColumn(f"MAE ({unit})", format="%.3g")})
     st.caption("The summary holds each user's landmark count and error against the original: it is for the "
                "officer's eyes, never for release. Shown: up to 500 rows.")
-
-explain.explain(
-    "**One policy, many users.** The landmark rule runs on each user's own series, so users differ in how many "
-    "landmarks they get. A scheme such as *uniform* or *adaptive* divides ε over |L| + 1, so a user with many "
-    "landmarks gets little budget per release: when the error reaches that of user-level privacy (ε/n per "
-    "event), the policy has degenerated for that user. *Event* level spends ε on every event and violates "
-    "Theorem 2 for every user with landmarks.\n\n**Same randomness everywhere.** Each user's noise comes from a "
-    "seed derived from (seed, scheme, user), so the command line, Dask and this page give identical releases.",
-    [explain.THEOREM_2],
-    "§2.1 and §3.1–3.2",
-)
-

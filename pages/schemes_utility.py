@@ -12,6 +12,24 @@ from ui.session import cache, config, state
 RESULTS = "schemes_results"  # key of the st.fragment below
 
 st.title("Schemes & utility")
+explain.explain(
+    "**Budgets.** Each scheme decides how much of ε to spend on the release at every timestamp: *event* spends "
+    "ε each time (protects single events only), *user* ε/n (protects everything, very noisy), *w-event* ε/w "
+    "(any w consecutive events), *uniform* ε/(|L|+1), *skip* ε on regular events and nothing on landmarks "
+    "(republishing the previous release), *adaptive* reserves ε/(|L|+1) per release and saves budget by "
+    "approximating when the series changes little. Opt-in baselines (the state of the art, values only, blind to "
+    "the landmarks): *bd*/*ba* test privately whether the series changed and publish within ε per window of w "
+    "events (Kellaris et al.), *fast* samples adaptively and filters within ε over the whole series (Fan & Xiong), "
+    "*pegasus* perturbs, groups and smooths with ε per event (Chen et al.).\n\n"
+    "**Badge.** A scheme satisfies (ε, L)-landmark privacy when the landmarks' budgets plus the budget at any "
+    "single t never exceed ε (Theorem 2). With landmarks, event-level spends ε on each landmark *and* on t, "
+    "so it fails.\n\n**Utility.** The MAE compares the released with the original series (locations: metres; "
+    "contact bits: % wrong reports); the whiskers are 95 % confidence intervals over the repetitions.",
+    [explain.THEOREM_2,
+     r"\text{Laplace: } o_t = x_t + \mathrm{Lap}\!\left(\tfrac{\Delta f}{\varepsilon_t}\right), \qquad "
+     r"\mathrm{MAE} = \frac{1}{n}\sum_t |o_t - x_t|"],
+    "§2.1, §3.1–3.2 and §4.2",
+)
 ss = st.session_state
 
 
@@ -255,22 +273,3 @@ plan_ui.section(cur, chosen)
 widgets.rerun_fragment_on((state.EPSILON, state.REPETITIONS) + (() if plan_ui.target() else (state.W, state.SEED)),
                           RESULTS)  # with a target, w and the seed change the plan above the fragment too
 results()
-
-explain.explain(
-    "**Budgets.** Each scheme decides how much of ε to spend on the release at every timestamp: *event* spends "
-    "ε each time (protects single events only), *user* ε/n (protects everything, very noisy), *w-event* ε/w "
-    "(any w consecutive events), *uniform* ε/(|L|+1), *skip* ε on regular events and nothing on landmarks "
-    "(republishing the previous release), *adaptive* reserves ε/(|L|+1) per release and saves budget by "
-    "approximating when the series changes little. Opt-in baselines (the state of the art, values only, blind to "
-    "the landmarks): *bd*/*ba* test privately whether the series changed and publish within ε per window of w "
-    "events (Kellaris et al.), *fast* samples adaptively and filters within ε over the whole series (Fan & Xiong), "
-    "*pegasus* perturbs, groups and smooths with ε per event (Chen et al.).\n\n"
-    "**Badge.** A scheme satisfies (ε, L)-landmark privacy when the landmarks' budgets plus the budget at any "
-    "single t never exceed ε (Theorem 2). With landmarks, event-level spends ε on each landmark *and* on t, "
-    "so it fails.\n\n**Utility.** The MAE compares the released with the original series (locations: metres; "
-    "contact bits: % wrong reports); the whiskers are 95 % confidence intervals over the repetitions.",
-    [explain.THEOREM_2,
-     r"\text{Laplace: } o_t = x_t + \mathrm{Lap}\!\left(\tfrac{\Delta f}{\varepsilon_t}\right), \qquad "
-     r"\mathrm{MAE} = \frac{1}{n}\sum_t |o_t - x_t|"],
-    "§2.1, §3.1–3.2 and §4.2",
-)

@@ -155,6 +155,22 @@ def handover(view: dict, said: str, res, grid, figures) -> None:
 
 
 st.title("Spatiotemporal events")
+explain.explain(
+    "**Event.** A PRESENCE event is true when the user is in the region at *one or more* of the window's "
+    "timestamps, a PATTERN when at *every* one. **Leakage.** An observer who knows the mobility model M and "
+    "sees the released cells compares how likely they are with and without the event; ε-spatiotemporal event "
+    "privacy bounds that ratio by e^ε for every prior belief π about the starting cell. Quantification uses two "
+    "“possible worlds” (event true / false so far), linear in the event length. **Worst case.** The ratio "
+    "depends on π only through three linear functionals, so its supremum over all π lies on an edge of a 3-D "
+    "convex hull and is found exactly (the paper uses a time-limited quadratic-program solver). **PriSTE.** At "
+    "each t a location is drawn from the α-planar Laplace mechanism; while the worst case exceeds ε, α is halved "
+    "and the location redrawn. Source: Cao, Xiao, Xiong, Bai, Yoshikawa, *Protecting spatiotemporal event "
+    "privacy in continuous location-based services*, TKDE 2020, §2–4 (Definition 2.4, Theorem 4.1, "
+    "Algorithms 1–3).",
+    [r"\Pr(o_0,\dots,o_t \mid \mathrm{EVENT}) \le e^{\varepsilon}\,\Pr(o_0,\dots,o_t \mid \neg\mathrm{EVENT})"
+     r"\quad\text{and vice versa, for every prior }\pi",
+     r"\text{PLM: } \Pr(o \mid l) \propto e^{-\alpha\, d(l, o)}"],
+)
 st.caption("Continuously released planar-Laplace locations can reveal *events* such as “was in this area between "
            "t₁ and t₂” even when every single location is protected. PriSTE (Cao et al., TKDE 2020) checks the "
            "event's leakage against every possible prior and halves α until it is at most ε.")
@@ -309,20 +325,3 @@ view = {"source": source, "T": T, "cell_m": cell_m, "side": side, "trace_seed": 
         "sigma": sigma, "kind": kind, "window": window, "region": sorted(region), "epsilon": eps, "alpha": alpha,
         "delta": delta, "repetitions": reps, "seed": seed}
 handover(view, said, res, grid, [leak_fig, alpha_fig])
-
-explain.explain(
-    "**Event.** A PRESENCE event is true when the user is in the region at *one or more* of the window's "
-    "timestamps, a PATTERN when at *every* one. **Leakage.** An observer who knows the mobility model M and "
-    "sees the released cells compares how likely they are with and without the event; ε-spatiotemporal event "
-    "privacy bounds that ratio by e^ε for every prior belief π about the starting cell. Quantification uses two "
-    "“possible worlds” (event true / false so far), linear in the event length. **Worst case.** The ratio "
-    "depends on π only through three linear functionals, so its supremum over all π lies on an edge of a 3-D "
-    "convex hull and is found exactly (the paper uses a time-limited quadratic-program solver). **PriSTE.** At "
-    "each t a location is drawn from the α-planar Laplace mechanism; while the worst case exceeds ε, α is halved "
-    "and the location redrawn. Source: Cao, Xiao, Xiong, Bai, Yoshikawa, *Protecting spatiotemporal event "
-    "privacy in continuous location-based services*, TKDE 2020, §2–4 (Definition 2.4, Theorem 4.1, "
-    "Algorithms 1–3).",
-    [r"\Pr(o_0,\dots,o_t \mid \mathrm{EVENT}) \le e^{\varepsilon}\,\Pr(o_0,\dots,o_t \mid \neg\mathrm{EVENT})"
-     r"\quad\text{and vice versa, for every prior }\pi",
-     r"\text{PLM: } \Pr(o \mid l) \propto e^{-\alpha\, d(l, o)}"],
-)

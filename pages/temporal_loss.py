@@ -116,6 +116,7 @@ def _report_html(parts: tuple) -> str:
 def _page() -> None:
     ss = st.session_state
     st.title("Temporal privacy loss")
+    _explain()  # "What am I looking at?" near the top (issue 35)
     setup = widgets.scheme_page_setup()
     if setup is None:
         return
@@ -249,4 +250,3 @@ def _page() -> None:
 
 
 _page()
-_explain()
