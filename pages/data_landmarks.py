@@ -16,10 +16,11 @@ LANDMARK_FILE = "landmark_file"
 
 st.title("Data & landmarks")
 explain.explain(
-    "Each point is one **event** of the series. **Landmarks** (black diamonds) are the events that need the "
-    "strongest protection; the rest are **regular events** (grey). Landmark privacy protects all landmarks "
-    "*plus* any one regular event together with the total budget ε. The positions of the landmarks are "
-    "treated as public here (they are shared with the schemes); the *Dummy landmarks* page hides them.\n\n"
+    "Each point is one **event** of the series. **Landmarks** (black ticks in the strip L under the series) are "
+    "the events that need the strongest protection; the rest are **regular events** (grey). Landmark privacy "
+    "protects all landmarks *plus* any one regular event together with the total budget ε. The positions of the "
+    "landmarks are treated as public here (they are shared with the schemes); the *Dummy landmarks* page hides "
+    "them.\n\n"
     "Detectors: **threshold** (value below/above a level, e.g. low consumption = nobody home), **percentile** "
     "(the lowest/highest share), **share of events** (the parameter chosen so that the requested share are "
     "landmarks, as in the paper's 0–100 % experiments), **stay points** (Li et al. 2008: the fixes of a stay "

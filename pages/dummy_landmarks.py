@@ -201,7 +201,8 @@ def _page() -> None:
     timeline = charts.timeline(cur.series.timestamps, y, cur.landmarks, dummies=dm, y_title=y_title,
                                selectable=False, meta={"eps": eps, "dummies": int(dm.size)}, window=window)
     st.plotly_chart(charts.single_draw(timeline), key="dummy_timeline", **charts.PLOTLY_KW)
-    st.caption(f"Filled diamonds: the {cur.landmarks.size} real landmarks; open diamonds: the {dm.size} dummies "
+    st.caption(f"Strip under the series: black ticks (row L) are the {cur.landmarks.size} real landmarks, grey ticks "
+               f"(row dummy) the {dm.size} dummies "
                f"({method}, {utility} utility, seed {seed}). An observer of the release sees only L′.")
     alt_text.describe("dummy_timeline", alt_text.series_table(cur.series.timestamps, y, cur.landmarks,
                                                               value_name=y_title, dummies=dm),
@@ -257,7 +258,7 @@ def _page() -> None:
     budget_fig = loss_charts.budgets_before_after(scheme, before, after, cur.landmarks, dm, epsilon=eps,
                                                   publishing_epsilon=eps_pub, window=window)
     st.plotly_chart(charts.single_draw(budget_fig), key="dummy_budget_chart", **charts.PLOTLY_KW)
-    st.caption("Bars: εₜ of one run; black diamonds: real landmarks; open diamonds: dummies, which now get "
+    st.caption("Bars: εₜ of one run; black diamonds: real landmarks; open grey triangles: dummies, which now get "
                "a landmark's budget.")
     alt_text.describe("dummy_budget_chart", alt_text.budget_table(
         {f"{scheme} before (on L)": before, f"{scheme} after (on L′)": after}, cur.landmarks, dummies=dm),

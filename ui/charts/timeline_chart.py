@@ -78,10 +78,11 @@ def timeline(
     base_layout(fig, height=height, meta={**(meta or {}), **({"window": drawn} if stop - first < n or
                                                              idx.size < n else {})})
     fig.update_xaxes(title_text=x_title, type="date")
+    strip = STRIP * (1.8 if dm.size else 1.0)  # a row for the landmarks, one more for the dummies
     fig.update_layout(
         xaxis={"anchor": "y2"},
-        yaxis={"title": {"text": y_title}, "domain": [STRIP + 0.04, 1.0]},
-        yaxis2={"domain": [0.0, STRIP], "range": [-0.6, 1.6] if dm.size else [0.4, 1.6], "fixedrange": True,
+        yaxis={"title": {"text": y_title}, "domain": [strip + 0.04, 1.0]},
+        yaxis2={"domain": [0.0, strip], "range": [-0.6, 1.6] if dm.size else [0.4, 1.6], "fixedrange": True,
                 "tickvals": [1, 0] if dm.size else [1], "ticktext": ["L", "dummy"] if dm.size else ["L"],
                 "showgrid": False, "zeroline": False},
     )
