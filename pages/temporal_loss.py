@@ -162,13 +162,16 @@ def _page() -> None:
                                             float(losses.reference.max()), words)
     st.markdown("##### " + said)
     cols = st.columns(2) + st.columns(2)  # two a row: four cut their labels at 1024 px
-    cols[0].metric("max TPL", f"{losses.tpl.max():.3g}", help="Largest temporal privacy loss over t (Cao et al.).")
-    cols[1].metric("max overall loss with landmarks", f"{losses.overall.max():.3g}",
-                   help="Largest landmark temporal privacy loss over t (thesis definition).")
-    cols[2].metric("same without correlation", f"{losses.reference.max():.3g}",
+    # the answer first; every number is a privacy loss in nats, the unit of ε
+    cols[0].metric("Loss with landmarks (nats)", f"{losses.overall.max():.3g}",
+                   help="Largest landmark temporal privacy loss over t (thesis definition), in nats like ε: the odds "
+                        "of any guess about the landmarks change by at most e to this power.")
+    cols[1].metric("Without correlation (nats)", f"{losses.reference.max():.3g}",
                    help=f"Largest Σ over L ∪ {{t}} of the budgets (Theorem 2); at most the goal ε = {eps:g} when the "
                         "scheme satisfies landmark privacy.")
-    cols[3].metric("Σ of all budgets", f"{total:.3g}", help="User-level guarantee by sequential composition.")
+    cols[2].metric("Max TPL of one event (nats)", f"{losses.tpl.max():.3g}",
+                   help="Largest temporal privacy loss of a single event over t (Cao et al.).")
+    cols[3].metric("Σ of all budgets (nats)", f"{total:.3g}", help="User-level guarantee by sequential composition.")
 
     window = zoom.control(cur)  # long series: the stretch both loss charts draw
     st.subheader("Backward, forward and temporal privacy loss")

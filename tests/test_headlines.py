@@ -33,7 +33,9 @@ def test_readable_numbers_and_words():
 def test_temporal_loss_headline_states_the_growth_over_the_uncorrelated_loss():
     text = headlines.temporal_loss_headline(1.0, "uniform", "strong", 4.975, 1.0, "hours")
     assert text.startswith("With ε = 1 and strong correlation between consecutive hours")
-    assert "up to 5.0 about the sensitive hours together from *Uniform* — 5.0× the 1.0 that holds" in text
+    assert ("up to 5.0 nats (the unit of ε) about the sensitive hours together from *Uniform* — 5.0× the 1.0 nats"
+            in text)
+    assert "can change by up to e^5.0 ≈ 140×" in text  # the unit, said as odds (issue 35)
     same = headlines.temporal_loss_headline(1.0, "skip", "weak", 1.0, 1.0, "hours")
     assert "no more about the sensitive hours together from *Skip* than without it" in same
 

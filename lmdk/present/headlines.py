@@ -139,14 +139,23 @@ def schemes_headline(epsilon: float, n: int, n_landmarks: int, words: str, unit:
 
 def temporal_loss_headline(epsilon: float, scheme: str, correlation: str, worst: float, reference: float,
                            words: str) -> str:
-    """Temporal privacy loss: how much the sensitive events together can leak once events are correlated."""
+    """Temporal privacy loss: how much the sensitive events together can leak once events are correlated, in nats
+    (the unit of ε), with what that means: the odds of any guess about them change by at most e^loss."""
     name = SCHEME_NAMES.get(scheme, scheme)
     lead = (f"With ε = {epsilon:g} and {correlation} correlation between consecutive {words}, an adversary who knows "
             f"that correlation learns ")
     if worst <= reference * (1 + 1e-9):
-        return lead + f"no more about the sensitive {words} together from *{name}* than without it ({readable(worst)})."
-    return (lead + f"up to {readable(worst)} about the sensitive {words} together from *{name}* — "
-            f"{ratio(worst / reference)} the {readable(reference)} that holds when {words} are independent.")
+        return lead + (f"no more about the sensitive {words} together from *{name}* than without it "
+                       f"({readable(worst)} nats, the unit of ε).")
+    return (lead + f"up to {readable(worst)} nats (the unit of ε) about the sensitive {words} together from *{name}* "
+            f"— {ratio(worst / reference)} the {readable(reference)} nats that hold when {words} are independent. "
+            f"The odds of any guess about them can change by up to e^{readable(worst)} ≈ {odds(worst)}.")
+
+
+def odds(loss: float) -> str:
+    """e^loss as a readable factor: '33×' (a privacy loss in nats as the change of a guess's odds)."""
+    factor = math.exp(min(loss, 700.0))
+    return f"{readable(factor)}×" if factor < 1e6 else f"{factor:.1e}×"
 
 
 def spatiotemporal_headline(epsilon: float, plain_leak: float, plain_distance_m: float, priste_distance_m: float,
