@@ -312,10 +312,11 @@ alt_text.describe("priste_alpha_chart", _band_table(t, {"PriSTE α (per km)": re
 
 st.subheader("5 · Utility")
 m1, m2, m3 = st.columns(3)
-m1.metric("mean distance, plain α-PLM", f"{res.plain_distance_m:,.0f} m")
-m2.metric("mean distance, PriSTE", f"{res.priste_distance_m:,.0f} m",
-          delta=f"{res.priste_distance_m - res.plain_distance_m:+,.0f} m", delta_color="inverse")
-m3.metric("mean α, PriSTE", f"{res.priste_mean_alpha:.3g} / km", delta=f"{res.priste_mean_alpha - alpha:+.3g}")
+m1.metric("Distance, plain α-PLM", headlines.distance(res.plain_distance_m), help="Mean distance of a release.")
+gap = res.priste_distance_m - res.plain_distance_m
+m2.metric("Distance, PriSTE", headlines.distance(res.priste_distance_m), help="Mean distance of a release.",
+          delta=("+" if gap >= 0 else "−") + headlines.distance(abs(gap)), delta_color="inverse")
+m3.metric("Mean α, PriSTE", f"{res.priste_mean_alpha:.3g} / km", delta=f"{res.priste_mean_alpha - alpha:+.3g}")
 st.caption("Euclidean distance between released and true cell centres, averaged over timestamps and repetitions.")
 
 row = widgets.button_row()

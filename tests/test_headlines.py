@@ -42,7 +42,8 @@ def test_temporal_loss_headline_states_the_growth_over_the_uncorrelated_loss():
 
 def test_spatiotemporal_headline_states_the_cost_of_keeping_the_event_within_epsilon():
     text = headlines.spatiotemporal_headline(1.0, 3.2, 1500.0, 4200.0, 1.0, 0.25)
-    assert "up to 3.2 about the sensitive event, above ε = 1" in text and "4.2 km off instead of 1.5 km" in text
+    assert "up to 3.2 nats (the unit of ε) about the sensitive event, above ε = 1" in text
+    assert "4.2 km off instead of 1.5 km" in text
     calm = headlines.spatiotemporal_headline(1.0, 0.4, 800.0, 800.0, 1.0, 1.0)
     assert "already keeps the sensitive event within ε = 1" in calm and "800 m" in calm
 

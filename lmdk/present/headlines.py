@@ -158,16 +158,22 @@ def odds(loss: float) -> str:
     return f"{readable(factor)}×" if factor < 1e6 else f"{factor:.1e}×"
 
 
+def distance(metres: float) -> str:
+    """A distance for reading: '4.7 km' from 1 km on, '350 m' below (one style for a page's headline and figures)."""
+    return f"{readable(metres / 1000)} km" if metres >= 1000 else f"{readable(metres)} m"
+
+
 def spatiotemporal_headline(epsilon: float, plain_leak: float, plain_distance_m: float, priste_distance_m: float,
                             alpha0: float, alpha: float) -> str:
-    """Spatiotemporal events: what PriSTE's calibration buys (event kept within ε) and costs (distance)."""
-    def km(m: float) -> str:
-        return f"{readable(m / 1000)} km" if m >= 1000 else f"{readable(m)} m"
+    """Spatiotemporal events: what PriSTE's calibration buys (event kept within ε) and costs (distance); the leak in
+    nats, the unit of ε; distances as ``distance`` writes them (the page's metrics use the same)."""
+    km = distance
 
     if plain_leak <= epsilon * (1 + 1e-9):
         return (f"Here the plain location noise already keeps the sensitive event within ε = {epsilon:g}: released "
                 f"locations are {km(plain_distance_m)} off on average, and PriSTE has nothing to change.")
-    return (f"Plain location noise lets an observer learn up to {readable(plain_leak)} about the sensitive event, "
+    return (f"Plain location noise lets an observer learn up to {readable(plain_leak)} nats (the unit of ε) about the "
+            f"sensitive event, "
             f"above ε = {epsilon:g}. PriSTE keeps it within ε by adding more noise where needed "
             f"(α {readable(alpha0)} → {readable(alpha)} per km on average): released locations are "
             f"{km(priste_distance_m)} off instead of {km(plain_distance_m)}.")
