@@ -92,6 +92,9 @@ def landmark_status(cur) -> None:
     box.metric("Landmarks", f"{k:,}", f"{100 * k / n:.1f} % of {n:,} events", delta_color="off",  # fits long n
                delta_arrow="off")
     box.caption(f"Series: {text.escape_markdown(cur.series.name or cur.token)} · {cur.series.kind}")
+    if k == 0:  # a rule or detector that marked nothing (or a cleared set): say so where the count is
+        box.warning("No landmarks: the rule marked none. Pick another threshold or share, or mark events on "
+                    "*Data & landmarks*.", icon=":material/flag:")
 
 
 def scheme_page_setup():
