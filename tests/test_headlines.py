@@ -80,3 +80,13 @@ def test_the_schemes_headline_compares_with_the_data_free_guess_and_says_what_wo
     assert "**no better**" in worse and "the public range, not the scheme, sets this error" in worse
     good = headlines.schemes_headline(1.0, 1000, 200, "hours", "kWh", {"skip": 1.16}, {"skip": True}, guess=guess)
     assert "10× better than guessing" in good and "would help" not in good
+
+
+def test_the_schemes_no_better_than_the_guess_are_named():
+    """Issue 35's defaults: Skip 8.2 kWh beats the guess (11.6); User level, w-event and Uniform do not."""
+    guess = headlines.Guess(mae=11.6, value=12.5, range_text="0–25 kWh", range_far_wider=True)
+    mae = {"event": 8.16, "user": 12.4, "w-event": 11.9, "uniform": 12.5, "skip": 8.15, "adaptive": 10.5}
+    ok = {"event": False, "user": True, "w-event": False, "uniform": True, "skip": True, "adaptive": True}
+    text = headlines.schemes_headline(1.0, 1000, 200, "hours", "kWh", mae, ok, guess=guess)
+    assert "*User level*, *w-event* and *Uniform* are **no better** than that guess." in text
+    assert text.count(". ") + 1 <= 2, text
