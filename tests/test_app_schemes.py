@@ -62,7 +62,7 @@ def meta(fig: dict) -> dict:
 
 def badges(at: AppTest) -> dict[str, str]:
     """{scheme: its cell of the Theorem 2 row} (one markdown element: colour, name, badge, worst Σ per scheme)."""
-    row = next(m.value for m in at.markdown if "(ε, L)-landmark privacy" in m.value)
+    row = next(m.value for m in at.markdown if m.value.startswith("**(ε, L)-landmark privacy"))  # not the explanation
     cells = row.split("\n\n", 1)[1].split(" &emsp; ")
     return {cell.split("**")[1]: cell for cell in cells}
 
