@@ -213,7 +213,7 @@ def results() -> None:
                    "far (zoom out with a double click).")
         alt_text.describe("release_chart", alt_text.release_table(
             cur.series.timestamps, x, {s: (summaries[s].median, summaries[s].low, summaries[s].high) for s in chosen},
-            value_name=y_title), what=f"Original and released series, {y_title},", over="t",
+            value_name=y_title), what=f"Original and released series, {y_title}", over="t",
             said=[f"original {y_title}", *(f"{s} median" for s in chosen)])
 
     st.subheader("Utility: mean absolute error")

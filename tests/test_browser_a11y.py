@@ -70,9 +70,12 @@ CLIPPED = """async () => {
   }
   for (const plot of main.querySelectorAll('.js-plotly-plot')) {
     const box = plot.getBoundingClientRect();
+    const bg = plot.querySelector('.legend .bg');  // plotly clips the legend to its background box
+    const clip = bg ? bg.getBoundingClientRect() : box;
     for (const t of plot.querySelectorAll('.legendtext')) {
       const r = t.getBoundingClientRect();
-      if (r.width > 0 && (r.right > box.right + 1 || r.left < box.left - 1)) out.push(`legend '${t.textContent}' cut`);
+      if (r.width > 0 && (r.right > Math.min(box.right, clip.right) + 1 || r.left < box.left - 1))
+        out.push(`legend '${t.textContent}' cut`);
     }
   }
   for (const group of document.querySelectorAll("[data-testid='stButtonGroup']")) {

@@ -50,7 +50,7 @@ def releases(
             show_median = inside >= 0.8  # a median mostly off the scale would only paint the panel
             reach = (float(np.nanmin(lo)), float(np.nanmax(hi)))
             if reach[0] < scale[0] or reach[1] > scale[1]:
-                beyond[scheme] = (f"{'band' if show_median else 'median and band'} reach {number(reach[0])} to "
+                beyond[scheme] = (f"{'band reaches' if show_median else 'median and band reach'} {number(reach[0])} to "
                                   f"{number(reach[1])}, beyond this scale")
         if k > 1:
             med, lo, hi = grid_decimate(k, med, lo, hi)
@@ -137,12 +137,13 @@ def mae(
     log = len(positive) > 1 and max(positive) / min(positive) > 30  # errors spanning decades: log axis
     if guess is not None and np.isfinite(guess):
         data.append({"type": "scatter", "mode": "lines", "x": [guess, guess], "y": [schemes[0], schemes[-1]],
-                     "name": f"data-free guess ({number(guess)} {unit})", "showlegend": True,
+                     "name": "data-free guess", "showlegend": True,
                      "line": {"color": "#333", "width": 2, "dash": "dash"},
                      "hovertemplate": "guessing the middle of the public range: %{x:.3g} " + unit + "<extra></extra>"})
     layout = common_layout(height=90 + 55 * max(len(rows), 1) * (2 if len(data) > 1 else 1),
                            meta={"eps": epsilon, **(meta or {})})
     layout.update(barmode="group", margin={"l": 90, "r": 60, "t": 70, "b": 50},
+                  legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "left", "x": 0.0},
                   xaxis={"title": {"text": f"mean absolute error ({unit})" + (", log scale" if log else "")},
                          "type": "log" if log else "linear", "rangemode": "tozero", **({"dtick": 1} if log else {})},
                   yaxis={"autorange": "reversed"})
