@@ -228,9 +228,9 @@ def results() -> None:
     mae_fig = charts.mae(rows, unit=unit, epsilon=eps, guess=guess.mae if guess is not None else None)
     st.plotly_chart(mae_fig, key="mae_chart", **charts.PLOTLY_KW)
     st.caption(f"Bars: mean over {reps} repetitions; whiskers: 95 % confidence interval."
-               + (f" Dashed line: the error of guessing {guess.value:g} {unit}, the middle of the public range "
-                  f"{guess.range_text}, without looking at the data — a bar that reaches it tells no more than the "
-                  "range does." if guess is not None else ""))
+               + (f" Dashed line ({guess.mae:.3g} {unit}): the error of guessing {guess.value:g} {unit}, the middle "
+                  f"of the public range {guess.range_text}, without looking at the data — a bar that reaches it "
+                  "tells no more than the range does." if guess is not None else ""))
     alt_text.describe("mae_chart", pd.DataFrame(rows).rename(columns=alt_text.MAE_COLUMNS),
                       what=f"Mean absolute error ({unit}) per scheme")
     if clamp is not None:
