@@ -138,8 +138,8 @@ def synthetic_series(kind: str, n: int, correlation: float, rng=None):
         x = synthetic.values(n, correlation, gen, mean=10.0, std=2.0)
         import pandas as pd
 
-        times = pd.date_range(SYNTHETIC_START, periods=n, freq="h", name="timestamp")
-        return data_series.from_values(x, times, units=SYNTHETIC_UNIT,
+        hours = pd.date_range(SYNTHETIC_START, periods=n, freq="h", name="timestamp")
+        return data_series.from_values(x, hours, units=SYNTHETIC_UNIT,
                                        name=f"synthetic values (n={n}, ρ={correlation:g})")
     if kind == "trajectory":
         xy = synthetic.trajectory(n, gen, correlation=correlation)
