@@ -16,7 +16,7 @@ PAGES = [
     ("pages/schemes_utility.py", "Schemes & utility", ":material/tune:"),
     ("pages/temporal_loss.py", "Temporal privacy loss", ":material/trending_up:"),
     ("pages/dummy_landmarks.py", "Dummy landmarks", ":material/masks:"),
-    ("pages/audit.py", "Adversary lab", ":material/policy:"),
+    ("pages/adversary_lab.py", "Adversary lab", ":material/policy:"),
     ("pages/spatiotemporal_events.py", "Spatiotemporal events", ":material/share_location:"),
     ("pages/population.py", "Population", ":material/groups:"),
     ("pages/experiments.py", "Experiments", ":material/science:"),
@@ -25,8 +25,22 @@ PAGES = [
 state.init()
 a11y.style()  # readable captions (WCAG AA contrast), see ui/a11y.py
 state.register_pages(PAGES)
+# Old addresses of renamed pages keep working: a hidden page at the old path that switches to the new one with the
+# link's settings (the Adversary lab was /audit until issue 35).
+MOVED = {"audit": "pages/adversary_lab.py"}
+
+
+def _moved(target: str):
+    """A hidden page's body: switch to ``target``, keeping the link's query (its settings)."""
+    def body() -> None:
+        st.switch_page(target, query_params=st.query_params.to_dict())
+    return body
+
+
 page = st.navigation([st.Page(path, title=title, icon=icon, default=i == 0)
-                      for i, (path, title, icon) in enumerate(PAGES)])
+                      for i, (path, title, icon) in enumerate(PAGES)]
+                     + [st.Page(_moved(target), title=f"{old} (moved)", url_path=old, visibility="hidden")
+                        for old, target in MOVED.items()])
 try:
     current = cache.current()
 except ValueError as exc:  # lmdk errors are ValueErrors with a message meant for the user

@@ -84,6 +84,7 @@ def mae(series, values, mechanism: str = "laplace", *, degrees: bool = False) ->
     else:
         per_rep = np.hypot(o[..., 0] - x[:, 0], o[..., 1] - x[:, 1]).mean(axis=1)
     mean, low, high = mean_ci95(per_rep)
+    low = max(low, 0.0) if np.isfinite(low) else low  # an error is never negative: neither is its lower bound
     per_rep.flags.writeable = False
     return MAE(per_repetition=per_rep, mean=mean, ci_low=low, ci_high=high, unit=UNITS[mechanism])
 
@@ -117,3 +118,28 @@ def laplace_expected_error(x, scale, value_range: tuple[float, float] | None = N
         edge = np.abs(x - inside) + 0.5 * b * (1 - np.exp(-(high - low) / b))
         error = np.where(outside, edge, error)
     return error
+
+
+def data_free_guess(value_range: tuple[float, float]) -> float:
+    """The data-free guess of a value in the public range [low, high]: its middle, (low + high) / 2.
+
+    Released without looking at the data, it costs no privacy and bounds the worst error by half the range; a
+    constant picked by looking at the data (its mean, say) is not data-free.
+    """
+    low, high = (float(v) for v in value_range)
+    if not (np.isfinite(low) and np.isfinite(high) and low < high):
+        raise ParameterError(f"the public range must be two finite numbers low < high, got {value_range!r}")
+    return (low + high) / 2
+
+
+def data_free_guess_mae(series, value_range: tuple[float, float]) -> float:
+    """MAE of releasing the data-free guess (the middle of the public range) at every timestamp, in the series' units.
+
+    The yardstick of every error the app shows: a private release whose MAE is not below this number tells a reader
+    no more than the public range already does. Values outside the range count as they are (no clamping), so the
+    number is the error a reader of the guess would actually see.
+    """
+    x = np.asarray(series, dtype=float)
+    if x.ndim != 1 or x.size == 0 or not np.all(np.isfinite(x)):
+        raise ParameterError("series must be a non-empty 1-d array of finite numbers")
+    return float(np.abs(x - data_free_guess(value_range)).mean())

@@ -15,6 +15,19 @@ BASEMAP = "basemap"
 LANDMARK_FILE = "landmark_file"
 
 st.title("Data & landmarks")
+explain.explain(
+    "Each point is one **event** of the series. **Landmarks** (black ticks in the strip L under the series) are "
+    "the events that need the strongest protection; the rest are **regular events** (grey). Landmark privacy "
+    "protects all landmarks *plus* any one regular event together with the total budget ε. The positions of the "
+    "landmarks are treated as public here (they are shared with the schemes); the *Dummy landmarks* page hides "
+    "them.\n\n"
+    "Detectors: **threshold** (value below/above a level, e.g. low consumption = nobody home), **percentile** "
+    "(the lowest/highest share), **share of events** (the parameter chosen so that the requested share are "
+    "landmarks, as in the paper's 0–100 % experiments), **stay points** (Li et al. 2008: the fixes of a stay "
+    "of at least the given time within the given radius) and **contacts** (scans that found a watch-listed device).",
+    [r"L \subseteq T = \{0, \dots, n-1\}, \qquad \text{share} = |L| / n"],
+    "§3.1 and §4.1.2",
+)
 
 
 # ------------------------------------------------------------------ callbacks (run before the script)
@@ -279,16 +292,3 @@ widgets.json_download("Landmark set (JSON)", widgets.landmark_json(cur), "landma
                       key="dl_landmarks", container=c1)
 widgets.download_figure(fig, "timeline", key="dl_timeline", container=c2, label="Timeline chart (HTML)")
 st.caption(widgets.PNG_NOTE)
-
-explain.explain(
-    "Each point is one **event** of the series. **Landmarks** (black diamonds) are the events that need the "
-    "strongest protection; the rest are **regular events** (grey). Landmark privacy protects all landmarks "
-    "*plus* any one regular event together with the total budget ε. The positions of the landmarks are "
-    "treated as public here (they are shared with the schemes); the *Dummy landmarks* page hides them.\n\n"
-    "Detectors: **threshold** (value below/above a level, e.g. low consumption = nobody home), **percentile** "
-    "(the lowest/highest share), **share of events** (the parameter chosen so that the requested share are "
-    "landmarks, as in the paper's 0–100 % experiments), **stay points** (Li et al. 2008: the fixes of a stay "
-    "of at least the given time within the given radius) and **contacts** (scans that found a watch-listed device).",
-    [r"L \subseteq T = \{0, \dots, n-1\}, \qquad \text{share} = |L| / n"],
-    "§3.1 and §4.1.2",
-)

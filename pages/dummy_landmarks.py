@@ -134,14 +134,14 @@ def handover(cur, chosen, sel, disclosure, eps, eps_pub, rows, unit, figures) ->
     said = headlines.dummies_headline(int(sel.chosen.size), int(cur.landmarks.size), disclosure.chosen,
                                       headlines.event_word(cur.series.kind,
                                                            headlines.median_step_seconds(cur.series.timestamps)))
-    c1, c2 = st.columns(2)
+    c1 = c2 = widgets.button_row()
     widgets.download_deferred("Report (HTML)", _report,
                               (said, configuration, verdicts, _mae_table(rows, unit), disclosure_table,
                                [charts.figure_spec(f) for f in figures], describe_series(cur.series, cur.n)),
                               key="dl_dummy_report", file_name="lmdk_dummies_report.html", mime="text/html",
                               container=c1, icon=":material/description:")
     name = (ss.get(state.UPLOAD_FILE_NAME) or "YOUR_FILE") if ss[state.SOURCE] == "upload" else None
-    c2.download_button("Reproduce in Python (script)",
+    c2.download_button("Python script",
                        data=dummies_script(config.run_config(cur), method, utility, share, state.SCHEME_NAMES, name),
                        file_name="reproduce_dummies.py", mime="text/x-python", key="dl_dummy_script",
                        on_click="ignore", icon=":material/code:")
@@ -150,6 +150,7 @@ def handover(cur, chosen, sel, disclosure, eps, eps_pub, rows, unit, figures) ->
 def _page() -> None:
     ss = st.session_state
     st.title("Dummy landmarks")
+    _explain()  # "What am I looking at?" near the top (issue 35)
     setup = widgets.scheme_page_setup()
     if setup is None:
         return
@@ -200,7 +201,8 @@ def _page() -> None:
     timeline = charts.timeline(cur.series.timestamps, y, cur.landmarks, dummies=dm, y_title=y_title,
                                selectable=False, meta={"eps": eps, "dummies": int(dm.size)}, window=window)
     st.plotly_chart(charts.single_draw(timeline), key="dummy_timeline", **charts.PLOTLY_KW)
-    st.caption(f"Filled diamonds: the {cur.landmarks.size} real landmarks; open diamonds: the {dm.size} dummies "
+    st.caption(f"Strip under the series: black ticks (row L) are the {cur.landmarks.size} real landmarks, grey ticks "
+               f"(row dummy) the {dm.size} dummies "
                f"({method}, {utility} utility, seed {seed}). An observer of the release sees only L′.")
     alt_text.describe("dummy_timeline", alt_text.series_table(cur.series.timestamps, y, cur.landmarks,
                                                               value_name=y_title, dummies=dm),
@@ -256,7 +258,7 @@ def _page() -> None:
     budget_fig = loss_charts.budgets_before_after(scheme, before, after, cur.landmarks, dm, epsilon=eps,
                                                   publishing_epsilon=eps_pub, window=window)
     st.plotly_chart(charts.single_draw(budget_fig), key="dummy_budget_chart", **charts.PLOTLY_KW)
-    st.caption("Bars: εₜ of one run; black diamonds: real landmarks; open diamonds: dummies, which now get "
+    st.caption("Bars: εₜ of one run; black diamonds: real landmarks; open grey triangles: dummies, which now get "
                "a landmark's budget.")
     alt_text.describe("dummy_budget_chart", alt_text.budget_table(
         {f"{scheme} before (on L)": before, f"{scheme} after (on L′)": after}, cur.landmarks, dummies=dm),
@@ -279,13 +281,15 @@ def _page() -> None:
         table=False)
 
     handover(cur, chosen, sel, disclosure, eps, eps_pub, rows, unit, [timeline, opt_fig, budget_fig, mae_fig])
-    d = st.columns(4)
-    widgets.download_figure(timeline, "dummy_timeline", key="dl_dummy_timeline", container=d[0])
-    widgets.download_figure(opt_fig, "dummy_options", key="dl_dummy_options", container=d[1])
-    widgets.download_figure(budget_fig, "dummy_budgets", key="dl_dummy_budgets", container=d[2])
-    widgets.download_figure(mae_fig, "dummy_mae", key="dl_dummy_mae", container=d[3])
+    row = widgets.button_row()
+    widgets.download_figure(timeline, "dummy_timeline", key="dl_dummy_timeline", container=row,
+                            label="Timeline chart (HTML)")
+    widgets.download_figure(opt_fig, "dummy_options", key="dl_dummy_options", container=row,
+                            label="Options chart (HTML)")
+    widgets.download_figure(budget_fig, "dummy_budgets", key="dl_dummy_budgets", container=row,
+                            label="Budget chart (HTML)")
+    widgets.download_figure(mae_fig, "dummy_mae", key="dl_dummy_mae", container=row, label="MAE chart (HTML)")
     st.caption(widgets.PNG_NOTE)
 
 
 _page()
-_explain()

@@ -84,6 +84,14 @@ names = list(figures)
 ss = st.session_state
 if ss.get(state.EX_FIGURE) not in figures:
     ss[state.EX_FIGURE] = names[0]
+def readable_column(name: str) -> str:
+    """A tidy column's name for reading ('mae_ci_low' → 'MAE 95 % CI low'); the CSV keeps the names the runner wrote."""
+    for suffix, words in (("_ci_low", " 95 % CI low"), ("_ci_high", " 95 % CI high"), ("_std", " sd")):
+        if name.endswith(suffix):
+            return readable_column(name.removesuffix(suffix)) + words
+    return {"mae": "MAE", "epsilon": "ε"}.get(name, name.replace("_", " "))
+
+
 st.title("Experiments — reproducing the papers")
 st.caption(
     "Every figure of §4 of the landmark-privacy paper and §5 of the PriSTE paper, produced by the same "
@@ -134,6 +142,11 @@ if df is None and cached:
     scale = f", cells of {meta['cell_km']:g} km (α per km)" if "cell_km" in meta else ""  # PriSTE figures
     source = (f"cached default run: {meta.get('repetitions', '?')} repetitions, seed {meta.get('seed', '?')}, "
               f"{meta.get('seconds', '?')} s{scale}")
+if df is not None:  # an error's interval never goes below 0 (runs cached before issue 35 can hold a negative bound)
+    from lmdk.experiments.spec import nonnegative
+
+    df = df.assign(**{c: df[c].clip(lower=0) for c in df.columns
+                      if c.endswith("_ci_low") and nonnegative(c.removesuffix("_ci_low"))})
 if df is None:
     st.info(f"No cached run of {name}; press Recompute or run "
             f"`python -m lmdk.experiments {name} --out assets/experiments_default`.")
@@ -142,10 +155,17 @@ else:
     fig.update_layout(meta={"figure": name, "source": source})
     st.plotly_chart(fig, width="stretch", config=charts.MODEBAR)
     st.caption(source)
+    if source.startswith("cached") and int(ss[state.EX_REPETITIONS]) != cached_reps:
+        st.caption(f"The chart shows the cached run ({cached_reps} repetitions); press *Recompute* to draw it with "
+                   f"{int(ss[state.EX_REPETITIONS])}.")
+    st.caption("Like the papers' figures, these runs calibrate the noise to a change of one unit (Δ = 1) with no "
+               "public range; the other pages calibrate it to the public range and clamp the releases to it, so one "
+               "scheme's error differs between them (most for user level, whose huge noise the range clamps).")
     d1, d2 = st.columns(2)
     d1.download_button("Download CSV", df.to_csv(index=False).encode(), f"{name}.csv", "text/csv")
     d2.download_button("Download chart (HTML)", charts.to_html(fig).encode(), f"{name}.html", "text/html")
-    alt_text.describe(f"experiment_{name}", df, what=f"The numbers of {name} (tidy)", csv=False)
+    alt_text.describe(f"experiment_{name}", df.rename(columns=readable_column), what=f"The numbers of {name} (tidy)",
+                      csv=False)
 
 with st.expander("What am I looking at — verdict and reasons", expanded=True):
     section = _verdicts(REPRODUCTION.read_text()).get(name) if REPRODUCTION.exists() else None

@@ -10,6 +10,16 @@ from ui.session import state
 
 ensure_entrypoint()  # this page needs no series, so it does not start with state.current()
 st.title("Landmark privacy lab")
+explain.explain(
+    "The chart shows the budget $\\varepsilon_t$ each scheme spends per timestamp for the eight-event example; "
+    "black diamonds mark landmarks. A scheme satisfies (ε, L)-landmark privacy when, for every t, the "
+    "budgets on the landmarks plus the one at t sum to at most ε. The paper's neighbouring relation "
+    "(Definition 3) lets two series differ on the landmarks and on at most one regular event.",
+    [explain.THEOREM_2, r"\text{uniform: } \varepsilon_t = \frac{\varepsilon}{|L|+1}, \qquad "
+                        r"\text{user: } \varepsilon_t = \frac{\varepsilon}{n}, \qquad "
+                        r"\text{event: } \varepsilon_t = \varepsilon"],
+    "§3.1 (Definitions 3–4, Theorem 2) and §3.2",
+)
 st.markdown(
     """
 A smart meter, a phone's GPS or a Bluetooth badge records **one event after another**. Some events
@@ -51,12 +61,12 @@ for col, (scheme, budget) in zip(cols, example.items(), strict=True):
 verdicts = {s: privacy.satisfies_landmark_privacy(b, landmarks, eps) for s, b in example.items()}
 said = headlines.overview_headline(eps, 8, int(landmarks.size), verdicts)
 st.markdown(said)
-d1, d2 = st.columns(2)
+d1 = d2 = widgets.button_row()
 widgets.download_deferred("Report (HTML)", report.overview_report,
                           (said, eps, landmarks, example, charts.figure_spec(fig)), key="dl_home_report",
                           file_name="lmdk_overview.html", mime="text/html", container=d1,
                           icon=":material/description:")
-d2.download_button("Reproduce in Python (script)", data=reproduce.overview_script(landmarks, eps),
+d2.download_button("Python script", data=reproduce.overview_script(landmarks, eps),
                    file_name="reproduce_overview.py", mime="text/x-python", key="dl_home_script", on_click="ignore",
                    icon=":material/code:")
 st.caption(
@@ -72,14 +82,3 @@ for path, title, icon in state.REGISTERED_PAGES[1:]:
 st.caption(f"Limits (so one visitor cannot stall a shared server): series of at most {state.N_MAX:,} events, "
            f"at most {state.REPETITIONS_MAX} repetitions, w ≤ {state.W_MAX:,}, uploads up to 50 MB. Uploads stay "
            "in your browser session only; the link in the address bar reproduces your settings (not uploaded data).")
-
-explain.explain(
-    "The chart shows the budget $\\varepsilon_t$ each scheme spends per timestamp for the eight-event example; "
-    "black diamonds mark landmarks. A scheme satisfies (ε, L)-landmark privacy when, for every t, the "
-    "budgets on the landmarks plus the one at t sum to at most ε. The paper's neighbouring relation "
-    "(Definition 3) lets two series differ on the landmarks and on at most one regular event.",
-    [explain.THEOREM_2, r"\text{uniform: } \varepsilon_t = \frac{\varepsilon}{|L|+1}, \qquad "
-                        r"\text{user: } \varepsilon_t = \frac{\varepsilon}{n}, \qquad "
-                        r"\text{event: } \varepsilon_t = \varepsilon"],
-    "§3.1 (Definitions 3–4, Theorem 2) and §3.2",
-)

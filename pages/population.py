@@ -7,6 +7,16 @@ from ui.charts import alt_text, population_charts
 from ui.session import state
 
 st.title("Population")
+explain.explain(
+    "**One policy, many users.** The landmark rule runs on each user's own series, so users differ in how many "
+    "landmarks they get. A scheme such as *uniform* or *adaptive* divides ε over |L| + 1, so a user with many "
+    "landmarks gets little budget per release: when the error reaches that of user-level privacy (ε/n per "
+    "event), the policy has degenerated for that user. *Event* level spends ε on every event and violates "
+    "Theorem 2 for every user with landmarks.\n\n**Same randomness everywhere.** Each user's noise comes from a "
+    "seed derived from (seed, scheme, user), so the command line, Dask and this page give identical releases.",
+    [explain.THEOREM_2],
+    "§2.1 and §3.1–3.2",
+)
 st.caption("A privacy officer applies one policy to every household, taxi or badge. Here: how that policy treats "
            f"each user of a population of up to {MAX_CELLS:,} events in all (larger populations: "
            "`lmdk population` on the command line, in-process or on Dask).")
@@ -14,16 +24,16 @@ ss = st.session_state
 
 with st.sidebar:
     st.subheader("Population")
-    st.radio("Users", ["fleet", "upload"], format_func={"fleet": "Synthetic fleet", "upload": "Upload"}.get,
+    st.radio("Users", ["fleet", "upload"], format_func={"fleet": "Synthetic users", "upload": "Upload"}.get,
              horizontal=True, **widgets.bind(state.POP_SOURCE))
     if ss[state.POP_SOURCE] == "fleet":
         st.number_input("users", min_value=1, max_value=MAX_USERS, step=50, **widgets.bind(state.POP_USERS))
         st.number_input("hours per user", min_value=10, max_value=MAX_EVENTS, step=100,
                         **widgets.bind(state.POP_EVENTS))
         st.slider("landmark share of the users", 0.0, 1.0, step=0.05, **widgets.bind(state.POP_SHARE),
-                  help="Each meter gets a share drawn uniformly from this range, and one of the four landmark "
+                  help="Each user gets a share drawn uniformly from this range, and one of the four landmark "
                        "distributions of the paper (§4.1.2): its quiet hours are its landmarks.")
-        st.number_input("fleet seed", min_value=0, step=1, **widgets.bind(state.POP_FLEET_SEED))
+        st.number_input("seed of the synthetic users", min_value=0, step=1, **widgets.bind(state.POP_FLEET_SEED))
     else:
         st.file_uploader("A multi-user file (memory only, this session only)", type=population.UPLOAD_TYPES,
                          key="pop_file", on_change=population.on_upload, args=("pop_file",),
@@ -53,7 +63,7 @@ if ss.get("_pop_error"):
     st.error(ss["_pop_error"])
 pop = population.population()
 if pop is None:
-    st.info("Upload a multi-user file in the sidebar, or switch to a synthetic fleet.")
+    st.info("Upload a multi-user file in the sidebar, or switch to synthetic users.")
     st.stop()
 
 rule = ss[state.POP_RULE] or pop.default_rule
@@ -91,7 +101,8 @@ unit = {"values": "kWh" if ss[state.POP_SOURCE] == "fleet" else "value units", "
         "contacts": "% wrong"}[pop.kind]
 from lmdk.population.explore import flagged, headline  # noqa: E402 (only once a population is loaded, after st.stop)
 
-st.markdown(f"##### {headline(table, chosen, eps, unit)}")
+guess = population.data_free_guess(pop, protected, unit)
+st.markdown(f"##### {headline(table, chosen, eps, unit, guess)}")
 st.caption(f"{pop.description} · rule `{rule}` · ε = {eps:g} · protected: "
            f"{protected.label() if protected is not None else 'changes of up to 1 unit (Δ = 1)'} · one release per "
            f"user, demonstration seed {seed}.")
@@ -100,10 +111,13 @@ if pop.kind == "values" and protected is not None and protected.kind == "range":
     population.district_section(pop, table, chosen, eps, w, seed, protected, unit)
 
 st.subheader("Per-user error, per scheme")
-st.plotly_chart(population_charts.mae_distribution(table, chosen, unit=unit, epsilon=eps), key="pop_mae",
-                **charts.PLOTLY_KW)
+st.plotly_chart(population_charts.mae_distribution(table, chosen, unit=unit, epsilon=eps,
+                                                  guess=guess.mae if guess is not None else None),
+                key="pop_mae", **charts.PLOTLY_KW)
 st.caption("Each box: the users' mean absolute errors under one scheme (box: middle half of the users; "
-           "whiskers and dots: the rest). Hover a dot for the user.")
+           "whiskers and dots: the rest). Hover a dot for the user."
+           + (f" Dashed line: the typical user's error of guessing {guess.value:g} {unit}, the middle of the public "
+              f"range, without looking at the data." if guess is not None else ""))
 spread = table[table["scheme"].isin(chosen)].groupby("scheme", sort=False)["mae"]
 alt_text.describe("pop_mae", table[table["scheme"].isin(chosen)][["scheme", "user", "mae"]].rename(
     columns={"mae": f"MAE ({unit})"}), what=f"Per-user mean absolute error ({unit})", summary=(
@@ -148,15 +162,3 @@ else:
                                 "mae": st.column_config.NumberColumn(f"MAE ({unit})", format="%.3g")})
     st.caption("The summary holds each user's landmark count and error against the original: it is for the "
                "officer's eyes, never for release. Shown: up to 500 rows.")
-
-explain.explain(
-    "**One policy, many users.** The landmark rule runs on each user's own series, so users differ in how many "
-    "landmarks they get. A scheme such as *uniform* or *adaptive* divides ε over |L| + 1, so a user with many "
-    "landmarks gets little budget per release: when the error reaches that of user-level privacy (ε/n per "
-    "event), the policy has degenerated for that user. *Event* level spends ε on every event and violates "
-    "Theorem 2 for every user with landmarks.\n\n**Same randomness everywhere.** Each user's noise comes from a "
-    "seed derived from (seed, scheme, user), so the command line, Dask and this page give identical releases.",
-    [explain.THEOREM_2],
-    "§2.1 and §3.1–3.2",
-)
-

@@ -12,6 +12,24 @@ from ui.session import cache, config, state
 RESULTS = "schemes_results"  # key of the st.fragment below
 
 st.title("Schemes & utility")
+explain.explain(
+    "**Budgets.** Each scheme decides how much of ε to spend on the release at every timestamp: *event* spends "
+    "ε each time (protects single events only), *user* ε/n (protects everything, very noisy), *w-event* ε/w "
+    "(any w consecutive events), *uniform* ε/(|L|+1), *skip* ε on regular events and nothing on landmarks "
+    "(republishing the previous release), *adaptive* reserves ε/(|L|+1) per release and saves budget by "
+    "approximating when the series changes little. Opt-in baselines (the state of the art, values only, blind to "
+    "the landmarks): *bd*/*ba* test privately whether the series changed and publish within ε per window of w "
+    "events (Kellaris et al.), *fast* samples adaptively and filters within ε over the whole series (Fan & Xiong), "
+    "*pegasus* perturbs, groups and smooths with ε per event (Chen et al.).\n\n"
+    "**Badge.** A scheme satisfies (ε, L)-landmark privacy when the landmarks' budgets plus the budget at any "
+    "single t never exceed ε (Theorem 2). With landmarks, event-level spends ε on each landmark *and* on t, "
+    "so it fails.\n\n**Utility.** The MAE compares the released with the original series (locations: metres; "
+    "contact bits: % wrong reports); the whiskers are 95 % confidence intervals over the repetitions.",
+    [explain.THEOREM_2,
+     r"\text{Laplace: } o_t = x_t + \mathrm{Lap}\!\left(\tfrac{\Delta f}{\varepsilon_t}\right), \qquad "
+     r"\mathrm{MAE} = \frac{1}{n}\sum_t |o_t - x_t|"],
+    "§2.1, §3.1–3.2 and §4.2",
+)
 ss = st.session_state
 
 
@@ -55,8 +73,21 @@ def clamp_range(mechanism: str) -> tuple[float, float] | None:
     return (low, high) if low < high else None
 
 
-def headline(cur, summaries: dict, eps: float, unit: str) -> str:
-    """The page's verdict in plain words (lmdk.present.headlines), above the technical line; returns the text."""
+def data_free_guess(cur, x, mechanism: str):
+    """The data-free guess every error is read against (lmdk.present.headlines.Guess): the middle of the public
+    range; None without a public range or for locations and contacts."""
+    from lmdk.present import headlines
+
+    protected = relation.current(cur)
+    value_range = protected.value_range if protected is not None and mechanism == "laplace" else None
+    if value_range is None:
+        return None
+    return headlines.Guess.of(x, value_range, cur.series.units or protected.unit or "")
+
+
+def headline(cur, summaries: dict, eps: float, unit: str, guess) -> str:
+    """The page's verdict in plain words (lmdk.present.headlines), at most two sentences, and what ε protects
+    under it; returns the headline."""
     from lmdk.present import headlines
 
     words = headlines.event_word(cur.series.kind, headlines.median_step_seconds(cur.series.timestamps))
@@ -67,8 +98,10 @@ def headline(cur, summaries: dict, eps: float, unit: str) -> str:
                                        {s: summ.mae for s, summ in summaries.items()},
                                        {s: summ.satisfies for s, summ in summaries.items()},
                                        text.escape_markdown(protects),
-                                       {s: summ.mae_ci for s, summ in summaries.items()})
+                                       {s: summ.mae_ci for s, summ in summaries.items()}, guess=guess)
     st.markdown(f"##### {text_}")
+    if guess is not None:
+        st.caption(f"Protected: {text.escape_markdown(protects)}, at ε = {eps:g}.")
     return text_
 
 
@@ -127,7 +160,8 @@ def results() -> None:
     protect = relation.options(cur, mechanism)
     summaries = {s: cache.scheme_summary(cur.token, x, cur.landmarks, s, eps, mechanism, reps, seed, w, clamp, protect)
                  for s in chosen}
-    said = headline(cur, summaries, eps, unit)
+    guess = data_free_guess(cur, x, mechanism)
+    said = headline(cur, summaries, eps, unit, guess)
     badges(cur, chosen, summaries, eps)
     baseline_ui.protects_note(chosen, w, cur.n)
 
@@ -136,14 +170,14 @@ def results() -> None:
     absolute = False
     if cur.n <= charts.BAR_LIMIT:
         absolute = st.toggle("One fixed εₜ axis for every scheme and every ε (logarithmic)",
-                             help="Off: each scheme's panel is scaled to its own largest εₜ.",
+                             help="Off: one linear εₜ axis shared by every scheme (the largest εₜ of any).",
                              **widgets.bind(state.BUDGET_ABSOLUTE))
     budget_fig = charts.budgets({s: summaries[s].budgets for s in chosen}, cur.landmarks, epsilon=eps,
                                 absolute=absolute, window=(first, stop))
     st.plotly_chart(budget_fig, key="budget_chart", **charts.PLOTLY_KW)
     st.caption("εₜ of one run (repetition 1) per scheme; the darker parts are the budgets spent on landmarks, whose "
-               "positions are the black ticks in the strip L on top. Beyond a few hundred timestamps each scheme is a "
-               "row scaled to its own largest εₜ (hover for values). Adaptive's budgets depend on the data and differ "
+               "positions are the black ticks in the strip L on top. All schemes share one εₜ scale: a low row spends "
+               "little budget at each timestamp (hover for values). Adaptive's budgets depend on the data and differ "
                "between repetitions.")
     alt_text.describe("budget_chart", alt_text.budget_table({s: summaries[s].budgets for s in chosen},
                                                             cur.landmarks),
@@ -174,10 +208,12 @@ def results() -> None:
                                            summaries[s].high[zoomed]) for s in chosen},
                                       cur.landmarks, y_title=y_title, epsilon=eps)
         st.plotly_chart(release_fig, key="release_chart", **charts.PLOTLY_KW)
-        st.caption(f"Black: original; coloured line: median of {reps} repetitions; band: the central 90 % of them.")
+        st.caption(f"Black: original; coloured line: median of {reps} repetitions; band: the central 90 % of them. "
+                   "Each panel keeps the original's own scale; where the noise reaches further, the panel says how "
+                   "far (zoom out with a double click).")
         alt_text.describe("release_chart", alt_text.release_table(
             cur.series.timestamps, x, {s: (summaries[s].median, summaries[s].low, summaries[s].high) for s in chosen},
-            value_name=y_title), what=f"Original and released series, {y_title},", over="t",
+            value_name=y_title), what=f"Original and released series, {y_title}", over="t",
             said=[f"original {y_title}", *(f"{s} median" for s in chosen)])
 
     st.subheader("Utility: mean absolute error")
@@ -189,9 +225,12 @@ def results() -> None:
             row.update(clamped=summ.mae_clamped, clamped_low=summ.mae_clamped_ci[0],
                        clamped_high=summ.mae_clamped_ci[1])
         rows.append(row)
-    mae_fig = charts.mae(rows, unit=unit, epsilon=eps)
+    mae_fig = charts.mae(rows, unit=unit, epsilon=eps, guess=guess.mae if guess is not None else None)
     st.plotly_chart(mae_fig, key="mae_chart", **charts.PLOTLY_KW)
-    st.caption(f"Bars: mean over {reps} repetitions; whiskers: 95 % confidence interval.")
+    st.caption(f"Bars: mean over {reps} repetitions; whiskers: 95 % confidence interval."
+               + (f" Dashed line ({guess.mae:.3g} {unit}): the error of guessing {guess.value:g} {unit}, the middle "
+                  f"of the public range {guess.range_text}, without looking at the data — a bar that reaches it "
+                  "tells no more than the range does." if guess is not None else ""))
     alt_text.describe("mae_chart", pd.DataFrame(rows).rename(columns=alt_text.MAE_COLUMNS),
                       what=f"Mean absolute error ({unit}) per scheme")
     if clamp is not None:
@@ -234,22 +273,3 @@ plan_ui.section(cur, chosen)
 widgets.rerun_fragment_on((state.EPSILON, state.REPETITIONS) + (() if plan_ui.target() else (state.W, state.SEED)),
                           RESULTS)  # with a target, w and the seed change the plan above the fragment too
 results()
-
-explain.explain(
-    "**Budgets.** Each scheme decides how much of ε to spend on the release at every timestamp: *event* spends "
-    "ε each time (protects single events only), *user* ε/n (protects everything, very noisy), *w-event* ε/w "
-    "(any w consecutive events), *uniform* ε/(|L|+1), *skip* ε on regular events and nothing on landmarks "
-    "(republishing the previous release), *adaptive* reserves ε/(|L|+1) per release and saves budget by "
-    "approximating when the series changes little. Opt-in baselines (the state of the art, values only, blind to "
-    "the landmarks): *bd*/*ba* test privately whether the series changed and publish within ε per window of w "
-    "events (Kellaris et al.), *fast* samples adaptively and filters within ε over the whole series (Fan & Xiong), "
-    "*pegasus* perturbs, groups and smooths with ε per event (Chen et al.).\n\n"
-    "**Badge.** A scheme satisfies (ε, L)-landmark privacy when the landmarks' budgets plus the budget at any "
-    "single t never exceed ε (Theorem 2). With landmarks, event-level spends ε on each landmark *and* on t, "
-    "so it fails.\n\n**Utility.** The MAE compares the released with the original series (locations: metres; "
-    "contact bits: % wrong reports); the whiskers are 95 % confidence intervals over the repetitions.",
-    [explain.THEOREM_2,
-     r"\text{Laplace: } o_t = x_t + \mathrm{Lap}\!\left(\tfrac{\Delta f}{\varepsilon_t}\right), \qquad "
-     r"\mathrm{MAE} = \frac{1}{n}\sum_t |o_t - x_t|"],
-    "§2.1, §3.1–3.2 and §4.2",
-)

@@ -143,18 +143,34 @@ def handover(view: dict, said: str, res, grid, figures) -> None:
                 + saved.to_json() + '""")\n' + load_lines(saved, name)}
     else:
         description = {"data": f"{SOURCE_LABELS[view['source']]} (synthetic, seed {view['trace_seed']})"}
-    c1, c2 = st.columns(2)
+    c1 = c2 = widgets.button_row()
     widgets.download_deferred("Report (HTML)", spatiotemporal_report,
                               (said, configuration, res, float(view["epsilon"]),
                                [charts.figure_spec(f) for f in figures], description), key="dl_priste_report",
                               file_name="lmdk_spatiotemporal_report.html", mime="text/html", container=c1,
                               icon=":material/description:")
-    c2.download_button("Reproduce in Python (script)", data=spatiotemporal_script(view),
+    c2.download_button("Python script", data=spatiotemporal_script(view),
                        file_name="reproduce_spatiotemporal.py", mime="text/x-python", key="dl_priste_script",
                        on_click="ignore", icon=":material/code:")
 
 
 st.title("Spatiotemporal events")
+explain.explain(
+    "**Event.** A PRESENCE event is true when the user is in the region at *one or more* of the window's "
+    "timestamps, a PATTERN when at *every* one. **Leakage.** An observer who knows the mobility model M and "
+    "sees the released cells compares how likely they are with and without the event; ε-spatiotemporal event "
+    "privacy bounds that ratio by e^ε for every prior belief π about the starting cell. Quantification uses two "
+    "“possible worlds” (event true / false so far), linear in the event length. **Worst case.** The ratio "
+    "depends on π only through three linear functionals, so its supremum over all π lies on an edge of a 3-D "
+    "convex hull and is found exactly (the paper uses a time-limited quadratic-program solver). **PriSTE.** At "
+    "each t a location is drawn from the α-planar Laplace mechanism; while the worst case exceeds ε, α is halved "
+    "and the location redrawn. Source: Cao, Xiao, Xiong, Bai, Yoshikawa, *Protecting spatiotemporal event "
+    "privacy in continuous location-based services*, TKDE 2020, §2–4 (Definition 2.4, Theorem 4.1, "
+    "Algorithms 1–3).",
+    [r"\Pr(o_0,\dots,o_t \mid \mathrm{EVENT}) \le e^{\varepsilon}\,\Pr(o_0,\dots,o_t \mid \neg\mathrm{EVENT})"
+     r"\quad\text{and vice versa, for every prior }\pi",
+     r"\text{PLM: } \Pr(o \mid l) \propto e^{-\alpha\, d(l, o)}"],
+)
 st.caption("Continuously released planar-Laplace locations can reveal *events* such as “was in this area between "
            "t₁ and t₂” even when every single location is protected. PriSTE (Cao et al., TKDE 2020) checks the "
            "event's leakage against every possible prior and halves α until it is at most ε.")
@@ -296,33 +312,17 @@ alt_text.describe("priste_alpha_chart", _band_table(t, {"PriSTE α (per km)": re
 
 st.subheader("5 · Utility")
 m1, m2, m3 = st.columns(3)
-m1.metric("mean distance, plain α-PLM", f"{res.plain_distance_m:,.0f} m")
-m2.metric("mean distance, PriSTE", f"{res.priste_distance_m:,.0f} m",
-          delta=f"{res.priste_distance_m - res.plain_distance_m:+,.0f} m", delta_color="inverse")
-m3.metric("mean α, PriSTE", f"{res.priste_mean_alpha:.3g} / km", delta=f"{res.priste_mean_alpha - alpha:+.3g}")
+m1.metric("Distance, plain α-PLM", headlines.distance(res.plain_distance_m), help="Mean distance of a release.")
+gap = res.priste_distance_m - res.plain_distance_m
+m2.metric("Distance, PriSTE", headlines.distance(res.priste_distance_m), help="Mean distance of a release.",
+          delta=("+" if gap >= 0 else "−") + headlines.distance(abs(gap)), delta_color="inverse")
+m3.metric("Mean α, PriSTE", f"{res.priste_mean_alpha:.3g} / km", delta=f"{res.priste_mean_alpha - alpha:+.3g}")
 st.caption("Euclidean distance between released and true cell centres, averaged over timestamps and repetitions.")
 
-d = st.columns(2)
-widgets.download_figure(leak_fig, "priste_leakage", key="dl_priste_leak", container=d[0])
-widgets.download_figure(alpha_fig, "priste_alpha", key="dl_priste_alpha", container=d[1])
+row = widgets.button_row()
+widgets.download_figure(leak_fig, "priste_leakage", key="dl_priste_leak", container=row, label="Leakage chart (HTML)")
+widgets.download_figure(alpha_fig, "priste_alpha", key="dl_priste_alpha", container=row, label="α chart (HTML)")
 view = {"source": source, "T": T, "cell_m": cell_m, "side": side, "trace_seed": trace_seed, "estimate": estimate,
         "sigma": sigma, "kind": kind, "window": window, "region": sorted(region), "epsilon": eps, "alpha": alpha,
         "delta": delta, "repetitions": reps, "seed": seed}
 handover(view, said, res, grid, [leak_fig, alpha_fig])
-
-explain.explain(
-    "**Event.** A PRESENCE event is true when the user is in the region at *one or more* of the window's "
-    "timestamps, a PATTERN when at *every* one. **Leakage.** An observer who knows the mobility model M and "
-    "sees the released cells compares how likely they are with and without the event; ε-spatiotemporal event "
-    "privacy bounds that ratio by e^ε for every prior belief π about the starting cell. Quantification uses two "
-    "“possible worlds” (event true / false so far), linear in the event length. **Worst case.** The ratio "
-    "depends on π only through three linear functionals, so its supremum over all π lies on an edge of a 3-D "
-    "convex hull and is found exactly (the paper uses a time-limited quadratic-program solver). **PriSTE.** At "
-    "each t a location is drawn from the α-planar Laplace mechanism; while the worst case exceeds ε, α is halved "
-    "and the location redrawn. Source: Cao, Xiao, Xiong, Bai, Yoshikawa, *Protecting spatiotemporal event "
-    "privacy in continuous location-based services*, TKDE 2020, §2–4 (Definition 2.4, Theorem 4.1, "
-    "Algorithms 1–3).",
-    [r"\Pr(o_0,\dots,o_t \mid \mathrm{EVENT}) \le e^{\varepsilon}\,\Pr(o_0,\dots,o_t \mid \neg\mathrm{EVENT})"
-     r"\quad\text{and vice versa, for every prior }\pi",
-     r"\text{PLM: } \Pr(o \mid l) \propto e^{-\alpha\, d(l, o)}"],
-)

@@ -116,6 +116,7 @@ def _report_html(parts: tuple) -> str:
 def _page() -> None:
     ss = st.session_state
     st.title("Temporal privacy loss")
+    _explain()  # "What am I looking at?" near the top (issue 35)
     setup = widgets.scheme_page_setup()
     if setup is None:
         return
@@ -161,13 +162,16 @@ def _page() -> None:
                                             float(losses.reference.max()), words)
     st.markdown("##### " + said)
     cols = st.columns(2) + st.columns(2)  # two a row: four cut their labels at 1024 px
-    cols[0].metric("max TPL", f"{losses.tpl.max():.3g}", help="Largest temporal privacy loss over t (Cao et al.).")
-    cols[1].metric("max overall loss with landmarks", f"{losses.overall.max():.3g}",
-                   help="Largest landmark temporal privacy loss over t (thesis definition).")
-    cols[2].metric("same without correlation", f"{losses.reference.max():.3g}",
+    # the answer first; every number is a privacy loss in nats, the unit of ε
+    cols[0].metric("Loss with landmarks (nats)", f"{losses.overall.max():.3g}",
+                   help="Largest landmark temporal privacy loss over t (thesis definition), in nats like ε: the odds "
+                        "of any guess about the landmarks change by at most e to this power.")
+    cols[1].metric("Without correlation (nats)", f"{losses.reference.max():.3g}",
                    help=f"Largest Σ over L ∪ {{t}} of the budgets (Theorem 2); at most the goal ε = {eps:g} when the "
                         "scheme satisfies landmark privacy.")
-    cols[3].metric("Σ of all budgets", f"{total:.3g}", help="User-level guarantee by sequential composition.")
+    cols[2].metric("Max TPL of one event (nats)", f"{losses.tpl.max():.3g}",
+                   help="Largest temporal privacy loss of a single event over t (Cao et al.).")
+    cols[3].metric("Σ of all budgets (nats)", f"{total:.3g}", help="User-level guarantee by sequential composition.")
 
     window = zoom.control(cur)  # long series: the stretch both loss charts draw
     st.subheader("Backward, forward and temporal privacy loss")
@@ -223,10 +227,12 @@ def _page() -> None:
                       what=f"{statistic.capitalize()} over t of the {quantity} loss per landmark distribution",
                       over="landmarks (%)")
 
-    d = st.columns(3)
-    widgets.download_figure(fig1, "temporal_privacy_loss", key="dl_tpl", container=d[0])
-    widgets.download_figure(fig2, "landmark_temporal_privacy_loss", key="dl_ltpl", container=d[1])
-    widgets.download_figure(fig3, "figure9_distributions", key="dl_fig9", container=d[2])
+    row = widgets.button_row()
+    widgets.download_figure(fig1, "temporal_privacy_loss", key="dl_tpl", container=row, label="TPL chart (HTML)")
+    widgets.download_figure(fig2, "landmark_temporal_privacy_loss", key="dl_ltpl", container=row,
+                            label="Landmark TPL chart (HTML)")
+    widgets.download_figure(fig3, "figure9_distributions", key="dl_fig9", container=row,
+                            label="Distributions chart (HTML)")
     maxima = pd.DataFrame({"quantity": ["max TPL", "max overall loss with landmarks", "same without correlation",
                                          "Σ of all budgets"],
                            "value": [float(losses.tpl.max()), float(losses.overall.max()),
@@ -239,7 +245,7 @@ def _page() -> None:
     from lmdk.present.reproduce import tpl_script
 
     name = (ss.get(state.UPLOAD_FILE_NAME) or "YOUR_FILE") if ss[state.SOURCE] == "upload" else None
-    st.download_button("Reproduce in Python (script)", data=tpl_script(config.run_config(cur), scheme, P, name),
+    st.download_button("Python script", data=tpl_script(config.run_config(cur), scheme, P, name),
                        file_name="reproduce_tpl.py", mime="text/x-python", key="dl_tpl_script", on_click="ignore",
                        icon=":material/code:", help="A short script with the lmdk Python API that prints this view's "
                                                     "largest losses (same demonstration seed).")
@@ -247,4 +253,3 @@ def _page() -> None:
 
 
 _page()
-_explain()

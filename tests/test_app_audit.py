@@ -11,7 +11,7 @@ from app_support import shown
 from ui import audit as ui_audit
 from ui.charts import meta_of
 
-PAGE = "pages/audit.py"
+PAGE = "pages/adversary_lab.py"
 open_page = partial(app_support.open_page, PAGE, 300)
 
 

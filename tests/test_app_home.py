@@ -12,6 +12,11 @@ def app() -> AppTest:
     return app_support.run_app(60)
 
 
+def main_expanders(at):
+    """The expanders of the page's main area, top first (the sidebar's left out)."""
+    return [e for e in at.main.expander]
+
+
 def badges(at: AppTest) -> list[str]:
     return [m.value for m in at.markdown if "badge[" in m.value]
 
@@ -20,7 +25,7 @@ def test_home_renders_with_links_and_explanation(app):
     assert app.title[0].value == "Landmark privacy lab"
     links = app.get("page_link")
     assert len(links) >= 2  # every registered page except the overview itself
-    assert app.expander and app.expander[-1].label == "What am I looking at?"  # after the chart's "Show data"
+    assert main_expanders(app)[0].label == "What am I looking at?"  # near the top, before the charts (issue 35)
     assert any("\\sum" in latex.value for latex in app.latex)
 
 

@@ -37,7 +37,7 @@ def page(browser_context):
 
 
 # the same page at fewer trials: its DOM is the same, its cold first run ~4× shorter
-LIGHTER = {"audit": "aud_n=200"}
+LIGHTER = {"adversary_lab": "aud_n=200"}
 
 
 def _views() -> list[tuple[str, str, str, int | None]]:
@@ -50,9 +50,36 @@ def _views() -> list[tuple[str, str, str, int | None]]:
 
 
 # a segmented control's option outside its column (clipped: "Attacker's prior" at 1024 px once), a metric's label or
-# value cut with an ellipsis
-CLIPPED = """() => {
+# value cut with an ellipsis, any other text whose box is narrower than its content where the box hides the rest
+# (ellipsis or hidden overflow: "Chart as H…", "Landmark flags (pri…", "Releases handed …" once), and a chart's legend
+# entry running past the chart's edge ("releas" once)
+CLIPPED = """async () => {
+  await document.fonts.ready;
   const out = [];
+  const main = document.querySelector("[data-testid='stMain']");
+  for (const el of main.querySelectorAll('*')) {
+    // charts and tables scroll or draw their own text; KaTeX's MathML copy is hidden for screen readers on purpose
+    if (el.closest('svg, canvas, input, textarea, .js-plotly-plot, [data-testid=stDataFrame], .katex-mathml')) continue;
+    const cs = getComputedStyle(el);
+    if (cs.textOverflow !== 'ellipsis' && !['hidden', 'clip'].includes(cs.overflowX)) continue;
+    const r = el.getBoundingClientRect();
+    const text = (el.innerText || '').trim();
+    if (r.width <= 1 || r.height <= 1 || !text) continue;  // visually hidden (screen-reader) text
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    if (el.scrollWidth > el.clientWidth + 1 || range.getBoundingClientRect().width > r.width + 1)
+      out.push(`text '${text.slice(0, 60)}' cut`);
+  }
+  for (const plot of main.querySelectorAll('.js-plotly-plot')) {
+    const box = plot.getBoundingClientRect();
+    const bg = plot.querySelector('.legend .bg');  // plotly clips the legend to its background box
+    const clip = bg ? bg.getBoundingClientRect() : box;
+    for (const t of plot.querySelectorAll('.legendtext')) {
+      const r = t.getBoundingClientRect();
+      if (r.width > 0 && (r.right > Math.min(box.right, clip.right) + 1 || r.left < box.left - 1))
+        out.push(`legend '${t.textContent}' cut`);
+    }
+  }
   for (const group of document.querySelectorAll("[data-testid='stButtonGroup']")) {
     const box = (group.closest('[data-testid=stColumn]') || group.closest('[data-testid=stElementContainer]')
                  || group).getBoundingClientRect();
@@ -189,7 +216,8 @@ def check_view(page, app_url: str, view: tuple[str, str, str, int | None]) -> No
         problems.append(f"{title}: {charts} charts/maps but {described} text alternatives "
                         "(ui.charts.alt_text.describe after each st.plotly_chart / st.pydeck_chart)")
     for box in page.locator(TEXT_ALTERNATIVES).all():
-        said = box.locator("[data-testid='stCaptionContainer']").first.inner_text()
+        # inside the closed "Show data" expander since issue 35: in the document (screen readers), not shown
+        said = box.locator("[data-testid='stCaptionContainer']").first.text_content() or ""
         if len(said) < 20 or not said.rstrip().endswith("."):
             problems.append(f"{title}: a chart's summary is not a sentence: {said!r}")
     _open_show_data(page)

@@ -191,7 +191,7 @@ def test_stakeholder_walk_cold_link_headline_report_and_script(browser_context, 
         report = tmp_path / "report.html"
         report.write_bytes(download(page, page.get_by_role("button", name="Report (HTML)"))[1])
         script = tmp_path / "reproduce_schemes.py"
-        script.write_bytes(download(page, page.get_by_role("button", name="Reproduce in Python (script)"))[1])
+        script.write_bytes(download(page, page.get_by_role("button", name="Python script"))[1])
     finally:
         page.close()
     check_report_offline(browser_context, report, 3, ("With ε = 0.1", "Mean absolute error"), "schemes_utility",

@@ -33,14 +33,17 @@ def test_readable_numbers_and_words():
 def test_temporal_loss_headline_states_the_growth_over_the_uncorrelated_loss():
     text = headlines.temporal_loss_headline(1.0, "uniform", "strong", 4.975, 1.0, "hours")
     assert text.startswith("With ε = 1 and strong correlation between consecutive hours")
-    assert "up to 5.0 about the sensitive hours together from *Uniform* — 5.0× the 1.0 that holds" in text
+    assert ("up to 5.0 nats (the unit of ε) about the sensitive hours together from *Uniform* — 5.0× the 1.0 nats"
+            in text)
+    assert "can change by up to e^5.0 ≈ 140×" in text  # the unit, said as odds (issue 35)
     same = headlines.temporal_loss_headline(1.0, "skip", "weak", 1.0, 1.0, "hours")
     assert "no more about the sensitive hours together from *Skip* than without it" in same
 
 
 def test_spatiotemporal_headline_states_the_cost_of_keeping_the_event_within_epsilon():
     text = headlines.spatiotemporal_headline(1.0, 3.2, 1500.0, 4200.0, 1.0, 0.25)
-    assert "up to 3.2 about the sensitive event, above ε = 1" in text and "4.2 km off instead of 1.5 km" in text
+    assert "up to 3.2 nats (the unit of ε) about the sensitive event, above ε = 1" in text
+    assert "4.2 km off instead of 1.5 km" in text
     calm = headlines.spatiotemporal_headline(1.0, 0.4, 800.0, 800.0, 1.0, 1.0)
     assert "already keeps the sensitive event within ε = 1" in calm and "800 m" in calm
 
@@ -58,3 +61,32 @@ def test_overview_headline_names_who_protects_and_who_does_not():
     assert text == ("With ε = 1 and 3 landmarks among 8 events, *user*, *uniform* protect the landmarks together "
                     "— *event* does **not**.")
     assert overview_headline(0.5, 8, 0, {"uniform": True}).endswith("*uniform* protects the landmarks together.")
+
+
+def test_the_schemes_headline_compares_with_the_data_free_guess_and_says_what_would_help():
+    """Issue 35: readings of about 1 kWh in a 0–25 kWh range; user level 12.4 kWh, adaptive 10.7, skip 8.2."""
+    import numpy as np
+
+    x = np.r_[np.zeros(50), np.full(50, 1.8)]
+    guess = headlines.Guess.of(x, (0, 25), "kWh")
+    assert guess.value == 12.5 and guess.mae == 11.6 and guess.range_far_wider
+    mae = {"user": 12.4, "adaptive": 10.7}
+    ok = {"user": True, "adaptive": True}
+    text = headlines.schemes_headline(1.0, 1000, 200, "hours", "kWh", mae, ok, guess=guess)
+    assert "That is **barely better** than guessing 12.5 kWh (the middle of the public range 0–25 kWh)" in text
+    assert "off by 11.6 kWh" in text and "a larger ε" in text and "many users" in text
+    assert text.count(". ") + 1 <= 2, text  # at most two sentences
+    worse = headlines.schemes_headline(1.0, 1000, 200, "hours", "kWh", {"user": 12.4}, {"user": True}, guess=guess)
+    assert "**no better**" in worse and "the public range, not the scheme, sets this error" in worse
+    good = headlines.schemes_headline(1.0, 1000, 200, "hours", "kWh", {"skip": 1.16}, {"skip": True}, guess=guess)
+    assert "10× better than guessing" in good and "would help" not in good
+
+
+def test_the_schemes_no_better_than_the_guess_are_named():
+    """Issue 35's defaults: Skip 8.2 kWh beats the guess (11.6); User level, w-event and Uniform do not."""
+    guess = headlines.Guess(mae=11.6, value=12.5, range_text="0–25 kWh", range_far_wider=True)
+    mae = {"event": 8.16, "user": 12.4, "w-event": 11.9, "uniform": 12.5, "skip": 8.15, "adaptive": 10.5}
+    ok = {"event": False, "user": True, "w-event": False, "uniform": True, "skip": True, "adaptive": True}
+    text = headlines.schemes_headline(1.0, 1000, 200, "hours", "kWh", mae, ok, guess=guess)
+    assert "*User level*, *w-event* and *Uniform* are **no better** than that guess." in text
+    assert text.count(". ") + 1 <= 2, text

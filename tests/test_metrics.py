@@ -59,3 +59,24 @@ def test_validation():
         metrics.mae(np.zeros(2), [0.0, np.nan], "laplace")
     with pytest.raises(ParameterError, match="empty"):
         metrics.mean_ci95([])
+
+
+def test_data_free_guess_is_the_middle_of_the_public_range_and_its_mae():
+    """The yardstick of issue 35: readings near 0–2 kWh in a 0–25 kWh range are about 11.6 kWh from the guess 12.5."""
+    x = np.array([0.5, 1.0, 1.5, 0.0, 25.0])
+    assert metrics.data_free_guess((0, 25)) == 12.5
+    assert metrics.data_free_guess_mae(x, (0, 25)) == pytest.approx(np.mean(np.abs(x - 12.5)))
+    # a narrower public range is a better guess: the range, not the scheme, sets this error
+    assert metrics.data_free_guess_mae(x[:4], (0, 2)) < metrics.data_free_guess_mae(x[:4], (0, 25))
+    with pytest.raises(ParameterError):
+        metrics.data_free_guess((5, 5))
+    with pytest.raises(ParameterError):
+        metrics.data_free_guess_mae([], (0, 1))
+
+
+def test_mae_interval_is_never_negative():
+    """Errors near 0 with a wide spread: the t-interval's lower end would be below 0; an MAE bound never is."""
+    x = np.zeros(3)
+    values = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [30.0, 30.0, 30.0]])
+    m = metrics.mae(x, values)
+    assert m.ci_low == 0.0 and m.ci_high > m.mean

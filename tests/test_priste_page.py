@@ -43,7 +43,8 @@ def test_page_renders_charts_and_respects_epsilon():
     alpha = chart(at, "priste_alpha_chart")
     a = median_of(alpha, "PriSTE")
     assert a.size == 15 and np.all(a <= 1.0) and np.all(a >= 0)
-    assert [m.label for m in at.metric][:2] == ["mean distance, plain α-PLM", "mean distance, PriSTE"]
+    assert [m.label for m in at.metric][:2] == ["Distance, plain α-PLM", "Distance, PriSTE"]
+    assert all(m.value.endswith((" m", " km")) for m in at.metric[:2])  # one style with the headline (issue 35)
     # a stricter ε redraws with the new bound and never a larger α
     at.select_slider(key=W(state.ST_EPSILON)).set_value(0.1).run()
     assert not at.exception, at.exception

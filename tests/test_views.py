@@ -104,3 +104,14 @@ def test_synthetic_series_is_deterministic_in_the_seed():
             != views.synthetic_series("values", 30, 0.8, 7).source_hash)
     with pytest.raises(ParameterError):
         views.synthetic_series("contacts", 30, 0.5, 1)
+
+
+def test_a_synthetic_series_starts_on_2024_01_01_in_kwh_whatever_its_seed():
+    """Issue 35: a synthetic long series was dated 1970 with the unit '(units)'."""
+    import pandas as pd
+
+    from lmdk.present import views as v
+
+    a, b = v.synthetic_series("values", 50, 0.5, rng=1), v.synthetic_series("values", 50, 0.5, rng=2)
+    assert a.timestamps[0] == b.timestamps[0] and pd.Timestamp(a.timestamps[0]).strftime("%Y-%m-%d") == "2024-01-01"
+    assert a.units == "kWh"

@@ -35,8 +35,9 @@ Conventions
   outlives its session); pass arrays and a data ``token``, never the uploaded file; ``cache.scheme_summary`` runs
   one scheme and summarises it.
 - ``ui.charts``: ``SCHEME_COLOURS`` (Okabe–Ito, one per scheme), ``LANDMARK_MARKER`` (filled black
-  diamond), ``DUMMY_MARKER`` (open diamond); axes with units; repetitions as median + band; put
-  ``meta={"eps": ε}`` in figures that depend on ε (tests and the browser benchmark read it).
+  diamond), ``DUMMY_MARKER`` (open grey triangle), ``RUG_LANDMARK``/``RUG_DUMMY`` (the timeline's strip); axes
+  with units; repetitions as median + band; put ``meta={"eps": ε}`` in figures that depend on ε (tests and the
+  browser benchmark read it).
   Pass ``**charts.PLOTLY_KW`` to ``st.plotly_chart``: PNG export via the camera icon and our own light
   styling (``theme=None``; Streamlit's client-side theme costs hundreds of ms on big multi-panel charts).
   Under every chart, ``ui.charts.alt_text.describe`` writes its text alternative.

@@ -76,14 +76,14 @@ def panel(epsilon: float) -> None:
     with st.container(border=True, key="ledger_panel"):
         st.markdown("**This session's privacy ledger** — every release handed out spends ε again")
         m1, m2, m3, m4 = st.columns(4, vertical_alignment="bottom")
-        m1.metric("Releases handed out", f"{totals['releases']:,}")
-        m2.metric("Total ε (sum)", f"{totals['epsilon_basic']:.4g}",
+        m1.metric("Releases", f"{totals['releases']:,}")
+        m2.metric("ε, summed", f"{totals['epsilon_basic']:.4g}",
                   help="Sequential composition: the ε of every release added up (a pure ε-DP guarantee, δ = 0).")
-        m3.metric("Total ε at δ = 10⁻⁶", f"{totals['epsilon_pld']:.4g}",
+        m3.metric("ε at δ = 10⁻⁶", f"{totals['epsilon_pld']:.4g}",
                   help="The tighter (ε, δ) total of the privacy-loss distributions of every release (Google's "
                        "dp_accounting), each release counted as one pure ε-DP mechanism.")
         ss[CAP_WIDGET] = ss.get(state.LEDGER_CAP)
-        cap = m4.number_input("Cap on total ε (optional)", min_value=0.0, value=None, step=1.0, key=CAP_WIDGET,
+        cap = m4.number_input("Cap on ε (optional)", min_value=0.0, value=None, step=1.0, key=CAP_WIDGET,
                               on_change=_keep_cap, placeholder="no cap",
                               help="The most ε this session may spend in total (the sum). A release that would "
                                    "pass it is offered only after you confirm.")

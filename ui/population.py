@@ -50,7 +50,7 @@ def population() -> Population | None:
                 int(ss[state.POP_FLEET_SEED]))
         fleet = _fleet(*args)
         return Population(frame_source(fleet.table), "fleet:" + ":".join(map(str, args)), "values",
-                          f"synthetic fleet of {args[0]:,} meters × {args[1]:,} hours", FLEET_RULE)
+                          f"{args[0]:,} synthetic users (smart meters) × {args[1]:,} hours", FLEET_RULE)
     held = ss.get(state.POP_UPLOAD)
     if held is None:
         return None
@@ -116,6 +116,22 @@ def relation(pop: Population, fleet: bool):
     if ss.get(state.REL_KIND) == "up_to" and ss.get(state.REL_D) is not None:
         return rel.up_to(ss[state.REL_D], low, high, unit)
     return rel.public_range(low, high, unit)
+
+
+def data_free_guess(pop: Population, protected, unit: str):
+    """The yardstick of the page's errors (lmdk.present.headlines.Guess): the users' median error of guessing the
+    middle of the public range without the data; None without a public range or for other kinds than values."""
+    if pop.kind != "values" or protected is None or protected.value_range is None:
+        return None
+    from lmdk.population.explore import guess_errors
+    from lmdk.present.headlines import Guess
+
+    memo = st.session_state.setdefault(state.POP_RESULTS, {})
+    key = ("guess", pop.token, protected.value_range)
+    if key not in memo:
+        memo[key] = float(guess_errors(pop.source, protected.value_range).median())
+    low, high = protected.value_range
+    return Guess(mae=memo[key], value=(low + high) / 2, range_text=f"{low:g}–{high:g} {unit}".strip())
 
 
 def summaries(pop: Population, rule: str, schemes: tuple, epsilon: float, w: int, seed: int, protected=None):

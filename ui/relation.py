@@ -10,7 +10,7 @@ import streamlit as st
 from lmdk import relation as rel
 from ui.session import state
 
-SYNTHETIC_VALUES = {"kind": "range", "low": 0.0, "high": 20.0, "unit": "units"}  # AR(1) of mean 10, sd 2, by design
+SYNTHETIC_VALUES = {"kind": "range", "low": 0.0, "high": 20.0, "unit": "kWh"}  # AR(1) of mean 10, sd 2, by design
 SYNTHETIC_RADIUS_M = 200.0
 
 

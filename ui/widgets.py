@@ -96,6 +96,9 @@ def landmark_status(cur) -> None:
 
     if (total := relation.aggregate_relation()) is not None:  # a statistic over many people: say what one moves
         box.caption(f"A {total.statistic} over {total.users:,} {total.who}s: {total.label()}.")
+    if k == 0:  # a rule or detector that marked nothing (or a cleared set): say so where the count is
+        box.warning("No landmarks: the rule marked none. Pick another rule or window, or mark events on "
+                    "*Data & landmarks*.", icon=":material/flag:")
 
 
 def scheme_page_setup():
@@ -200,8 +203,16 @@ def relation_controls(cur, box) -> None:
         box.caption(f"Protected: {protected.protects('event')} — Δ = {protected.sensitivity:g}.")
 
 
-def download_figure(fig, name: str, *, key: str, container=None, label: str = "Chart as HTML") -> None:
+def button_row(key: str | None = None):
+    """A row of buttons that wraps instead of cutting their labels (a horizontal flex container; columns of equal
+    width cut "Chart as H…" at 1024 px)."""
+    return st.container(horizontal=True, gap="small", key=key)
+
+
+def download_figure(fig, name: str, *, key: str, label: str, container=None) -> None:
     """A standalone-HTML download of a figure, built only on click; PNG comes from the chart's camera icon.
+
+    ``label`` names the chart ("Budget chart (HTML)"): several buttons of one page never share a label.
 
     The session state holds the figure; the deferred callable holds only a weak reference to it, so a figure
     dies with its session even while Streamlit still keeps the callable registered.
@@ -282,7 +293,7 @@ def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list
     demonstration release of the seed (formatted on click: CSV formatting was the largest avoidable server cost
     of an ε change in benchmarks/bench_load.py's profile), landmark JSON and RunConfig JSON download/upload."""
     ss = st.session_state
-    c1, c2, c3 = st.columns(3, vertical_alignment="bottom")
+    c1, c2 = st.columns(2, vertical_alignment="bottom")
     scheme = c1.selectbox("Release of the scheme", chosen, index=_default_export_scheme(chosen), key="export_scheme")
     from ui import relation
 
@@ -294,7 +305,7 @@ def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list
                                 key=state.EXPORT_BOUND, placeholder="e.g. the city's radius",
                                 help="Locations: the snapping sampler clamps to this box around the series' centre. "
                                      "Take it from the policy (e.g. the city), never from the data.")
-    private = c3.checkbox("Landmark flags (private)", key="export_private",
+    private = st.checkbox("Include the landmark flags (private)", key="export_private",
                           help="Adds budget, published and landmark columns: they reveal which events are landmarks.")
     summ = summaries[scheme]
     if private:
@@ -347,7 +358,7 @@ def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list
     from lmdk.present.reproduce import schemes_script
 
     name = (ss.get(state.UPLOAD_FILE_NAME) or "YOUR_FILE") if ss[state.SOURCE] == "upload" else None
-    st.download_button("Reproduce in Python (script)", data=schemes_script(saved, data_path=name),
+    st.download_button("Python script", data=schemes_script(saved, data_path=name),
                        file_name="reproduce_schemes.py", mime="text/x-python", key="dl_script", on_click="ignore",
                        icon=":material/code:", help="A short script with the lmdk Python API that prints this view's "
                                                     "MAE and Theorem 2 verdicts (same demonstration seed).")

@@ -78,6 +78,11 @@ def mean_ci(values: np.ndarray) -> tuple[float, float, float, float]:
     return mean, std, mean - half, mean + half
 
 
+def nonnegative(measure: str) -> bool:
+    """Whether a measure can never be negative (an error: MAE, a distance), so its interval is cut at 0."""
+    return measure == "mae" or measure.startswith("mae_") or measure.endswith("_mae") or measure.endswith("_error")
+
+
 def summarise_mean_ci(raw: pd.DataFrame, keys: Sequence[str], measures: Sequence[str]) -> pd.DataFrame:
     """Group raw per-repetition rows by ``keys`` and report mean/std/CI of each measure."""
     rows = []
@@ -87,6 +92,8 @@ def summarise_mean_ci(raw: pd.DataFrame, keys: Sequence[str], measures: Sequence
         row["repetitions"] = int(grp["repetition"].nunique())
         for m in measures:
             mean, std, lo, hi = mean_ci(grp[m].to_numpy())
+            if nonnegative(m) and lo < 0:
+                lo = 0.0  # an error is never negative: neither is the lower bound of its mean
             row[m] = mean
             row[f"{m}_std"] = std
             row[f"{m}_ci_low"] = lo

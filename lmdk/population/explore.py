@@ -23,6 +23,24 @@ def compare_schemes(source: Source, policy: Policy, schemes, protects=None) -> p
     return pd.concat(frames, ignore_index=True)
 
 
+def guess_errors(source: Source, value_range: tuple[float, float]) -> pd.Series:
+    """Per user (index), the MAE of the data-free guess (the middle of the public range, released without looking at
+    the data; ``lmdk.metrics.data_free_guess``): the error every user's release is read against. Values only."""
+    from lmdk.metrics import data_free_guess
+
+    middle = data_free_guess(value_range)
+    total: pd.Series | None = None
+    count: pd.Series | None = None
+    for chunk in source.chunks(1_000_000):
+        gap = (chunk["value"].astype(float) - middle).abs().groupby(chunk["user"].astype(str))
+        s, c = gap.sum(), gap.count()
+        total = s if total is None else total.add(s, fill_value=0.0)
+        count = c if count is None else count.add(c, fill_value=0)
+    if total is None or count is None:
+        return pd.Series(dtype=float)
+    return (total / count).rename("guess_mae")
+
+
 def flagged(summaries: pd.DataFrame) -> pd.DataFrame:
     """Rows whose scheme violates Theorem 2 for that user, or gives them no better utility than user level
     (the user-level scheme itself excepted)."""
@@ -48,9 +66,11 @@ def user_series(source: Source, user, name: str = "") -> Series:
     return Series(frame=frame, kind=source.kind, name=name or f"user {user}")
 
 
-def headline(summaries: pd.DataFrame, schemes, epsilon: float, unit: str) -> str:
-    """The page's verdict in plain words: the best protecting scheme's median error, how many users it fails."""
-    from lmdk.present.headlines import readable
+def headline(summaries: pd.DataFrame, schemes, epsilon: float, unit: str, guess=None) -> str:
+    """The page's verdict in at most two sentences: the best protecting scheme's median error, how many users it
+    fails, and (``guess``: a ``lmdk.present.headlines.Guess`` of the users' median data-free-guess error) how that
+    error compares with guessing the middle of the public range."""
+    from lmdk.present.headlines import guess_sentence, readable
 
     stats = summaries.groupby("scheme").agg(median=("mae", "median"), holds=("theorem2_holds", "all"),
                                             degenerate=("degenerate", "sum"), violated=("theorem2_holds",
@@ -64,14 +84,18 @@ def headline(summaries: pd.DataFrame, schemes, epsilon: float, unit: str) -> str
     baseline = float(summaries.loc[summaries["scheme"] == best, "user_level_mae"].median())
     failed = int(stats.loc[best, "degenerate"])
     text = (f"With ε = {epsilon:g}, *{best}* gives the typical user an error of {readable(stats.loc[best, 'median'])} "
-            f"{unit} (user level: {readable(baseline)}) and protects every user's landmarks. ")
+            f"{unit} (user level: {readable(baseline)}) and protects every user's landmarks")
     if failed:
-        text += (f"For {failed:,} of {users:,} users ({100 * failed / users:.0f} %) it is no better than user "
-                 "level: they have too many landmarks.")
+        text += (f"; for {failed:,} of {users:,} users ({100 * failed / users:.0f} %) it is no better than user "
+                 "level (too many landmarks)")
     else:
-        text += f"It beats user level for all {users:,} users."
+        text += f", better than user level for all {users:,} users"
     violating = [s for s in schemes if stats.loc[s, "violated"] > 0]
     if violating:
-        text += " " + ", ".join(f"*{s}*" for s in violating) + (" does" if len(violating) == 1 else " do") + \
-                " **not** protect the landmarks together."
+        text += "; " + ", ".join(f"*{s}*" for s in violating) + (" does" if len(violating) == 1 else " do") + \
+                " **not** protect the landmarks together"
+    text += "."
+    if guess is not None:
+        text += " " + guess_sentence(float(stats.loc[best, "median"]), guess, unit).replace(
+            "without looking at the data, which is off by", "without looking at the data, off for the typical user by")
     return text

@@ -6,6 +6,7 @@ template per page; tests check that it names the right winner and ratio.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -56,16 +57,59 @@ def plus_minus(low: float, high: float) -> str:
     return f" ± {readable((high - low) / 2)}"
 
 
+HELP = ("a larger ε, a narrower protected change (the sidebar's *What ε protects*) or a statistic over many users "
+        "(the Population page)")  # what would bring the error below the data-free guess
+BARELY = 1.25  # a scheme less than this many times better than the data-free guess is "barely better"
+
+
+@dataclass(frozen=True)
+class Guess:
+    """The data-free guess a headline compares with: its MAE, the guessed value, the public range in words, and
+    whether that range is far wider than the values (then the range, not the scheme, sets the error)."""
+
+    mae: float
+    value: float
+    range_text: str
+    range_far_wider: bool = False
+
+    @classmethod
+    def of(cls, values, value_range: tuple[float, float], unit: str = "") -> Guess:
+        """The data-free guess for ``values`` in the public ``value_range`` (``lmdk.metrics.data_free_guess_mae``);
+        the range is "far wider" when its width is over four times the spread of the values."""
+        from lmdk import metrics
+
+        x = np.asarray(values, dtype=float)
+        low, high = (float(v) for v in value_range)
+        unit = f" {unit}" if unit else ""
+        return cls(mae=metrics.data_free_guess_mae(x, (low, high)), value=metrics.data_free_guess((low, high)),
+                   range_text=f"{low:g}–{high:g}{unit}", range_far_wider=(high - low) > 4 * float(np.ptp(x)))
+
+
+def guess_sentence(error: float, guess: Guess, unit: str) -> str:
+    """One sentence comparing a scheme's error with the data-free guess (the middle of the public range), saying
+    plainly when the scheme is no better and what would help."""
+    unit = f" {unit}" if unit else ""
+    said = (f"guessing {guess.value:.3g}{unit} (the middle of the public range {guess.range_text}) without "
+            f"looking at the data, which is off by {guess.mae:.3g}{unit}")
+    if error >= guess.mae:
+        cause = " — the public range, not the scheme, sets this error" if guess.range_far_wider else ""
+        return f"That is **no better** than {said}{cause}; {HELP} would help."
+    if error * BARELY > guess.mae:
+        return f"That is **barely better** than {said}; {HELP} would help."
+    return f"That is {ratio(guess.mae / error)} better than {said}."
+
+
 def schemes_headline(epsilon: float, n: int, n_landmarks: int, words: str, unit: str, mae: dict[str, float],
                      satisfies: dict[str, bool], protects: str | None = None,
-                     ci: dict[str, tuple[float, float]] | None = None) -> str:
-    """Schemes & utility: which scheme protects the sensitive events at the smallest error, and by how much.
+                     ci: dict[str, tuple[float, float]] | None = None, guess: Guess | None = None) -> str:
+    """Schemes & utility in at most two sentences: which scheme protects the sensitive events at the smallest error
+    (against user level), and how that error compares with the data-free guess (``guess``).
 
-    ``protects``: the neighbouring relation in words (``lmdk.relation.Relation.protects``), said at the end so
-    the reader knows what "protection" means; the errors are those of the release handed out (same Δ, sampler).
-    ``ci``: the 95 % interval of each MAE over the repetitions, said as "± half its width".
+    ``protects``: the neighbouring relation in words (``lmdk.relation.Relation.protects``), said as a last sentence
+    only without a ``guess`` (the page then shows it under the headline); the errors are those of the release handed
+    out (same Δ, sampler). ``ci``: the 95 % interval of each MAE over the repetitions, said as "± half its width".
     """
-    unit = f" {unit}" if unit else ""
+    unit_ = f" {unit}" if unit else ""
     protecting = {s: e for s, e in mae.items() if satisfies.get(s)}
     winners = {s: e for s, e in protecting.items() if s != "user"} or protecting
     lead = f"With ε = {epsilon:g} and {n_landmarks:,} sensitive {words} out of {n:,}, "
@@ -74,17 +118,26 @@ def schemes_headline(epsilon: float, n: int, n_landmarks: int, words: str, unit:
                       "a landmark scheme (Uniform, Skip, Adaptive)."
     best = min(winners, key=winners.__getitem__)
     spread = plus_minus(*ci[best]) if ci and best in ci else ""
-    text = lead + f"*{SCHEME_NAMES[best]}* keeps the typical error at {readable(winners[best])}{spread}{unit}"
+    text = lead + f"*{SCHEME_NAMES[best]}* keeps the typical error at {readable(winners[best])}{spread}{unit_}"
     if best not in ("user", "fast") and "user" in mae and winners[best] > 0:  # FAST is user level itself
-        text += (f" — {ratio(mae['user'] / winners[best])} better than protecting every one of the {words} equally "
-                 f"(user level), while still guaranteeing the same protection for the sensitive {words}.")
+        text += f" — {ratio(mae['user'] / winners[best])} better than protecting every one of the {words} equally " \
+                "(user level)"
     else:
-        text += ", and it guarantees the protection of the sensitive " + words + "."
+        text += ", and it guarantees the protection of the sensitive " + words
     better = {s: e for s, e in mae.items() if not satisfies.get(s) and e < winners[best]}
     if better:
         rival = min(better, key=better.__getitem__)
-        text += (f" *{SCHEME_NAMES[rival]}* is more accurate still but does **not** protect the sensitive "
-                 f"{words} together.")
+        text += (f"; *{SCHEME_NAMES[rival]}* is more accurate still but does **not** protect the sensitive "
+                 f"{words} together")
+    text += "."
+    if guess is not None:
+        said = guess_sentence(winners[best], guess, unit)
+        no_better = [SCHEME_NAMES.get(s, s) for s, e in mae.items() if s != best and e >= guess.mae]
+        if no_better and winners[best] < guess.mae:  # the best beats the guess, others do not: name them
+            names = " and ".join(", ".join(f"*{n}*" for n in no_better).rsplit(", ", 1))
+            said = said.removesuffix(".") + (f"; {names} {'is' if len(no_better) == 1 else 'are'} **no better** than "
+                                             "that guess.")
+        return text + " " + said
     if protects:
         text += f" Protected: {protects}, at ε = {epsilon:g}."
     return text
@@ -92,26 +145,41 @@ def schemes_headline(epsilon: float, n: int, n_landmarks: int, words: str, unit:
 
 def temporal_loss_headline(epsilon: float, scheme: str, correlation: str, worst: float, reference: float,
                            words: str) -> str:
-    """Temporal privacy loss: how much the sensitive events together can leak once events are correlated."""
+    """Temporal privacy loss: how much the sensitive events together can leak once events are correlated, in nats
+    (the unit of ε), with what that means: the odds of any guess about them change by at most e^loss."""
     name = SCHEME_NAMES.get(scheme, scheme)
     lead = (f"With ε = {epsilon:g} and {correlation} correlation between consecutive {words}, an adversary who knows "
             f"that correlation learns ")
     if worst <= reference * (1 + 1e-9):
-        return lead + f"no more about the sensitive {words} together from *{name}* than without it ({readable(worst)})."
-    return (lead + f"up to {readable(worst)} about the sensitive {words} together from *{name}* — "
-            f"{ratio(worst / reference)} the {readable(reference)} that holds when {words} are independent.")
+        return lead + (f"no more about the sensitive {words} together from *{name}* than without it "
+                       f"({readable(worst)} nats, the unit of ε).")
+    return (lead + f"up to {readable(worst)} nats (the unit of ε) about the sensitive {words} together from *{name}* "
+            f"— {ratio(worst / reference)} the {readable(reference)} nats that hold when {words} are independent. "
+            f"The odds of any guess about them can change by up to e^{readable(worst)} ≈ {odds(worst)}.")
+
+
+def odds(loss: float) -> str:
+    """e^loss as a readable factor: '33×' (a privacy loss in nats as the change of a guess's odds)."""
+    factor = math.exp(min(loss, 700.0))
+    return f"{readable(factor)}×" if factor < 1e6 else f"{factor:.1e}×"
+
+
+def distance(metres: float) -> str:
+    """A distance for reading: '4.7 km' from 1 km on, '350 m' below (one style for a page's headline and figures)."""
+    return f"{readable(metres / 1000)} km" if metres >= 1000 else f"{readable(metres)} m"
 
 
 def spatiotemporal_headline(epsilon: float, plain_leak: float, plain_distance_m: float, priste_distance_m: float,
                             alpha0: float, alpha: float) -> str:
-    """Spatiotemporal events: what PriSTE's calibration buys (event kept within ε) and costs (distance)."""
-    def km(m: float) -> str:
-        return f"{readable(m / 1000)} km" if m >= 1000 else f"{readable(m)} m"
+    """Spatiotemporal events: what PriSTE's calibration buys (event kept within ε) and costs (distance); the leak in
+    nats, the unit of ε; distances as ``distance`` writes them (the page's metrics use the same)."""
+    km = distance
 
     if plain_leak <= epsilon * (1 + 1e-9):
         return (f"Here the plain location noise already keeps the sensitive event within ε = {epsilon:g}: released "
                 f"locations are {km(plain_distance_m)} off on average, and PriSTE has nothing to change.")
-    return (f"Plain location noise lets an observer learn up to {readable(plain_leak)} about the sensitive event, "
+    return (f"Plain location noise lets an observer learn up to {readable(plain_leak)} nats (the unit of ε) about the "
+            f"sensitive event, "
             f"above ε = {epsilon:g}. PriSTE keeps it within ε by adding more noise where needed "
             f"(α {readable(alpha0)} → {readable(alpha)} per km on average): released locations are "
             f"{km(priste_distance_m)} off instead of {km(plain_distance_m)}.")

@@ -3,13 +3,15 @@
 The report holds the headline, the configuration, the Theorem 2 verdicts, tables, the charts as interactive
 Plotly (plotly.js inlined once, no network), the data description without the data, and the lmdk version.
 
-Printed (issue 28), every section starts a page, headings stay with what follows, table rows are never split (a
-long table repeats its header on the next page) and wide tables wrap inside the page. Each chart prints as a picture:
-when the report opens, plotly.js renders every chart to a PNG (``Plotly.toImage``, in the page, offline) shown only
-in print, in place of the interactive chart, whose size was set for the screen and would be cut at the page's edge.
-Without JavaScript the interactive chart is printed as it is. (Rendering the PNGs on the server with kaleido was
-measured at 7–17 s for the first chart on a shared 2-core machine — a headless Chrome per process — for every
-download of a report; the browser that opens the report already has everything it needs.)
+The reader meets the headline with its numbers and the data set first, then the settings, the guarantee and the
+verdicts; the results show their charts before their tables (issue 35). Printed (issue 28, revised in issue 35), the
+page breaks only between the two major parts (the summary, the results), headings stay with what follows, table rows
+are never split (a long table repeats its header on the next page) and wide tables wrap inside the page. Each chart
+prints as a picture: when the report opens, plotly.js renders every chart to a PNG (``Plotly.toImage``, in the page,
+offline) shown only in print, in place of the interactive chart, whose size was set for the screen and would be cut
+at the page's edge. Without JavaScript the interactive chart is printed as it is. (Rendering the PNGs on the server
+with kaleido was measured at 7–17 s for the first chart on a shared 2-core machine — a headless Chrome per process —
+for every download of a report; the browser that opens the report already has everything it needs.)
 """
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ margin:.5rem 0}td,th{border:1px solid #ccc;padding:.3rem .6rem;text-align:left}.
 .bad{color:#b3261e}footer{margin-top:3rem;color:#666;font-size:.85rem}.chart-print{display:none}
 @page{size:A4;margin:14mm 12mm}
 @media print{body{max-width:none;margin:0;padding:0;font-size:10.5pt;line-height:1.4;-webkit-print-color-adjust:exact;
-print-color-adjust:exact}section~section{break-before:page}h1,h2,h3{break-after:avoid}
+print-color-adjust:exact}section.results{break-before:page}h1,h2,h3{break-after:avoid}
 table{width:100%;font-size:9pt;break-inside:avoid}
 thead{display:table-header-group}tr,.headline,footer{break-inside:avoid}td,th{overflow-wrap:anywhere}
 .chart{break-inside:avoid;margin:.6rem 0}.chart.has-image .chart-live{display:none}
@@ -115,17 +117,17 @@ def html_report(title: str, headline: str, configuration: dict, verdicts: dict[s
                          f"{frame.to_html(index=False, float_format=lambda v: f'{v:.4g}')}"
                          for caption, frame in tables.items())
     made = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    guarantee_html = ("<section><h2>What a release guarantees</h2><ul>"
-                      + "".join(f"<li>{html.escape(line)}</li>" for line in statement) + "</ul></section>"
+    guarantee_html = ("<h2>What a release guarantees</h2><ul>"
+                      + "".join(f"<li>{html.escape(line)}</li>" for line in statement) + "</ul>"
                       if statement else "")
     return f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>{STYLE}</style><script>{get_plotlyjs()}</script><script>{PRINT_SCRIPT}</script></head><body>
-<section><h1>{html.escape(title)}</h1><p class="headline">{_emphasis(headline)}</p>
-<h2>Configuration</h2>{_table(configuration)}</section>{guarantee_html}
-<section><h2>{html.escape(verdict_labels[0])}</h2><table><thead><tr><th>{html.escape(verdict_labels[1])}</th>
+<section class="summary"><h1>{html.escape(title)}</h1><p class="headline">{_emphasis(headline)}</p>
+<h2>Data (described, not included)</h2>{_table(description)}
+<h2>Configuration</h2>{_table(configuration)}{guarantee_html}
+<h2>{html.escape(verdict_labels[0])}</h2><table><thead><tr><th>{html.escape(verdict_labels[1])}</th>
 <th>verdict</th><th>{html.escape(verdict_labels[2])}</th></tr></thead><tbody>{verdict_rows}</tbody></table></section>
-<section><h2>Results</h2>{table_html}{charts}</section>
-<section><h2>Data (described, not included)</h2>{_table(description)}
+<section class="results"><h2>Results</h2>{charts}{table_html}
 <footer>Made with lmdk {__version__} on {made}. The numbers come from a demonstration seed: they reproduce the
 view, they are not a release.</footer></section></body></html>"""
 

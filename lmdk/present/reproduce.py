@@ -236,7 +236,7 @@ with open("audit.json", "w", encoding="utf-8") as out:
 
 
 def audit_script(config, trials: int, prior: str, s: float | None, methods, dummies: dict,
-                 data_path: str | None = None, name: str = "reproduce_audit.py") -> str:
+                 data_path: str | None = None, name: str = "reproduce_adversary_lab.py") -> str:
     """A script that re-runs the Adversary lab's audits of ``config`` (a RunConfig) and prints each scheme's ε̂
     interval, position-attack AUC and value-guess success beside its bound (the audit's seed: config.seed)."""
     return AUDIT_SCRIPT.format(version=__version__, name=name, config=config.to_json(), trials=int(trials),

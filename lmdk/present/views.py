@@ -122,10 +122,13 @@ class ReleaseSummary:
 MAE_UNIT = {"laplace": None, "planar_laplace": "m", "randomized_response": "% wrong reports"}
 SYNTHETIC_ORIGIN = (39.9042, 116.4074)  # synthetic trajectories are placed in Beijing (T-drive's city)
 SYNTHETIC_FIX_SECONDS = 177  # T-drive's average sampling interval (§4.1.1)
+SYNTHETIC_START = "2024-01-01"  # every synthetic values series starts here, whatever its seed (not 1970)
+SYNTHETIC_UNIT = "kWh"  # synthetic values read as hourly meter readings (mean 10, sd 2)
 
 
 def synthetic_series(kind: str, n: int, correlation: float, rng=None):
-    """A synthetic values series (AR(1), unitless) or trajectory (correlated walk in Beijing, a fix every 177 s)."""
+    """A synthetic values series (AR(1) hourly readings in ``SYNTHETIC_UNIT`` from ``SYNTHETIC_START``, the same start
+    for every seed) or trajectory (correlated walk in Beijing, a fix every 177 s)."""
     from lmdk import mechanisms, synthetic
     from lmdk.data import series as data_series
     from lmdk.rng import as_generator
@@ -133,7 +136,11 @@ def synthetic_series(kind: str, n: int, correlation: float, rng=None):
     gen = as_generator(rng)
     if kind == "values":
         x = synthetic.values(n, correlation, gen, mean=10.0, std=2.0)
-        return data_series.from_values(x, units="units", name=f"synthetic values (n={n}, ρ={correlation:g})")
+        import pandas as pd
+
+        hours = pd.date_range(SYNTHETIC_START, periods=n, freq="h", name="timestamp")
+        return data_series.from_values(x, hours, units=SYNTHETIC_UNIT,
+                                       name=f"synthetic values (n={n}, ρ={correlation:g})")
     if kind == "trajectory":
         xy = synthetic.trajectory(n, gen, correlation=correlation)
         lat, lon = mechanisms.metres_to_latlon(xy, SYNTHETIC_ORIGIN)

@@ -392,3 +392,15 @@ def test_no_import_circle_between_runner_figures_and_charts():
     assert not lmdk_imports("charts") & figure_modules
     for figure in ("landmark", "priste", "spec", "registry"):
         assert "lmdk.experiments.runner" not in lmdk_imports(figure)
+
+
+def test_an_error_interval_is_cut_at_zero():
+    """'mae_ci_low -298' (issue 35): the lower bound of a mean absolute error is never negative."""
+    import pandas as pd
+
+    from lmdk.experiments.spec import summarise_mean_ci
+
+    raw = pd.DataFrame({"k": 1, "repetition": [0, 1, 2], "mae": [1.0, 2.0, 900.0], "dip": [-5.0, 0.0, 900.0]})
+    out = summarise_mean_ci(raw, ["k"], ["mae", "dip"]).iloc[0]
+    assert out["mae_ci_low"] == 0.0 and out["mae_ci_high"] > out["mae"]
+    assert out["dip_ci_low"] < 0  # a difference may be negative: left as it is

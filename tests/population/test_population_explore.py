@@ -63,6 +63,17 @@ def test_comparison_flags_violations_and_degenerate_users_with_a_reason():
     assert (heavy["reason"] == "no better than user level").all() and heavy["landmark_share"].min() > 0.3
     text = headline(table, ("event", "uniform", "adaptive"), 1.0, "kWh")
     assert "*adaptive*" in text.split("gives")[0] and "*event* does **not** protect" in text
+    # the yardstick (issue 35): each user's error of guessing the middle of the public range, without the data
+    from lmdk.population.explore import guess_errors
+    from lmdk.present.headlines import Guess
+
+    fleet = synthetic_fleet(30, 200, (0.05, 0.95), rng=0).table
+    guesses = guess_errors(frame_source(fleet), (0.0, 25.0))
+    first = fleet[fleet["user"].astype(str) == guesses.index[0]]["value"]
+    assert len(guesses) == 30 and guesses.iloc[0] == pytest.approx((first - 12.5).abs().mean())
+    said = headline(table, ("event", "uniform", "adaptive"), 1.0, "kWh",
+                    Guess(mae=float(guesses.median()), value=12.5, range_text="0–25 kWh"))
+    assert "the middle of the public range 0–25 kWh" in said and said.count(". ") + 1 <= 2
 
 
 def test_a_users_series_is_its_rows_and_an_unknown_user_is_named():

@@ -8,7 +8,8 @@ adds ``target`` to every RunConfig; the reports were changed for printing (issue
 script that draws each chart's printed picture; the dummies script prints each MAE's 95 % CI;
 every RunConfig records its ``view`` (a window / aggregation of the data) and scripts take ``config.view_of(full)``;
 the temporal-loss and dummy scripts name what ε protects as ``protects=lmdk.relation.…`` (issue 32) instead of
-``**config.relation_options()`` (same draws for the same seed).
+``**config.relation_options()`` (same draws for the same seed); the reports put the headline, the data set and the
+settings first, charts before tables, and break the printed page only before the results (issue 35).
 """
 from __future__ import annotations
 
@@ -22,10 +23,10 @@ BEFORE_THE_MOVE = {
     "overview_script": "a3a537a644890a85035900df6e786234ffa6667bf41f0e21865ffa8f1dcdba60",
     "spatiotemporal_script": "8e522538343cfcd5fb216757ae42a8471aa83ebaacff080eadf67273a119cd7d",
     "dummies_script": "7dfcc149419c99b32bd9d8974b0903115c3c61076014e252c539746bbe5df761",
-    "html_report": "508695b466e14cd6f3d638a3789a945abe79b15741bf000800a140c4b68a3a8f",
-    "overview_report": "2d72ee2c4c1622610a54da12ef123c5e2488cc6ce44f810f965c924d6f83260d",
-    "spatiotemporal_report": "a8b4c20c51ed11e57972fe30b3f8e318d5829c38170e4ce27f974dfeb7b3af2f",
-    "dummies_report": "49f6640663de60562252cfeee68be91ddcd6634a630f29e90a3732087f9e8bb1",
+    "html_report": "629e8b3dce815599e4186f9cc77a9c1a73d9b597fa49504af4cbab9932778636",
+    "overview_report": "d06c0dca825dd67907b5dd794625fb9264e3116af97759fe5907d84665f4de76",
+    "spatiotemporal_report": "cde3b0179c4f17c3d8c4d513bb7d14d76a841bb6850cf30e57a454b6a60649a9",
+    "dummies_report": "6d23ed081856d9e8cb94f24a368fe54d92cf33999fc5d5b1284c6116a8b66884",
 }
 
 

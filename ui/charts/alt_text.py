@@ -1,5 +1,5 @@
-"""Text alternatives of the charts and maps (issue 28): under each one, a one-sentence summary and a "Show data"
-expander with its numbers as a table and a CSV download.
+"""Text alternatives of the charts and maps (issue 28): under each one a "Show data" expander holding a summary in
+words, its numbers as a table and a CSV download (the summary moved inside in issue 35: visible, it was in the way).
 
 For whoever cannot see the picture (a screen reader, a projector that washes the colours out, colour blindness)
 and for the privacy officer who wants the numbers rather than a picture. A page calls ``describe`` right after
@@ -46,8 +46,10 @@ def describe(key: str, data: pd.DataFrame | None = None, *, what: str, summary: 
                                     what, over=over)
     box = (container or st).container(key=KEY_PREFIX + key)
     with box:
-        st.caption(sentence)
+        # the numbers in words go inside the expander (issue 35: up to 11 visible lines under a chart were in the
+        # way); the expander's label stays in the reading order, so a screen reader reaches them in one step
         with st.expander(f"Show data — {what[0].lower() + what[1:]}", icon=":material/table:"):
+            st.caption(sentence)
             if table:
                 shown, step = thin(data)
                 st.dataframe(shown, hide_index=True, width="stretch", height=min(38 + 35 * len(shown), 320))

@@ -37,11 +37,11 @@ def budgets(
 ) -> go.Figure:
     """Per-timestamp budgets per scheme, landmark budgets darkened and landmarks marked in a strip "L" on top.
 
-    Up to ``BAR_LIMIT`` timestamps: real bars, one panel per scheme, landmark bars hatched; each panel scaled to
-    its own largest εₜ, or with ``absolute`` one fixed logarithmic εₜ axis shared by every panel and every ε
-    (``ABSOLUTE_RANGE``), so a change of ε or between schemes is seen as a change of height.
-    Beyond: one filled step line per scheme, all in ONE plot as rows (each scaled to its own largest εₜ, which the
-    row label states; hover shows εₜ) — the same picture as separate panels at a fraction of the browser's work.
+    Up to ``BAR_LIMIT`` timestamps: real bars, one panel per scheme, landmark bars hatched; every panel on one
+    linear εₜ axis (the largest εₜ of any scheme), or with ``absolute`` one fixed logarithmic εₜ axis shared by every
+    panel and every ε (``ABSOLUTE_RANGE``), so a change of ε or between schemes is seen as a change of height.
+    Beyond: one filled step line per scheme, all in ONE plot as rows on one shared scale (the row label states each
+    scheme's largest εₜ; hover shows εₜ) — the same picture as separate panels at a fraction of the browser's work.
     ``window``: the timestamps [first, stop) drawn (ui.charts.zoom; default all); a row of more than ``DISPLAY_POINTS``
     steps is drawn by the largest εₜ per bucket of timestamps (ui.charts.downsample.bucket_max)."""
     schemes = list(budgets_by_scheme)
@@ -63,6 +63,7 @@ def budgets(
                                             row_px=row_height)
     t = first + np.arange(n)
     data: list[dict] = landmark_strip(rug_axes, lm, dm, t)
+    top = shared_top(budgets_by_scheme)
     for (xa, ya), scheme in zip(axes, schemes, strict=True):
         b = np.asarray(budgets_by_scheme[scheme], dtype=float)
         colour = SCHEME_COLOURS.get(scheme, "#555555")
@@ -74,7 +75,6 @@ def budgets(
         if absolute:
             layout["yaxis" + ya[1:]].update(type="log", range=list(ABSOLUTE_RANGE), tick0=0, dtick=2, tickformat="~g")
             continue
-        top = float(b.max()) if b.size else 1.0
         layout["yaxis" + ya[1:]].update(range=[0, 1.15 * top if top > 0 else 1.0])
     ry = "yaxis" + rug_axes[1][1:]
     layout[ry].update(range=[-1.1, 1.1], showticklabels=False, showgrid=False, zeroline=False, ticks="",
@@ -85,7 +85,13 @@ def budgets(
     return figure(data, layout)
 
 
-ROW_FILL = 0.8  # share of a row's height the largest budget of that scheme reaches (budget rows, n > BAR_LIMIT)
+ROW_FILL = 0.8  # share of a row's height the largest budget of any scheme reaches (budget rows, n > BAR_LIMIT)
+
+
+def shared_top(budgets_by_scheme: dict) -> float:
+    """The largest εₜ of any scheme: the one scale every panel or row of the budget chart is drawn on (rows each
+    scaled to their own largest εₜ all looked equally full)."""
+    return max((float(np.max(b)) for b in budgets_by_scheme.values() if np.size(b)), default=0.0)
 
 
 def _thin_steps(values: np.ndarray, t0: int = 0) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -118,7 +124,7 @@ def _row_outline(values: np.ndarray, base: float, top: float, t0: int = 0
 def _budget_rows(budgets_by_scheme: dict, mask: np.ndarray, lm: np.ndarray, dm: np.ndarray, *, meta: dict,
                  row_height: int, t0: int = 0) -> go.Figure:
     """The budget chart for many timestamps: one plot, a row per scheme (top to bottom in the given order) and
-    the landmark strip on top; each row is a filled step outline scaled to its own largest εₜ."""
+    the landmark strip on top; each row is a filled step outline, every row on one scale (``shared_top``)."""
     schemes = list(budgets_by_scheme)
     rows = len(schemes)
     data: list[dict] = []
@@ -127,23 +133,24 @@ def _budget_rows(budgets_by_scheme: dict, mask: np.ndarray, lm: np.ndarray, dm: 
         trace["y"] = rows + 0.05 + (trace["y"] + 1.0) * ROW_FILL / 2
     data += rug
     tickvals, ticktext = [], []
+    shared = shared_top(budgets_by_scheme)
     for i, scheme in enumerate(schemes):
         base = float(rows - 1 - i)
         b = np.asarray(budgets_by_scheme[scheme], dtype=float)
-        top = float(b.max()) if b.size else 0.0
+        own = float(b.max()) if b.size else 0.0
         colour = SCHEME_COLOURS.get(scheme, "#555555")
-        x, y, eps_t, label = _row_outline(b, base, top, t0)
+        x, y, eps_t, label = _row_outline(b, base, shared, t0)
         data.append({"type": "scatter", "x": x, "y": y, "customdata": eps_t, "text": label, "mode": "lines",
                      "name": scheme, "showlegend": False, "fill": "toself", "fillcolor": rgba(colour, 0.6),
                      "line": {"color": colour, "width": 1, "shape": "hv"},
                      "hovertemplate": "%{text}<br>ε_t=%{customdata:.4g}<extra>" + scheme + "</extra>"})
         if lm.size:
-            lx, ly, _, _ = _row_outline(np.where(mask, b, 0.0), base, top, t0)
+            lx, ly, _, _ = _row_outline(np.where(mask, b, 0.0), base, shared, t0)
             data.append({"type": "scatter", "x": lx, "y": ly, "mode": "lines", "name": "budget on landmarks",
                          "legendgroup": "lmbudget", "showlegend": i == 0, "fill": "toself",
                          "fillcolor": "rgba(0,0,0,0.55)", "line": {"width": 0, "shape": "hv"}, "hoverinfo": "skip"})
         tickvals.append(base + ROW_FILL / 2)
-        ticktext.append(f"<b>{scheme}</b><br><span style='font-size:11px'>max εₜ {number(top)}</span>")
+        ticktext.append(f"<b>{scheme}</b><br><span style='font-size:11px'>max εₜ {number(own)}</span>")
     tickvals.append(rows + 0.05 + ROW_FILL / 2)
     ticktext.append("<b>L</b>")
     layout = common_layout(height=round(130 + row_height * 0.8 * (rows + 0.6)), meta=meta)
@@ -156,7 +163,8 @@ def _budget_rows(budgets_by_scheme: dict, mask: np.ndarray, lm: np.ndarray, dm: 
         xaxis={"title": {"text": "timestamp t"}, "range": [t0 - 0.5, t0 + mask.size - 0.5], "zeroline": False},
         yaxis={"range": [-0.08, rows + 0.95], "tickvals": tickvals, "ticktext": ticktext, "showgrid": False,
                "zeroline": False, "ticks": "", "fixedrange": True},
-        annotations=[{"text": "εₜ per timestamp — each row scaled to its scheme's largest εₜ (hover for values)",
+        annotations=[{"text": f"εₜ per timestamp — one scale for every row: a full row is εₜ = {number(shared)} "
+                              "(hover for values)",
                       "x": 0, "xref": "paper", "xanchor": "left", "y": 1.0, "yref": "paper", "yanchor": "bottom",
                       "yshift": 4, "showarrow": False, "font": {"size": 13}}],
     )

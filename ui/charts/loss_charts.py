@@ -2,7 +2,7 @@
 
 Line styles carry meaning on both pages: a scheme's own quantities are drawn in its colour (solid =
 the headline quantity), the no-correlation reference is black dashed, asymptotes are black dotted,
-the goal ε is a thin light-grey line. Real landmarks are filled diamonds, dummies open diamonds.
+the goal ε is a thin light-grey line. Real landmarks are filled black diamonds, dummies open grey triangles.
 """
 from __future__ import annotations
 
@@ -182,7 +182,7 @@ def selection_options(
                           hovertemplate="%{x} dummies<br>p=%{y:.4g}<extra></extra>")
     fig.add_trace(prob, row=2, col=1)
     fig.add_trace(go.Scatter(x=[dummies[0], dummies[-1]], y=[1.0 / k, 1.0 / k], mode="lines", line=REFERENCE,
-                             name="uniform choice (1 / #options)", hovertemplate="1/%{text}<extra></extra>",
+                             name="uniform choice", hovertemplate="1/%{text}<extra></extra>",
                              text=[k, k]), row=2, col=1)
     for row, y in ((1, scores[chosen]), (2, probabilities[chosen])):
         fig.add_trace(go.Scatter(x=[dummies[chosen]], y=[y], mode="markers", marker={**DUMMY_MARKER, "size": 13,

@@ -11,8 +11,9 @@ FLAG_COLOURS = {"protected": "#0072B2", "no better than user level": "#E69F00", 
 LEGEND = {"protected": "protected", "no better than user level": "user-level utility", "violates Theorem 2": "violates"}
 
 
-def mae_distribution(summaries: pd.DataFrame, schemes, *, unit: str, epsilon: float):
-    """One horizontal box per scheme: the distribution of the users' MAE (log axis when it spans decades)."""
+def mae_distribution(summaries: pd.DataFrame, schemes, *, unit: str, epsilon: float, guess: float | None = None):
+    """One horizontal box per scheme: the distribution of the users' MAE (log axis when it spans decades);
+    ``guess``: the typical user's error of the data-free guess, a dashed line the boxes are read against."""
     data = []
     for s in schemes:
         rows = summaries[summaries["scheme"] == s]
@@ -23,6 +24,12 @@ def mae_distribution(summaries: pd.DataFrame, schemes, *, unit: str, epsilon: fl
                      "hovertemplate": "user %{customdata}: %{x:.4g} " + unit + "<extra>" + s + "</extra>"})
     positive = summaries["mae"][summaries["mae"] > 0]
     log = len(positive) > 1 and positive.max() / positive.min() > 30
+    if guess is not None and np.isfinite(guess) and schemes:
+        data.append({"type": "scatter", "mode": "lines", "x": [guess, guess], "y": [schemes[0], schemes[-1]],
+                     "name": "data-free guess", "showlegend": False, "line": {"color": "#333", "width": 2,
+                                                                              "dash": "dash"},
+                     "hovertemplate": "guessing the middle of the public range: %{x:.3g} " + unit
+                                      + "<extra></extra>"})
     layout = common_layout(height=110 + 48 * max(len(schemes), 1), meta={"eps": epsilon}, legend=False)
     layout.update(margin={"l": 90, "r": 30, "t": 30, "b": 50}, yaxis={"autorange": "reversed"},
                   xaxis={"title": {"text": f"per-user mean absolute error ({unit})" + (", log scale" if log else "")},

@@ -24,9 +24,13 @@ def releases(
     band_label: str = "90 % of repetitions",
     meta: dict | None = None,
     row_height: int = 130,
+    fixed_scale: bool = True,
 ) -> go.Figure:
     """Original series against each scheme's release (median line and band across repetitions), one panel per
-    scheme (``landmarks`` is accepted for symmetry; the budget chart marks them)."""
+    scheme (``landmarks`` is accepted for symmetry; the budget chart marks them).
+
+    ``fixed_scale``: every panel on the original's own scale (``original_scale``): a band wider than it runs off
+    the panel (zoom out to see it) instead of painting the public range in solid colour."""
     schemes = list(summaries)
     original = np.asarray(original, dtype=float)
     xs = time_values(x)
@@ -36,8 +40,18 @@ def releases(
     step = regular_step(xs)
     k = int(np.ceil(xs.size / (DRAW_POINTS // 2))) if step is not None and xs.size > DRAW_POINTS else 1
     orig = rounded(grid_decimate(k, original)[0] if k > 1 else original, 4)
+    scale = original_scale(original) if fixed_scale else None
+    beyond: dict[str, str] = {}  # scheme → what the panel says about the noise beyond its scale
     for n_panel, ((xa, ya), scheme) in enumerate(zip(axes, schemes, strict=True)):
         med, lo, hi = (np.asarray(a, dtype=float) for a in summaries[scheme])
+        show_median = True
+        if scale is not None and lo.size:
+            inside = float(np.mean((med >= scale[0]) & (med <= scale[1])))
+            show_median = inside >= 0.8  # a median mostly off the scale would only paint the panel
+            reach = (float(np.nanmin(lo)), float(np.nanmax(hi)))
+            if reach[0] < scale[0] or reach[1] > scale[1]:
+                beyond[scheme] = (f"{'band reaches' if show_median else 'median and band reach'} {number(reach[0])} to "
+                                  f"{number(reach[1])}, beyond this scale")
         if k > 1:
             med, lo, hi = grid_decimate(k, med, lo, hi)
         med, lo, hi = (rounded(a, 4) for a in (med, lo, hi))  # hover shows 3 significant digits
@@ -46,27 +60,38 @@ def releases(
         band = {"line": {"width": 0}, "fillcolor": rgba(colour, 0.25), "name": band_label, "legendgroup": "band",
                 "hoverinfo": "skip"}
         first = n_panel == 0
+        median = {"line": {"color": colour, "width": 1.6}, "name": f"{scheme} median",
+                  "showlegend": False,  # the panel heading names the scheme; a 2-row legend would cover it
+                  "hovertemplate": "median %{y:.3g}<extra>" + scheme + "</extra>"}
+        original_line = {"line": {"color": ORIGINAL, "width": 1.4}, "name": "original", "legendgroup": "original",
+                         "showlegend": first, "hovertemplate": "original %{y:.3g}<extra></extra>"}
         if step is not None:  # evenly spaced: no x arrays at all, band filled between its two edges
             common.update(x0=float(xs[0]), dx=step * k / 2 if k > 1 else step)
             data += [{**common, **band, "y": lo, "showlegend": False},
-                     {**common, **band, "y": hi, "fill": "tonexty", "showlegend": first},
-                     {**common, "y": orig}]
-            my = med
+                     {**common, **band, "y": hi, "fill": "tonexty", "showlegend": first}]
+            if show_median:
+                data.append({**common, **median, "y": med})
+            data.append({**common, **original_line, "y": orig})  # on top: the series stays readable
         else:
             bx, blo, bhi = band_envelope(xs, lo, hi)
             ox, oy = minmax_decimate(xs, orig)
             mx, my = minmax_decimate(xs, med)
-            data += [{**common, **band, "x": np.concatenate([bx, bx[::-1]]), "y": np.concatenate([bhi, blo[::-1]]),
-                      "fill": "toself", "showlegend": first},
-                     {**common, "x": ox, "y": oy}]
-            common = {**common, "x": mx}
-        data[-1].update(line={"color": ORIGINAL, "width": 1.2}, name="original", legendgroup="original",
-                        showlegend=first, hovertemplate="original %{y:.3g}<extra></extra>")
-        data.append({**common, "y": my, "line": {"color": colour, "width": 1.6}, "name": f"{scheme} median",
-                     "showlegend": False,  # the panel heading names the scheme; a 2-row legend would cover it
-                     "hovertemplate": "median %{y:.3g}<extra>" + scheme + "</extra>"})
+            data.append({**common, **band, "x": np.concatenate([bx, bx[::-1]]), "y": np.concatenate([bhi, blo[::-1]]),
+                         "fill": "toself", "showlegend": first})
+            if show_median:
+                data.append({**common, **median, "x": mx, "y": my})
+            data.append({**common, **original_line, "x": ox, "y": oy})
     for key in [k for k in layout if k.startswith("xaxis")]:
         layout[key]["type"] = "date"
+    if scale is not None:
+        for _, ya in axes:
+            layout["yaxis" + ya[1:]].update(range=scale, autorange=False)
+        for (_, ya), scheme in zip(axes, schemes, strict=True):
+            if scheme in beyond:  # inside the panel's top right corner: clear of the legend and the heading
+                layout["annotations"].append({
+                    "text": beyond[scheme], "x": 1, "xref": "paper", "xanchor": "right",
+                    "y": layout["yaxis" + ya[1:]]["domain"][1], "yref": "paper", "yanchor": "top",
+                    "showarrow": False, "bgcolor": "rgba(255,255,255,0.85)", "font": {"size": 12, "color": "#333"}})
     if axes:
         layout["xaxis" + axes[-1][0][1:]].update(title={"text": "time"})
     layout.update(common_layout(height=110 + (row_height + 34) * len(schemes), meta={"eps": epsilon, **(meta or {})}))
@@ -79,8 +104,12 @@ def mae(
     unit: str,
     epsilon: float,
     meta: dict | None = None,
+    guess: float | None = None,
 ) -> go.Figure:
-    """MAE per scheme with its 95 % CI; rows: {scheme, mae, low, high[, clamped, clamped_low, clamped_high]}."""
+    """MAE per scheme with its 95 % CI; rows: {scheme, mae, low, high[, clamped, clamped_low, clamped_high]}.
+
+    ``guess``: the MAE of the data-free guess (``lmdk.metrics.data_free_guess_mae``), drawn as a dashed line the bars
+    are read against: a bar reaching it is no better than guessing the middle of the public range."""
     schemes = [r["scheme"] for r in rows]
     values = [r["mae"] for r in rows]
     data = [{
@@ -104,12 +133,30 @@ def mae(
                                        for r in rows]},
             "hovertemplate": "%{y}: %{x:.4g} " + unit + "<extra>clamped</extra>",
         })
-    positive = [v for r in rows for v in (r["mae"], r.get("clamped")) if v is not None and v > 0]
+    positive = [v for r in rows for v in (r["mae"], r.get("clamped"), guess) if v is not None and v > 0]
     log = len(positive) > 1 and max(positive) / min(positive) > 30  # errors spanning decades: log axis
+    if guess is not None and np.isfinite(guess):
+        data.append({"type": "scatter", "mode": "lines", "x": [guess, guess], "y": [schemes[0], schemes[-1]],
+                     "name": "data-free guess", "showlegend": True,
+                     "line": {"color": "#333", "width": 2, "dash": "dash"},
+                     "hovertemplate": "guessing the middle of the public range: %{x:.3g} " + unit + "<extra></extra>"})
     layout = common_layout(height=90 + 55 * max(len(rows), 1) * (2 if len(data) > 1 else 1),
                            meta={"eps": epsilon, **(meta or {})})
     layout.update(barmode="group", margin={"l": 90, "r": 60, "t": 70, "b": 50},
+                  legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "left", "x": 0.0},
                   xaxis={"title": {"text": f"mean absolute error ({unit})" + (", log scale" if log else "")},
                          "type": "log" if log else "linear", "rangemode": "tozero", **({"dtick": 1} if log else {})},
                   yaxis={"autorange": "reversed"})
     return figure(data, layout)
+
+
+def original_scale(original: np.ndarray) -> list[float] | None:
+    """The y range of a release panel: the original's own scale (its range plus half its spread each side), so a
+    band of noise over the whole public range does not flatten the series into a line at the bottom."""
+    finite = original[np.isfinite(original)]
+    if finite.size == 0:
+        return None
+    low, high = float(finite.min()), float(finite.max())
+    pad = (high - low) / 2 if high > low else max(abs(high), 1.0) / 2
+    bottom = low - pad if low < 0 or low - pad >= 0 else -0.03 * (high - low + pad)  # no made-up negative kWh
+    return [bottom, high + pad]

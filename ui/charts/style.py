@@ -2,9 +2,11 @@
 
 Conventions (keep them when adding a chart):
 - a scheme is always drawn in ``SCHEME_COLOURS[scheme]``; the original series in ``ORIGINAL``;
-- real landmarks are filled black diamonds (``LANDMARK_MARKER``), dummy landmarks open diamonds
-  (``DUMMY_MARKER``), regular events small grey dots; in the thin "L" strip above multi-panel charts,
-  landmarks are solid black ticks and dummies dotted ticks (one path: cheap to draw; see ui.charts.panels);
+- real landmarks are filled black diamonds (``LANDMARK_MARKER``), dummy landmarks open grey triangles
+  (``DUMMY_MARKER``: colour, shape and fill differ), regular events small grey dots; on a timeline landmarks are a
+  strip (rug) of ticks under the series (``RUG_LANDMARK``; dummies grey in a row of their own, ``RUG_DUMMY``); in
+  the thin "L" strip above multi-panel charts, landmarks are solid black ticks and dummies dotted grey ticks (one
+  path: cheap to draw; see ui.charts.panels);
 - axes carry units; repetitions are a median line plus a shaded band, never one line per repetition;
 - ``layout.meta`` carries a small dict (e.g. ``{"eps": 1.0}``) that browser tests and the benchmark
   read to know a chart was redrawn for the current settings.
@@ -35,9 +37,11 @@ SCHEME_COLOURS = {  # Okabe & Ito (2008); yellow is left out (too pale on white)
 ORIGINAL = "#000000"
 REGULAR = "#8C8C8C"
 LANDMARK_COLOUR = "#000000"
-DUMMY_COLOUR = "#000000"
+DUMMY_COLOUR = "#6b6b6b"  # grey (5.3:1 on white): dummies differ from landmarks in colour, shape and fill
 LANDMARK_MARKER = dict(symbol="diamond", size=8, color=LANDMARK_COLOUR, line=dict(width=0))
-DUMMY_MARKER = dict(symbol="diamond-open", size=9, color=DUMMY_COLOUR, line=dict(width=1.5))
+DUMMY_MARKER = dict(symbol="triangle-up-open", size=9, color=DUMMY_COLOUR, line=dict(width=1.5))
+RUG_LANDMARK = dict(symbol="line-ns-open", size=12, color=LANDMARK_COLOUR, line=dict(width=2, color=LANDMARK_COLOUR))
+RUG_DUMMY = dict(symbol="line-ns-open", size=12, color=DUMMY_COLOUR, line=dict(width=1.5, color=DUMMY_COLOUR))
 REGULAR_MARKER = dict(symbol="circle", size=4, color=REGULAR)
 FONT = dict(size=14)
 MODEBAR = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}

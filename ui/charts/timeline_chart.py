@@ -8,7 +8,9 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ui.charts.downsample import markers, positions
-from ui.charts.style import DUMMY_MARKER, LANDMARK_MARKER, REGULAR, REGULAR_MARKER, base_layout, time_values
+from ui.charts.style import REGULAR, REGULAR_MARKER, RUG_DUMMY, RUG_LANDMARK, base_layout, time_values
+
+STRIP = 0.13  # share of the plot's height the landmark strip under the series takes (its rows: L and dummies)
 
 
 def timeline(
@@ -55,25 +57,35 @@ def timeline(
             hovertemplate="t=%{customdata}<br>%{x|%Y-%m-%d %H:%M}<br>%{y:.3g}<extra></extra>",
         )
     )
+    # landmarks as a strip (rug) under the series, not markers on it: hundreds of markers on the line merged into a
+    # black band; dummies in a row of their own, grey and thinner (not only unfilled)
     if dm.size:
         fig.add_trace(
             scatter(
-                x=times[dm], y=y[dm], customdata=dm, mode="markers", name="dummy landmark",
-                marker=DUMMY_MARKER, hovertemplate="dummy t=%{customdata}<extra></extra>",
+                x=times[dm], y=np.zeros(dm.size), customdata=dm, mode="markers", name="dummy landmark",
+                marker=RUG_DUMMY, yaxis="y2",
+                hovertemplate="dummy t=%{customdata}<br>%{x|%Y-%m-%d %H:%M}<extra></extra>",
             )
         )
     fig.add_trace(
         scatter(
-            x=times[lm] if lm.size else [], y=y[lm] if lm.size else [], customdata=lm, mode="markers",
-            name="landmark", marker={**LANDMARK_MARKER, "size": 6} if thinned else LANDMARK_MARKER,
-            hovertemplate="landmark t=%{customdata}<br>%{x|%Y-%m-%d %H:%M}<br>%{y:.3g}<extra></extra>",
+            x=times[lm] if lm.size else [], y=np.ones(lm.size) if lm.size else [], customdata=lm, mode="markers",
+            name="landmark", marker=RUG_LANDMARK, yaxis="y2",
+            hovertemplate="landmark t=%{customdata}<br>%{x|%Y-%m-%d %H:%M}<extra></extra>",
         )
     )
     drawn = {"first": int(first), "stop": int(stop), "drawn": int(idx.size), "landmarks_drawn": int(lm.size)}
     base_layout(fig, height=height, meta={**(meta or {}), **({"window": drawn} if stop - first < n or
                                                              idx.size < n else {})})
     fig.update_xaxes(title_text=x_title, type="date")
-    fig.update_yaxes(title_text=y_title)
+    strip = STRIP * (1.8 if dm.size else 1.0)  # a row for the landmarks, one more for the dummies
+    fig.update_layout(
+        xaxis={"anchor": "y2"},
+        yaxis={"title": {"text": y_title}, "domain": [strip + 0.04, 1.0]},
+        yaxis2={"domain": [0.0, strip], "range": [-0.6, 1.6] if dm.size else [0.4, 1.6], "fixedrange": True,
+                "tickvals": [1, 0] if dm.size else [1], "ticktext": ["L", "dummy"] if dm.size else ["L"],
+                "showgrid": False, "zeroline": False},
+    )
     if selectable:  # Streamlit then pans by default and a click selects (dragmode 'select' turns clicks off)
         fig.update_layout(clickmode="event+select")
     return fig

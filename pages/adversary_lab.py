@@ -192,28 +192,29 @@ def _handover(cur, results: dict, audits: list[dict], said: str, figures: list) 
                      "attacker's prior": ss[state.AUDIT_PRIOR], "correlated series": ss[state.AUDIT_CORRELATION],
                      "dummy share / utility": f"{100 * dummy['share']:g} % / {dummy['utility']}",
                      "audit seed": int(ss[state.SEED])}
-    c1, c2, c3 = st.columns(3)
-    widgets.json_download("Audit (JSON)", ui_audit.to_json(results, configuration), "lmdk_audit.json",
+    c1 = c2 = c3 = widgets.button_row()
+    widgets.json_download("Results (JSON)", ui_audit.to_json(results, configuration), "lmdk_adversary_lab.json",
                           key="dl_audit_json", container=c1)
     widgets.download_deferred("Report (HTML)", audit_report,
                               (said, configuration, audits, [charts.figure_spec(f) for f in figures],
                                describe_series(cur.series, cur.n)),
-                              key="dl_audit_report", file_name="lmdk_audit_report.html", mime="text/html",
+                              key="dl_audit_report", file_name="lmdk_adversary_lab_report.html", mime="text/html",
                               container=c2, icon=":material/description:")
     name = (ss.get(state.UPLOAD_FILE_NAME) or "YOUR_FILE") if ss[state.SOURCE] == "upload" else None
     cfg = config.run_config(cur)
     from dataclasses import replace
 
     cfg = replace(cfg, schemes=tuple(results))
-    c3.download_button("Reproduce in Python (script)",
+    c3.download_button("Python script",
                        data=audit_script(cfg, trials, ss[state.AUDIT_PRIOR], s, ui_audit.dummy_methods(cur), dummy,
                                          name),
-                       file_name="reproduce_audit.py", mime="text/x-python", key="dl_audit_script",
+                       file_name="reproduce_adversary_lab.py", mime="text/x-python", key="dl_audit_script",
                        on_click="ignore", icon=":material/code:")
 
 
 def _page() -> None:
     st.title("Adversary lab")
+    _explain()  # "What am I looking at?" near the top (issue 35)
     setup = widgets.scheme_page_setup()
     if setup is None:
         return
@@ -244,12 +245,13 @@ def _page() -> None:
     if corr is not None:
         figures.append(corr)
     _handover(cur, results, audits, said, figures)
-    d = st.columns(len(figures))
-    for i, (fig, name) in enumerate(zip(figures, ("audit_loss", "audit_positions", "audit_values", "audit_correlation"),
-                                               strict=False)):  # no correlation figure without its attack
-        widgets.download_figure(fig, name, key=f"dl_{name}", container=d[i])
+    row = widgets.button_row()
+    for fig, (name, label) in zip(figures, (("loss", "Loss"), ("positions", "Positions"), ("values", "Values"),
+                                            ("correlation", "Correlation")),
+                                  strict=False):  # no correlation figure without its attack
+        widgets.download_figure(fig, f"adversary_lab_{name}", key=f"dl_audit_{name}", container=row,
+                                label=f"{label} chart (HTML)")
     st.caption(widgets.PNG_NOTE)
 
 
 _page()
-_explain()
