@@ -57,7 +57,7 @@ def test_default_render_shows_real_and_dummy_landmarks_options_budgets_and_mae()
         assert fig["layout"]["template"] is False
         go.Figure({**fig, "layout": {k: v for k, v in fig["layout"].items() if k != "template"}})
     names = {t.get("name") for t in figs["options"]["data"]}
-    assert {"utility u(L, L′)", "probability", "chosen L′", "uniform choice (1 / #options)"} <= names
+    assert {"utility u(L, L′)", "probability", "chosen L′", "uniform choice"} <= names
     assert meta_of(figs["budgets"]["layout"])["scheme"] == "uniform"
     assert {"landmark", "dummy landmark"} <= {t.get("name") for t in figs["budgets"]["data"]}
     mae = {t["name"]: t for t in figs["mae"]["data"]}
