@@ -257,3 +257,22 @@ def test_release_with_a_windowed_daily_runconfig_releases_the_views_events(capsy
     assert len(released) == 50 and "Protected: any single day's value, whatever it is between 0 and 625" in err
     assert (pd.to_datetime(released["timestamp"], utc=True) == pd.to_datetime(days.timestamps, utc=True)).all()
     assert released["released"].between(0, 625).all()
+
+
+def test_an_app_config_whose_landmarks_a_detector_found_is_refused_or_said_unprotected(capsys, tmp_path, hue_config):
+    """Issue 33: the app records that its detector read the values; the export does not call that set declared."""
+    import dataclasses
+
+    cfg, _ = hue_config
+    path = tmp_path / "data_config.json"
+    path.write_text(dataclasses.replace(cfg, landmark_origin="data").to_json())
+    out = tmp_path / "released.csv"
+    code, _, err = run(capsys, "release", "sample:hue", "--config", str(path), "--scheme", "skip", "--range", "0",
+                       "25", "--out", str(out))
+    assert code == cli.EXIT_VIOLATION and "calendar:" in err and not out.exists()
+    code, _, err = run(capsys, "release", "sample:hue", "--config", str(path), "--scheme", "skip", "--range", "0",
+                       "25", "--out", str(out), "--allow-data-landmarks")
+    assert code == cli.EXIT_OK, err
+    notes = [line for line in out.read_text().splitlines() if line.startswith("#")]
+    assert any("NOT PROTECTED" in line for line in notes)
+    assert not any("declared in advance" in line for line in notes)

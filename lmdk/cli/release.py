@@ -133,7 +133,9 @@ def cmd_release(args) -> int:
                                          protects=policy.relation, bound=args.bound,
                                          private_columns=args.include_private_columns, dummies=policy.dummies,
                                          event=event_word(series), landmark_epsilon=args.landmark_epsilon,
-                                         allow_data_landmarks=args.allow_data_landmarks)
+                                         allow_data_landmarks=args.allow_data_landmarks,
+                                         data_derived=args.landmarks is None and cfg is not None
+                                         and cfg.landmark_origin == "data")
         rel, table, note = exported.release, exported.frame, exported.note
         source = exported.landmark_source
         if source is not None:

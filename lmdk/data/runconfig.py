@@ -41,6 +41,9 @@ def _is_number(value) -> bool:
             and math.isfinite(float(value)))
 
 
+LANDMARK_ORIGINS = (None, "declared", "data")
+
+
 @dataclass(frozen=True)
 class RunConfig:
     """One reproducible run: data reference, landmarks, scheme(s), mechanism and privacy parameters.
@@ -51,6 +54,8 @@ class RunConfig:
     ``relation``: what ε protects (:class:`lmdk.relation.Relation` as a dict); its Δ is ``sensitivity``, and runs
     use the exports' sampler. A config saved before the relation was explicit has none: it protects changes of
     up to ``sensitivity`` units (the papers' Δ = 1) with the textbook sampler, as it did (see ``relation_note``).
+    ``landmark_origin``: whether the positions were declared in advance or found by a detector that read these
+    values — an export of the latter is refused unless released anyway with its warning (lmdk.selection.export).
     ``view``: the run's events are not the first ``events`` of ``data`` but, after an optional hourly/daily
     aggregation (``aggregate``, ``how``), the ``events`` from position ``start`` on (``view_of``); ``data`` still
     names the whole sample or file, so the same file is recognised by its hash.
@@ -73,6 +78,7 @@ class RunConfig:
     relation: dict | None = None  # the neighbouring relation (lmdk.relation.Relation fields); None: a legacy config
     target: dict | None = None  # the error one can accept (lmdk.plan.Target fields: error, at[, probability]) or None
     view: dict | None = None  # which events of ``data`` (lmdk.data.resample): {"start", "aggregate", "how"} or None
+    landmark_origin: str | None = None  # "declared" or "data" (a detector read the values; issue 33); None: unknown
 
     def __post_init__(self) -> None:
         """Validate every field; each message names the field and the allowed range."""
@@ -118,6 +124,10 @@ class RunConfig:
 
             object.__setattr__(self, "target", Target.from_dict(self.target).to_dict())
         object.__setattr__(self, "view", self._view(self.view))
+        if self.landmark_origin not in LANDMARK_ORIGINS:
+            raise ParameterError(f"landmark_origin must be 'declared' (given in advance: a calendar rule, a file, "
+                                 f"clicks), 'data' (found by a detector that read the values) or null, not "
+                                 f"{self.landmark_origin!r}")
         if self.mapping is not None:
             from lmdk.data.mapping import ImportSpec
 
@@ -191,6 +201,8 @@ class RunConfig:
     def to_dict(self) -> dict:
         """Plain JSON-ready dict."""
         out = asdict(self)
+        if out["landmark_origin"] is None:  # configs that never said keep their JSON (and the scripts' digests)
+            del out["landmark_origin"]
         out["landmarks"] = list(self.landmarks)
         out["schemes"] = list(self.schemes)
         return out

@@ -100,6 +100,7 @@ def test_a_different_seed_changes_the_output():
     ("seed", 1.5, "seed"),
     ("sensitivity", 0, "sensitivity"),
     ("version", "", "version"),
+    ("landmark_origin", "guessed", "landmark_origin"),
 ])
 def test_out_of_range_values_are_rejected_by_field(field, value, word):
     with pytest.raises(ParameterError, match=word):
@@ -187,3 +188,9 @@ def test_a_view_beyond_the_data_is_refused_with_the_numbers():
 
     with pytest.raises(ParameterError, match="needs 300 from position"):
         _hue_view(start=10**6).view_of(sample("hue", n=None))
+
+
+def test_landmark_origin_round_trips_and_an_unsaid_origin_keeps_the_old_json():
+    cfg = hue_config(landmark_origin="data")
+    assert RunConfig.from_json(cfg.to_json()) == cfg and json.loads(cfg.to_json())["landmark_origin"] == "data"
+    assert "landmark_origin" not in json.loads(hue_config().to_json())  # older configs' JSON and digests unchanged

@@ -62,7 +62,7 @@ def run_config(cur):
                      mechanism=ss[MECHANISM], epsilon=float(ss[EPSILON]), w=min(int(ss[W]), cur.n),
                      repetitions=int(ss[REPETITIONS]), seed=int(ss[SEED]), mapping=mapping,
                      relation=protected.to_dict() if protected is not None else None, target=plan_target.target_dict(),
-                     view=view)
+                     view=view, landmark_origin="data" if ss.get(LANDMARKS_ORIGIN) == "data" else "declared")
 
 
 def load_run_config() -> None:
@@ -98,7 +98,7 @@ def load_run_config() -> None:
     ss[REPS_CHOSEN] = True  # the config's repetitions, not the long-series default
     ss[SEED] = min(cfg.seed, SEED_MAX)
     ss[LANDMARKS] = tuple(cfg.landmarks)
-    ss[LANDMARKS_ORIGIN] = "declared"  # positions given in the config
+    ss[LANDMARKS_ORIGIN] = "data" if cfg.landmark_origin == "data" else "declared"  # as the config says
     ss[LANDMARKS_TOKEN] = "url"  # re-attached (and range-checked) to the series on the next run
     notes = []
     if ss[EPSILON] != cfg.epsilon:
