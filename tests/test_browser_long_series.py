@@ -50,14 +50,17 @@ def test_a_click_on_the_downsampled_timeline_marks_the_exact_event(page, app_url
     target = page.evaluate(
         "(sel) => { const gd = document.querySelector(sel); const tr = gd._fullData[0], L = gd._fullLayout;"
         " const i = 700, xa = L.xaxis, ya = L.yaxis, r = gd.querySelector('.nsewdrag').getBoundingClientRect();"
-        " return {t: tr.customdata[i], y: tr.y[i], px: r.left + xa.l2p(tr.x[i]), py: r.top + ya.l2p(tr.y[i])}; }",
+        " return {t: tr.customdata[i], y: tr.y[i], px: r.left + xa.l2p(tr.x[i]), py: r.top + ya.l2p(tr.y[i]),"
+        " w: r.width}; }",
         chart)
     page.mouse.move(target["px"], target["py"])
     page.mouse.click(target["px"], target["py"])
     marked = landmarks_in_url(page)
     clicked = page.evaluate("() => window.__clicked || null")
     assert clicked is not None and len(marked) == 1 and marked == [int(clicked[0])]
-    assert abs(marked[0] - target["t"]) <= N // 1_000  # the event under the cursor (plotly's nearest drawn point)
+    # the event under the cursor: plotly picks the nearest drawn point, and ~3 drawn points share a pixel here (2,000
+    # over ~600 px; the landmark strip under the series moved the pick by 2 px once), so within 3 px of the cursor
+    assert abs(marked[0] - target["t"]) <= 3 * N / target["w"]
     import numpy as np
 
     from lmdk.present.views import synthetic_series

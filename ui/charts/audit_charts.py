@@ -17,7 +17,8 @@ DUMMY_PATTERN = {"none": "", "optimal": "x", "heuristic": "/", "partitioned": ".
 CLAIM = dict(color="#000000", dash="dash", width=1.5)
 CHANCE = dict(color="#555555", dash="dot", width=1.5)
 WAFFLE = {"chance": "#D9D9D9", "wrong": "#F4F4F4"}
-BOTTOM_LEGEND = dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0.0, entrywidth=205)
+# fixed entry widths (pixels) wide enough for the longest name: sized from the text, an entry came out a few px short
+BOTTOM_LEGEND = dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0.0, entrywidth=265)
 
 
 def _colour(scheme: str) -> str:
@@ -60,7 +61,7 @@ def loss_intervals(audits: list[dict], *, height: int = 460) -> go.Figure:
     fig.update_layout(scattermode="group", yaxis=dict(title="privacy loss ε̂ (nats)", range=[-0.04 * top, top * 1.02]),
                       xaxis=dict(title="scheme"))
     fig = base_layout(fig, height=height, meta={"eps": eps, "schemes": schemes})
-    return fig.update_layout(legend=BOTTOM_LEGEND, margin=dict(t=30, b=110))
+    return fig.update_layout(legend=BOTTOM_LEGEND, margin=dict(t=30, b=150))
 
 
 def position_auc(audits: list[dict], *, height: int = 440) -> go.Figure:
@@ -100,7 +101,7 @@ def position_auc(audits: list[dict], *, height: int = 440) -> go.Figure:
     fig.update_layout(barmode="group", yaxis=dict(title="ROC AUC of the position attack", range=[0, 1.02]),
                       xaxis=dict(title="scheme"))
     fig = base_layout(fig, height=height, meta={"methods": methods, "schemes": schemes})
-    return fig.update_layout(legend=BOTTOM_LEGEND, margin=dict(t=30, b=110))
+    return fig.update_layout(legend=BOTTOM_LEGEND, margin=dict(t=30, b=150))
 
 
 def _waffle_cells(success: float, bound: float, chance: float) -> list[str]:
@@ -159,8 +160,9 @@ def value_waffles(audits: list[dict], *, height: int | None = None) -> go.Figure
         fig.update_yaxes(visible=False, range=[-0.2, 10.1], scaleanchor=f"x{axis}", row=r, col=c)
     height = height or 120 + 250 * rows
     fig = base_layout(fig, height=height, meta={"schemes": [a["scheme"] for a in shown]})
-    fig.update_layout(margin=dict(t=80, b=60, l=20, r=20),
-                      legend=dict(orientation="h", yanchor="top", y=-0.02, xanchor="center", x=0.5))
+    fig.update_layout(margin=dict(t=80, b=90, l=20, r=20),
+                      legend=dict(orientation="h", yanchor="top", y=-0.02, xanchor="center", x=0.5,
+                                  entrywidth=215, entrywidthmode="pixels"))
     fig.update_annotations(font=dict(size=13))
     return fig
 
@@ -198,4 +200,4 @@ def correlation_curves(result, scheme: str, landmarks, timestamps=None, *, heigh
     fig.update_layout(yaxis=dict(title="probability of guessing the event right", range=[0.4, 1.01]),
                       xaxis=dict(title="time" if timestamps is not None else "t"))
     fig = base_layout(fig, height=height, meta={"scheme": scheme, "s": result.s, "target": int(t)})
-    return fig.update_layout(legend=BOTTOM_LEGEND, margin=dict(t=30, b=120))
+    return fig.update_layout(legend=BOTTOM_LEGEND, margin=dict(t=30, b=160))

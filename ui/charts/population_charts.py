@@ -56,7 +56,8 @@ def share_vs_mae(rows: pd.DataFrame, scheme: str, *, unit: str, epsilon: float):
     baseline = float(np.median(rows["user_level_mae"])) if len(rows) else 0.0
     layout = common_layout(height=420, meta={"eps": epsilon, "scheme": scheme})
     layout.update(margin={"l": 70, "r": 30, "t": 60, "b": 50}, clickmode="event+select",
-                  legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom"},
+                  legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom",
+                          "entrywidth": 210, "entrywidthmode": "pixels"},  # sized from the text, one came out short
                   xaxis={"title": {"text": "landmarks (% of the user's events)"}, "rangemode": "tozero"},
                   yaxis={"title": {"text": f"MAE ({unit}), log scale"}, "type": "log"},
                   shapes=[{"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": baseline, "y1": baseline,

@@ -143,7 +143,9 @@ def mae(
     layout = common_layout(height=90 + 55 * max(len(rows), 1) * (2 if len(data) > 1 else 1),
                            meta={"eps": epsilon, **(meta or {})})
     layout.update(barmode="group", margin={"l": 90, "r": 60, "t": 70, "b": 50},
-                  legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "left", "x": 0.0},
+                  # fixed entry widths: sized from the text, the last entry came out a few px short at any width
+                  legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "left", "x": 0.0,
+                          "entrywidth": 150, "entrywidthmode": "pixels"},
                   xaxis={"title": {"text": f"mean absolute error ({unit})" + (", log scale" if log else "")},
                          "type": "log" if log else "linear", "rangemode": "tozero", **({"dtick": 1} if log else {})},
                   yaxis={"autorange": "reversed"})
