@@ -192,3 +192,21 @@ def chart_meta(page, key: str) -> dict | None:
         " return el && el.layout ? (el.layout.meta || null) : null; }",
         key,
     )
+
+
+def choose_option(page, key: str, option: str, tries: int = 4) -> None:
+    """Pick ``option`` in the select box with widget key ``key``, reopening its list if a reflow closed it."""
+    # the list is a popover that closes when its container scrolls or resizes (e.g. right after a screenshot
+    # restored the viewport, charts redraw at the new width), so one click can open a list that is gone again
+    box = page.locator(f".st-key-{key} [role='combobox']")
+    wanted = page.get_by_role("option", name=option, exact=True)
+    for _ in range(tries):
+        wait_idle(page)
+        box.click()
+        try:
+            wanted.wait_for(state="visible", timeout=5_000)
+            wanted.click(timeout=5_000)
+            return
+        except Exception:  # the list closed under us: settle and open it again
+            page.keyboard.press("Escape")
+    raise AssertionError(f"option {option!r} of select box {key!r} never became clickable")

@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser_support import exceptions, screenshot, wait_idle
+from browser_support import choose_option, exceptions, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
 REALWORLD = Path(__file__).resolve().parents[2] / "shared" / "data" / "realworld"
@@ -83,8 +83,7 @@ def german_export_changes_a_setting_at_1024_and_1920(page) -> None:
 
 def two_taxi_file_picks_the_other_taxi_in_a_select_box(page) -> None:
     open_settings(page)
-    page.locator(".st-key-imp_entity [role='combobox']").click()
-    page.get_by_role("option", name="1 — 16 rows").click()
+    choose_option(page, "imp_entity", "1 — 16 rows")
     page.get_by_role("button", name="Apply import settings").click()
     wait_text(page, "n = 14 events")
     assert not exceptions(page)
