@@ -376,13 +376,16 @@ def _fit_stays(t, lat, lon, target: float, duration_s: float) -> FractionFit:
 
 
 # -- landmark rules as text (command line, population policies) ----------------------------------
-RULE_KINDS = ("none", "below", "above", "percentile", "share", "stay", "contacts", "file", "calendar")
-DATA_DEPENDENT_KINDS = ("below", "above", "percentile", "share", "stay", "contacts")
+RULE_KINDS = ("none", "below", "above", "percentile", "share", "stay", "contacts", "file", "calendar", "ics", "times",
+              "place")
+DATA_DEPENDENT_KINDS = ("below", "above", "percentile", "share", "stay", "contacts", "place")
 """Rules that read the data being released to decide whether an event is a landmark: a change of one event's
 value (location, contact) can change the landmark set itself, which Theorem 2 takes as fixed in advance."""
 RULE_HELP = ("below:0.54 | above:1.1 | percentile:20 (lowest 20 %) | percentile:20:above | share:20 "
              "(closest to 20 % of events, any kind of series) | stay:30min[:200m] | contacts:watchlist.txt | "
-             "file:landmarks.json|csv (indices) | calendar:sun@09:00-12:00 (declared windows) | none")
+             "file:landmarks.json|csv (indices) | calendar:sun@09:00-12:00 (declared windows) | ics:calendar.ics (a "
+             "person's appointments) | times:times.txt (declared date/times) | place:LAT,LON,RADIUS_M (events near a "
+             "declared place) | none")
 DEFAULT_STAY_DISTANCE_M = 200.0
 """Stay-point distance of a ``stay:`` rule that names none (a common choice for GeoLife-like traces)."""
 _DURATION_UNITS = {"s": 1, "sec": 1, "min": 60, "m": 60, "h": 3600, "hour": 3600, "d": 86400}
@@ -398,6 +401,7 @@ class LandmarkRule:
     distance_m: float | None = None
     path: str | None = None
     spec: str | None = None  # the calendar: rule's text
+    place: tuple[float, float] | None = None  # place: (lat, lon) in degrees; distance_m its radius
 
     @property
     def data_dependent(self) -> bool:
@@ -413,6 +417,14 @@ class LandmarkRule:
             from lmdk.declared.calendar import parse
 
             return parse(self.spec or "").indices(series)
+        if self.kind in ("ics", "times"):
+            from lmdk.declared.spans import positions
+
+            return positions(self.kind, self._path(), series)
+        if self.kind == "place":
+            _require_kind(series, "trajectory", self.kind)
+            latlon = series.latlon()
+            return near_place(latlon[:, 0], latlon[:, 1], self.place or (0.0, 0.0), self.distance_m or 0.0)
         if self.kind in ("below", "above"):
             _require_kind(series, "values", self.kind)
             return by_threshold(series.values, **{self.kind: self.required_number()})
@@ -486,7 +498,9 @@ def parse_rule(text: str) -> LandmarkRule:
         from lmdk.declared.calendar import parse
 
         return LandmarkRule("calendar", spec=parse(raw).text)
-    if kind in ("contacts", "file"):
+    if kind == "place":
+        return _place(rest, raw)
+    if kind in ("contacts", "file", "ics", "times"):
         if not rest:
             raise ParameterError(f"landmark rule '{kind}' needs a file: {kind}:PATH")
         return LandmarkRule(kind, path=rest)
@@ -503,6 +517,23 @@ def parse_rule(text: str) -> LandmarkRule:
     if len(parts) > 1:
         distance = _number(parts[1].lower().removesuffix("m"), raw, 0.0, None)
     return LandmarkRule("stay", number=_duration_s(parts[0].lower(), raw), distance_m=distance)
+
+
+def _place(text: str, rule: str) -> LandmarkRule:
+    """A ``place:LAT,LON,RADIUS_M`` rule."""
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != 3:
+        raise ParameterError(f"landmark rule {rule!r}: give place:LAT,LON,RADIUS_M, e.g. place:52.52,13.40,200")
+    lat, lon = _number(parts[0], rule, -90.0, 90.0), _number(parts[1], rule, -180.0, 180.0)
+    radius = _number(parts[2].lower().removesuffix("m"), rule, 0.0, None)
+    return LandmarkRule("place", place=(lat, lon), distance_m=radius)
+
+
+def near_place(lat, lon, place: tuple[float, float], radius_m: float) -> np.ndarray:
+    """Events within ``radius_m`` metres (great circle) of ``place`` (lat, lon degrees)."""
+    points = _unit_vectors(np.asarray(lat, dtype=np.float64), np.asarray(lon, dtype=np.float64))
+    centre = _unit_vectors(np.array([place[0]]), np.array([place[1]]))
+    return np.flatnonzero(np.sum((points - centre) ** 2, axis=1) <= _chord2(float(radius_m))).astype(np.int64)
 
 
 def _read_text(path: str, what: str) -> str:

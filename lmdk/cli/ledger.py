@@ -59,16 +59,18 @@ def record_population(args, result) -> None:
         return
     from lmdk import ledger
 
-    policy, totals = result.policy, result.aggregates
-    mechanism = totals.get("mechanism") or policy.mechanism or ""
-    sensitivity, relation = ledger.relation_of(policy, mechanism=mechanism)
-    ledger.append(args.ledger, ledger.LedgerEntry(
-        fingerprint=ledger.fingerprint_path(args.input),
-        epsilon=float(policy.epsilon) + float(policy.landmark_epsilon or 0.0), scheme=policy.scheme,
-        mechanism=mechanism, landmarks=policy.landmarks, w=policy.w, dummies=policy.dummies,
-        sensitivity=sensitivity, relation=relation, sampler=totals.get("sampler") or "snapping",
-        users=max(1, int(totals.get("users", 1))), tool="lmdk population",
-        landmark_epsilon=float(policy.landmark_epsilon or 0.0)))
+    totals = result.aggregates
+    groups = [(p, q["users"], q["mechanism"]) for p, q in zip(result.variants, totals.get("policies", ()), strict=False)
+              if q["users"]] if result.variants else [(result.policy, totals.get("users", 1), totals.get("mechanism"))]
+    fingerprint = ledger.fingerprint_path(args.input)
+    for policy, users, used in groups:  # per-user policies: one entry per policy, its users each spending its ε
+        mechanism = used or policy.mechanism or ""
+        sensitivity, relation = ledger.relation_of(policy, mechanism=mechanism)
+        ledger.append(args.ledger, ledger.LedgerEntry(
+            fingerprint=fingerprint, epsilon=float(policy.epsilon) + float(policy.landmark_epsilon or 0.0),
+            scheme=policy.scheme, mechanism=mechanism, landmarks=policy.landmarks, w=policy.w, dummies=policy.dummies,
+            sensitivity=sensitivity, relation=relation, sampler=totals.get("sampler") or "snapping",
+            users=max(1, int(users)), tool="lmdk population", landmark_epsilon=float(policy.landmark_epsilon or 0.0)))
 
 
 def _delta(text: str) -> float:

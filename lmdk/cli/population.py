@@ -12,6 +12,7 @@ import time
 from lmdk.cli.arguments import positive_float, positive_int, seed
 from lmdk.cli.common import EXIT_OK, EXIT_VIOLATION, data_landmark_flags, read_json, relation_flags, say
 from lmdk.cli.ledger import ledger_flag, record_population
+from lmdk.cli.policies import POLICIES_EXAMPLES, assignment_for, policies_flags
 from lmdk.errors import ParameterError
 
 EXAMPLES = """examples:
@@ -37,9 +38,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.description = ("Apply one landmark-privacy policy to every user of a long table (user, timestamp, "
                           "value | lat, lon | contact) or a folder of per-user files; write the releases "
                           "partitioned by user, a per-user summary and population aggregates.")
-    parser.epilog = EXAMPLES
+    parser.epilog = EXAMPLES + "\n\n" + POLICIES_EXAMPLES
     parser.add_argument("input", metavar="INPUT", help="Parquet/CSV long table, a multi-user file, or a folder")
-    parser.add_argument("--config", metavar="FILE", required=True, help="the population policy (JSON)")
+    parser.add_argument("--config", metavar="FILE", help="the population policy (JSON); with --policies, the policy "
+                                                         "of users without a row")
     parser.add_argument("--out", metavar="DIR", required=True, help="output folder (must not hold a release)")
     engine = parser.add_mutually_exclusive_group()
     engine.add_argument("--workers", type=positive_int("--workers", 1024), help="run on a Dask LocalCluster of N "
@@ -59,15 +61,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
     relation_flags(parser)
     data_landmark_flags(parser)
     ledger_flag(parser)
+    policies_flags(parser)
 
 
 def _policy(args):
-    """The policy file, with --seed and --mapping applied."""
+    """The policy file (without one, with --policies: the settings every row shares), with --seed and --mapping
+    applied."""
     from dataclasses import replace
 
-    from lmdk.population.policy import load_policy
+    from lmdk.population.policy import Policy, load_policy
 
-    policy = load_policy(args.config)
+    if args.config is None and args.policies is None:
+        raise ParameterError("give the policy: --config FILE (one policy for every user) or --policies FILE (a policy "
+                             "table, one row per user)")
+    policy = load_policy(args.config) if args.config is not None else Policy("none", "adaptive", 1.0)
     if args.seed is not None:
         policy = replace(policy, seed=args.seed)
     if args.mapping is not None:
@@ -157,12 +164,17 @@ class _Bar:
             self.bar.close()
 
 
+def _number(value) -> str:
+    """A number as the summary prints it ('per user' when the users' policies differ)."""
+    return "per user" if value is None else f"{value:g}"
+
+
 def _summary_lines(result, seconds: float) -> list[str]:
     """The final summary printed after a run."""
     agg = result.aggregates
     q = agg["mae_quantiles"]
     lines = [
-        f"{agg['scheme']}, ε = {agg['epsilon']:g}, landmarks {agg['landmark_rule']}: {agg['users']:,} users, "
+        f"{agg['scheme']}, ε = {_number(agg['epsilon'])}, landmarks {agg['landmark_rule']}: {agg['users']:,} users, "
         f"{agg['events']:,} events in {seconds:.1f} s ({agg['events'] / max(seconds, 1e-9):,.0f} events/s)",
         f"MAE per user: median {q['0.5']:.4g}, 5–95 % {q['0.05']:.4g}..{q['0.95']:.4g}, max {q['1']:.4g}",
         f"landmark share per user (0, 0.1, …, 1): {agg['landmark_share_histogram']['counts']}",
@@ -172,7 +184,7 @@ def _summary_lines(result, seconds: float) -> list[str]:
     landmark_set = agg.get("landmark_set")
     if landmark_set and landmark_set["kind"] == "private":
         lines.append(f"landmarks selected privately per user at ε_sel = {landmark_set['selection_epsilon']:g}: each "
-                     f"user's value is protected at the total ε = {agg['epsilon_total']:g}")
+                     f"user's value is protected at the total ε = {_number(agg['epsilon_total'])}")
     elif landmark_set and landmark_set["kind"] == "unprotected":
         lines.append("landmarks computed from the values (--allow-data-landmarks): a value whose landmark status could "
                      "change is not protected at ε — the statement in every file says so first")
@@ -192,6 +204,7 @@ def run(args) -> int:
     from lmdk.population.input import open_source
 
     policy = _policy(args)
+    assignment = assignment_for(args, policy, policy if args.config is not None else None)
     source = open_source(args.input, policy.mapping)
     protects = _protects(args, policy, source.kind)
     bar = _Bar(args.quiet)
@@ -199,16 +212,24 @@ def run(args) -> int:
     try:
         result = release(source, policy, out=args.out, scheduler=args.scheduler, workers=args.workers,
                          protects=protects, private_columns=True if args.include_private_columns else None,
-                         allow_violation=args.allow_violation, progress=bar.update, on_total=bar.total)
+                         allow_violation=args.allow_violation, progress=bar.update, on_total=bar.total,
+                         assignment=assignment)
     finally:
         bar.close()
     seconds = time.perf_counter() - start
     if not args.quiet:
         print("\n".join(_summary_lines(result, seconds)), file=sys.stderr)
+    if assignment is not None:
+        from lmdk.cli.policies import summary_lines
+
+        print("\n".join(summary_lines(result)), file=sys.stderr)
     if result.refused:
         print(f"lmdk: refused: scheme {policy.scheme!r} violates the landmark-privacy policy for "
               f"{result.aggregates['violated']:,} users; nothing was released (the summary is in {args.out}). Choose "
               "a scheme that satisfies it (adaptive, skip, uniform, user) or pass --allow-violation", file=sys.stderr)
         return EXIT_VIOLATION
     record_population(args, result)
+    if assignment is not None and result.aggregates["users"] == 0:
+        print("lmdk: refused: every user was withheld (see the reasons above); nothing was released", file=sys.stderr)
+        return EXIT_VIOLATION
     return EXIT_OK

@@ -34,6 +34,7 @@ class PopulationRelease:
     released: Path | None
     policy: Policy
     refused: bool = False
+    variants: tuple = ()  # per-user policies (lmdk.policies): the distinct Policy of each group of users
 
 
 def _policy(policy) -> Policy:
@@ -137,11 +138,58 @@ def _out_folder(out) -> Path | None:
     return folder
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """One policy made ready for a population's kind of series: its Job, and what the summary says about it."""
+
+    policy: Policy  # with the relation it was run under
+    job: Job
+    mechanism: str
+    protected: object  # lmdk.relation.Relation
+    statement: object | None  # the export's guarantee (None for a demonstration)
+    landmark_set: object | None  # lmdk.selection.export.LandmarkSource without indices
+    sensitivity: float
+
+
+def prepare(pol: Policy, kind: str, protects, private_columns: bool | None, staging: Path | None,
+            batch_cells: int = BATCH_CELLS) -> Prepared:
+    """Check ``pol`` for a ``kind`` of series and build its Job (relation, sampler, statement, landmark set)."""
+    mechanism = pol.mechanism_for(kind)
+    protected, statement = _relation(pol, kind, protects), None
+    cal = protected.calibration(mechanism)
+    bound = protected.bound
+    if pol.seed is None:  # an export: fresh entropy and the exports' samplers
+        from lmdk.relation import refuse_miscalibrated
+
+        refuse_miscalibrated(protected, "a population export")
+        if mechanism == "planar_laplace" and bound is None:
+            raise ParameterError("a population export of locations needs the public box in metres around each "
+                                 "user's mean point (e.g. the city's radius): protects=lmdk.relation.radius(r, "
+                                 "bound=B), or --bound B")
+    if protected.kind != "papers":  # the policy written beside the release names it (the box: in the note)
+        pol = replace(pol, relation=replace(protected, bound=None).to_dict(), sensitivity=protected.sensitivity)
+    source_of_landmarks = landmark_source(pol, kind) if pol.seed is None or pol.landmark_epsilon else None
+    if pol.seed is None:
+        statement = population_guarantee(pol, kind, protected, mechanism)
+    sampler, value_range = cal.sampler, cal.value_range
+    private = pol.seed is not None if private_columns is None else bool(private_columns)
+    job = Job(kind=kind, mechanism=mechanism, rule=pol.landmarks, scheme=pol.scheme, epsilon=pol.epsilon,
+              w=pol.w, dummies=pol.dummies, seed=pol.seed, sensitivity=cal.sensitivity, sampler=sampler,
+              bound=cal.bound if sampler == "snapping" and mechanism != "randomized_response" else None,
+              released=str(staging) if staging else None, private_columns=private,
+              note=_note(pol, mechanism, bound, private, statement), batch_cells=batch_cells, value_range=value_range,
+              landmark_epsilon=pol.landmark_epsilon)
+    if pol.landmark_epsilon is not None and value_range is None:
+        raise ParameterError("a private landmark selection needs the public range of one value (--range LOW HIGH or "
+                             "'relation' in the policy); it must not come from the data")
+    return Prepared(pol, job, mechanism, protected, statement, source_of_landmarks, cal.sensitivity)
+
+
 def release(table_or_path, policy, out=None, scheduler: str | None = None, workers: int | None = None, *,
             protects=None, private_columns: bool | None = None, allow_violation: bool = True,
             progress: Callable[[int, int], None] | None = None, on_total: Callable[[int], None] | None = None,
             rows: int = CHUNK_ROWS, batch_cells: int = BATCH_CELLS, processes: bool = True,
-            **removed) -> PopulationRelease:
+            assignment=None, **removed) -> PopulationRelease:
     """Release every user's series of ``table_or_path`` under ``policy``; see ``PopulationRelease``.
 
     ``table_or_path``: a long DataFrame, a Parquet/CSV long table, a multi-user file or a folder of per-user
@@ -165,38 +213,16 @@ def release(table_or_path, policy, out=None, scheduler: str | None = None, worke
     refuse_removed("population.release", removed)
     pol = _policy(policy)
     source = open_source(table_or_path, pol.mapping)
-    mechanism = pol.mechanism_for(source.kind)
-    protected, statement = _relation(pol, source.kind, protects), None
-    cal = protected.calibration(mechanism)
-    bound = protected.bound
-    if pol.seed is None:  # an export: fresh entropy and the exports' samplers
-        from lmdk.relation import refuse_miscalibrated
+    staging = Path(out) / f".{RELEASED}-staging" if out is not None else None
+    plan = prepare(pol, source.kind, protects, private_columns, staging, batch_cells)
+    pol, job, variants = plan.policy, plan.job, ()
+    if assignment is not None:  # per-user policies (lmdk.policies): one Job per distinct policy
+        from lmdk.population.per_user import assigned_job
 
-        refuse_miscalibrated(protected, "a population export")
-        if mechanism == "planar_laplace" and bound is None:
-            raise ParameterError("a population export of locations needs the public box in metres around each "
-                                 "user's mean point (e.g. the city's radius): protects=lmdk.relation.radius(r, "
-                                 "bound=B), or --bound B")
-    if protected.kind != "papers":  # the policy written beside the release names it (the box: in the note)
-        pol = replace(pol, relation=replace(protected, bound=None).to_dict(), sensitivity=protected.sensitivity)
-    source_of_landmarks = landmark_source(pol, source.kind) if pol.seed is None or pol.landmark_epsilon else None
-    if pol.seed is None:
-        statement = population_guarantee(pol, source.kind, protected, mechanism)
-    sampler, value_range = cal.sampler, cal.value_range
-    private = pol.seed is not None if private_columns is None else bool(private_columns)
+        job, variants = assigned_job(assignment, plan, source.kind, protects, private_columns, staging, batch_cells)
     folder = _out_folder(out)
-    staging = folder / f".{RELEASED}-staging" if folder is not None else None
     if staging is not None and staging.exists():
         shutil.rmtree(staging)
-    job = Job(kind=source.kind, mechanism=mechanism, rule=pol.landmarks, scheme=pol.scheme, epsilon=pol.epsilon,
-              w=pol.w, dummies=pol.dummies, seed=pol.seed, sensitivity=cal.sensitivity, sampler=sampler,
-              bound=cal.bound if sampler == "snapping" and mechanism != "randomized_response" else None,
-              released=str(staging) if staging else None, private_columns=private,
-              note=_note(pol, mechanism, bound, private, statement), batch_cells=batch_cells, value_range=value_range,
-              landmark_epsilon=pol.landmark_epsilon)
-    if pol.landmark_epsilon is not None and value_range is None:
-        raise ParameterError("a private landmark selection needs the public range of one value (--range LOW HIGH or "
-                             "'relation' in the policy); it must not come from the data")
     report = progress or (lambda users, events: None)
     address = engine.scheduler_address(scheduler)
     if address is None and workers is None:
@@ -205,14 +231,12 @@ def release(table_or_path, policy, out=None, scheduler: str | None = None, worke
         with engine.dask_client(address, workers, processes) as client:
             summary = engine.run_dask(source, job, rows, report, client, on_total)
     summary = _sorted(summary)
-    totals = aggregates(summary)
-    totals.update(scheme=pol.scheme, epsilon=pol.epsilon, mechanism=mechanism, landmark_rule=pol.landmarks,
-                  kind=source.kind, sampler=sampler, demonstration_seed=pol.seed, source=source.description,
-                  sensitivity=cal.sensitivity, relation=protected.label() if protected.kind != "papers" else
-                  "changes of up to 1 unit (Δ = 1, the papers' simplification)",
-                  guarantee=statement.to_dict() if statement is not None else None,
-                  landmark_set=source_of_landmarks.to_dict() if source_of_landmarks is not None else None,
-                  epsilon_total=pol.epsilon + float(pol.landmark_epsilon or 0.0))
+    if assignment is None:
+        totals = _totals(summary, plan, source)
+    else:
+        from lmdk.population.per_user import describe, released_rows
+
+        totals = describe(summary, _totals(released_rows(summary), plan, source), variants, assignment)
     refused = totals["violated"] > 0 and not allow_violation
     released = None
     if folder is not None and staging is not None:  # staging is set with the folder
@@ -225,7 +249,21 @@ def release(table_or_path, policy, out=None, scheduler: str | None = None, worke
             staging.mkdir(exist_ok=True)
             staging.rename(released)
         _write_summary(folder, summary, totals, pol)
-    return PopulationRelease(summary, totals, released, pol, refused)
+    return PopulationRelease(summary, totals, released, pol, refused, tuple(v.policy for v in variants))
+
+
+def _totals(summary: pd.DataFrame, plan: Prepared, source) -> dict:
+    """The aggregates of a run under one policy (``plan``)."""
+    pol, protected, statement = plan.policy, plan.protected, plan.statement
+    totals = aggregates(summary)
+    totals.update(scheme=pol.scheme, epsilon=pol.epsilon, mechanism=plan.mechanism, landmark_rule=pol.landmarks,
+                  kind=source.kind, sampler=plan.job.sampler, demonstration_seed=pol.seed, source=source.description,
+                  sensitivity=plan.sensitivity, relation=protected.label() if protected.kind != "papers" else
+                  "changes of up to 1 unit (Δ = 1, the papers' simplification)",
+                  guarantee=statement.to_dict() if statement is not None else None,
+                  landmark_set=plan.landmark_set.to_dict() if plan.landmark_set is not None else None,
+                  epsilon_total=pol.epsilon + float(pol.landmark_epsilon or 0.0))
+    return totals
 
 
 def _write_summary(folder: Path, summary: pd.DataFrame, totals: dict, policy: Policy) -> None:

@@ -44,6 +44,9 @@ class Job:
     batch_cells: int = BATCH_CELLS
     value_range: tuple[float, float] | None = None  # the relation's public range (values, discrete sampler)
     landmark_epsilon: float | None = None  # ε_sel of a private selection of the rule's landmarks, per user
+    variants: tuple = ()  # per-user policies: (Job, summary columns) per policy (lmdk.population.per_user)
+    assign: dict | None = None  # user key → index into variants, or the reason the user is withheld
+    fallback: int | str | None = None  # users not in assign: a variant's index or a reason
 
 
 def summary_meta() -> pd.DataFrame:
@@ -230,6 +233,10 @@ def process_frame(frame: pd.DataFrame, job: Job) -> pd.DataFrame:
     """Release every (whole) user of ``frame``; returns their summary rows (see the module docstring)."""
     if len(frame) == 0:
         return summary_meta()
+    if job.variants:
+        from lmdk.population.per_user import process_assigned
+
+        return process_assigned(frame, job)
     frame, dropped = _clean(frame, job.kind)
     frame, users, starts = _ordered(frame, job.kind)
     lengths = np.diff(np.r_[starts, len(frame)])

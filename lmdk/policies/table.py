@@ -1,0 +1,272 @@
+"""The policy table: one row per user — declared landmarks, ε and scheme — read by ``lmdk population --policies``.
+
+Columns ``user, landmarks, epsilon, scheme`` (required) and ``mechanism, w, dummies`` (optional; ``dummies`` as
+JSON text such as ``{"count": 2}`` in a CSV cell). CSV, Parquet or JSON (a list of row objects, or
+``{"policies": [...]}``). ``landmarks`` is a landmark rule (:data:`lmdk.landmarks.RULE_HELP`); the declared kinds
+are ``calendar:`` windows, ``ics:PATH`` (the person's own calendar) and ``times:PATH`` (explicit times), and a
+relative PATH is read next to the table. Rules that read the data (``place:``, ``contacts:``, thresholds) are
+accepted and follow :mod:`lmdk.selection.export` (refused unless allowed). Every error names the row, the column
+and the fix; rows count from 1 after the header, in the file's order.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from lmdk.errors import DataError, ParameterError
+
+REQUIRED = ("user", "landmarks", "epsilon", "scheme")
+OPTIONAL = ("mechanism", "w", "dummies")
+COLUMNS = REQUIRED + OPTIONAL
+MAX_ROWS = 1_000_000
+_FILE_KINDS = ("ics", "times", "contacts", "file")
+
+
+class PolicyTableError(DataError):
+    """A policy table (or one of its rows) is malformed; the message names the row, the column and the fix."""
+
+
+@dataclass(frozen=True)
+class PolicyRow:
+    """One user's policy: ``row`` its number in the table (1 = first after the header); ``user`` as text."""
+
+    row: int
+    user: str
+    landmarks: str
+    epsilon: float
+    scheme: str
+    mechanism: str | None = None
+    w: int | None = None
+    dummies: dict | None = None
+
+    @property
+    def label(self) -> str:
+        """How messages name the row: 'policy table row 3 (user alice)'."""
+        return f"policy table row {self.row} (user {self.user})"
+
+    def to_record(self) -> dict:
+        """The row as table cells (``dummies`` as JSON text, empty cells None)."""
+        return {"user": self.user, "landmarks": self.landmarks, "epsilon": self.epsilon, "scheme": self.scheme,
+                "mechanism": self.mechanism, "w": self.w,
+                "dummies": json.dumps(self.dummies, sort_keys=True) if self.dummies is not None else None}
+
+
+@dataclass(frozen=True)
+class PolicyTable:
+    """The validated rows of a policy table, one per user (users compared as text: 7 and "7" are one user)."""
+
+    rows: tuple[PolicyRow, ...]
+    source: str = "the policy table"
+
+    def for_user(self, user) -> PolicyRow | None:
+        """The row of ``user`` (any type; compared as text), or None."""
+        return self._index().get(user_key(user))
+
+    def _index(self) -> dict[str, PolicyRow]:
+        """Rows by user key (built once per table)."""
+        cached = self.__dict__.get("_by_user")
+        if cached is None:
+            cached = {row.user: row for row in self.rows}
+            object.__setattr__(self, "_by_user", cached)
+        return cached
+
+    def to_frame(self) -> pd.DataFrame:
+        """The table as a DataFrame with the columns :data:`COLUMNS`."""
+        return pd.DataFrame([row.to_record() for row in self.rows], columns=list(COLUMNS))
+
+    def to_csv(self) -> str:
+        """The table as CSV text (what ``--policies`` reads back)."""
+        frame = self.to_frame().astype({"w": "Int64"})
+        return frame.to_csv(index=False)
+
+
+def user_key(user) -> str:
+    """How a user id is compared between the data and the table: its text (an integral float as an integer)."""
+    if isinstance(user, float) and user.is_integer():
+        return str(int(user))
+    return str(user).strip()
+
+
+def _blank(value) -> bool:
+    """An empty cell (None, NaN, '')."""
+    if value is None:
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return True
+    return isinstance(value, str) and not value.strip()
+
+
+def _fail(where: str, column: str, problem: str, fix: str) -> PolicyTableError:
+    """An error naming the row, the column, the problem and the fix."""
+    return PolicyTableError(f"{where}, column '{column}': {problem}; {fix}")
+
+
+def _epsilon(value, where: str) -> float:
+    """A finite ε > 0."""
+    try:
+        eps = float(value)
+    except (TypeError, ValueError):
+        eps = math.nan
+    if isinstance(value, bool) or not math.isfinite(eps) or eps <= 0:
+        raise _fail(where, "epsilon", f"{value!r} is not a budget", "write a number > 0 such as 1 or 0.5")
+    return eps
+
+
+def _whole(value, where: str) -> int | None:
+    """The optional w-event window: a whole number ≥ 1."""
+    if _blank(value):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if isinstance(value, bool) or not math.isfinite(number) or not number.is_integer() or number < 1:
+        raise _fail(where, "w", f"{value!r} is not a window length", "write a whole number ≥ 1 (events) or leave "
+                                                                     "it empty")
+    return int(number)
+
+
+def _dummies(value, where: str) -> dict | None:
+    """The optional dummy-landmark options: a JSON object (text in CSV cells), checked by the RunConfig rules."""
+    if _blank(value):
+        return None
+    data = value
+    if isinstance(value, str):
+        try:
+            data = json.loads(value)
+        except json.JSONDecodeError:
+            raise _fail(where, "dummies", f"{value!r} is not JSON", 'write an object such as {"count": 2} or leave '
+                                                                    "it empty") from None
+    from lmdk.data.runconfig import RunConfig
+
+    try:
+        return RunConfig._dummies(dict(data) if isinstance(data, dict) else data)
+    except (ValueError, TypeError) as exc:
+        raise _fail(where, "dummies", str(exc), 'write an object such as {"count": 2} or leave it empty') from None
+
+
+def _landmarks(value, where: str, base: Path | None) -> str:
+    """A landmark rule, its file (ics:, times:, contacts:, file:) resolved next to the table and checked."""
+    from lmdk.landmarks import RULE_HELP, parse_rule
+
+    if _blank(value):
+        raise _fail(where, "landmarks", "the cell is empty", "write a landmark rule such as "
+                                                             "calendar:mon-fri@18:00-22:00 or none")
+    text = str(value).strip()
+    kind, _, rest = text.partition(":")
+    if kind.lower() in _FILE_KINDS and rest:
+        path = Path(rest)
+        if base is not None and not path.is_absolute():
+            path = base / path
+        if not path.is_file():
+            raise _fail(where, "landmarks", f"the file {rest!r} of {text!r} does not exist",
+                        "give a path relative to the policy table's folder, or an absolute one")
+        text = f"{kind.lower()}:{path}"
+    try:
+        rule = parse_rule(text)
+        if rule.kind in ("ics", "times"):
+            from lmdk.declared import ics, times
+
+            (ics if rule.kind == "ics" else times).validate(rule.path or "")
+    except ParameterError as exc:
+        raise _fail(where, "landmarks", str(exc), f"use one of: {RULE_HELP}") from None
+    return text
+
+
+def _choice(value, where: str, column: str, allowed: tuple[str, ...], optional: bool) -> str | None:
+    """A scheme or a mechanism name from its list."""
+    if optional and _blank(value):
+        return None
+    name = "" if _blank(value) else str(value).strip().lower()
+    if name not in allowed:
+        raise _fail(where, column, f"{value!r} is not one of {', '.join(allowed)}",
+                    f"write one of them{' or leave it empty' if optional else ''}")
+    return name
+
+
+def _row(number: int, cells: dict, base: Path | None) -> PolicyRow:
+    """One validated row."""
+    from lmdk.population.policy import MECHANISM_NAMES, SCHEME_NAMES
+
+    if _blank(cells.get("user")):
+        raise _fail(f"policy table row {number}", "user", "the cell is empty", "write the user's id as in the data")
+    user = user_key(cells["user"])
+    where = f"policy table row {number} (user {user})"
+    return PolicyRow(number, user, _landmarks(cells.get("landmarks"), where, base),
+                     _epsilon(cells.get("epsilon"), where),
+                     str(_choice(cells.get("scheme"), where, "scheme", SCHEME_NAMES, False)),
+                     _choice(cells.get("mechanism"), where, "mechanism", MECHANISM_NAMES, True),
+                     _whole(cells.get("w"), where), _dummies(cells.get("dummies"), where))
+
+
+def table_from_frame(frame: pd.DataFrame, source: str = "the policy table", base: str | Path | None = None
+                     ) -> PolicyTable:
+    """Validate a DataFrame of policy rows (``base``: the folder relative rule files are read from)."""
+    columns = [str(c).strip().lower() for c in frame.columns]
+    missing = [c for c in REQUIRED if c not in columns]
+    if missing:
+        raise PolicyTableError(f"{source} lacks the column(s) {', '.join(missing)}; a policy table has the columns "
+                               f"{', '.join(REQUIRED)} (and optionally {', '.join(OPTIONAL)})")
+    unknown = [c for c in columns if c not in COLUMNS]
+    if unknown:
+        raise PolicyTableError(f"{source} has unknown column(s) {', '.join(unknown)}; allowed: {', '.join(COLUMNS)} "
+                               "(other settings — what ε protects, the seed — belong to --config or the flags)")
+    if len(frame) > MAX_ROWS:
+        raise PolicyTableError(f"{source} has {len(frame):,} rows, over {MAX_ROWS:,}")
+    records = frame.set_axis(columns, axis=1).to_dict("records")
+    folder = Path(base) if base is not None else None
+    rows = tuple(_row(i, cells, folder) for i, cells in enumerate(records, start=1))
+    seen: dict[str, int] = {}
+    for row in rows:
+        if row.user in seen:
+            raise PolicyTableError(f"policy table rows {seen[row.user]} and {row.row}, column 'user': user "
+                                   f"{row.user} has two policies; keep one row per user")
+        seen[row.user] = row.row
+    return PolicyTable(rows, source)
+
+
+def _json_frame(raw: bytes, name: str) -> pd.DataFrame:
+    """Rows of a JSON policy table: a list of objects or {"policies": [...]}."""
+    try:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        raise PolicyTableError(f"policy table {name!r} is not valid JSON; give a list of rows "
+                               '[{"user": …, "landmarks": …, "epsilon": …, "scheme": …}, …]') from None
+    rows = data.get("policies") if isinstance(data, dict) else data
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise PolicyTableError(f"policy table {name!r} must be a JSON list of row objects (or {{\"policies\": "
+                               "[…]}})")
+    return pd.DataFrame(rows, columns=sorted({k for r in rows for k in r}, key=lambda c: (c not in COLUMNS, c)))
+
+
+def read_frame(raw: bytes, name: str) -> pd.DataFrame:
+    """The cells of a policy table file's bytes (CSV, Parquet or JSON, told by the name or the content)."""
+    import io
+
+    lower = name.lower()
+    if lower.endswith(".parquet") or raw[:4] == b"PAR1":
+        try:
+            return pd.read_parquet(io.BytesIO(raw))
+        except Exception as exc:  # pyarrow raises several kinds on a damaged file
+            raise PolicyTableError(f"policy table {name!r} is not a readable Parquet file ({exc})") from None
+    if lower.endswith(".json") or raw.lstrip()[:1] in (b"[", b"{"):
+        return _json_frame(raw, name)
+    try:
+        return pd.read_csv(io.BytesIO(raw), dtype=str, keep_default_na=False, skipinitialspace=True)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise PolicyTableError(f"policy table {name!r} is not a readable CSV file ({exc}); give one row per user "
+                               f"with the columns {', '.join(REQUIRED)}") from None
+
+
+def read_table(path: str | Path) -> PolicyTable:
+    """A validated policy table from a CSV, Parquet or JSON file; rule files are read next to it."""
+    file = Path(path)
+    try:
+        raw = file.read_bytes()
+    except OSError as exc:
+        raise ParameterError(f"--policies {str(path)!r} cannot be read: {exc.strerror or exc}") from None
+    return table_from_frame(read_frame(raw, file.name), f"policy table {file.name!r}", file.parent)
