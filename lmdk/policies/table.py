@@ -1,7 +1,7 @@
 """The policy table: one row per user — declared landmarks, ε and scheme — read by ``lmdk population --policies``.
 
 Columns ``user, landmarks, epsilon, scheme`` (required) and ``mechanism, w, dummies`` (optional; ``dummies`` as
-JSON text such as ``{"count": 2}`` in a CSV cell). CSV, Parquet or JSON (a list of row objects, or
+JSON text such as ``{"share": 0.05}`` in a CSV cell). CSV, Parquet or JSON (a list of row objects, or
 ``{"policies": [...]}``). ``landmarks`` is a landmark rule (:data:`lmdk.landmarks.RULE_HELP`); the declared kinds
 are ``calendar:`` windows, ``ics:PATH`` (the person's own calendar) and ``times:PATH`` (explicit times), and a
 relative PATH is read next to the table. Rules that read the data (``place:``, ``contacts:``, thresholds) are
@@ -139,14 +139,14 @@ def _dummies(value, where: str) -> dict | None:
         try:
             data = json.loads(value)
         except json.JSONDecodeError:
-            raise _fail(where, "dummies", f"{value!r} is not JSON", 'write an object such as {"count": 2} or leave '
+            raise _fail(where, "dummies", f"{value!r} is not JSON", 'write an object such as {"share": 0.05} or leave '
                                                                     "it empty") from None
     from lmdk.data.runconfig import RunConfig
 
     try:
         return RunConfig._dummies(dict(data) if isinstance(data, dict) else data)
     except (ValueError, TypeError) as exc:
-        raise _fail(where, "dummies", str(exc), 'write an object such as {"count": 2} or leave it empty') from None
+        raise _fail(where, "dummies", str(exc), 'write an object such as {"share": 0.05} or leave it empty') from None
 
 
 def _landmarks(value, where: str, base: Path | None) -> str:
@@ -239,7 +239,7 @@ def _json_frame(raw: bytes, name: str) -> pd.DataFrame:
     rows = data.get("policies") if isinstance(data, dict) else data
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         raise PolicyTableError(f"policy table {name!r} must be a JSON list of row objects (or {{\"policies\": "
-                               "[…]}})")
+                               "[…]})")
     return pd.DataFrame(rows, columns=sorted({k for r in rows for k in r}, key=lambda c: (c not in COLUMNS, c)))
 
 
