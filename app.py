@@ -19,6 +19,7 @@ PAGES = [
     ("pages/adversary_lab.py", "Adversary lab", ":material/policy:"),
     ("pages/spatiotemporal_events.py", "Spatiotemporal events", ":material/share_location:"),
     ("pages/population.py", "Population", ":material/groups:"),
+    ("pages/policies.py", "Policies", ":material/assignment_ind:"),
     ("pages/experiments.py", "Experiments", ":material/science:"),
 ]
 
@@ -47,7 +48,7 @@ except ValueError as exc:  # lmdk errors are ValueErrors with a message meant fo
     st.error(f"Could not load the series: {text.escape_markdown(exc)}")
     current = None
 st.session_state[state.CURRENT] = current
-if page.title != "Population":  # that page works on a fleet, not on the current series
+if page.title not in ("Population", "Policies"):  # those pages work on many users, not on the current series
     widgets.landmark_status(current)
 page.run()
 state.sync_query_params()

@@ -149,8 +149,9 @@ def _dummies(value, where: str) -> dict | None:
         raise _fail(where, "dummies", str(exc), 'write an object such as {"share": 0.05} or leave it empty') from None
 
 
-def _landmarks(value, where: str, base: Path | None) -> str:
-    """A landmark rule, its file (ics:, times:, contacts:, file:) resolved next to the table and checked."""
+def _landmarks(value, where: str, base: Path | None, files: bool = True) -> str:
+    """A landmark rule, its file (ics:, times:, contacts:, file:) resolved next to the table and checked (unless
+    ``files`` is False: a table edited where the files are not, e.g. the app)."""
     from lmdk.landmarks import RULE_HELP, parse_rule
 
     if _blank(value):
@@ -158,7 +159,7 @@ def _landmarks(value, where: str, base: Path | None) -> str:
                                                              "calendar:mon-fri@18:00-22:00 or none")
     text = str(value).strip()
     kind, _, rest = text.partition(":")
-    if kind.lower() in _FILE_KINDS and rest:
+    if kind.lower() in _FILE_KINDS and rest and files:
         path = Path(rest)
         if base is not None and not path.is_absolute():
             path = base / path
@@ -168,7 +169,7 @@ def _landmarks(value, where: str, base: Path | None) -> str:
         text = f"{kind.lower()}:{path}"
     try:
         rule = parse_rule(text)
-        if rule.kind in ("ics", "times"):
+        if rule.kind in ("ics", "times") and files:
             from lmdk.declared import ics, times
 
             (ics if rule.kind == "ics" else times).validate(rule.path or "")
@@ -188,7 +189,7 @@ def _choice(value, where: str, column: str, allowed: tuple[str, ...], optional: 
     return name
 
 
-def _row(number: int, cells: dict, base: Path | None) -> PolicyRow:
+def _row(number: int, cells: dict, base: Path | None, files: bool = True) -> PolicyRow:
     """One validated row."""
     from lmdk.population.policy import MECHANISM_NAMES, SCHEME_NAMES
 
@@ -196,16 +197,17 @@ def _row(number: int, cells: dict, base: Path | None) -> PolicyRow:
         raise _fail(f"policy table row {number}", "user", "the cell is empty", "write the user's id as in the data")
     user = user_key(cells["user"])
     where = f"policy table row {number} (user {user})"
-    return PolicyRow(number, user, _landmarks(cells.get("landmarks"), where, base),
+    return PolicyRow(number, user, _landmarks(cells.get("landmarks"), where, base, files),
                      _epsilon(cells.get("epsilon"), where),
                      str(_choice(cells.get("scheme"), where, "scheme", SCHEME_NAMES, False)),
                      _choice(cells.get("mechanism"), where, "mechanism", MECHANISM_NAMES, True),
                      _whole(cells.get("w"), where), _dummies(cells.get("dummies"), where))
 
 
-def table_from_frame(frame: pd.DataFrame, source: str = "the policy table", base: str | Path | None = None
-                     ) -> PolicyTable:
-    """Validate a DataFrame of policy rows (``base``: the folder relative rule files are read from)."""
+def table_from_frame(frame: pd.DataFrame, source: str = "the policy table", base: str | Path | None = None,
+                     files: bool = True) -> PolicyTable:
+    """Validate a DataFrame of policy rows (``base``: the folder relative rule files are read from; ``files``
+    False: rule files are named but not read, as where the table is edited without them)."""
     columns = [str(c).strip().lower() for c in frame.columns]
     missing = [c for c in REQUIRED if c not in columns]
     if missing:
@@ -219,7 +221,7 @@ def table_from_frame(frame: pd.DataFrame, source: str = "the policy table", base
         raise PolicyTableError(f"{source} has {len(frame):,} rows, over {MAX_ROWS:,}")
     records = frame.set_axis(columns, axis=1).to_dict("records")
     folder = Path(base) if base is not None else None
-    rows = tuple(_row(i, cells, folder) for i, cells in enumerate(records, start=1))
+    rows = tuple(_row(i, cells, folder, files) for i, cells in enumerate(records, start=1))
     seen: dict[str, int] = {}
     for row in rows:
         if row.user in seen:

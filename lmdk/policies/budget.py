@@ -1,0 +1,31 @@
+"""What each user of a policy table has spent and has left: the ledger's entries composed per user.
+
+An entry is one user's when it names the user (``entry.user``, compared as text as the policy table does); the
+totals are :func:`lmdk.ledger.compose`'s (Σ ε and the PLD total at δ), ``remaining`` the cap minus Σ ε (None
+without a cap). Ledgers whose entries name no user (the app's per-session ledger of single-series exports) give
+every user zero spent.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from lmdk.policies.table import user_key
+
+COLUMNS = ("user", "releases", "epsilon_basic", "epsilon_pld", "remaining")
+
+
+def spent_by_user(entries, users, cap: float | None = None, delta: float | None = None) -> pd.DataFrame:
+    """One row per user of ``users``: releases, ε spent (basic, PLD at ``delta``) and ε remaining under ``cap``."""
+    from lmdk import ledger
+
+    by_user: dict[str, list] = {}
+    for entry in entries:
+        owner = getattr(entry, "user", None)
+        if owner is not None:
+            by_user.setdefault(user_key(owner), []).append(entry)
+    rows = []
+    for user in users:
+        totals = ledger.compose(by_user.get(user_key(user), []), delta or ledger.DELTA)
+        left = None if cap is None else max(0.0, float(cap) - totals["epsilon_basic"])
+        rows.append((user_key(user), totals["releases"], totals["epsilon_basic"], totals["epsilon_pld"], left))
+    return pd.DataFrame(rows, columns=list(COLUMNS))

@@ -1,0 +1,103 @@
+"""Policies: each person's own landmarks, ε and scheme — the policy table `lmdk population --policies` reads."""
+import streamlit as st
+
+from lmdk.policies import Bounds
+from ui import explain, policies, text
+from ui.charts import alt_text
+from ui.charts.style import PLOTLY_KW
+from ui.session import state
+
+st.title("Policies")
+explain.explain(
+    "**Landmarks are the person's own.** The landmark paper's L is *user-defined* (§3.4): a household declares its "
+    "evening hours, a patient their appointments. A policy table gives every user their own declared landmarks, "
+    "ε and scheme; `lmdk population --policies policies.csv` releases each user under their row, users without a "
+    "row under `--config` (or not at all: *no policy*).\n\n**Declared, so Theorem 2 holds as stated.** A calendar "
+    "window, a calendar file (`ics:alice.ics`) or a list of times (`times:bob.txt`) depends on the clock only, "
+    "never on the readings. Rules that read the data (`place:…`, `contacts:…`) are refused unless allowed, and "
+    "the statement then says what is not protected.",
+    [explain.THEOREM_2],
+    "§3.1 and §3.4",
+)
+st.caption("Edit the table here and download it; the officer's bounds show which rows `lmdk population` would "
+           "withhold (`--max-epsilon`, `--schemes`). The table stays in this session's memory.")
+ss = st.session_state
+SCHEMES = list(state.SCHEME_NAMES)
+
+with st.sidebar:
+    st.subheader("Officer's bounds")
+    max_eps = st.number_input("Largest ε per user (--max-epsilon)", min_value=0.001, value=None, step=0.5,
+                              key="policy_max_eps", placeholder="no bound")
+    allowed = st.multiselect("Schemes allowed (--schemes)", SCHEMES, default=SCHEMES, key="policy_schemes")
+bounds = Bounds(max_eps, tuple(allowed) if allowed and len(allowed) < len(SCHEMES) else None)
+
+st.subheader("Add a user")
+c1, c2, c3 = st.columns([2, 1, 1])
+user = c1.text_input("User (as in the data's user column)", key="policy_user", placeholder="e.g. house-17")
+eps = c2.number_input("ε", min_value=0.01, value=1.0, step=0.1, key="policy_eps")
+scheme = c3.selectbox("Scheme", SCHEMES, index=SCHEMES.index("adaptive"), key="policy_scheme")
+w1, w2 = st.columns([1, 2])
+days = w1.selectbox("Landmark days", list(policies.DAYS), format_func=policies.DAYS.get, index=1, key="policy_days")
+start, end = w2.select_slider("Landmark hours (wall clock)", options=policies.HOURS, value=("18:00", "22:00"),
+                              key="policy_hours")
+other = st.text_input("Or another landmark rule", key="policy_rule", placeholder="ics:alice.ics, times:bob.txt, …",
+                      help="Any rule `lmdk population` reads: ics:PATH (a calendar export), times:PATH (one date/time "
+                           "per line), place:LAT,LON,RADIUS_M, contacts:PATH, calendar:…; files are read next to the "
+                           "table when it runs.")
+rule = other.strip() or policies.window_rule(days, start, end)
+if start == end and not other.strip():
+    st.error("The window is empty: choose a start and an end hour that differ.")
+    st.stop()
+if rule.startswith("calendar:"):
+    try:
+        fig, week = policies.preview(rule)
+    except ValueError as exc:
+        st.error(f"Landmark rule: {text.escape_markdown(exc)}")
+        st.stop()
+    marked = int((week["landmark"] == "landmark").sum())
+    st.markdown(f"**One week of `{rule}`**: {marked} of 168 hours are landmarks (black).")
+    st.plotly_chart(fig, key="policy_preview", **PLOTLY_KW)
+    alt_text.describe("policy_preview", week, what="Landmark hours of one week", over="hour",
+                      summary=f"{marked} of 168 hours of the week are landmarks under {rule}.")
+else:
+    st.caption(f"`{text.escape_markdown(rule)}`: its file is read by `lmdk population`, next to the table; no "
+               "preview here.")
+if st.button("Add to the table", type="primary", key="policy_add", icon=":material/person_add:"):
+    problem = policies.put({"user": user, "landmarks": rule, "epsilon": eps, "scheme": scheme})
+    if problem:
+        st.error(text.escape_markdown(problem))
+    else:
+        st.toast(f"Policy of {user.strip()} saved")
+
+st.subheader("The policy table")
+upload = st.file_uploader("Start from a table (CSV, Parquet or JSON)", type=policies.UPLOAD_TYPES, key="policy_file")
+if upload is not None and ss.get("_policy_loaded") != upload.file_id:
+    problem = policies.load(upload.getvalue(), upload.name)
+    ss["_policy_loaded"] = upload.file_id
+    if problem:
+        st.error(text.escape_markdown(problem))
+table = policies.table()
+if not table.rows:
+    st.info("No user yet: add one above, or start from a table.")
+    st.stop()
+frame = table.to_frame().drop(columns=["mechanism", "w", "dummies"])
+budget = policies.ledger_budget([r.user for r in table.rows])
+frame["status"] = policies.status(table, bounds)
+frame["ε spent"] = budget["epsilon_basic"].to_numpy()
+frame["ε remaining"] = budget["remaining"].to_numpy()
+st.dataframe(frame, hide_index=True, width="stretch", key="policy_table",
+             column_config={"epsilon": st.column_config.NumberColumn("ε", format="%g"),
+                            "ε remaining": st.column_config.NumberColumn(format="%g", help="the ledger's cap minus "
+                                                                          "the ε spent; empty without a cap")})
+refused = sum(s != "within the bounds" for s in frame["status"])
+if refused:
+    st.warning(f"{refused} of {len(frame)} rows pass the officer's bounds: `lmdk population` withholds those users "
+               "and names the row and the bound.", icon=":material/block:")
+st.caption("Spent and remaining ε: this session's ledger and its cap (the exports it records name no user of "
+           "this table yet, so nothing is spent). With a ledger database each user's own exports count here.")
+r1, r2 = st.columns([3, 1], vertical_alignment="bottom")
+gone = r1.selectbox("Remove a user", [r.user for r in table.rows], key="policy_remove_user")
+r2.button("Remove", key="policy_remove", on_click=policies.remove, args=(gone,), icon=":material/delete:")
+st.download_button("Policy table (CSV)", data=table.to_csv(), file_name="policies.csv", mime="text/csv",
+                   key="dl_policies", on_click="ignore", icon=":material/download:",
+                   help="Read by `lmdk population INPUT --policies policies.csv`.")
