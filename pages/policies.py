@@ -1,4 +1,5 @@
 """Policies: each person's own landmarks, ε and scheme — the policy table `lmdk population --policies` reads."""
+import pandas as pd
 import streamlit as st
 
 from lmdk.policies import Bounds
@@ -84,11 +85,10 @@ frame = table.to_frame().drop(columns=["mechanism", "w", "dummies"])
 budget = policies.ledger_budget([r.user for r in table.rows])
 frame["status"] = policies.status(table, bounds)
 frame["ε spent"] = budget["epsilon_basic"].to_numpy()
-frame["ε remaining"] = budget["remaining"].to_numpy()
+frame["ε remaining"] = ["no cap" if pd.isna(v) else f"{v:g}" for v in budget["remaining"]]
 st.dataframe(frame, hide_index=True, width="stretch", key="policy_table",
              column_config={"epsilon": st.column_config.NumberColumn("ε", format="%g"),
-                            "ε remaining": st.column_config.NumberColumn(format="%g", help="the ledger's cap minus "
-                                                                          "the ε spent; empty without a cap")})
+                            "ε remaining": st.column_config.TextColumn(help="the ledger's cap minus the ε spent")})
 refused = sum(s != "within the bounds" for s in frame["status"])
 if refused:
     st.warning(f"{refused} of {len(frame)} rows pass the officer's bounds: `lmdk population` withholds those users "

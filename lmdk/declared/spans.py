@@ -37,7 +37,9 @@ class Spans:
 
 def _ns(index: pd.DatetimeIndex) -> np.ndarray:
     """Nanoseconds since the epoch of a DatetimeIndex (UTC instants when zone-aware, wall clock when naive)."""
-    return index.as_unit("ns").asi8
+    from lmdk.data.series import epoch_ns
+
+    return epoch_ns(index)
 
 
 def _marked(times: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -75,7 +77,7 @@ def mask(spans: Spans, timestamps, tz: str | None = None) -> np.ndarray:
                                      "timestamps have none; give the data's zone (\"timezone\" in the import mapping, "
                                      "--mapping FILE) so the two clocks can be compared")
             index = index.tz_localize(tz, ambiguous="NaT", nonexistent="NaT")  # a clock change's lost hour
-        placed = ~index.isna()
+        placed = ~np.asarray(index.isna())
         out[placed] |= _marked(_ns(index[placed].tz_convert("UTC")), *spans.absolute)
     return out
 

@@ -42,7 +42,9 @@ def _parse(values: list[str], path: str, utc: bool) -> np.ndarray:
         bad = next((v for v in values if pd.isna(pd.to_datetime(v, format="ISO8601", errors="coerce"))), values[0])
         raise ParameterError(f"landmark rule 'times:{path}': {bad!r} is not a date/time; write one per line as "
                              "2024-05-01 14:30 (wall clock), 2024-05-01T14:30+02:00 (absolute) or START/END") from None
-    return parsed.as_unit("ns").asi8
+    from lmdk.data.series import epoch_ns
+
+    return epoch_ns(parsed)
 
 
 def spans(path: str) -> Spans:

@@ -6,6 +6,7 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -145,9 +146,9 @@ class Prepared:
     policy: Policy  # with the relation it was run under
     job: Job
     mechanism: str
-    protected: object  # lmdk.relation.Relation
-    statement: object | None  # the export's guarantee (None for a demonstration)
-    landmark_set: object | None  # lmdk.selection.export.LandmarkSource without indices
+    protected: Any  # lmdk.relation.Relation
+    statement: Any  # the export's guarantee (None for a demonstration)
+    landmark_set: Any  # lmdk.selection.export.LandmarkSource without indices (None: not an export)
     sensitivity: float
 
 
@@ -215,7 +216,8 @@ def release(table_or_path, policy, out=None, scheduler: str | None = None, worke
     source = open_source(table_or_path, pol.mapping)
     staging = Path(out) / f".{RELEASED}-staging" if out is not None else None
     plan = prepare(pol, source.kind, protects, private_columns, staging, batch_cells)
-    pol, job, variants = plan.policy, plan.job, ()
+    pol, job = plan.policy, plan.job
+    variants: tuple[Prepared, ...] = ()
     if assignment is not None:  # per-user policies (lmdk.policies): one Job per distinct policy
         from lmdk.population.per_user import assigned_job
 

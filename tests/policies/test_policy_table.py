@@ -64,7 +64,8 @@ def _write(folder, rows) -> str:
     ({"dummies": "{count"}, "column 'dummies': '{count' is not JSON"),
     ({"dummies": {"colour": 1}}, "column 'dummies'"),
     ({"landmarks": "sometimes"}, "row 2 (user 7), column 'landmarks': unknown landmark rule"),
-    ({"landmarks": "ics:missing.ics"}, "column 'landmarks': the file 'missing.ics' of 'ics:missing.ics' does not exist"),
+    ({"landmarks": "ics:missing.ics"}, "column 'landmarks': the file 'missing.ics' of 'ics:missing.ics' does not "
+                                       "exist"),
     ({"landmarks": ""}, "column 'landmarks': the cell is empty"),
     ({"user": None}, "row 2, column 'user': the cell is empty"),
 ])
