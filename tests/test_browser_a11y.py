@@ -97,12 +97,12 @@ CLIPPED = """async () => {
 
 
 def _page_shape(page, slug: str, title: str, i: int, width: int) -> list[str]:
-    """A registered page as it first shows: its title, the landmark status (not on Population, which works on a
-    fleet), no horizontal overflow, no control or metric cut; screenshot page_NN_slug_WIDTH.png."""
+    """A registered page as it first shows: its title, the landmark status (not on Population and Policies, which
+    work on many users), no horizontal overflow, no control or metric cut; screenshot page_NN_slug_WIDTH.png."""
     problems = []
     if not page.locator("h1").first.is_visible():
         problems.append(f"{title} at {width} px: no visible title")
-    single_series = title != "Population"
+    single_series = title not in ("Population", "Policies")
     if page.locator(".st-key-landmark_status").is_visible() != single_series:
         problems.append(f"{title} at {width} px: landmark status {'missing' if single_series else 'shown'}")
     overflow = page.evaluate("() => { const m = document.querySelector(\"[data-testid='stMain']\");"
