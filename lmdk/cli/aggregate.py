@@ -38,7 +38,7 @@ range (--range LOW HIGH; a count: 0 to --max-per-user K contact rows per bin). L
 (calendar:…, file:…): a rule that reads the data (percentile, below/above, stay) is refused (exit 3) unless
 --allow-data-landmarks, and the statement then says what it leaves unprotected."""
 
-DECLARED_KINDS = ("calendar", "file", "none")
+DECLARED_KINDS = ("calendar", "file", "none", "ics", "times")
 
 
 def _mapping(args, path: Path):

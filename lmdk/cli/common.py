@@ -129,6 +129,10 @@ def landmarks_from_args(args, series, cfg=None) -> np.ndarray:
             from lmdk.declared.calendar import parse
 
             return parse(rule.spec or "").indices(series, args.tz)
+        if rule.kind in ("ics", "times") and getattr(args, "tz", None) is not None:
+            from lmdk.declared.spans import positions
+
+            return positions(rule.kind, rule.path or "", series, args.tz)
         return np.asarray(rule.indices(series), dtype=np.int64)
     if cfg is not None:
         return np.asarray(cfg.landmarks, dtype=np.int64)

@@ -75,7 +75,7 @@ def mask(spans: Spans, timestamps, tz: str | None = None) -> np.ndarray:
             if tz is None:
                 raise ParameterError(f"landmark rule {spans.what!r} names times in a time zone, but the series' "
                                      "timestamps have none; give the data's zone (\"timezone\" in the import mapping, "
-                                     "--mapping FILE) so the two clocks can be compared")
+                                     "--mapping FILE, or --tz ZONE) so the two clocks can be compared")
             index = index.tz_localize(tz, ambiguous="NaT", nonexistent="NaT")  # a clock change's lost hour
         placed = ~np.asarray(index.isna())
         out[placed] |= _marked(_ns(index[placed].tz_convert("UTC")), *spans.absolute)
@@ -91,15 +91,16 @@ def span_range(timestamps, margin_days: int = 1) -> tuple[pd.Timestamp, pd.Times
     return wall.min() - margin, wall.max() + margin
 
 
-def positions(kind: str, path: str, series) -> np.ndarray:
-    """Positions an ``ics:`` calendar or a ``times:`` file marks in ``series`` (an ``lmdk.data.Series``)."""
+def positions(kind: str, path: str, series, tz: str | None = None) -> np.ndarray:
+    """Positions an ``ics:`` calendar or a ``times:`` file marks in ``series`` (an ``lmdk.data.Series``; naive
+    timestamps are wall-clock times in ``tz``)."""
     index = getattr(series, "timestamps", None)
     if not isinstance(index, pd.DatetimeIndex):
         raise ParameterError(f"landmark rule '{kind}:{path}' needs a series with timestamps (an lmdk Series)")
     if kind == "ics":
         from lmdk.declared.ics import ics_mask
 
-        return np.flatnonzero(ics_mask(path, index)).astype(np.int64)
+        return np.flatnonzero(ics_mask(path, index, tz)).astype(np.int64)
     from lmdk.declared.times import times_mask
 
-    return np.flatnonzero(times_mask(path, index)).astype(np.int64)
+    return np.flatnonzero(times_mask(path, index, tz)).astype(np.int64)

@@ -1,6 +1,8 @@
 """Declared landmarks from a person's calendar (ics:), explicit times (times:) and declared places (place:)."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -165,3 +167,19 @@ def test_place_marks_the_events_within_the_radius():
     assert parse_rule("place:52,13,150").indices(trajectory).tolist() == [0, 1]
     with pytest.raises(ParameterError, match="trajectory"):
         parse_rule("place:52,13,150").indices(ds.from_values(np.zeros(4), times))
+
+
+def test_lmdk_release_reads_a_calendar_file_in_the_zone_of_tz(calendar_file, tmp_path, capsys):
+    from lmdk.cli import main
+
+    times = pd.date_range("2024-03-24", "2024-04-05", freq="h")  # naive: Berlin wall clock, said by --tz
+    pd.DataFrame({"timestamp": times, "value": np.linspace(0, 3, len(times))}).to_csv(tmp_path / "m.csv", index=False)
+    args = ["release", str(tmp_path / "m.csv"), "--scheme", "adaptive", "--epsilon", "1", "--landmarks",
+            f"ics:{calendar_file}", "--range", "0", "3", "--out", str(tmp_path / "r.csv")]
+    assert main(args + ["--summary", str(tmp_path / "s.json"), "--tz", "Europe/Berlin"]) == 0
+    assert "Landmark set: declared in advance (ics:" in capsys.readouterr().err
+    aware = pd.DatetimeIndex(times).tz_localize("Europe/Berlin", nonexistent="NaT").dropna()
+    assert json.loads((tmp_path / "s.json").read_text())["landmarks"] == len(
+        parse_rule(f"ics:{calendar_file}").indices(ds.from_values(np.zeros(len(aware)), aware)))
+    assert main(args) == 2  # without the zone the two clocks cannot be compared
+    assert "--tz ZONE" in capsys.readouterr().err
