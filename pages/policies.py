@@ -72,9 +72,9 @@ if st.button("Add to the table", type="primary", key="policy_add", icon=":materi
 
 st.subheader("The policy table")
 upload = st.file_uploader("Start from a table (CSV, Parquet or JSON)", type=policies.UPLOAD_TYPES, key="policy_file")
-if upload is not None and ss.get("_policy_loaded") != upload.file_id:
+if upload is not None and ss.get(state.POLICY_LOADED) != upload.file_id:
     problem = policies.load(upload.getvalue(), upload.name)
-    ss["_policy_loaded"] = upload.file_id
+    ss[state.POLICY_LOADED] = upload.file_id
     if problem:
         st.error(text.escape_markdown(problem))
 table = policies.table()

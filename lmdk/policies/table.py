@@ -174,7 +174,9 @@ def _landmarks(value, where: str, base: Path | None, files: bool = True) -> str:
 
             (ics if rule.kind == "ics" else times).validate(rule.path or "")
     except ParameterError as exc:
-        raise _fail(where, "landmarks", str(exc), f"use one of: {RULE_HELP}") from None
+        message = str(exc)
+        raise _fail(where, "landmarks", message, "fix the rule" if RULE_HELP in message else
+                    f"use one of: {RULE_HELP}") from None
     return text
 
 
@@ -257,11 +259,28 @@ def read_frame(raw: bytes, name: str) -> pd.DataFrame:
             raise PolicyTableError(f"policy table {name!r} is not a readable Parquet file ({exc})") from None
     if lower.endswith(".json") or raw.lstrip()[:1] in (b"[", b"{"):
         return _json_frame(raw, name)
+    _check_widths(raw, name)
     try:
-        return pd.read_csv(io.BytesIO(raw), dtype=str, keep_default_na=False, skipinitialspace=True)
+        return pd.read_csv(io.BytesIO(raw), dtype=str, keep_default_na=False, skipinitialspace=True, index_col=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise PolicyTableError(f"policy table {name!r} is not a readable CSV file ({exc}); give one row per user "
                                f"with the columns {', '.join(REQUIRED)}") from None
+
+
+def _check_widths(raw: bytes, name: str) -> None:
+    """Refuse a CSV row with more cells than the header (an unquoted comma), naming the row."""
+    import csv
+    import io
+
+    try:
+        lines = list(csv.reader(io.StringIO(raw.decode("utf-8-sig"))))
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise PolicyTableError(f"policy table {name!r} is not a readable CSV file ({exc})") from None
+    width = len(lines[0]) if lines else 0
+    for number, cells in enumerate(lines[1:], start=1):
+        if len(cells) > width:
+            raise PolicyTableError(f"policy table {name!r} row {number}: {len(cells)} cells under a header of "
+                                   f"{width}; quote a cell that holds commas (\"place:52.52,13.40,200\")")
 
 
 def read_table(path: str | Path) -> PolicyTable:

@@ -15,10 +15,12 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from lmdk.errors import PolicyRefused
+from lmdk.errors import ParameterError, PolicyRefused
 from lmdk.population.summary import SUMMARY_COLUMNS
 
 _WITHHELD_TYPES = {"landmarks": "Int64", "dropped": "Int64", "theorem2_holds": "boolean", "degenerate": "boolean"}
+_RULE_NEEDS = {"place": "trajectory", "stay": "trajectory", "contacts": "contacts", "below": "values",
+               "above": "values", "percentile": "values"}  # the kind of series a rule reads (lmdk.landmarks)
 POLICY_COLUMNS = ("scheme", "epsilon", "epsilon_total", "landmark_rule", "landmark_origin", "policy", "withheld")
 
 
@@ -37,6 +39,10 @@ def assigned_job(assignment, plan, kind: str, protects, private_columns, staging
 
     prepared, variants = [], []
     for policy, origin in zip(assignment.variants, assignment.origins, strict=True):
+        needs = _RULE_NEEDS.get(policy.rule.kind, kind)
+        if needs != kind:
+            raise ParameterError(f"{origin}: the landmark rule {policy.landmarks!r} reads {needs} series; this input "
+                                 f"holds {kind} (use a declared rule: calendar:…, ics:…, times:…)")
         try:
             ready = prepare(policy, kind, protects, private_columns, staging, batch_cells)
         except PolicyRefused as exc:

@@ -116,3 +116,12 @@ def test_bounds_withhold_the_row_naming_it_and_the_bound(folder):
         assign(table, Policy("none", "adaptive", 3.0), BASE, Bounds(max_epsilon=2.0))
     with pytest.raises(ParameterError, match="--schemes"):
         Bounds(schemes=("adaptive", "fast"))
+
+
+def test_a_csv_cell_with_commas_must_be_quoted(folder):
+    path = folder / "p.csv"
+    path.write_text('user,landmarks,epsilon,scheme\nvan,"place:52.52,13.40,200",1,adaptive\n')
+    assert read_table(path).for_user("van").landmarks == "place:52.52,13.40,200"
+    path.write_text("user,landmarks,epsilon,scheme\nvan,place:52.52,13.40,200,1,adaptive\n")
+    with pytest.raises(PolicyTableError, match="quote a cell that holds commas"):
+        read_table(path)

@@ -91,6 +91,10 @@ def test_refusals_and_exit_codes(tmp_path, capsys):
     assert code == 0
     summary = pd.read_parquet(tmp_path / "b" / "summary.parquet").set_index("user")
     assert summary.loc["house-4", "landmark_origin"] == "unprotected"
+    args = _files(tmp_path, ROWS + 'house-4,"place:52.5,13.4,200",1,adaptive\n')
+    assert main(args + ["--out", str(tmp_path / "p"), "--allow-data-landmarks"]) == 2
+    assert "policy table row 5: the landmark rule 'place:52.5,13.4,200' reads trajectory series" in \
+        capsys.readouterr().err
     args = _files(tmp_path, "someone-else,none,1,adaptive\n")
     assert main(args + ["--out", str(tmp_path / "c")]) == 3  # every user withheld: nothing released
     assert "every user was withheld" in capsys.readouterr().err

@@ -146,6 +146,7 @@ IMPORT_SPEC = "_import_spec"  # the import mapping the current upload was read w
 UPLOAD_FILE_ID = "_upload_file_id"
 POP_UPLOAD = "_pop_upload"  # (bytes, file name) of this session's multi-user upload (memory only)
 POLICY_ROWS = "_policy_rows"  # this session's policy table (pages/policies.py): one dict of cells per user
+POLICY_LOADED = "_policy_loaded"  # the file id of the policy table last uploaded (read once)
 POP_RESULTS = "_pop_results"  # this session's computed population summaries, most recent last
 LANDMARKS_TOKEN = "_lm_token"  # data token the landmark set belongs to
 LANDMARKS_DEFAULT = "_lm_default"  # True while L is the default set the app derived (left out of links)
