@@ -6,6 +6,8 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lmdk.data import series as ds
 from lmdk.errors import ParameterError, PolicyRefused
@@ -183,3 +185,24 @@ def test_lmdk_release_reads_a_calendar_file_in_the_zone_of_tz(calendar_file, tmp
         parse_rule(f"ics:{calendar_file}").indices(ds.from_values(np.zeros(len(aware)), aware)))
     assert main(args) == 2  # without the zone the two clocks cannot be compared
     assert "--tz ZONE" in capsys.readouterr().err
+
+
+@settings(max_examples=200, deadline=None)
+@given(steps=st.lists(st.integers(1, 5), min_size=1, max_size=30),
+       spans=st.lists(st.tuples(st.integers(-5, 120), st.integers(0, 20)), max_size=6))
+def test_a_span_marks_exactly_the_readings_whose_interval_it_overlaps(steps, spans):
+    from lmdk.declared.spans import _marked
+
+    times = np.cumsum(np.asarray(steps, dtype=np.int64))
+    starts = np.asarray([s for s, _ in spans], dtype=np.int64)
+    ends = starts + np.asarray([d for _, d in spans], dtype=np.int64)
+    ends_of_readings = np.r_[times[1:], times[-1] + (times[-1] - times[-2] if times.size > 1 else 1)]
+    expected = np.zeros(times.size, dtype=bool)
+    for s, e in zip(starts.tolist(), ends.tolist(), strict=True):
+        if e > s:  # [t_i, t_next) ∩ [s, e) ≠ ∅
+            expected |= (times < e) & (ends_of_readings > s)
+        else:  # an instant: the reading whose interval holds it
+            expected |= (times <= s) & (ends_of_readings > s)
+    shuffled = np.random.default_rng(0).permutation(times.size)
+    assert np.array_equal(_marked(times, starts, ends), expected)
+    assert np.array_equal(_marked(times[shuffled], starts, ends), expected[shuffled])  # any order of readings
