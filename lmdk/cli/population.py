@@ -173,8 +173,10 @@ def _summary_lines(result, seconds: float) -> list[str]:
     """The final summary printed after a run."""
     agg = result.aggregates
     q = agg["mae_quantiles"]
+    policy = ("per-user policies" if agg["epsilon"] is None else
+              f"{agg['scheme']}, ε = {agg['epsilon']:g}, landmarks {agg['landmark_rule']}")
     lines = [
-        f"{agg['scheme']}, ε = {_number(agg['epsilon'])}, landmarks {agg['landmark_rule']}: {agg['users']:,} users, "
+        f"{policy}: {agg['users']:,} users, "
         f"{agg['events']:,} events in {seconds:.1f} s ({agg['events'] / max(seconds, 1e-9):,.0f} events/s)",
         f"MAE per user: median {q['0.5']:.4g}, 5–95 % {q['0.05']:.4g}..{q['0.95']:.4g}, max {q['1']:.4g}",
         f"landmark share per user (0, 0.1, …, 1): {agg['landmark_share_histogram']['counts']}",

@@ -69,15 +69,24 @@ class Assignment:
 
 def row_policy(row: PolicyRow, base):
     """The Policy of one table row: its landmarks, ε, scheme (and mechanism, w, dummies when given) over ``base``
-    (what ε protects, the seed, the mapping, the landmark flags come from ``--config`` and the command line)."""
+    (what ε protects, the seed, the mapping, the landmark flags come from ``--config`` and the command line; a
+    private selection's ε_sel only for a row whose rule reads the data)."""
     fields = {"landmarks": row.landmarks, "epsilon": row.epsilon, "scheme": row.scheme, "w": row.w,
               "dummies": row.dummies}
     if row.mechanism is not None:
         fields["mechanism"] = row.mechanism
     try:
-        return replace(base, **fields)
+        return selection_where_needed(replace(base, **fields))
     except ParameterError as exc:
         raise ParameterError(f"{row.label}: {exc}") from None
+
+
+def selection_where_needed(policy):
+    """``policy`` without a private selection's ε_sel when its rule is declared (nothing to select): with a table,
+    ``--landmark-epsilon`` applies to the rules that read the data."""
+    if policy.landmark_epsilon is None or policy.rule.data_dependent:
+        return policy
+    return replace(policy, landmark_epsilon=None)
 
 
 def _total(policy) -> float:
@@ -104,6 +113,7 @@ def assign(table: PolicyTable, default, base, bounds: Bounds | None = None) -> A
 
     fallback: int | str = NO_POLICY
     if default is not None:
+        default = selection_where_needed(default)
         breach = bounds.breach(_total(default), default.scheme)
         if breach:
             raise ParameterError(f"--config: {breach}; the default policy must keep the officer's bounds")

@@ -215,6 +215,10 @@ def release(table_or_path, policy, out=None, scheduler: str | None = None, worke
     pol = _policy(policy)
     source = open_source(table_or_path, pol.mapping)
     staging = Path(out) / f".{RELEASED}-staging" if out is not None else None
+    if assignment is not None:  # the base only carries the settings every row shares
+        from lmdk.policies.assign import selection_where_needed
+
+        pol = selection_where_needed(pol)
     plan = prepare(pol, source.kind, protects, private_columns, staging, batch_cells)
     pol, job = plan.policy, plan.job
     variants: tuple[Prepared, ...] = ()

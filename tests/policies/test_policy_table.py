@@ -110,8 +110,12 @@ def test_bounds_withhold_the_row_naming_it_and_the_bound(folder):
     assert plan.of(7) == ("refused: policy table row 2 (user 7): scheme 'skip' is not among --schemes "
                           "adaptive,w-event")
     assert isinstance(plan.of("alice"), int) and [r.user for r, _ in plan.refused] == ["7", "carol"]
-    selecting = Policy("none", "adaptive", 1.0, landmark_epsilon=1.5)  # the bound is on ε + ε_sel
-    assert "epsilon 2.5 is over" in assign(table, None, selecting, Bounds(max_epsilon=2.0)).of("alice")
+    selecting = Policy("none", "adaptive", 1.0, landmark_epsilon=1.5, relation=BASE.relation)
+    data_rows = table_from_frame(pd.DataFrame([{**ROWS[0], "landmarks": "percentile:20"}, ROWS[2]]))
+    plan = assign(data_rows, None, selecting, Bounds(max_epsilon=2.0))
+    assert "epsilon 2.5 is over" in plan.of("alice")  # the bound is on ε + ε_sel of a selected set
+    assert plan.of("carol").endswith("epsilon 3 is over --max-epsilon 2")  # a declared row selects nothing
+    assert assign(table, None, selecting).variants[0].landmark_epsilon is None
     with pytest.raises(ParameterError, match="--config: epsilon 3 is over --max-epsilon 2"):
         assign(table, Policy("none", "adaptive", 3.0), BASE, Bounds(max_epsilon=2.0))
     with pytest.raises(ParameterError, match="--schemes"):

@@ -91,6 +91,10 @@ def test_refusals_and_exit_codes(tmp_path, capsys):
     assert code == 0
     summary = pd.read_parquet(tmp_path / "b" / "summary.parquet").set_index("user")
     assert summary.loc["house-4", "landmark_origin"] == "unprotected"
+    assert main(args + ["--out", str(tmp_path / "s"), "--landmark-epsilon", "0.5"]) == 0  # selected privately
+    summary = pd.read_parquet(tmp_path / "s" / "summary.parquet").set_index("user")
+    assert summary.loc["house-4", ["landmark_origin", "epsilon", "epsilon_total"]].tolist() == ["private", 1.0, 1.5]
+    assert summary.loc["house-0", ["landmark_origin", "epsilon_total"]].tolist() == ["declared", 1.0]  # no ε_sel
     args = _files(tmp_path, ROWS + 'house-4,"place:52.5,13.4,200",1,adaptive\n')
     assert main(args + ["--out", str(tmp_path / "p"), "--allow-data-landmarks"]) == 2
     assert "policy table row 5: the landmark rule 'place:52.5,13.4,200' reads trajectory series" in \
