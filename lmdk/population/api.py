@@ -203,7 +203,9 @@ def release(table_or_path, policy, out=None, scheduler: str | None = None, worke
     user), ``summary.parquet`` and ``aggregates.json``. Engine: in-process unless ``scheduler`` (or
     ``LMDK_DASK_SCHEDULER``) names a Dask scheduler or ``workers`` asks for a LocalCluster.
     ``allow_violation=False``: when a user's release violates Theorem 2, nothing is released (``refused``).
-    ``progress(users, events)`` is called as users finish.
+    ``progress(users, events)`` is called as users finish. ``assignment``: per-user policies
+    (:func:`lmdk.policies.assign`): each user under their own policy or withheld, ``policy`` then holding only the
+    settings every row shares (see :mod:`lmdk.population.per_user`).
     """
     if "bound" in removed:
         raise ParameterError("population.release: bound= no longer exists: the public box belongs to what ε protects, "
