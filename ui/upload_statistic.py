@@ -13,6 +13,7 @@ STAT, LOW, HIGH, BIN, K, BY, GROUP, LAT, LON, RADIUS = (_P + k for k in (
     "stat", "low", "high", "bin", "k", "by", "group", "lat", "lon", "radius"))
 APPLIED = "_ustat_applied"  # {widget key: value} of the statistic in use (seeds the panel when the page is reopened)
 ERROR = "_ustat_error"
+FILE = "_ustat_file"  # (bytes, name) of the multi-user upload (memory only): the uploader forgets it on another page
 _GROUPS = "_ustat_groups"  # (file hash, column, group names): the groups of the chosen column, read once
 _NO_GROUP = "(all users)"
 NAMES = {"one": "one user's own series", "sum": "the total over all users", "mean": "the mean over all users",
@@ -22,6 +23,18 @@ NAMES = {"one": "one user's own series", "sum": "the total over all users", "mea
 def multi_user(detection) -> bool:
     """Whether the upload holds several users (a user/device column with two or more ids)."""
     return detection is not None and detection.entities is not None and len(detection.entities) > 1
+
+
+def _upload():
+    """(bytes, name) of this session's multi-user upload: the uploader's, or the one kept when a statistic was used."""
+    from ui import import_step
+
+    ss = st.session_state
+    upload = import_step._file()
+    kept = ss.get(FILE)
+    if upload is not None and (kept is None or kept[1] != upload[1] or kept[0] != upload[0]):
+        ss[FILE] = upload
+    return upload or kept
 
 
 def _spec():
@@ -53,13 +66,13 @@ def _apply() -> None:
 
     ss = st.session_state
     ss[ERROR] = None
-    upload, spec = import_step._file(), _spec()
+    upload, spec = _upload(), _spec()
     if upload is None or spec is None:
         return
     if ss[STAT] == "one":
         ss.pop(state.TOTAL_OF_USERS, None)
         ss[APPLIED] = {STAT: "one"}
-        import_step._load(spec)
+        import_step._load(spec, upload)
         return
     try:
         chosen = choose(upload[0], upload[1], spec, _choice(), units=spec.units or "", tz=spec.timezone)
@@ -80,10 +93,9 @@ def _apply() -> None:
 def _groups(column: str) -> list[str]:
     """The group names of ``column`` in this session's upload (read once per file and column)."""
     from lmdk.aggregate.upload import group_pairs
-    from ui import import_step
 
     ss = st.session_state
-    upload = import_step._file()
+    upload = _upload()
     if upload is None:
         return []
     key = (hash(upload[0]), column)
@@ -129,7 +141,7 @@ def controls() -> None:
 
     ss = st.session_state
     detection, spec = ss.get(state.IMPORT_DETECTION), _spec()
-    if not multi_user(detection) or spec is None or spec.entity_column is None:
+    if not multi_user(detection) or spec is None or spec.entity_column is None or _upload() is None:
         return
     _seed(spec)
     offered = ("one",) + statistics_for(spec.kind)

@@ -82,7 +82,7 @@ def test_contacts_count_with_k_per_person_and_bin():
 
 
 def school(lines: int) -> bytes:
-    """The first ``lines`` lines of the SocioPatterns primary-school contacts (Time, id1, id2, c1, c2; tab-separated)."""
+    """The first ``lines`` lines of the SocioPatterns primary-school contacts (Time, id1, id2, c1, c2)."""
     with open(REALWORLD / "sociopatterns_primaryschool.csv", "rb") as handle:
         return b"".join(handle.readline() for _ in range(lines))
 
