@@ -140,8 +140,9 @@ def release_group(agg, group: str, args, rule, who: str, units: str, event: str
                                   counted=None if args.statistic != "count" else
                                   "contacts" if agg.kind == "contacts" else "region")
     data_derived = rule.data_dependent  # said in the statement: declared, or data-derived and unprotected
+    dummies = None if args.dummies is None else {"method": args.dummies, "share": 0.01, "utility": "position"}
     exported = export_scheme_release(series, L, args.scheme, args.epsilon, protects=protects, w=args.w, event=event,
-                                     data_derived=data_derived, allow_data_landmarks=data_derived)
+                                     data_derived=data_derived, allow_data_landmarks=data_derived, dummies=dummies)
     released = exported.frame["released"].to_numpy(dtype=float)
     truth = series.values
     budgets = np.atleast_2d(exported.release.budgets)
@@ -158,6 +159,8 @@ def release_group(agg, group: str, args, rule, who: str, units: str, event: str
         "mae": mae, "relative_mae": mae / scale if scale > 0 else None,
         "guarantee": exported.guarantee.text(),
     }
+    if dummies is not None:  # the landmarks hidden among dummies chosen privately with 1 % of ε (§3.4)
+        summary["dummies"] = {"method": args.dummies, "share": dummies["share"]}
     frame = pd.DataFrame({"timestamp": exported.frame["timestamp"], "released": released})
     if args.by is not None:
         frame.insert(1, "group", group)
@@ -275,7 +278,8 @@ def _record(args, agg, summaries: dict, exported) -> None:
         mechanism="laplace", landmarks=args.landmarks,
         landmark_count=None if len(summaries) > 1 else next(iter(summaries.values()))["landmarks"], w=args.w,
         sensitivity=float(exported.relation.sensitivity), relation=exported.relation.label(),
-        sampler=exported.sampler, users=max(1, sum(agg.users.values())), tool="lmdk aggregate"))
+        sampler=exported.sampler, users=max(1, sum(agg.users.values())), tool="lmdk aggregate",
+        dummies=None if args.dummies is None else {"method": args.dummies, "share": 0.01, "utility": "position"}))
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -328,6 +332,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     engine.add_argument("--workers", type=positive_int("--workers", 1024),
                         help="build the statistic on a Dask LocalCluster of N worker processes")
     engine.add_argument("--scheduler", metavar="ADDRESS", help="build it on an existing Dask cluster (tcp://host:8786)")
+    from lmdk.cli.common import dummies_flag
+
+    dummies_flag(p)
     p.add_argument("--allow-violation", action="store_true", help="write a release that violates Theorem 2")
     p.add_argument("--quiet", action="store_true", help="print nothing but errors")
     p.set_defaults(func=cmd_aggregate)
