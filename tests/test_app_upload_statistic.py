@@ -91,3 +91,22 @@ def test_the_school_contacts_become_a_count_with_k():
     said = sidebar(at)
     assert "count over" in said and "Δ = 2" in said
     assert "contact rows were dropped" in app_support.shown(at)
+
+
+def test_the_import_steps_time_zone_keeps_the_clock_changes_repeated_hour_in_the_total():
+    instants = pd.date_range("2024-10-26 22:00", periods=8, freq="1h", tz="UTC").tz_convert("Europe/Berlin")
+    local = instants.tz_localize(None).strftime("%Y-%m-%d %H:%M")  # a naive local export: 02:00 twice
+    raw = pd.DataFrame({"meter": np.repeat(["a", "b", "c"], 8), "timestamp": np.tile(local, 3),
+                        "kwh": 1.0}).to_csv(index=False).encode()
+    at = upload(open_data(source="upload"), "clock.csv", raw)
+    at.radio(key=panel.STAT).set_value("sum").run()
+    at.number_input(key=panel.LOW).set_value(0.0)
+    at.number_input(key=panel.HIGH).set_value(25.0).run()
+    use(at)
+    assert len(at.session_state[state.SERIES_UPLOAD]) == 7 and "appears twice" in app_support.shown(at)  # said
+    at.text_input(key="imp_timezone").input("Europe/Berlin")
+    next(b for b in at.button if b.label == "Apply import settings").click().run()
+    use(at)
+    total = at.session_state[state.SERIES_UPLOAD]
+    assert len(total) == 8 and str(total.timestamps.tz) == "Europe/Berlin"  # both 02:00 hours, in the wall clock
+    assert "appears twice" not in app_support.shown(at) and "sum over 3 users" in sidebar(at)

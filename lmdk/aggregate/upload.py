@@ -83,6 +83,22 @@ def group_pairs(raw: bytes, filename: str, spec, by: str) -> pd.DataFrame:
     return pd.DataFrame({"user": users.to_numpy(), "group": frame[by].astype(str).str.strip().to_numpy()})
 
 
+def _clock_notes(raw: bytes, filename: str, spec) -> tuple[str, ...]:
+    """The import's note on an hour written twice by an autumn clock change (naive local times, no zone given),
+    read from one user's series: each user's repeated hour is averaged before the statistic is built, so say it."""
+    from lmdk.data import mapping as mp
+
+    if spec.timezone or spec.layout != "table":
+        return ()
+    buffer = io.BytesIO(raw)
+    buffer.name = filename
+    try:
+        one = mp.apply(buffer, spec, name=filename)
+    except ValueError:  # the statistic's own reading reports what is wrong with the file
+        return ()
+    return tuple(f"every user's times: {w}" for w in one.warnings if "clock change" in w)
+
+
 def choose(raw: bytes, filename: str, spec, choice: UploadStatistic, *, units: str = "",
            tz: str | None = None) -> Chosen:
     """The statistic ``choice`` over the users of the upload (``spec``: its import mapping, with its user column)
@@ -109,6 +125,11 @@ def choose(raw: bytes, filename: str, spec, choice: UploadStatistic, *, units: s
     if group not in agg.series:
         raise ParameterError(f"group {group!r}: not in column {choice.by!r}; its groups are {sorted(agg.series)}")
     series = agg.to_series(group, units=units, tz=tz)
+    clock = _clock_notes(raw, filename, spec)
+    if clock:
+        from dataclasses import replace
+
+        series = replace(series, warnings=tuple(series.warnings) + clock)
     counted = None if choice.statistic != "count" else "contacts" if agg.kind == "contacts" else "region"
     protects = relation.aggregate(choice.statistic, users=agg.users[group],
                                   low=value_range[0] if value_range else None,
