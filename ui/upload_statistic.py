@@ -141,7 +141,8 @@ def controls() -> None:
 
     ss = st.session_state
     detection, spec = ss.get(state.IMPORT_DETECTION), _spec()
-    if not multi_user(detection) or spec is None or spec.entity_column is None or _upload() is None:
+    if detection is None or not multi_user(detection) or spec is None or spec.entity_column is None \
+            or _upload() is None:
         return
     _seed(spec)
     offered = ("one",) + statistics_for(spec.kind)

@@ -11,11 +11,16 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from lmdk.aggregate.build import ALL, Region, build, membership
 from lmdk.errors import DataError, ParameterError
+
+if TYPE_CHECKING:
+    from lmdk.data import Series
+    from lmdk.relation import Relation
 
 CHOICES = ("one", "sum", "mean", "count")
 """What a multi-user upload can become: one user's own series, or a statistic over users."""
@@ -46,8 +51,8 @@ class UploadStatistic:
 class Chosen:
     """The statistic's series, the relation its release protects, and how many users and groups it covers."""
 
-    series: object  # lmdk.data.Series of values
-    relation: object  # lmdk.relation.Relation (kind "aggregate")
+    series: Series  # of values
+    relation: Relation  # kind "aggregate"
     users: int
     groups: tuple[str, ...]
 
@@ -114,10 +119,12 @@ def choose(raw: bytes, filename: str, spec, choice: UploadStatistic, *, units: s
     if choice.statistic not in statistics_for(source.kind):
         raise ParameterError(f"a {choice.statistic} does not apply to {source.kind}; this upload offers "
                              f"{', '.join(statistics_for(source.kind))}")
-    value_range = (choice.low, choice.high) if choice.statistic in ("sum", "mean") else None
-    if value_range is not None and (value_range[0] is None or value_range[1] is None):
-        raise ParameterError("a sum or mean needs the public range of one reading (low and high, from the device "
-                             "— never from the data)")
+    value_range = None
+    if choice.statistic in ("sum", "mean"):
+        if choice.low is None or choice.high is None:
+            raise ParameterError("a sum or mean needs the public range of one reading (low and high, from the "
+                                 "device — never from the data)")
+        value_range = (float(choice.low), float(choice.high))
     pairs = membership(group_pairs(raw, filename, spec, choice.by)) if choice.by is not None else None
     agg = build(source, choice.statistic, value_range=value_range, bin=choice.bin, groups=pairs,
                 max_per_user=choice.max_per_user, region=choice.region)
