@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from lmdk.present import views
-from ui import charts, explain, import_step, landmark_keys, long_series, text, upload_statistic, widgets
+from ui import calendar_box, charts, explain, import_step, landmark_keys, long_series, text, upload_statistic, widgets
 from ui.charts import alt_text, downsample, maps, zoom
 from ui.session import cache, state
 
@@ -247,6 +247,7 @@ with st.container(border=True):
     u2.button("Redo", on_click=cache.undo_landmarks, kwargs={"redo": True}, key="lm_redo", icon=":material/redo:",
               width="stretch", disabled=not st.session_state.get(state.LANDMARK_REDO))
     landmark_keys.controls(_edit_landmarks, cur.n)  # the timeline's and map's clicks, from the keyboard
+    calendar_box.controls(_edit_landmarks, cur)  # declared by the wall clock, with a one-week preview
     st.file_uploader("Import landmarks: the app's landmark JSON, or a CSV of event positions or of timestamps",
                      type=None, key=LANDMARK_FILE, on_change=_import_landmarks)
     if detector in ("threshold", "percentile", "fraction"):
