@@ -21,13 +21,14 @@ def test_a_calendar_rule_is_previewed_for_a_week_and_marks_declared_landmarks():
     grid = next(d.value for d in at.dataframe if "05" in d.value.columns)
     assert list(grid.index) == ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
     assert grid.loc["Sat", "05"] == "■" and grid.loc["Sat", "22"] == "" and grid.loc["Mon", "05"] == ""  # wraps
-    next(b for b in at.button if b.label == "Replace with the rule").click().run()
+    assert "Fri 00:00–06:00, 22:00–24:00 · Sat 00:00–06:00 · Sun none" in app_support.shown(at)
+    next(b for b in at.button if b.label == "Use the rule").click().run()
     assert not at.exception
     cur = at.session_state[state.CURRENT]
     expected = parse_rule("calendar:mon-fri@22:00-06:00").indices(cur.series)
     np.testing.assert_array_equal(cur.landmarks, expected)
     assert len(expected) == 2 * 5 * 8 and at.session_state[state.LANDMARKS_ORIGIN] == "declared"
     at.text_input(key=calendar_box.RULE).input("percentile:20").run()
-    next(b for b in at.button if b.label == "Replace with the rule").click().run()
+    next(b for b in at.button if b.label == "Use the rule").click().run()
     assert "give calendar windows" in app_support.shown(at)  # a data rule is not offered here
     np.testing.assert_array_equal(at.session_state[state.CURRENT].landmarks, expected)

@@ -28,6 +28,21 @@ def week(rule: str) -> pd.DataFrame:
     return grid
 
 
+def hours_by_day(grid: pd.DataFrame) -> str:
+    """The grid in words, one weekday a line: "Sun 09:00–12:00" (hour runs; "none" for a day without one)."""
+    lines = []
+    for day, row in grid.iterrows():
+        marked = [int(h) for h, v in row.items() if v]
+        runs: list[list[int]] = []
+        for h in marked:
+            if runs and h == runs[-1][1]:
+                runs[-1][1] = h + 1
+            else:
+                runs.append([h, h + 1])
+        lines.append(f"{day} " + (", ".join(f"{a:02d}:00–{b:02d}:00" for a, b in runs) if runs else "none"))
+    return " · ".join(lines)
+
+
 def _apply(edit: Callable, cur) -> None:
     """Replace the landmarks with the rule's positions on the current series (declared: origin "declared")."""
     from lmdk.landmarks import parse_rule
@@ -53,12 +68,13 @@ def controls(edit: Callable, cur) -> None:
                               "calendar:mon-fri@22:00-06:00 (wraps midnight), calendar:daily@12:00-13:00, "
                               "calendar:2024-05-01..2024-05-03 (whole days); join several with +. A window's start "
                               "is inclusive, its end exclusive.")
-    c2.button("Replace with the rule", on_click=_apply, args=(edit, cur), key="cal_apply", width="stretch")
+    c2.button("Use the rule", on_click=_apply, args=(edit, cur), key="cal_apply", width="stretch")
     if rule and rule.strip().lower().startswith("calendar:"):
         try:
             grid = week(rule.strip())
         except ValueError as exc:
             st.caption(text.escape_markdown(f"Not a calendar rule yet: {exc}"))
             return
-        st.caption("What the rule marks in one week (■: a landmark hour):")
-        st.dataframe(grid, height=290)
+        st.caption("What the rule marks in one week: " + hours_by_day(grid) + " (■ below: a landmark hour)")
+        narrow = {c: st.column_config.TextColumn(c, width=24) for c in grid.columns}  # 24 hours fit beside the days
+        st.dataframe(grid, height=290, column_config=narrow)
