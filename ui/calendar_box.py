@@ -32,7 +32,7 @@ def hours_by_day(grid: pd.DataFrame) -> str:
     """The grid in words, one weekday a line: "Sun 09:00–12:00" (hour runs; "none" for a day without one)."""
     lines = []
     for day, row in grid.iterrows():
-        marked = [int(h) for h, v in row.items() if v]
+        marked = [int(str(h)) for h, v in row.items() if v]
         runs: list[list[int]] = []
         for h in marked:
             if runs and h == runs[-1][1]:
