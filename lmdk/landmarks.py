@@ -408,19 +408,20 @@ class LandmarkRule:
         """True when the rule reads the values (locations, contacts) being released to choose the landmarks."""
         return self.kind in DATA_DEPENDENT_KINDS
 
-    def indices(self, series) -> np.ndarray:
-        """Landmark positions of ``series`` (an ``lmdk.data.Series``) under this rule."""
+    def indices(self, series, tz: str | None = None) -> np.ndarray:
+        """Landmark positions of ``series`` (an ``lmdk.data.Series``) under this rule; ``tz``: the zone whose wall
+        clock a calendar rule's windows are read in (naive times: their zone)."""
         n = len(series)
         if self.kind == "none":
             return _EMPTY.copy()
         if self.kind == "calendar":
             from lmdk.declared.calendar import parse
 
-            return parse(self.spec or "").indices(series)
+            return parse(self.spec or "").indices(series, tz)
         if self.kind in ("ics", "times"):
             from lmdk.declared.spans import positions
 
-            return positions(self.kind, self._path(), series)
+            return positions(self.kind, self._path(), series, tz)
         if self.kind == "place":
             _require_kind(series, "trajectory", self.kind)
             latlon = series.latlon()

@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from lmdk.present import views
-from ui import charts, explain, import_step, landmark_keys, long_series, text, widgets
+from ui import calendar_box, charts, explain, import_step, landmark_keys, long_series, text, upload_statistic, widgets
 from ui.charts import alt_text, downsample, maps, zoom
 from ui.session import cache, state
 
@@ -178,6 +178,7 @@ elif source == "district":
     import_step.district_controls()
 else:
     import_step.import_step()
+    upload_statistic.controls()  # a multi-user file: one user, or the total, mean or count over users (or a group)
     if st.session_state.get(state.SERIES_UPLOAD) is not None:
         st.number_input(f"Events n (max {state.N_MAX:,})", min_value=state.N_MIN,
                         max_value=state.N_MAX, step=100, **widgets.bind(state.LENGTH))
@@ -246,6 +247,7 @@ with st.container(border=True):
     u2.button("Redo", on_click=cache.undo_landmarks, kwargs={"redo": True}, key="lm_redo", icon=":material/redo:",
               width="stretch", disabled=not st.session_state.get(state.LANDMARK_REDO))
     landmark_keys.controls(_edit_landmarks, cur.n)  # the timeline's and map's clicks, from the keyboard
+    calendar_box.controls(_edit_landmarks, cur)  # declared by the wall clock, with a one-week preview
     st.file_uploader("Import landmarks: the app's landmark JSON, or a CSV of event positions or of timestamps",
                      type=None, key=LANDMARK_FILE, on_change=_import_landmarks)
     if detector in ("threshold", "percentile", "fraction"):

@@ -30,14 +30,15 @@ def _file():
     return None if file is None else (file.getvalue(), file.name)
 
 
-def _load(spec) -> None:
-    """Apply ``spec`` to the uploaded file; the series or the error goes to the session."""
+def _load(spec, upload=None) -> None:
+    """Apply ``spec`` to the uploaded file (or ``upload``: (bytes, name) kept in the session); the series or the error
+    goes to the session."""
     import io
 
     from lmdk.data import mapping
 
     ss = st.session_state
-    upload = _file()
+    upload = upload or _file()
     if upload is None:
         return
     raw, name = upload

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -38,12 +37,9 @@ range (--range LOW HIGH; a count: 0 to --max-per-user K contact rows per bin). L
 (calendar:…, file:…): a rule that reads the data (percentile, below/above, stay) is refused (exit 3) unless
 --allow-data-landmarks, and the statement then says what it leaves unprotected."""
 
-DECLARED_KINDS = ("calendar", "file", "none", "ics", "times")
-
-
 def _mapping(args, path: Path):
     """The import mapping of INPUT with --start/--tz applied (None: detected as lmdk population does)."""
-    from lmdk.cli.common import read_json
+    from lmdk.cli.common import placed_spec, read_json
     from lmdk.data.mapping import ImportSpec
 
     spec = ImportSpec.from_dict(read_json(args.mapping, "--mapping")) if args.mapping else None
@@ -51,17 +47,7 @@ def _mapping(args, path: Path):
         return spec
     if spec is None:
         spec = _detected(path)
-    changes: dict = {}
-    if args.tz is not None:
-        changes["timezone"] = args.tz
-    if args.start is not None:
-        try:
-            start = pd.Timestamp(args.start)
-        except (TypeError, ValueError):
-            raise ParameterError(f"--start {args.start!r} is not a date/time; use e.g. 2009-10-01 or "
-                                 "'2009-10-01 00:00'") from None
-        changes.update(start=str(start.tz_localize(None) if start.tzinfo else start), time_format="relative_s")
-    return replace(spec, **changes)
+    return placed_spec(spec, args)
 
 
 def _detected(path: Path):
@@ -136,15 +122,7 @@ def _landmark_rule(args):
     from lmdk.landmarks import parse_rule
 
     rule = parse_rule(args.landmarks)
-    return rule, rule.kind in DECLARED_KINDS
-
-
-def _landmarks(rule, series, tz: str | None) -> np.ndarray:
-    if rule.kind == "calendar":
-        from lmdk.declared.calendar import parse
-
-        return parse(rule.spec or "").indices(series, tz)
-    return np.asarray(rule.indices(series), dtype=np.int64)
+    return rule, not rule.data_dependent
 
 
 def release_group(agg, group: str, args, rule, who: str, units: str, event: str
@@ -154,16 +132,17 @@ def release_group(agg, group: str, args, rule, who: str, units: str, event: str
     from lmdk.data.export import export_scheme_release
 
     series = agg.to_series(group, units=units, tz=args.tz)
-    L = _landmarks(rule, series, args.tz)
+    L = np.asarray(rule.indices(series, args.tz), dtype=np.int64)
     low, high = (args.range if args.statistic != "count" else (None, None))
     protects = relation.aggregate(args.statistic, users=agg.users[group], low=low, high=high, unit=units,
                                   max_per_user=args.max_per_user if agg.kind == "contacts" else 1,
                                   groups=len(agg.series), who=who,
                                   counted=None if args.statistic != "count" else
                                   "contacts" if agg.kind == "contacts" else "region")
-    data_derived = rule.kind not in DECLARED_KINDS  # said in the statement: declared, or data-derived and unprotected
+    data_derived = rule.data_dependent  # said in the statement: declared, or data-derived and unprotected
+    dummies = None if args.dummies is None else {"method": args.dummies, "share": 0.01, "utility": "position"}
     exported = export_scheme_release(series, L, args.scheme, args.epsilon, protects=protects, w=args.w, event=event,
-                                     data_derived=data_derived, allow_data_landmarks=data_derived)
+                                     data_derived=data_derived, allow_data_landmarks=data_derived, dummies=dummies)
     released = exported.frame["released"].to_numpy(dtype=float)
     truth = series.values
     budgets = np.atleast_2d(exported.release.budgets)
@@ -173,13 +152,15 @@ def release_group(agg, group: str, args, rule, who: str, units: str, event: str
     statistic_range = protects.value_range or (0.0, 0.0)
     summary = {
         "statistic": args.statistic, "scheme": args.scheme, "epsilon": args.epsilon, "n_users": agg.users[group],
-        "n_events": len(series), "landmarks": int(len(L)), "landmark_kind": "declared" if rule.kind in
-        DECLARED_KINDS else "data", "sensitivity": protects.sensitivity,
+        "n_events": len(series), "landmarks": int(len(L)), "landmark_kind": "data" if rule.data_dependent
+        else "declared", "sensitivity": protects.sensitivity,
         "range": [_plain(statistic_range[0]), _plain(statistic_range[1])],
         "theorem2": {"satisfied": bool(worst <= args.epsilon * (1 + 1e-9)), "worst_sum": worst},
         "mae": mae, "relative_mae": mae / scale if scale > 0 else None,
         "guarantee": exported.guarantee.text(),
     }
+    if dummies is not None:  # the landmarks hidden among dummies chosen privately with 1 % of ε (§3.4)
+        summary["dummies"] = {"method": args.dummies, "share": dummies["share"]}
     frame = pd.DataFrame({"timestamp": exported.frame["timestamp"], "released": released})
     if args.by is not None:
         frame.insert(1, "group", group)
@@ -297,7 +278,8 @@ def _record(args, agg, summaries: dict, exported) -> None:
         mechanism="laplace", landmarks=args.landmarks,
         landmark_count=None if len(summaries) > 1 else next(iter(summaries.values()))["landmarks"], w=args.w,
         sensitivity=float(exported.relation.sensitivity), relation=exported.relation.label(),
-        sampler=exported.sampler, users=max(1, sum(agg.users.values())), tool="lmdk aggregate"))
+        sampler=exported.sampler, users=max(1, sum(agg.users.values())), tool="lmdk aggregate",
+        dummies=None if args.dummies is None else {"method": args.dummies, "share": 0.01, "utility": "position"}))
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -350,6 +332,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     engine.add_argument("--workers", type=positive_int("--workers", 1024),
                         help="build the statistic on a Dask LocalCluster of N worker processes")
     engine.add_argument("--scheduler", metavar="ADDRESS", help="build it on an existing Dask cluster (tcp://host:8786)")
+    from lmdk.cli.common import dummies_flag
+
+    dummies_flag(p)
     p.add_argument("--allow-violation", action="store_true", help="write a release that violates Theorem 2")
     p.add_argument("--quiet", action="store_true", help="print nothing but errors")
     p.set_defaults(func=cmd_aggregate)

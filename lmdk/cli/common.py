@@ -86,10 +86,6 @@ def read_input(args):
 def _load_placed(args, cfg):
     """INPUT read with --tz (the zone of its naive times: a clock change's repeated hour becomes two instants) and
     --start (the date/time relative seconds count from) on top of its mapping (given, the config's, or detected)."""
-    from dataclasses import replace
-
-    import pandas as pd
-
     from lmdk import data
     from lmdk.data import mapping as mp
     from lmdk.data.read import MAX_BYTES, read_source
@@ -105,6 +101,16 @@ def _load_placed(args, cfg):
             raise ParameterError(f"INPUT {args.input!r} is not a file; give a path or sample:hue|taxi|contacts")
         raw, filename = read_source(args.input, MAX_BYTES)
         spec = mp.detect_bytes(raw, filename).spec
+    return data.load_series(args.input, mapping=placed_spec(spec, args))
+
+
+def placed_spec(spec, args):
+    """``spec`` (an import mapping) with --tz (the zone of naive times) and --start (the date/time relative seconds
+    count from) applied."""
+    from dataclasses import replace
+
+    import pandas as pd
+
     changes: dict = {}
     if args.tz is not None:
         changes["timezone"] = args.tz
@@ -115,7 +121,7 @@ def _load_placed(args, cfg):
             raise ParameterError(f"--start {args.start!r} is not a date/time; use e.g. 2009-10-01 or "
                                  "'2009-10-01 08:00'") from None
         changes.update(start=str(start.tz_localize(None) if start.tzinfo else start), time_format="relative_s")
-    return data.load_series(args.input, mapping=replace(spec, **changes))
+    return replace(spec, **changes)
 
 
 def landmarks_from_args(args, series, cfg=None) -> np.ndarray:
@@ -125,15 +131,7 @@ def landmarks_from_args(args, series, cfg=None) -> np.ndarray:
 
     if args.landmarks is not None:
         rule = lmk.parse_rule(args.landmarks)
-        if rule.kind == "calendar" and getattr(args, "tz", None) is not None:
-            from lmdk.declared.calendar import parse
-
-            return parse(rule.spec or "").indices(series, args.tz)
-        if rule.kind in ("ics", "times") and getattr(args, "tz", None) is not None:
-            from lmdk.declared.spans import positions
-
-            return positions(rule.kind, rule.path or "", series, args.tz)
-        return np.asarray(rule.indices(series), dtype=np.int64)
+        return np.asarray(rule.indices(series, getattr(args, "tz", None)), dtype=np.int64)
     if cfg is not None:
         return np.asarray(cfg.landmarks, dtype=np.int64)
     raise ParameterError("no landmarks: pass --landmarks RULE (e.g. percentile:20, or none) or --config")

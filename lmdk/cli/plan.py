@@ -138,9 +138,11 @@ def target_from_args(args, cfg):
 
 def cmd_plan_aggregate(args) -> int:
     """``lmdk plan --statistic …``: the relative-error plan of an aggregate (or --users-for: the N it needs)."""
+    import numpy as np
+
     from lmdk import relation
     from lmdk.aggregate import Region, build
-    from lmdk.cli.aggregate import _landmarks, _mapping
+    from lmdk.cli.aggregate import _mapping
     from lmdk.landmarks import parse_rule
     from lmdk.plan import PLAN_SCHEMES
     from lmdk.plan.aggregate import plan_relative, users_for
@@ -164,7 +166,7 @@ def cmd_plan_aggregate(args) -> int:
                 value_range=tuple(args.range) if args.range is not None else None, bin=args.bin,
                 max_per_user=args.max_per_user, region=Region(*args.region) if args.region else None)
     series = agg.to_series(tz=args.tz)
-    L = _landmarks(parse_rule(args.landmarks), series, args.tz)
+    L = np.asarray(parse_rule(args.landmarks).indices(series, args.tz), dtype=np.int64)
     n0 = agg.users["all"]
     counted = None if args.statistic != "count" else "contacts" if agg.kind == "contacts" else "region"
     low, high = (args.range if args.statistic != "count" else (None, None))

@@ -111,11 +111,6 @@ def released_table(series, policy: Policy, rel, origin):
     return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
 
 
-def _zoned_calendar(args) -> bool:
-    """A calendar rule read in --tz's wall clock: its positions (declared, from policy_from_args) are what to use."""
-    return getattr(args, "tz", None) is not None and str(args.landmarks).startswith("calendar:")
-
-
 def cmd_release(args) -> int:
     """``lmdk release``: load, mark landmarks, release, write, summarise; refuse violations."""
     from lmdk.data.export import export_scheme_release
@@ -127,13 +122,12 @@ def cmd_release(args) -> int:
         if policy.repetitions > 1:
             raise ParameterError("--repetitions applies to demonstration releases (--seed): every exported "
                                  "release spends ε again")
-        given = args.landmarks if args.landmarks is not None and not _zoned_calendar(args) else policy.landmarks
-        exported = export_scheme_release(series, given,
+        exported = export_scheme_release(series, args.landmarks if args.landmarks is not None else policy.landmarks,
                                          policy.scheme, policy.epsilon, w=policy.w,
                                          protects=policy.relation, bound=args.bound,
                                          private_columns=args.include_private_columns, dummies=policy.dummies,
                                          event=event_word(series), landmark_epsilon=args.landmark_epsilon,
-                                         allow_data_landmarks=args.allow_data_landmarks,
+                                         allow_data_landmarks=args.allow_data_landmarks, tz=args.tz,
                                          data_derived=args.landmarks is None and cfg is not None
                                          and cfg.landmark_origin == "data")
         rel, table, note = exported.release, exported.frame, exported.note

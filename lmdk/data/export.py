@@ -219,7 +219,7 @@ def _check_snapping(rel, sensitivity: float, bound: float) -> None:
 def export_scheme_release(series, landmarks, scheme: str, epsilon: float, *, protects=None, w=None,
                           bound: float | None = None, private_columns: bool = False, dummies=None,
                           rng=None, event: str = "event", landmark_epsilon: float | None = None,
-                          allow_data_landmarks: bool = False, data_derived: bool = False,
+                          allow_data_landmarks: bool = False, data_derived: bool = False, tz: str | None = None,
                           **removed) -> ExportedRelease:
     """One exported release: fresh entropy (unless ``rng`` is given, for tests) and a floating-point-safe sampler.
 
@@ -233,7 +233,8 @@ def export_scheme_release(series, landmarks, scheme: str, epsilon: float, *, pro
     values), a rule (text or LandmarkRule) or a :class:`lmdk.selection.export.LandmarkSource`. A rule that reads the
     values is selected privately at ``landmark_epsilon`` (the statement's ε is then ε_sel + ``epsilon``), exported
     with the statement saying first what is not protected (``allow_data_landmarks``), or refused
-    (:class:`lmdk.errors.PolicyRefused`); see :mod:`lmdk.selection.export`.
+    (:class:`lmdk.errors.PolicyRefused`); see :mod:`lmdk.selection.export`. ``tz``: the zone a calendar rule's
+    windows are read in.
     """
     from lmdk import privacy, schemes
     from lmdk.data.mechanism_input import release_input
@@ -245,7 +246,7 @@ def export_scheme_release(series, landmarks, scheme: str, epsilon: float, *, pro
     protected = export_relation(series, protects, bound)
     source = export_landmarks(series, landmarks, landmark_epsilon=landmark_epsilon,
                               allow_data_landmarks=allow_data_landmarks, relation=protected, rng=rng,
-                              data_derived=data_derived)
+                              data_derived=data_derived, tz=tz)
     landmarks = source.indices
     x, mechanism, origin = release_input(series, landmarks)
     sampler = sampler_for(mechanism)

@@ -140,9 +140,10 @@ def rule_source(rule, *, landmark_epsilon: float | None = None, allow_data_landm
 
 def export_landmarks(series, landmarks, *, landmark_epsilon: float | None = None,
                      allow_data_landmarks: bool = False, relation=None, value_range=None, rng=None,
-                     data_derived: bool = False) -> LandmarkSource:
+                     data_derived: bool = False, tz: str | None = None) -> LandmarkSource:
     """The landmark set of an export of ``series`` (see the module docstring).
 
+    ``tz``: the zone whose wall clock a calendar rule reads (naive times: their zone).
     ``landmarks``: a rule (text or :class:`lmdk.landmarks.LandmarkRule`), positions (declared unless
     ``data_derived=True``, as the app's detector sets are) or a :class:`LandmarkSource`. A data-derived rule is
     selected privately at ``landmark_epsilon`` (on the values clamped to ``value_range`` or the ``relation``'s
@@ -169,7 +170,7 @@ def export_landmarks(series, landmarks, *, landmark_epsilon: float | None = None
         if landmark_epsilon is not None:
             raise ParameterError(f"--landmark-epsilon: the landmark rule {text!r} is declared (it does not read the "
                                  "values), so there is nothing to select privately; leave it out")
-        return declared(rule.indices(series), text)
+        return declared(rule.indices(series, tz), text)
     if landmark_epsilon is not None:
         from lmdk.selection.private import SELECTABLE, select
         from lmdk.snapping import fresh_generator

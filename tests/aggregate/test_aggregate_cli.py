@@ -179,3 +179,20 @@ def test_plan_users_for_answers_the_smallest_n_per_scheme(meters, tmp_path, caps
 def test_plan_relative_flags_need_a_statistic(meters, capsys):
     code, _, err = run(capsys, "plan", meters, "--target-relative-mae", 0.02, "--landmarks", SUNDAYS)
     assert code == 2 and "--statistic" in err
+
+
+def test_dummies_hide_the_aggregates_landmarks_as_lmdk_release_does(meters, tmp_path, capsys):
+    summary, ledger = tmp_path / "d.json", tmp_path / "d.jsonl"
+    code, _, err = run(capsys, "aggregate", meters, "--statistic", "sum", "--range", 0, 25, "--landmarks", SUNDAYS,
+                       "--scheme", "skip", "--epsilon", 1, "--dummies", "random", "--out", tmp_path / "d.csv",
+                       "--json", summary, "--ledger", ledger)
+    assert code == 0, err
+    data = json.loads(summary.read_text())
+    assert set(data) == KEYS | {"dummies"} and data["dummies"] == {"method": "random", "share": 0.01}
+    assert "dummy landmarks hide them" in data["guarantee"] and "selection's own ε is 0.01" in data["guarantee"]
+    assert data["theorem2"]["satisfied"] and data["landmarks"] == 12  # the declared set; dummies are extra
+    assert json.loads(ledger.read_text().splitlines()[0])["dummies"]["method"] == "random"
+    with pytest.raises(SystemExit) as refused:
+        run(capsys, "aggregate", meters, "--statistic", "sum", "--range", 0, 25, "--landmarks", SUNDAYS,
+            "--scheme", "skip", "--epsilon", 1, "--dummies", "clever")
+    assert refused.value.code == 2 and "--dummies" in capsys.readouterr().err
