@@ -9,7 +9,7 @@ from lmdk import priste
 from lmdk.errors import LmdkError
 from lmdk.present import headlines
 from lmdk.priste import views as priste_views
-from ui import charts, explain, text, widgets
+from ui import charts, explain, run_gate, text, widgets
 from ui.charts import alt_text, maps
 from ui.session import config, state
 from ui.session.cache_scope import bounded_cache
@@ -259,9 +259,16 @@ if not region:
 
 # ------------------------------------------------------------------ run
 est_s = reps * 2 * T * (0.005 + 0.04 * (grid.m / 400) ** 3)
+inputs = (cells, kind, tuple(sorted(region)), tuple(window), float(eps), float(alpha), M, grid, int(reps), delta,
+          int(seed))
+run_key = run_gate.digest(*inputs)
+if not run_gate.ready("spatiotemporal", run_key, cached=run_gate.known("spatiotemporal", run_key), seconds=est_s,
+                      what="the plain α-PLM and PriSTE"):
+    state.sync_query_params()  # the link holds the new settings already
+    st.stop()
 with st.spinner(f"Running the plain α-PLM and PriSTE {reps}× each on {grid.m} cells (≈ {est_s:.0f} s)…"):
-    res = run_comparison(cells, kind, tuple(sorted(region)), tuple(window), float(eps), float(alpha), M, grid,
-                         int(reps), delta, int(seed))
+    res = run_comparison(*inputs)
+run_gate.remember("spatiotemporal", run_key)
 t = np.arange(T)
 
 said = headlines.spatiotemporal_headline(
