@@ -30,12 +30,19 @@ def taxi_latlon(n: int, seed: int) -> np.ndarray:
 
 
 @bounded_cache(16)
-def run_comparison(cells, kind, region, window, eps, alpha, M, grid, reps, delta, seed):
-    """Cached lmdk.priste.views.compare for one event."""
+def run_side(cells, kind, region, window, eps, alpha, M, grid, reps, delta, seed):
+    """Cached lmdk.priste.views.runs for one event: the plain α-PLM (eps = inf, kept while ε changes) or PriSTE."""
     mask = np.zeros(grid.m, dtype=bool)
     mask[list(region)] = True
     event = priste.Event(kind, mask, np.arange(window[0], window[1] + 1))
-    return priste_views.compare(cells, event, eps, alpha, M, grid, reps, delta=delta, seed=seed)
+    return priste_views.runs(cells, event, eps, alpha, M, grid, reps, delta=delta, seed=seed)
+
+
+def run_comparison(cells, kind, region, window, eps, alpha, M, grid, reps, delta, seed):
+    """lmdk.priste.views.compare for one event, each side cached on its own inputs."""
+    plain = run_side(cells, kind, region, window, float("inf"), alpha, M, grid, reps, delta, seed)
+    return priste_views.comparison(plain, run_side(cells, kind, region, window, eps, alpha, M, grid, reps, delta,
+                                                   seed))
 
 
 def on_map_pick() -> None:
