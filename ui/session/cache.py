@@ -14,7 +14,7 @@ import numpy as np
 import streamlit as st
 
 from lmdk.present import views
-from ui.session import cache_scope, state
+from ui.session import state
 from ui.session.cache_scope import bounded_cache
 
 if TYPE_CHECKING:
@@ -296,27 +296,16 @@ def set_landmarks(landmarks, note: str = "", *, history: bool = True, origin: st
         st.session_state[state.LAST_EDIT] = note
 
 
+@bounded_cache(MAX_ENTRIES)
 def scheme_summary(
     token: str, x: np.ndarray, landmarks: np.ndarray, scheme: str, epsilon: float, mechanism: str,
     repetitions: int, seed: int, w: int, clamp_range: tuple[float, float] | None, options: tuple = (),
 ) -> views.ReleaseSummary:
     """Run one scheme ``repetitions`` times (lmdk.schemes.release) and summarise it for drawing; ``options``: the
     neighbouring relation's Δ, sampler and public range (``ui.relation.options``), as the exports use them."""
-    # keyed by one digest of the arrays: st.cache_data's own hashing of them cost more than a third of an ε change
-    # on the Schemes page (issue 34); a page draws up to six schemes of the same arrays
-    arrays = cache_scope.digest((x, landmarks), {})
-    return _scheme_summary(token, arrays, scheme, epsilon, mechanism, repetitions, seed, w, clamp_range, options,
-                           _x=x, _landmarks=landmarks)
-
-
-@bounded_cache(MAX_ENTRIES)
-def _scheme_summary(token: str, arrays: str, scheme: str, epsilon: float, mechanism: str, repetitions: int, seed: int,
-                    w: int, clamp_range: tuple[float, float] | None, options: tuple, *, _x: np.ndarray,
-                    _landmarks: np.ndarray) -> views.ReleaseSummary:
-    """scheme_summary's cached run; ``arrays`` is the digest of ``_x`` and ``_landmarks``."""
     from lmdk import schemes
     from lmdk.data.runconfig import scheme_rng
 
-    release = schemes.release(_x, _landmarks, scheme, epsilon, mechanism=mechanism, repetitions=repetitions,
+    release = schemes.release(x, landmarks, scheme, epsilon, mechanism=mechanism, repetitions=repetitions,
                               rng=scheme_rng(seed, scheme), w=w, **dict(options))
-    return views.summarize(scheme, _x, release, _landmarks, epsilon, mechanism, clamp_range=clamp_range)
+    return views.summarize(scheme, x, release, landmarks, epsilon, mechanism, clamp_range=clamp_range)
