@@ -10,7 +10,7 @@ from lmdk.errors import LmdkError
 from lmdk.present import audit as words
 from lmdk.present import headlines
 from ui import audit as ui_audit
-from ui import charts, explain, relation, text, widgets
+from ui import charts, explain, relation, run_gate, text, widgets
 from ui.charts import alt_text, audit_charts
 from ui.session import config, state
 
@@ -88,6 +88,19 @@ def _run(cur, chosen, protected, event: str) -> dict:
                                        int(ss[state.SEED]), ss[state.AUDIT_PRIOR], s, dummy, event, progress)
     bar.empty()
     return results
+
+
+def _may_run(cur, chosen, protected) -> bool:
+    """Whether to show (or run) the audits now: remembered, the first view, cheap, or the button pressed
+    (ui.run_gate)."""
+    ss = st.session_state
+    s = tpl.CORRELATION.get(ss[state.AUDIT_CORRELATION])
+    settings = (float(ss[state.EPSILON]), protected, int(ss[state.W]), int(ss[state.AUDIT_TRIALS]),
+                int(ss[state.SEED]), ss[state.AUDIT_PRIOR], s,
+                {"share": float(ss[state.DUMMY_SHARE]), "utility": ss[state.DUMMY_UTILITY]})
+    return run_gate.ready("adversary_lab", run_gate.digest(cur.token, cur.landmarks, tuple(chosen), repr(settings)),
+                          cached=ui_audit.remembered(cur, chosen, *settings),
+                          seconds=ui_audit.estimated_seconds(cur.n, len(chosen), settings[3], s), what="the audit")
 
 
 def _loss_section(audits: list[dict]) -> object:
@@ -232,6 +245,8 @@ def _page() -> None:
     _controls(cur)
     words_plural = headlines.event_word(cur.series.kind, headlines.median_step_seconds(cur.series.timestamps))
     event = words_plural.removesuffix("s")
+    if not _may_run(cur, chosen, protected):
+        return
     try:
         results = _run(cur, chosen, protected, event)
     except LmdkError as exc:

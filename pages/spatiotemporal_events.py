@@ -9,7 +9,7 @@ from lmdk import priste
 from lmdk.errors import LmdkError
 from lmdk.present import headlines
 from lmdk.priste import views as priste_views
-from ui import charts, explain, text, widgets
+from ui import charts, explain, run_gate, text, widgets
 from ui.charts import alt_text, maps
 from ui.session import config, state
 from ui.session.cache_scope import bounded_cache
@@ -30,12 +30,19 @@ def taxi_latlon(n: int, seed: int) -> np.ndarray:
 
 
 @bounded_cache(16)
-def run_comparison(cells, kind, region, window, eps, alpha, M, grid, reps, delta, seed):
-    """Cached lmdk.priste.views.compare for one event."""
+def run_side(cells, kind, region, window, eps, alpha, M, grid, reps, delta, seed):
+    """Cached lmdk.priste.views.runs for one event: the plain α-PLM (eps = inf, kept while ε changes) or PriSTE."""
     mask = np.zeros(grid.m, dtype=bool)
     mask[list(region)] = True
     event = priste.Event(kind, mask, np.arange(window[0], window[1] + 1))
-    return priste_views.compare(cells, event, eps, alpha, M, grid, reps, delta=delta, seed=seed)
+    return priste_views.runs(cells, event, eps, alpha, M, grid, reps, delta=delta, seed=seed)
+
+
+def run_comparison(cells, kind, region, window, eps, alpha, M, grid, reps, delta, seed):
+    """lmdk.priste.views.compare for one event, each side cached on its own inputs."""
+    plain = run_side(cells, kind, region, window, float("inf"), alpha, M, grid, reps, delta, seed)
+    return priste_views.comparison(plain, run_side(cells, kind, region, window, eps, alpha, M, grid, reps, delta,
+                                                   seed))
 
 
 def on_map_pick() -> None:
@@ -259,9 +266,16 @@ if not region:
 
 # ------------------------------------------------------------------ run
 est_s = reps * 2 * T * (0.005 + 0.04 * (grid.m / 400) ** 3)
+inputs = (cells, kind, tuple(sorted(region)), tuple(window), float(eps), float(alpha), M, grid, int(reps), delta,
+          int(seed))
+run_key = run_gate.digest(*inputs)
+if not run_gate.ready("spatiotemporal", run_key, cached=run_gate.known("spatiotemporal", run_key), seconds=est_s,
+                      what="the plain α-PLM and PriSTE"):
+    state.sync_query_params()  # the link holds the new settings already
+    st.stop()
 with st.spinner(f"Running the plain α-PLM and PriSTE {reps}× each on {grid.m} cells (≈ {est_s:.0f} s)…"):
-    res = run_comparison(cells, kind, tuple(sorted(region)), tuple(window), float(eps), float(alpha), M, grid,
-                         int(reps), delta, int(seed))
+    res = run_comparison(*inputs)
+run_gate.remember("spatiotemporal", run_key)
 t = np.arange(T)
 
 said = headlines.spatiotemporal_headline(

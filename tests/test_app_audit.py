@@ -60,7 +60,12 @@ def test_an_audit_is_computed_once_per_configuration(monkeypatch):
     at.run()
     assert calls == ["adaptive"]  # the rerun reads the remembered audit
     at.select_slider(key="w_aud_n").set_value(500).run()
-    assert calls == ["adaptive", "adaptive"]
+    # a change that costs more than ui.run_gate.BUDGET_S waits for the button instead of auditing at once (issue 34)
+    assert calls == ["adaptive"] and not charts(at) and "waits for the button" in shown(at)
+    at.button(key="run_gate_adversary_lab").click().run()
+    assert calls == ["adaptive", "adaptive"] and len(charts(at)) == 3
+    at.select_slider(key="w_aud_n").set_value(200).run()  # back to a remembered audit: shown at once
+    assert calls == ["adaptive", "adaptive"] and len(charts(at)) == 3
 
 
 def test_event_level_is_flagged_and_trials_are_capped_for_long_series():

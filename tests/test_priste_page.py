@@ -177,3 +177,14 @@ def test_scale_note_names_the_equivalent_grid():
 
     assert "α₀·cell = 0.1" in scale_note(100, 1.0) and "1000 m cells and α₀ = 0.1 per km" in scale_note(100, 1.0)
     assert "100 m cells and α₀ = 0.5 per km" in scale_note(500, 0.1)
+
+
+def test_an_expensive_change_waits_for_the_button():
+    """Past the first view, a change whose run is estimated above ui.run_gate.BUDGET_S draws the button, not the
+    charts (issue 34: a class moving ε together must not queue minutes of Monte-Carlo)."""
+    at = open_page()
+    assert chart(at, "priste_leak_chart")
+    at.slider(key=W(state.ST_REPETITIONS)).set_value(state.PRISTE_REPETITIONS_MAX).run()
+    assert not at.exception, at.exception
+    assert not at.get("plotly_chart") and any("waits for the button" in i.value for i in at.info)
+    assert at.query_params[state.ST_REPETITIONS] == str(state.PRISTE_REPETITIONS_MAX)  # the link is current

@@ -51,9 +51,7 @@ def run(cur, scheme: str, epsilon: float, protected, w: int, trials: int, seed: 
     from lmdk.audit import audit
 
     rule = flip_rule(cur)
-    key = (cur.token, cur.landmarks.tobytes(), scheme, float(epsilon), rule,
-           tuple(sorted(protected.to_dict().items())) if protected is not None else None, int(w), int(trials),
-           int(seed), prior, s, tuple(sorted(dummy.items())))
+    key = _key(cur, scheme, epsilon, protected, w, trials, seed, prior, s, dummy)
     cache, bound = _store(cur.token)
     with _lock:
         if key in cache:
@@ -67,6 +65,29 @@ def run(cur, scheme: str, epsilon: float, protected, w: int, trials: int, seed: 
         while len(cache) > bound:
             cache.popitem(last=False)
     return result
+
+
+def _key(cur, scheme: str, epsilon: float, protected, w: int, trials: int, seed: int, prior: str, s: float | None,
+         dummy: dict) -> tuple:
+    """What an audit depends on: the series, landmarks, scheme and every setting."""
+    return (cur.token, cur.landmarks.tobytes(), scheme, float(epsilon), flip_rule(cur),
+            tuple(sorted(protected.to_dict().items())) if protected is not None else None, int(w), int(trials),
+            int(seed), prior, s, tuple(sorted(dummy.items())))
+
+
+def remembered(cur, schemes, epsilon: float, protected, w: int, trials: int, seed: int, prior: str,
+               s: float | None, dummy: dict) -> bool:
+    """Whether the audit of every scheme in ``schemes`` with these settings is remembered (no run needed)."""
+    cache, _ = _store(cur.token)
+    with _lock:
+        return all(_key(cur, scheme, epsilon, protected, w, trials, seed, prior, s, dummy) in cache
+                   for scheme in schemes)
+
+
+def estimated_seconds(n: int, schemes: int, trials: int, s: float | None) -> float:
+    """Server CPU seconds the audits take, roughly: 1.4 µs per trial, event and scheme (measured at n = 1,000 and
+    1,000 trials, six schemes: 8.2 s with the correlated attack), a third more with the correlated attack."""
+    return 1.4e-6 * n * trials * schemes * (1.0 if s is not None else 0.75)
 
 
 def flip_rule(cur) -> str | None:

@@ -68,23 +68,50 @@ class Comparison:
     repetitions: int
 
 
+@dataclass(frozen=True)
+class Runs:
+    """One side of a Comparison: per repetition the leakage and α per timestamp, the mean distance, and the cells
+    released by repetition 1."""
+
+    leakage: np.ndarray  # repetitions × T
+    alpha: np.ndarray  # repetitions × T
+    distance_m: np.ndarray  # mean distance per repetition
+    first_cells: np.ndarray
+
+
+def runs(cells, events, epsilon: float, alpha: float, M, grid: Grid, repetitions: int, *,
+         delta: float | None = None, seed: int = 0) -> Runs:
+    """The plain α-PLM (``epsilon`` = inf) or PriSTE side of ``compare``, alone and with the same draws: the plain
+    side does not depend on ε, so a page can keep it while ε changes (Algorithms 1–3)."""
+    if not isinstance(repetitions, (int, np.integer)) or repetitions < 1:
+        raise ParameterError(f"repetitions must be a positive integer, got {repetitions!r}")
+    if not isinstance(seed, (int, np.integer)):
+        raise ParameterError(f"seed must be an integer (each side spawns the same streams), got {seed!r}")
+    evs = [events] if isinstance(events, Event) else list(events)
+    streams = as_generator(seed).spawn(2 * int(repetitions))
+    mine = streams[:repetitions] if np.isinf(epsilon) else streams[repetitions:]
+    done = [release(cells, evs, epsilon, alpha, M, grid, delta=delta, rng=s) for s in mine]
+    return Runs(leakage=np.stack([r.max_leakage for r in done]), alpha=np.stack([r.alpha for r in done]),
+                distance_m=np.array([r.distance_m.mean() for r in done]), first_cells=done[0].released_cells)
+
+
+def comparison(plain: Runs, priste: Runs) -> Comparison:
+    """The Comparison of a plain and a PriSTE side (``runs``)."""
+    return Comparison(
+        plain_leakage=_band(plain.leakage),
+        priste_leakage=_band(priste.leakage),
+        priste_alpha=_band(priste.alpha),
+        plain_distance_m=float(np.mean(plain.distance_m)),
+        priste_distance_m=float(np.mean(priste.distance_m)),
+        priste_mean_alpha=float(np.mean(priste.alpha.mean(axis=1))),
+        plain_cells=plain.first_cells,
+        priste_cells=priste.first_cells,
+        repetitions=int(priste.leakage.shape[0]),
+    )
+
+
 def compare(cells, events, epsilon: float, alpha: float, M, grid: Grid, repetitions: int, *,
             delta: float | None = None, seed: int = 0) -> Comparison:
     """Run the plain α-PLM (ε = ∞) and PriSTE ``repetitions`` times each (Algorithms 1–3) and summarise."""
-    if not isinstance(repetitions, (int, np.integer)) or repetitions < 1:
-        raise ParameterError(f"repetitions must be a positive integer, got {repetitions!r}")
-    evs = [events] if isinstance(events, Event) else list(events)
-    streams = as_generator(seed).spawn(2 * int(repetitions))
-    plain = [release(cells, evs, np.inf, alpha, M, grid, delta=delta, rng=s) for s in streams[:repetitions]]
-    prist = [release(cells, evs, epsilon, alpha, M, grid, delta=delta, rng=s) for s in streams[repetitions:]]
-    return Comparison(
-        plain_leakage=_band(np.stack([r.max_leakage for r in plain])),
-        priste_leakage=_band(np.stack([r.max_leakage for r in prist])),
-        priste_alpha=_band(np.stack([r.alpha for r in prist])),
-        plain_distance_m=float(np.mean([r.distance_m.mean() for r in plain])),
-        priste_distance_m=float(np.mean([r.distance_m.mean() for r in prist])),
-        priste_mean_alpha=float(np.mean([r.alpha.mean() for r in prist])),
-        plain_cells=plain[0].released_cells,
-        priste_cells=prist[0].released_cells,
-        repetitions=int(repetitions),
-    )
+    return comparison(runs(cells, events, np.inf, alpha, M, grid, repetitions, delta=delta, seed=seed),
+                      runs(cells, events, epsilon, alpha, M, grid, repetitions, delta=delta, seed=seed))

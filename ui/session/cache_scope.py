@@ -20,6 +20,7 @@ import streamlit as st
 
 from ui.session import state
 
+TTL_S = 3600  # a shared entry unused for an hour goes: a class's hundred sessions leave no memory behind overnight
 SESSION_KEY = "_upload_cache"  # {function name: OrderedDict(digest → result)} of this session only
 
 
@@ -64,14 +65,14 @@ def session_memo(name: str) -> OrderedDict:
 
 
 def bounded_cache(max_entries: int, session_entries: int = 16) -> Callable:
-    """Decorator: ``st.cache_data(max_entries=…)`` unless the session works on an upload, then a per-session memo of
-    at most ``min(max_entries, session_entries)`` results per function (least recently used dropped first; 16 holds
-    every scheme a page compares)."""
+    """Decorator: ``st.cache_data(max_entries=…, ttl=TTL_S)`` unless the session works on an upload, then a
+    per-session memo of at most ``min(max_entries, session_entries)`` results per function (least recently used
+    dropped first; 16 holds every scheme a page compares)."""
     session_entries = min(max_entries, session_entries)
 
     def wrap(func: Callable) -> Callable:
         """``func`` cached in ``st.cache_data`` for shared data and in the session while it works on an upload."""
-        shared = st.cache_data(max_entries=max_entries, show_spinner=False)(func)
+        shared = st.cache_data(max_entries=max_entries, ttl=TTL_S, show_spinner=False)(func)
         name = f"{func.__module__}.{func.__qualname__}"
         # positional arguments whose parameter name starts with "_" are not part of the key either
         params = func.__code__.co_varnames[:func.__code__.co_argcount]
