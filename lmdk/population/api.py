@@ -141,7 +141,7 @@ def release(table_or_path, policy, out=None, scheduler: str | None = None, worke
             protects=None, private_columns: bool | None = None, allow_violation: bool = True,
             progress: Callable[[int, int], None] | None = None, on_total: Callable[[int], None] | None = None,
             rows: int = CHUNK_ROWS, batch_cells: int = BATCH_CELLS, processes: bool = True,
-            **removed) -> PopulationRelease:
+            withheld: dict | None = None, **removed) -> PopulationRelease:
     """Release every user's series of ``table_or_path`` under ``policy``; see ``PopulationRelease``.
 
     ``table_or_path``: a long DataFrame, a Parquet/CSV long table, a multi-user file or a folder of per-user
@@ -154,7 +154,8 @@ def release(table_or_path, policy, out=None, scheduler: str | None = None, worke
     user), ``summary.parquet`` and ``aggregates.json``. Engine: in-process unless ``scheduler`` (or
     ``LMDK_DASK_SCHEDULER``) names a Dask scheduler or ``workers`` asks for a LocalCluster.
     ``allow_violation=False``: when a user's release violates Theorem 2, nothing is released (``refused``).
-    ``progress(users, events)`` is called as users finish.
+    ``progress(users, events)`` is called as users finish. ``withheld``: {user: reason} of users not to release
+    (compared as text; e.g. a ledger's cap refused them): the summary lists them with the reason in ``withheld``.
     """
     if "bound" in removed:
         raise ParameterError("population.release: bound= no longer exists: the public box belongs to what ε protects, "
@@ -193,7 +194,7 @@ def release(table_or_path, policy, out=None, scheduler: str | None = None, worke
               bound=cal.bound if sampler == "snapping" and mechanism != "randomized_response" else None,
               released=str(staging) if staging else None, private_columns=private,
               note=_note(pol, mechanism, bound, private, statement), batch_cells=batch_cells, value_range=value_range,
-              landmark_epsilon=pol.landmark_epsilon)
+              landmark_epsilon=pol.landmark_epsilon, withheld=frozenset(map(str, withheld or {})))
     if pol.landmark_epsilon is not None and value_range is None:
         raise ParameterError("a private landmark selection needs the public range of one value (--range LOW HIGH or "
                              "'relation' in the policy); it must not come from the data")
@@ -213,6 +214,9 @@ def release(table_or_path, policy, out=None, scheduler: str | None = None, worke
                   guarantee=statement.to_dict() if statement is not None else None,
                   landmark_set=source_of_landmarks.to_dict() if source_of_landmarks is not None else None,
                   epsilon_total=pol.epsilon + float(pol.landmark_epsilon or 0.0))
+    if withheld:
+        totals["withheld"] = len(withheld)
+        summary = with_withheld(summary, withheld)
     refused = totals["violated"] > 0 and not allow_violation
     released = None
     if folder is not None and staging is not None:  # staging is set with the folder
@@ -226,6 +230,14 @@ def release(table_or_path, policy, out=None, scheduler: str | None = None, worke
             staging.rename(released)
         _write_summary(folder, summary, totals, pol)
     return PopulationRelease(summary, totals, released, pol, refused)
+
+
+def with_withheld(summary: pd.DataFrame, withheld: dict) -> pd.DataFrame:
+    """The summary with a ``withheld`` column: None for a released user, the reason for one not released (a row
+    of its own, its other columns empty)."""
+    out = summary.assign(withheld=pd.Series([None] * len(summary), index=summary.index, dtype=object))
+    rows = pd.DataFrame({"user": list(withheld), "withheld": [str(r) for r in withheld.values()]})
+    return pd.concat([out, rows], ignore_index=True) if len(out) else rows.reindex(columns=out.columns)
 
 
 def _write_summary(folder: Path, summary: pd.DataFrame, totals: dict, policy: Policy) -> None:

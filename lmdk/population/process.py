@@ -44,6 +44,7 @@ class Job:
     batch_cells: int = BATCH_CELLS
     value_range: tuple[float, float] | None = None  # the relation's public range (values, discrete sampler)
     landmark_epsilon: float | None = None  # ε_sel of a private selection of the rule's landmarks, per user
+    withheld: frozenset[str] = frozenset()  # users (as text) not to release: a ledger's cap refused them
 
 
 def summary_meta() -> pd.DataFrame:
@@ -230,6 +231,10 @@ def process_frame(frame: pd.DataFrame, job: Job) -> pd.DataFrame:
     """Release every (whole) user of ``frame``; returns their summary rows (see the module docstring)."""
     if len(frame) == 0:
         return summary_meta()
+    if job.withheld:
+        frame = frame[~frame["user"].astype(str).isin(job.withheld).to_numpy()]
+        if len(frame) == 0:
+            return summary_meta()
     frame, dropped = _clean(frame, job.kind)
     frame, users, starts = _ordered(frame, job.kind)
     lengths = np.diff(np.r_[starts, len(frame)])
