@@ -32,11 +32,20 @@ from lmdk.ledger.entry import (
     relation_of,
 )
 from lmdk.ledger.jsonl import append, parse_jsonl, parse_records, read, read_records, to_jsonl
-from lmdk.ledger.store import cancel, import_jsonl, is_database, open_ledger, records, reserve_users, summary
+from lmdk.ledger.store import (
+    cancel,
+    import_jsonl,
+    is_database,
+    open_ledger,
+    records,
+    reserve_users,
+    summary,
+    would_refuse,
+)
 
 __all__ = ["DELTA", "EVERY_USER", "PERIODS", "RELATIONS", "SINGLE_USER", "Cap", "DataError", "LedgerEntry",
            "LedgerError", "ParameterError", "Reservation", "append", "by_user", "cancel", "check_cap", "compose",
            "fields", "fingerprint_bytes", "fingerprint_path", "fingerprint_series", "import_jsonl", "is_database",
            "now_utc", "open_ledger", "parse_jsonl", "parse_records", "period_start", "pld_epsilon", "read",
            "read_records", "records", "relation_of", "reserve_users", "spent_by_user", "summary", "to_jsonl",
-           "would_exceed"]
+           "would_exceed", "would_refuse"]

@@ -144,7 +144,8 @@ class _FileTransaction:
     """The ledger as read under the lock, and the lines a reservation appends."""
 
     def __init__(self, records: Records):
-        self.records, self.lines = records, []  # type: list[str]
+        self.records = records
+        self.lines: list[str] = []
 
     def stored_cap(self, dataset: str) -> Cap | None:
         return self.records.caps.get(dataset)

@@ -59,6 +59,21 @@ def reserve_users(url: str, dataset: str | None, charges: dict, cap: float | Non
     return open_ledger(url).reserve(template, cap, period, now)
 
 
+def would_refuse(url: str, dataset: str, charges: dict, now: datetime | None = None) -> dict[str, str]:
+    """{user: reason} of the users whose charge would pass the stored cap of ``dataset`` now (a read, no
+    reservation: what a front end shows before it offers an export; :func:`reserve_users` decides)."""
+    from lmdk.ledger.budget import decide
+    from lmdk.ledger.compose import spent_by_user
+
+    found = records(url)
+    cap = found.caps.get(dataset)
+    if cap is None:
+        return {}
+    since = period_start(cap.period, now or datetime.now(UTC))
+    _, withheld = decide(dataset, spent_by_user(found.entries, dataset, since), charges, cap)
+    return withheld
+
+
 def cancel(url: str, reservation: Reservation | str) -> None:
     """Withdraw a reservation whose export was then refused (Theorem 2, bad input): a refusal charges nothing."""
     key = reservation if isinstance(reservation, str) else reservation.id
