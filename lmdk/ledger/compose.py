@@ -99,7 +99,7 @@ def by_user(entries: Iterable[LedgerEntry], dataset: str, delta: float = DELTA, 
     out = {}
     for user in sorted(parts):
         totals = _totals(parts[user], float(delta))
-        remaining = None if cap is None else max(0.0, float(cap.cap) - current.get(user, 0.0))
+        remaining = None if cap is None else max(0.0, round(float(cap.cap) - current.get(user, 0.0), 12))
         out[user] = {"releases": totals["releases"], "epsilon_basic": totals["epsilon_basic"],
                      "epsilon_pld": totals["epsilon_pld"], "remaining": remaining}
     return out
