@@ -82,6 +82,7 @@ def parse_jsonl(text: str, name: str = "ledger") -> list[LedgerEntry]:
 
 
 def _decode(raw: bytes, path) -> str:
+    """The ledger's text, or a LedgerError naming the file."""
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -144,21 +145,26 @@ class _FileTransaction:
     """The ledger as read under the lock, and the lines a reservation appends."""
 
     def __init__(self, records: Records):
+        """The ledger read under the lock; nothing appended yet."""
         self.records = records
         self.lines: list[str] = []
 
     def stored_cap(self, dataset: str) -> Cap | None:
+        """The dataset's stored cap (None: none)."""
         return self.records.caps.get(dataset)
 
     def spent(self, dataset: str, since: str | None) -> dict[str, float]:
+        """Σ ε per user of the dataset at or after ``since``."""
         from lmdk.ledger.compose import spent_by_user
 
         return spent_by_user(self.records.entries, dataset, since)
 
     def store_cap(self, dataset: str, cap: Cap) -> None:
+        """Store (or lower) the dataset's cap."""
         self.lines.append(cap_line(dataset, cap))
 
     def insert(self, entry: LedgerEntry) -> None:
+        """Record the entry and its charges."""
         self.lines.append(entry.to_json())
 
 
@@ -166,6 +172,7 @@ class JsonLinesLedger:
     """A plain-path ledger: JSON Lines, caps enforced under a file lock."""
 
     def __init__(self, path: str | Path):
+        """The ledger at ``path`` (created on the first reservation)."""
         self.path = Path(path)
         self.name = str(path)
 

@@ -27,6 +27,7 @@ CREATE INDEX IF NOT EXISTS lmdk_charges_by_export ON lmdk_charges (export_id);
 
 
 def _psycopg():
+    """The psycopg module, or a ParameterError saying how to install it."""
     try:
         import psycopg
     except ImportError:
@@ -39,11 +40,13 @@ class PostgresLedger(SqlLedger):
     """A ledger in a PostgreSQL database (its tables created on first use)."""
 
     def __init__(self, url: str):
+        """The ledger in the database at ``url`` (connected per transaction)."""
         self.url = url
         self.name = url.split("@")[-1] if "@" in url else url  # never print a password
         self._ready = False
 
     def _connect(self):
+        """A connection, the tables created (once per process) under an advisory lock."""
         psycopg = _psycopg()
         try:
             conn = psycopg.connect(self.url, connect_timeout=10)
@@ -59,5 +62,6 @@ class PostgresLedger(SqlLedger):
 
     @contextmanager
     def _transaction(self, dataset: str | None = None) -> Iterator[SqlTransaction]:
+        """One read-committed transaction; its statements lock the dataset's row before reading the budget."""
         with self._connect() as conn, conn.transaction(), conn.cursor() as cur:
             yield SqlTransaction(cur, "%s", lock_suffix=" FOR UPDATE")

@@ -8,6 +8,7 @@ parameter style, the DDL and how to take the dataset's lock.
 from __future__ import annotations
 
 import json
+import math
 import uuid
 from dataclasses import asdict, replace
 from datetime import datetime
@@ -20,6 +21,7 @@ class SqlTransaction:
     """The statements of :func:`lmdk.ledger.budget.reserve_in` on an open cursor (``p``: the placeholder)."""
 
     def __init__(self, cursor, p: str, lock_suffix: str = ""):
+        """Statements on ``cursor``; ``lock_suffix`` locks the dataset's row (PostgreSQL: FOR UPDATE)."""
         self.cur, self.p, self.lock_suffix = cursor, p, lock_suffix
 
     def q(self, sql: str) -> str:
@@ -33,12 +35,14 @@ class SqlTransaction:
         self.cur.fetchall()
 
     def stored_cap(self, dataset: str) -> Cap | None:
+        """The dataset's stored cap (None: none)."""
         self.lock(dataset)
         self.cur.execute(self.q("SELECT cap, period FROM lmdk_datasets WHERE dataset = ?"), (dataset,))
         row = self.cur.fetchone()
         return Cap(float(row[0]), row[1] or "none") if row and row[0] is not None else None
 
     def spent(self, dataset: str, since: str | None) -> dict[str, float]:
+        """Σ ε per user of the dataset at or after ``since``."""
         sql, args = "SELECT person, epsilon FROM lmdk_charges WHERE dataset = ?", [dataset]
         if since is not None:
             sql, args = sql + " AND time >= ?", [dataset, since]
@@ -46,15 +50,15 @@ class SqlTransaction:
         parts: dict[str, list[float]] = {}
         for person, eps in self.cur.fetchall():
             parts.setdefault(person, []).append(float(eps))
-        import math
-
         return {person: math.fsum(eps) for person, eps in parts.items()}
 
     def store_cap(self, dataset: str, cap: Cap) -> None:
+        """Store (or lower) the dataset's cap."""
         self.cur.execute(self.q("UPDATE lmdk_datasets SET cap = ?, period = ? WHERE dataset = ?"),
                          (cap.cap, cap.period, dataset))
 
     def insert(self, entry: LedgerEntry) -> None:
+        """Record the entry and its charges."""
         body = {k: v for k, v in asdict(entry).items() if k != "charges"}
         self.cur.execute(self.q("INSERT INTO lmdk_exports (id, time, dataset, entry) VALUES (?, ?, ?, ?)"),
                          (entry.id, entry.time, entry.budget_key, json.dumps(body, ensure_ascii=False,
@@ -65,6 +69,7 @@ class SqlTransaction:
                               for user, eps in entry.user_charges().items()])
 
     def cancel(self, reservation_id: str) -> None:
+        """Delete a reservation and its charges."""
         self.cur.execute(self.q("DELETE FROM lmdk_charges WHERE export_id = ?"), (reservation_id,))
         self.cur.execute(self.q("DELETE FROM lmdk_exports WHERE id = ?"), (reservation_id,))
 
@@ -92,6 +97,7 @@ class SqlLedger:
     name = "ledger"
 
     def _transaction(self, dataset: str | None = None):  # pragma: no cover - every backend overrides it
+        """A context manager yielding a SqlTransaction inside one locked transaction."""
         raise NotImplementedError
 
     def reserve(self, entry: LedgerEntry, cap: float | None, period: str | None,

@@ -31,6 +31,7 @@ class SqliteLedger(SqlLedger):
     """A ledger in an SQLite file (created with its tables when missing)."""
 
     def __init__(self, path: str | Path):
+        """The ledger in the SQLite file ``path`` (its folder must exist)."""
         self.path = Path(path)
         self.name = f"sqlite:///{path}"
         if not self.path.parent.is_dir():
@@ -38,6 +39,7 @@ class SqliteLedger(SqlLedger):
 
     @contextmanager
     def _transaction(self, dataset: str | None = None) -> Iterator[SqlTransaction]:
+        """One ``BEGIN IMMEDIATE`` transaction (the database's write lock), committed when the block ends."""
         try:
             conn = sqlite3.connect(self.path, timeout=TIMEOUT, isolation_level=None)
         except sqlite3.Error as exc:
