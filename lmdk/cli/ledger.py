@@ -13,6 +13,7 @@ import argparse
 import json
 import math
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from lmdk.cli.common import EXIT_OK
@@ -122,7 +123,8 @@ def reserve_users(args, entry, charges: dict):
 
 def reserve_population(args, policy, source, charges: dict | None = None):
     """Reserve ε for every user of a population run before any noise is drawn (``charges`` {user: ε}, default the
-    policy's total ε for each user of ``source``): the Reservation, or None without --ledger or for a demonstration.
+    policy's total ε for each user of ``source``; with --policies each user's own, see
+    :func:`lmdk.policies.assign.charges`): the Reservation, or None without --ledger or for a demonstration.
     The run releases ``granted`` and withholds ``withheld`` ({user: reason})."""
     _needs_ledger(args)
     if not getattr(args, "ledger", None) or policy.seed is not None:
@@ -134,6 +136,8 @@ def reserve_population(args, policy, source, charges: dict | None = None):
     entry = population_entry(args, policy, mechanism, sampler_for(mechanism))
     if charges is None:
         charges = {str(user): entry.epsilon for user in user_ids(source)}
+    elif getattr(args, "policies", None) is not None:  # per-user policies: each user's own ε is in charges
+        entry = replace(entry, scheme="per user", landmarks=f"per-user policies ({args.policies})")
     return reserve_users(args, entry, charges)
 
 

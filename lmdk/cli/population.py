@@ -31,7 +31,10 @@ is not protected.
 Without --seed every user's noise comes from fresh OS entropy that is never recorded: values use the exact
 discrete Laplace on the public range, locations the snapping sampler inside the public box --bound B.
 Output: DIR/released/user=<id>/part-0.parquet, DIR/summary.parquet (per user: n, |L|, worst Σ over L ∪ {t},
-Theorem 2, MAE — for your eyes only) and DIR/aggregates.json."""
+Theorem 2, MAE — for your eyes only) and DIR/aggregates.json.
+Exit codes: 0 when at least one user was released (the others withheld, each with its reason in the summary's
+'withheld' column: no policy, a bound of --max-epsilon/--schemes, or the ledger's --cap); when every user was
+withheld, 4 if any of them was withheld by the cap, else 3; 2 for bad input; 3 for a Theorem 2 refusal."""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -201,6 +204,20 @@ def _summary_lines(result, seconds: float) -> list[str]:
     return lines
 
 
+def _reserve(args, policy, source, assignment):
+    """The run's ledger Reservation (None without --ledger, for a demonstration, or when the policy table withholds
+    every user): with --policies each user is charged their own policy's total ε, the table's withheld nothing."""
+    if assignment is None:
+        return reserve_population(args, policy, source)
+    from lmdk.policies.assign import charges
+    from lmdk.population.users import user_ids
+
+    if not getattr(args, "ledger", None) or policy.seed is not None:
+        return reserve_population(args, policy, source)  # checks --cap without --ledger; None
+    asked = charges(assignment, user_ids(source))
+    return reserve_population(args, policy, source, charges=asked) if asked else None
+
+
 def run(args) -> int:
     """Run ``lmdk population``; returns the exit code."""
     from lmdk.population.api import release
@@ -210,7 +227,7 @@ def run(args) -> int:
     assignment = assignment_for(args, policy, policy if args.config is not None else None)
     source = open_source(args.input, policy.mapping)
     protects = _protects(args, policy, source.kind)
-    reservation = reserve_population(args, policy, source)  # before any noise; the cap withholds users
+    reservation = _reserve(args, policy, source, assignment)  # before any noise; the cap withholds users
     if reservation is not None and not reservation.granted:
         print(withheld_line(reservation) + "; no user released", file=sys.stderr)
         return EXIT_CAP
@@ -241,7 +258,8 @@ def run(args) -> int:
               f"{result.aggregates['violated']:,} users; nothing was released (the summary is in {args.out}). Choose "
               "a scheme that satisfies it (adaptive, skip, uniform, user) or pass --allow-violation", file=sys.stderr)
         return EXIT_VIOLATION
-    if assignment is not None and result.aggregates["users"] == 0:
+    if result.aggregates["users"] == 0 and (assignment is not None or reservation is not None):
+        by_cap = reservation is not None and bool(reservation.withheld)
         print("lmdk: refused: every user was withheld (see the reasons above); nothing was released", file=sys.stderr)
-        return EXIT_VIOLATION
+        return EXIT_CAP if by_cap else EXIT_VIOLATION
     return EXIT_OK
