@@ -149,8 +149,8 @@ def test_a_population_run_killed_part_way_has_reserved_every_user_it_wrote(backe
     staging = out / ".released-staging"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
-        if staging.is_dir() and any(staging.iterdir()):
-            break
+        if staging.is_dir() and any(any(p.iterdir()) for p in staging.glob("user=*")):
+            break  # a user's file, not only its (just created, still empty) folder: else SIGKILL may land before
         time.sleep(0.005)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
