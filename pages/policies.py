@@ -2,8 +2,9 @@
 import pandas as pd
 import streamlit as st
 
+from lmdk.errors import LmdkError
 from lmdk.policies import Bounds
-from ui import explain, policies, text
+from ui import explain, ledger, policies, text
 from ui.charts import alt_text
 from ui.charts.style import PLOTLY_KW
 from ui.session import state
@@ -82,7 +83,15 @@ if not table.rows:
     st.info("No user yet: add one above, or start from a table.")
     st.stop()
 frame = table.to_frame().drop(columns=["mechanism", "w", "dummies"])
-budget = policies.ledger_budget([r.user for r in table.rows])
+dataset = None
+if ledger.database_url() is not None:
+    dataset = st.text_input("Ledger dataset", key="policy_dataset", placeholder="e.g. meters-2026",
+                            help="the --dataset name whose per-user budgets to show (empty: the ledger's only one)")
+try:
+    budget = policies.ledger_budget([r.user for r in table.rows], dataset)
+except LmdkError as exc:
+    st.error(text.escape_markdown(str(exc)))
+    budget = pd.DataFrame({"epsilon_basic": [None] * len(table.rows), "remaining": [None] * len(table.rows)})
 frame["status"] = policies.status(table, bounds)
 frame["ε spent"] = budget["epsilon_basic"].to_numpy()
 frame["ε remaining"] = ["no cap" if pd.isna(v) else f"{v:g}" for v in budget["remaining"]]

@@ -87,3 +87,24 @@ def test_the_table_csv_reads_back_as_a_policy_table():
     table = table_from_frame(frame, files=False)
     again = table_from_frame(pd.read_csv(io.StringIO(table.to_csv()), dtype=str, keep_default_na=False), files=False)
     assert again.rows == table.rows and again.rows[0].landmarks == "calendar:daily@01:00-06:00"
+
+
+def test_budgets_come_from_the_operators_ledger_database_per_dataset(tmp_path, monkeypatch):
+    from lmdk import ledger
+
+    url = f"sqlite:///{tmp_path / 'ledger.db'}"
+    entry = ledger.LedgerEntry(fingerprint="f", epsilon=1.0, scheme="adaptive", mechanism="laplace")
+    ledger.reserve_users(url, "meters-2026", {"alice": 1.5}, cap=2.0, entry=entry)
+    ledger.reserve_users(url, "gps-2026", {"alice": 0.25, "bob": 0.5}, entry=entry)
+    monkeypatch.setenv("LMDK_LEDGER_URL", url)
+    at = open_page()
+    _add(at, "alice", 1.0, "adaptive")
+    _add(at, "bob", 1.0, "adaptive")
+    assert "2 datasets" in app_support.shown(at) and "--dataset" in app_support.shown(at)  # which one: named
+    at.text_input(key="policy_dataset").set_value("meters-2026").run()
+    shown = _table(at)
+    assert shown["ε spent"].tolist() == [1.5, 0.0] and shown["ε remaining"].tolist() == ["0.5", "2"]
+    at.text_input(key="policy_dataset").set_value("gps-2026").run()
+    shown = _table(at)
+    assert shown["ε spent"].tolist() == [0.25, 0.5] and shown["ε remaining"].tolist() == ["no cap"] * 2
+    assert not at.exception

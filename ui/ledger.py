@@ -4,15 +4,30 @@ confirmation before an export that would pass it. The maths is :mod:`lmdk.ledger
 
 Recording happens in the download button's ``on_click`` callback (:func:`record`), which runs in the session at
 the start of the rerun the click triggers; the file itself is still drawn by the deferred callable, outside it.
+
+When the operator sets ``LMDK_LEDGER_URL`` (``sqlite:///PATH`` or ``postgresql://…``, docs/DEPLOY.md) every
+release handed out is also reserved in that database, shared by every session and replica: the data (its
+fingerprint) is the dataset and a single series one user, so a cap stored for it there (``lmdk release --ledger
+URL --cap``) refuses a download past it with an error, whatever the session's own cap says.
 """
 from __future__ import annotations
+
+import os
 
 import streamlit as st
 
 from lmdk import ledger
+from lmdk.errors import LmdkError
 from ui.session import state
 
 CAP_WIDGET = state.widget_key(state.LEDGER_CAP)
+URL_ENV = "LMDK_LEDGER_URL"
+REFUSED = "_ledger_refused"  # the database's refusal of the last click, shown on the rerun
+
+
+def database_url() -> str | None:
+    """The operator's ledger database (``LMDK_LEDGER_URL``), or None: this session's memory only."""
+    return os.environ.get(URL_ENV) or None
 
 
 def entries() -> list[ledger.LedgerEntry]:
@@ -21,8 +36,20 @@ def entries() -> list[ledger.LedgerEntry]:
 
 
 def record(fields: dict) -> None:
-    """The download's ``on_click``: append one entry (stamped now) and withdraw any confirmation past the cap."""
-    entries().append(ledger.LedgerEntry(**fields))
+    """The download's ``on_click``: reserve the release in the operator's database (if any), append one entry
+    (stamped now) and withdraw any confirmation past the cap."""
+    entry = ledger.LedgerEntry(**fields)
+    url = database_url()
+    if url is not None:
+        try:
+            reservation = ledger.reserve_users(url, None, {ledger.SINGLE_USER: entry.epsilon}, entry=entry)
+        except LmdkError as exc:  # the database refused the entry or is unreachable
+            st.session_state[REFUSED] = f"The privacy ledger could not record this release: {exc}"
+            return
+        if reservation.withheld:
+            st.session_state[REFUSED] = "Refused by the privacy ledger: " + next(iter(reservation.withheld.values()))
+            return
+    entries().append(entry)
     st.session_state[state.LEDGER_ACCEPT] = False  # every export past the cap asks again
 
 
@@ -51,16 +78,28 @@ def entry_fields(cur, scheme: str, mechanism: str, epsilon: float, w: int) -> di
             "sampler": sampler, "tool": "app"}
 
 
-def blocked(epsilon: float) -> bool:
-    """Whether an export spending ``epsilon`` would pass the cap and has not been confirmed."""
+def database_refusal(cur, epsilon: float) -> str | None:
+    """Why the operator's ledger database refuses a release of ``cur`` at ``epsilon`` (its stored cap), or None."""
+    url = database_url()
+    if url is None or cur is None:
+        return None
+    try:
+        withheld = ledger.would_refuse(url, ledger.fingerprint_series(cur.series), {ledger.SINGLE_USER: epsilon})
+    except LmdkError as exc:
+        return f"the privacy ledger cannot be read: {exc}"
+    return next(iter(withheld.values()), None)
+
+
+def blocked(epsilon: float, cur=None) -> bool:
+    """Whether an export spending ``epsilon`` would pass the session's cap unconfirmed, or the database's cap."""
     over = ledger.would_exceed(entries(), epsilon, st.session_state.get(state.LEDGER_CAP))
-    return over and not st.session_state.get(state.LEDGER_ACCEPT, False)
+    return (over and not st.session_state.get(state.LEDGER_ACCEPT, False)) or database_refusal(cur, epsilon) is not None
 
 
 def export_options(cur, scheme: str, mechanism: str, epsilon: float, w: int) -> dict:
     """``download_button`` options of a release to hand out: recorded on click, not offered past the cap."""
     return {"on_click": record, "args": (entry_fields(cur, scheme, mechanism, epsilon, w),),
-            "disabled": blocked(epsilon)}
+            "disabled": blocked(epsilon, cur)}
 
 
 def _keep_cap() -> None:
@@ -68,9 +107,14 @@ def _keep_cap() -> None:
     st.session_state[state.LEDGER_CAP] = st.session_state[CAP_WIDGET]
 
 
-def panel(epsilon: float) -> None:
-    """The running total of this session's exports, the optional cap and its confirmation, the ledger download."""
+def panel(epsilon: float, cur=None) -> None:
+    """The running total of this session's exports, the optional cap and its confirmation, the ledger download;
+    with ``LMDK_LEDGER_URL`` the database's refusal of a release past its cap (an error, the download disabled)."""
     ss = st.session_state
+    why = database_refusal(cur, epsilon)
+    refused = ss.pop(REFUSED, None) or (f"Refused by the privacy ledger: {why}" if why else None)
+    if refused:
+        st.error(refused + " — nothing was released or charged.", icon=":material/block:")
     batch = entries()
     totals = ledger.compose(batch, ledger.DELTA)
     with st.container(border=True, key="ledger_panel"):

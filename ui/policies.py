@@ -72,13 +72,18 @@ def status(policy_table: PolicyTable, bounds: Bounds) -> list[str]:
     return out
 
 
-def ledger_budget(users: list[str]) -> pd.DataFrame:
-    """Each user's spent and remaining ε from the ledger (today: this session's, ``ui.ledger``, and its cap).
-
-    The one place the page reads budgets: a ledger database per (dataset, user) plugs in here."""
-    from lmdk.policies.budget import spent_by_user
+def ledger_budget(users: list[str], dataset: str | None = None) -> pd.DataFrame:
+    """Each user's spent and remaining ε: from the operator's ledger database per (``dataset``, user) when
+    ``LMDK_LEDGER_URL`` is set (``lmdk.ledger.summary``; a ledger of one dataset needs no name), else this session's
+    ledger (``ui.ledger``) and its cap. The one place the page reads budgets; an LmdkError names what is wrong."""
+    from lmdk.policies.budget import from_ledger_summary, spent_by_user
     from ui import ledger
 
+    url = ledger.database_url()
+    if url is not None:
+        from lmdk.ledger import summary
+
+        return from_ledger_summary(summary(url, dataset=dataset or None, users=True), users)
     return spent_by_user(ledger.entries(), users, st.session_state.get(state.LEDGER_CAP))
 
 

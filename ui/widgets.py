@@ -327,7 +327,7 @@ def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list
     guarantee_box(cur, protected, scheme, summ, mechanism)
     from ui import ledger
 
-    ledger.panel(float(ss[state.EPSILON]))
+    ledger.panel(float(ss[state.EPSILON]), cur)
     d1, d2 = st.columns(2)
     d3, d4 = st.columns(2)
     if (needs_bound and not bound) or protected is None or (from_data and not allow):

@@ -205,7 +205,14 @@ def cmd_aggregate(args) -> int:
                              "file or a folder of per-user files")
     spec = _mapping(args, path)
     groups = membership(group_pairs(path, args.by, spec)) if args.by is not None else None
-    agg = build(str(path) if spec is None else _source(path, spec), args.statistic,
+    from lmdk.cli.ledger import EXIT_CAP, aggregate_source, withheld_line
+
+    source, reservation = aggregate_source(args, str(path) if spec is None else _source(path, spec))
+    if reservation is not None and reservation.withheld:
+        print(withheld_line(reservation) + ("" if reservation.granted else "; no user released"), file=sys.stderr)
+        if not reservation.granted:
+            return EXIT_CAP
+    agg = build(source, args.statistic,
                 value_range=tuple(args.range) if args.range is not None else None, bin=args.bin, groups=groups,
                 max_per_user=args.max_per_user, region=_region(args.region), scheduler=args.scheduler,
                 workers=args.workers)
@@ -240,7 +247,6 @@ def cmd_aggregate(args) -> int:
         Path(args.json).write_text(json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n",
                                    encoding="utf-8")
         say(args, f"wrote {args.json} (the true statistic's error: for the officer's eyes only)")
-    _record(args, agg, summaries, statement)
     for group, s in summaries.items():
         rel = "—" if s["relative_mae"] is None else f"{100 * s['relative_mae']:.3g} %"
         say(args, ("" if args.by is None else f"{group}: ") + f"{args.statistic} over {s['n_users']:,} users, "
@@ -265,21 +271,6 @@ def _event_word(bin_text: str) -> str:
         return names[width]
     minutes = width / pd.Timedelta("1min")
     return f"{minutes:g}-minute bin" if float(minutes).is_integer() else f"{bin_text} bin"
-
-
-def _record(args, agg, summaries: dict, exported) -> None:
-    """One ledger entry per run: ε spent by every user in the statistic (parallel over disjoint groups)."""
-    if not args.ledger:
-        return
-    from lmdk import ledger
-
-    ledger.append(args.ledger, ledger.LedgerEntry(
-        fingerprint=ledger.fingerprint_path(args.input), epsilon=float(args.epsilon), scheme=args.scheme,
-        mechanism="laplace", landmarks=args.landmarks,
-        landmark_count=None if len(summaries) > 1 else next(iter(summaries.values()))["landmarks"], w=args.w,
-        sensitivity=float(exported.relation.sensitivity), relation=exported.relation.label(),
-        sampler=exported.sampler, users=max(1, sum(agg.users.values())), tool="lmdk aggregate",
-        dummies=None if args.dummies is None else {"method": args.dummies, "share": 0.01, "utility": "position"}))
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -325,7 +316,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mapping", metavar="FILE", help="an import mapping JSON naming the input's columns")
     p.add_argument("--out", metavar="FILE", help="released series: .csv or .parquet (default: CSV on standard output)")
     p.add_argument("--json", metavar="FILE", help="also write the summary (officer's eyes only: it holds the error)")
-    from lmdk.cli.ledger import ledger_flag
+    from lmdk.cli.ledger import ledger_flag, refund_on_refusal
 
     ledger_flag(p)
     engine = p.add_mutually_exclusive_group()
@@ -337,4 +328,4 @@ def configure(p: argparse.ArgumentParser) -> None:
     dummies_flag(p)
     p.add_argument("--allow-violation", action="store_true", help="write a release that violates Theorem 2")
     p.add_argument("--quiet", action="store_true", help="print nothing but errors")
-    p.set_defaults(func=cmd_aggregate)
+    p.set_defaults(func=refund_on_refusal(cmd_aggregate))

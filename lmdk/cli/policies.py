@@ -2,8 +2,9 @@
 
 Users with a row of the table are released under it; the others under ``--config``, or, without one, withheld
 with the reason "no policy". A row outside ``--max-epsilon`` / ``--schemes`` withholds that user (a printed line
-names the row and the bound); the run goes on with the others and exits 0 when at least one user was released,
-3 (refused) when every user was withheld.
+names the row and the bound); the run goes on with the others and exits 0 when at least one user was released;
+when every user was withheld, 4 if the ledger's cap withheld any of them, else 3 (refused). With ``--ledger``
+each user is charged their own row's total ε (ε + ε_sel); users the table withholds are charged nothing.
 """
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ policies.csv: user,landmarks,epsilon,scheme[,mechanism,w,dummies] — one row pe
   alice,calendar:mon-fri@18:00-22:00,1.0,adaptive
   bob,ics:bob.ics,0.5,skip            (his own calendar export; recurring events expanded, each in its zone)
   carol,times:carol.txt,1.0,uniform   (declared date/times, one per line; START/END for a span)
-Paths are read next to the table. Users without a row take --config, or are withheld ("no policy")."""
+Paths are read next to the table. Users without a row take --config, or are withheld ("no policy").
+With --ledger/--cap each user is charged their own row's total ε; users the table withholds are charged nothing."""
 
 
 def policies_flags(parser: argparse.ArgumentParser) -> None:

@@ -1,7 +1,8 @@
 """``lmdk population``: release many users' series under one policy (wired into ``lmdk.cli.main``).
 
 Exit codes as ``lmdk release``: 0 done, 2 bad input (one line naming the field), 3 some user's release
-violates (ε, L)-landmark privacy (Theorem 2): nothing is released unless ``--allow-violation``.
+violates (ε, L)-landmark privacy (Theorem 2): nothing is released unless ``--allow-violation``; 4 the ledger's
+cap (``--ledger``, ``--cap``) withheld every user. Users the cap withholds are listed in the summary.
 """
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ import time
 
 from lmdk.cli.arguments import positive_float, positive_int, seed
 from lmdk.cli.common import EXIT_OK, EXIT_VIOLATION, data_landmark_flags, read_json, relation_flags, say
-from lmdk.cli.ledger import ledger_flag, record_population
+from lmdk.cli.ledger import EXIT_CAP, cancel, ledger_flag, reserve_population, withheld_line
 from lmdk.cli.policies import POLICIES_EXAMPLES, assignment_for, policies_flags
-from lmdk.errors import ParameterError
+from lmdk.errors import LmdkError, ParameterError
 
 EXAMPLES = """examples:
   lmdk population fleet.parquet --config policy.json --out released/ --range 0 25
@@ -30,7 +31,10 @@ is not protected.
 Without --seed every user's noise comes from fresh OS entropy that is never recorded: values use the exact
 discrete Laplace on the public range, locations the snapping sampler inside the public box --bound B.
 Output: DIR/released/user=<id>/part-0.parquet, DIR/summary.parquet (per user: n, |L|, worst Σ over L ∪ {t},
-Theorem 2, MAE — for your eyes only) and DIR/aggregates.json."""
+Theorem 2, MAE — for your eyes only) and DIR/aggregates.json.
+Exit codes: 0 when at least one user was released (the others withheld, each with its reason in the summary's
+'withheld' column: no policy, a bound of --max-epsilon/--schemes, or the ledger's --cap); when every user was
+withheld, 4 if any of them was withheld by the cap, else 3; 2 for bad input; 3 for a Theorem 2 refusal."""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -200,6 +204,20 @@ def _summary_lines(result, seconds: float) -> list[str]:
     return lines
 
 
+def _reserve(args, policy, source, assignment):
+    """The run's ledger Reservation (None without --ledger, for a demonstration, or when the policy table withholds
+    every user): with --policies each user is charged their own policy's total ε, the table's withheld nothing."""
+    if assignment is None:
+        return reserve_population(args, policy, source)
+    from lmdk.policies.assign import charges
+    from lmdk.population.users import user_ids
+
+    if not getattr(args, "ledger", None) or policy.seed is not None:
+        return reserve_population(args, policy, source)  # checks --cap without --ledger; None
+    asked = charges(assignment, user_ids(source))
+    return reserve_population(args, policy, source, charges=asked) if asked else None
+
+
 def run(args) -> int:
     """Run ``lmdk population``; returns the exit code."""
     from lmdk.population.api import release
@@ -209,13 +227,20 @@ def run(args) -> int:
     assignment = assignment_for(args, policy, policy if args.config is not None else None)
     source = open_source(args.input, policy.mapping)
     protects = _protects(args, policy, source.kind)
+    reservation = _reserve(args, policy, source, assignment)  # before any noise; the cap withholds users
+    if reservation is not None and not reservation.granted:
+        print(withheld_line(reservation) + "; no user released", file=sys.stderr)
+        return EXIT_CAP
     bar = _Bar(args.quiet)
     start = time.perf_counter()
     try:
         result = release(source, policy, out=args.out, scheduler=args.scheduler, workers=args.workers,
                          protects=protects, private_columns=True if args.include_private_columns else None,
                          allow_violation=args.allow_violation, progress=bar.update, on_total=bar.total,
-                         assignment=assignment)
+                         assignment=assignment, withheld=reservation.withheld if reservation is not None else None)
+    except LmdkError:
+        cancel(args, reservation)
+        raise
     finally:
         bar.close()
     seconds = time.perf_counter() - start
@@ -225,13 +250,16 @@ def run(args) -> int:
         from lmdk.cli.policies import summary_lines
 
         print("\n".join(summary_lines(result)), file=sys.stderr)
+    if reservation is not None and reservation.withheld:
+        print(withheld_line(reservation), file=sys.stderr)
     if result.refused:
+        cancel(args, reservation)
         print(f"lmdk: refused: scheme {policy.scheme!r} violates the landmark-privacy policy for "
               f"{result.aggregates['violated']:,} users; nothing was released (the summary is in {args.out}). Choose "
               "a scheme that satisfies it (adaptive, skip, uniform, user) or pass --allow-violation", file=sys.stderr)
         return EXIT_VIOLATION
-    record_population(args, result)
-    if assignment is not None and result.aggregates["users"] == 0:
+    if result.aggregates["users"] == 0 and (assignment is not None or reservation is not None):
+        by_cap = reservation is not None and bool(reservation.withheld)
         print("lmdk: refused: every user was withheld (see the reasons above); nothing was released", file=sys.stderr)
-        return EXIT_VIOLATION
+        return EXIT_CAP if by_cap else EXIT_VIOLATION
     return EXIT_OK

@@ -26,8 +26,8 @@ from lmdk.cli.common import (
     with_dummies,
     write_table,
 )
-from lmdk.cli.ledger import ledger_flag, record_release
-from lmdk.errors import ParameterError
+from lmdk.cli.ledger import EXIT_CAP, cancel, ledger_flag, refused_line, reserve_release
+from lmdk.errors import LmdkError, ParameterError
 
 RELEASE_EXAMPLES = """examples:
   lmdk release sample:hue --scheme adaptive --epsilon 1 --landmarks calendar:daily@18:00-22:00 --range 0 25 --out r.csv
@@ -112,16 +112,33 @@ def released_table(series, policy: Policy, rel, origin):
 
 
 def cmd_release(args) -> int:
-    """``lmdk release``: load, mark landmarks, release, write, summarise; refuse violations."""
-    from lmdk.data.export import export_scheme_release
-
+    """``lmdk release``: load, mark landmarks, reserve ε in the ledger, release, write, summarise; refuse
+    violations and exports past the ledger's cap (exit 4, before any noise is drawn; a refusal charges nothing)."""
     cfg, series = read_input(args)
     policy = with_dummies(args, policy_from_args(args, series, cfg))
+    if policy.seed is None and policy.repetitions > 1:
+        raise ParameterError("--repetitions applies to demonstration releases (--seed): every exported "
+                             "release spends ε again")
+    reservation = reserve_release(args, series, policy)
+    if reservation is not None and reservation.withheld:
+        print(refused_line(reservation), file=sys.stderr)
+        return EXIT_CAP
+    try:
+        code = _release(args, cfg, series, policy)
+    except LmdkError:
+        cancel(args, reservation)
+        raise
+    if code != EXIT_OK:
+        cancel(args, reservation)
+    return code
+
+
+def _release(args, cfg, series, policy: Policy) -> int:
+    """Release, write and summarise (the ledger has reserved the ε already)."""
+    from lmdk.data.export import export_scheme_release
+
     source = None
     if policy.seed is None:
-        if policy.repetitions > 1:
-            raise ParameterError("--repetitions applies to demonstration releases (--seed): every exported "
-                                 "release spends ε again")
         exported = export_scheme_release(series, args.landmarks if args.landmarks is not None else policy.landmarks,
                                          policy.scheme, policy.epsilon, w=policy.w,
                                          protects=policy.relation, bound=args.bound,
@@ -161,7 +178,6 @@ def cmd_release(args) -> int:
               "that satisfies it (adaptive, skip, uniform, user) or pass --allow-violation", file=sys.stderr)
         return EXIT_VIOLATION
     write_table(table, args.out, note)
-    record_release(args, series, policy, exported if policy.seed is None else None)
     say(args, _summary_line(summary))
     if note is not None:
         for line in note.splitlines():

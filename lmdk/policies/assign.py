@@ -129,3 +129,15 @@ def assign(table: PolicyTable, default, base, bounds: Bounds | None = None) -> A
         else:
             by_user[row.user] = variant(policy, f"policy table row {row.row}")
     return Assignment(tuple(variants), tuple(origins), by_user, fallback, tuple(refused))
+
+
+def charges(assignment: Assignment, users) -> dict[str, float]:
+    """{user (as text): ε} each released user of ``users`` is charged under ``assignment``: their own policy's
+    total ε (ε + a private selection's ε_sel); users the table withholds (no policy, a bound) are charged nothing."""
+    out = {}
+    for user in users:
+        choice = assignment.of(user)
+        if not isinstance(choice, str):
+            policy = assignment.variants[choice]
+            out[str(user)] = float(policy.epsilon) + float(policy.landmark_epsilon or 0.0)
+    return out

@@ -29,3 +29,20 @@ def spent_by_user(entries, users, cap: float | None = None, delta: float | None 
         left = None if cap is None else max(0.0, float(cap) - totals["epsilon_basic"])
         rows.append((user_key(user), totals["releases"], totals["epsilon_basic"], totals["epsilon_pld"], left))
     return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def from_ledger_summary(summary: dict, users) -> pd.DataFrame:
+    """The rows of :func:`spent_by_user` read from a ledger database's per-user summary
+    (``lmdk.ledger.summary(url, dataset=…, users=True)``): a user it does not name has spent nothing and has the
+    whole stored cap left (None without one)."""
+    cap = (summary.get("cap") or {}).get("epsilon")
+    found = {user_key(u): v for u, v in (summary.get("by_user") or {}).items()}
+    rows = []
+    for user in users:
+        seen = found.get(user_key(user))
+        if seen is None:
+            rows.append((user_key(user), 0, 0.0, 0.0, None if cap is None else float(cap)))
+        else:
+            rows.append((user_key(user), int(seen["releases"]), float(seen["epsilon_basic"]),
+                         float(seen["epsilon_pld"]), seen["remaining"]))
+    return pd.DataFrame(rows, columns=list(COLUMNS))

@@ -190,7 +190,7 @@ def release(table_or_path, policy, out=None, scheduler: str | None = None, worke
             protects=None, private_columns: bool | None = None, allow_violation: bool = True,
             progress: Callable[[int, int], None] | None = None, on_total: Callable[[int], None] | None = None,
             rows: int = CHUNK_ROWS, batch_cells: int = BATCH_CELLS, processes: bool = True,
-            assignment=None, **removed) -> PopulationRelease:
+            assignment=None, withheld: dict | None = None, **removed) -> PopulationRelease:
     """Release every user's series of ``table_or_path`` under ``policy``; see ``PopulationRelease``.
 
     ``table_or_path``: a long DataFrame, a Parquet/CSV long table, a multi-user file or a folder of per-user
@@ -205,7 +205,9 @@ def release(table_or_path, policy, out=None, scheduler: str | None = None, worke
     ``allow_violation=False``: when a user's release violates Theorem 2, nothing is released (``refused``).
     ``progress(users, events)`` is called as users finish. ``assignment``: per-user policies
     (:func:`lmdk.policies.assign`): each user under their own policy or withheld, ``policy`` then holding only the
-    settings every row shares (see :mod:`lmdk.population.per_user`).
+    settings every row shares (see :mod:`lmdk.population.per_user`). ``withheld``: {user: reason} of users not to
+    release (compared as text; e.g. a ledger's cap refused them): the summary lists them with the reason in its
+    ``withheld`` column, beside the users a policy table withheld.
     """
     if "bound" in removed:
         raise ParameterError("population.release: bound= no longer exists: the public box belongs to what ε protects, "
@@ -228,6 +230,8 @@ def release(table_or_path, policy, out=None, scheduler: str | None = None, worke
         from lmdk.population.per_user import assigned_job
 
         job, variants = assigned_job(assignment, plan, source.kind, protects, private_columns, staging, batch_cells)
+    if withheld:  # filtered before the per-user dispatch (lmdk.population.process.process_frame)
+        job = replace(job, withheld=frozenset(map(str, withheld)))
     folder = _out_folder(out)
     if staging is not None and staging.exists():
         shutil.rmtree(staging)
@@ -239,8 +243,14 @@ def release(table_or_path, policy, out=None, scheduler: str | None = None, worke
         with engine.dask_client(address, workers, processes) as client:
             summary = engine.run_dask(source, job, rows, report, client, on_total)
     summary = _sorted(summary)
+    released_summary = summary
+    if withheld:  # users the ledger's cap refused: a row each, its reason in the one `withheld` column
+        summary = with_withheld(summary, withheld)
     if assignment is None:
-        totals = _totals(summary, plan, source)
+        totals = _totals(released_summary, plan, source)
+        if withheld:
+            reasons = summary["withheld"].dropna().value_counts()
+            totals.update(withheld_users=int(reasons.sum()), withheld={str(k): int(v) for k, v in reasons.items()})
     else:
         from lmdk.population.per_user import describe, released_rows
 
@@ -272,6 +282,15 @@ def _totals(summary: pd.DataFrame, plan: Prepared, source) -> dict:
                   landmark_set=plan.landmark_set.to_dict() if plan.landmark_set is not None else None,
                   epsilon_total=pol.epsilon + float(pol.landmark_epsilon or 0.0))
     return totals
+
+
+def with_withheld(summary: pd.DataFrame, withheld: dict) -> pd.DataFrame:
+    """The summary with a ``withheld`` column: None for a released user, the reason for one not released (a row
+    of its own, its other columns empty); a column already there (a policy table's reasons) is kept."""
+    out = summary if "withheld" in summary.columns else summary.assign(
+        withheld=pd.Series([None] * len(summary), index=summary.index, dtype=object))
+    rows = pd.DataFrame({"user": list(withheld), "withheld": [str(r) for r in withheld.values()]})
+    return pd.concat([out, rows], ignore_index=True) if len(out) else rows.reindex(columns=out.columns)
 
 
 def _write_summary(folder: Path, summary: pd.DataFrame, totals: dict, policy: Policy) -> None:

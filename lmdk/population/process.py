@@ -47,6 +47,7 @@ class Job:
     variants: tuple = ()  # per-user policies: (Job, summary columns) per policy (lmdk.population.per_user)
     assign: dict | None = None  # user key → index into variants, or the reason the user is withheld
     fallback: int | str | None = None  # users not in assign: a variant's index or a reason
+    withheld: frozenset[str] = frozenset()  # users (as text) not to release: a ledger's cap refused them
 
 
 def summary_meta() -> pd.DataFrame:
@@ -233,6 +234,10 @@ def process_frame(frame: pd.DataFrame, job: Job) -> pd.DataFrame:
     """Release every (whole) user of ``frame``; returns their summary rows (see the module docstring)."""
     if len(frame) == 0:
         return summary_meta()
+    if job.withheld:
+        frame = frame[~frame["user"].astype(str).isin(job.withheld).to_numpy()]
+        if len(frame) == 0:
+            return summary_meta()
     if job.variants:
         from lmdk.population.per_user import process_assigned
 

@@ -1,5 +1,5 @@
 """``lmdk population --policies``: each user under their own row (declared landmarks, ε, scheme), --config for the
-others or "no policy", the officer's bounds, the statement and the ledger per policy."""
+others or "no policy", the officer's bounds, the statement and the ledger per user."""
 from __future__ import annotations
 
 import json
@@ -66,7 +66,8 @@ def test_each_user_is_released_under_their_own_row(tmp_path, capsys):
     assert [p["users"] for p in totals["policies"]] == [1, 1, 1]
     assert "ε = 0.5" in totals["policies"][1]["guarantee"]["protected"]
     entries = [json.loads(line) for line in (tmp_path / "ledger.jsonl").read_text().splitlines()]
-    assert sorted((e["epsilon"], e["users"]) for e in entries) == [(0.5, 1), (1.0, 1), (1.0, 1)]
+    assert len(entries) == 1 and entries[0]["scheme"] == "per user"  # one reservation, each user's own ε
+    assert entries[0]["charges"] == {"house-0": 1.0, "house-1": 0.5, "house-2": 1.0}  # the withheld: nothing
 
 
 def test_config_covers_users_without_a_row_and_schemes_bound(tmp_path, capsys):

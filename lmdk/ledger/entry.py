@@ -1,4 +1,4 @@
-"""A privacy ledger: what every exported release spent, and the total guarantee of all of them together.
+"""One ledger entry: what one exported release spent, of which input and which users; fingerprints of inputs.
 
 One :class:`LedgerEntry` per export (UTC time, a fingerprint of the input — a sha256, never the data —, the
 policy, ε, the neighbouring relation's sensitivity Δ and its description, mechanism and sampler), kept as JSON
@@ -13,16 +13,14 @@ inside it. The PLD of each export is therefore the generic worst case of pure ε
 which is valid for every mechanism we release; the Laplace PLD would be tighter but is valid for Laplace only.
 
 Composition applies per person's data: releases of different inputs (different fingerprints, or different users
-of one population run) do not add up for one person — ``epsilon_by_fingerprint`` gives the total per input.
+of one population run) do not add up for one person — ``epsilon_by_fingerprint`` gives the total per input, and
+``charges`` ({user: ε}) what each person of the ``dataset`` spent in this export (the budget a cap bounds).
 """
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import math
-from collections import Counter
-from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,6 +34,11 @@ RELATIONS = {"laplace": "one event's value changes by up to {delta:g}",
              "planar_laplace": "one event's location moves (ε per metre, geo-indistinguishability)",
              "randomized_response": "one event's contact changes"}
 """Default descriptions of the neighbouring relation per mechanism (when the policy gives none)."""
+
+SINGLE_USER = "series"
+"""The user of an ``lmdk release`` (or app) export: a single series is one person."""
+EVERY_USER = "*"
+"""The user key of an older population entry without ``charges``: every user of its input spent its ε."""
 
 
 class LedgerError(DataError):
@@ -66,6 +69,20 @@ class LedgerEntry:
     tool: str = ""  # what exported it: "lmdk release", "lmdk population", "app"
     landmark_epsilon: float = 0.0  # ε_sel of a private landmark selection, already included in ``epsilon``
     time: str = field(default_factory=now_utc)  # UTC, ISO 8601
+    dataset: str | None = None  # the budget's name (--dataset); None: the fingerprint is the dataset
+    charges: dict[str, float] | None = None  # ε per user of the dataset (None: an entry from before per-user budgets)
+    id: str = ""  # the reservation's id, set when the entry is reserved in a ledger
+
+    @property
+    def budget_key(self) -> str:
+        """The dataset whose per-user budgets this entry spends: its name, else the input's fingerprint."""
+        return self.dataset or self.fingerprint
+
+    def user_charges(self) -> dict[str, float]:
+        """ε per user: ``charges``, or for an older entry its single series ("series") or every user ("*")."""
+        if self.charges is not None:
+            return dict(self.charges)
+        return {SINGLE_USER if self.users == 1 else EVERY_USER: float(self.epsilon)}
 
     def __post_init__(self) -> None:
         """Check ε, Δ and users; each message names the field."""
@@ -83,6 +100,12 @@ class LedgerEntry:
                                  f"part of the total), not {sel!r}")
         if isinstance(self.users, bool) or not isinstance(self.users, int) or self.users < 1:
             raise ParameterError(f"ledger entry: users must be a whole number ≥ 1, not {self.users!r}")
+        if self.charges is not None:
+            if not isinstance(self.charges, dict) or not self.charges:
+                raise ParameterError("ledger entry: charges must be a non-empty object {user: ε}")
+            for user, eps in self.charges.items():
+                if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not math.isfinite(eps) or eps <= 0:
+                    raise ParameterError(f"ledger entry: charges[{user!r}] must be a finite number > 0, not {eps!r}")
 
     def to_json(self) -> str:
         """One JSON line (no newline)."""
@@ -159,122 +182,3 @@ def _relation(value):
         return None
 
 
-# --------------------------------------------------------------------------- JSON Lines file
-def to_jsonl(entries: Iterable[LedgerEntry]) -> str:
-    """The entries as JSON Lines text (one entry per line, each ending in a newline)."""
-    return "".join(entry.to_json() + "\n" for entry in entries)
-
-
-def parse_jsonl(text: str, name: str = "ledger") -> list[LedgerEntry]:
-    """Entries from JSON Lines text; blank lines are skipped, a malformed line raises LedgerError naming it."""
-    entries = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            entries.append(LedgerEntry.from_dict(json.loads(line)))
-        except (json.JSONDecodeError, RecursionError):
-            raise LedgerError(f"{name} line {number} is not valid JSON; each line must be one ledger entry "
-                              "(fix or delete that line)") from None
-        except ParameterError as exc:
-            raise LedgerError(f"{name} line {number}: {exc} (fix or delete that line)") from None
-    return entries
-
-
-def read(path: str | Path) -> list[LedgerEntry]:
-    """The entries of a ledger file; a missing file is an empty ledger."""
-    file = Path(path)
-    if not file.exists():
-        return []
-    try:
-        text = file.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise LedgerError(f"ledger {str(path)!r} is not UTF-8 text; give a JSON Lines ledger") from None
-    except OSError as exc:
-        raise LedgerError(f"ledger {str(path)!r} cannot be read: {exc.strerror or exc}") from None
-    return parse_jsonl(text, f"ledger {str(path)!r}")
-
-
-def append(path: str | Path, entries: LedgerEntry | Iterable[LedgerEntry]) -> None:
-    """Append entries to a ledger file (created if missing), one JSON line each."""
-    batch = [entries] if isinstance(entries, LedgerEntry) else list(entries)
-    file = Path(path)
-    try:
-        with open(file, "a", encoding="utf-8") as handle:
-            if file.stat().st_size and not _ends_with_newline(file):
-                handle.write("\n")
-            handle.write(to_jsonl(batch))
-    except OSError as exc:
-        raise ParameterError(f"--ledger {str(path)!r} cannot be written: {exc.strerror or exc}") from None
-
-
-def _ends_with_newline(file: Path) -> bool:
-    """Whether a non-empty file's last byte is a newline (so an appended entry starts on its own line)."""
-    with open(file, "rb") as handle:
-        handle.seek(-1, 2)
-        return handle.read(1) == b"\n"
-
-
-# --------------------------------------------------------------------------- composition
-def compose(entries: Iterable[LedgerEntry], delta: float = DELTA) -> dict:
-    """Totals of the entries: ``releases``, ``epsilon_basic`` (Σ ε, pure DP), ``epsilon_pld`` at ``delta``
-    (dp_accounting PLD, each export one pure ε-DP mechanism), ``delta``, ``epsilon_max`` and
-    ``epsilon_by_fingerprint`` ({fingerprint: {releases, epsilon_basic, epsilon_pld}}: composition is per input).
-    """
-    if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not 0 < delta < 1:
-        raise ParameterError(f"delta must be a number in (0, 1), not {delta!r}")
-    batch = list(entries)
-    by_fingerprint: dict[str, list[float]] = {}
-    for entry in batch:
-        by_fingerprint.setdefault(entry.fingerprint, []).append(float(entry.epsilon))
-    totals = _totals([float(e.epsilon) for e in batch], float(delta))
-    return {**totals, "delta": float(delta),
-            "epsilon_by_fingerprint": {fp: _totals(eps, float(delta)) for fp, eps in by_fingerprint.items()},
-            "accounting": "each export is one pure ε-DP mechanism; epsilon_basic: sequential composition (δ = 0); "
-                          "epsilon_pld: dp_accounting privacy-loss distributions at delta"}
-
-
-def _totals(epsilons: list[float], delta: float) -> dict:
-    """releases, epsilon_basic, epsilon_pld and epsilon_max of a list of ε."""
-    basic = math.fsum(epsilons)
-    counts = tuple(sorted(Counter(epsilons).items()))
-    return {"releases": len(epsilons), "epsilon_basic": basic,
-            "epsilon_pld": pld_epsilon(counts, delta) if epsilons else 0.0,
-            "epsilon_max": max(epsilons, default=0.0)}
-
-
-@functools.lru_cache(maxsize=256)
-def pld_epsilon(counts: tuple[tuple[float, int], ...], delta: float) -> float:
-    """ε at ``delta`` of composing ``count`` pure ε-DP mechanisms per (ε, count), by dp_accounting's PLD.
-
-    The result is clamped to [max ε, Σ ε], both valid statements: (Σ ε, 0)-DP implies (Σ ε, δ)-DP, and an
-    (ε′, δ) guarantee with ε′ < max ε also holds with the larger max ε (at δ > 0 the PLD of one release lies a hair
-    below its ε). The pessimistic discretisation only ever rounds privacy losses up.
-    """
-    from dp_accounting.pld import common
-    from dp_accounting.pld import privacy_loss_distribution as pld
-
-    basic = math.fsum(eps * k for eps, k in counts)
-    releases = sum(k for _, k in counts)
-    # Losses are rounded up to the grid: an error < releases × interval (interval: 0.1 % of the mean ε, at least
-    # the library's 10⁻⁴), and none for the smallest ε (a whole number of intervals).
-    target = min(1e-2, max(1e-4, 1e-3 * basic / releases))
-    smallest = min(eps for eps, _ in counts)
-    interval = smallest / math.ceil(smallest / target)
-    parts = []
-    for eps, k in counts:
-        one = pld.from_privacy_parameters(common.DifferentialPrivacyParameters(eps, 0.0),
-                                          value_discretization_interval=interval)
-        parts.append(one.self_compose(k) if k > 1 else one)
-    total = parts[0]
-    for part in parts[1:]:
-        total = total.compose(part)
-    epsilon = float(total.get_epsilon_for_delta(delta))
-    return min(basic, max(epsilon, max(eps for eps, _ in counts)))
-
-
-def would_exceed(entries: Iterable[LedgerEntry], epsilon: float, cap: float | None) -> bool:
-    """Whether one more export spending ``epsilon`` takes the sequential total Σ ε past ``cap`` (None: no cap)."""
-    if cap is None:
-        return False
-    return math.fsum([float(e.epsilon) for e in entries] + [float(epsilon)]) > float(cap) * (1 + 1e-12)

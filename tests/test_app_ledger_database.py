@@ -1,0 +1,48 @@
+"""The app with the operator's ledger database (LMDK_LEDGER_URL): a release past the cap stored for the data is
+refused with an error and its download disabled; below the cap a click reserves it in the database."""
+from __future__ import annotations
+
+import pytest
+from app_support import navigation_mode  # noqa: F401 (autouse fixture for the AppTest below)
+
+from lmdk import data, ledger
+
+
+def _release_button(at):
+    return next(b for b in at.get("download_button") if b.proto.label == "Release to hand out (CSV)")
+
+
+def test_a_download_past_the_databases_cap_is_refused_with_an_error(tmp_path, monkeypatch):
+    import app_support
+
+    url = f"sqlite:///{tmp_path / 'ledger.db'}"
+    fingerprint = ledger.fingerprint_series(data.sample("hue"))
+    entry = ledger.LedgerEntry(fingerprint=fingerprint, epsilon=1.0, scheme="uniform", mechanism="laplace")
+    ledger.reserve_users(url, None, {ledger.SINGLE_USER: 1.0}, cap=1.5, entry=entry)  # 0.5 left for the sample
+    monkeypatch.setenv("LMDK_LEDGER_URL", url)
+    at = app_support.open_page("pages/schemes_utility.py", 120, reps="5", schemes="uniform,adaptive")
+    assert not at.exception, at.exception
+    assert _release_button(at).proto.disabled  # the page's ε = 1 passes the cap of 1.5 (1 spent)
+    (error,) = [e.value for e in at.error if "privacy ledger" in e.value]
+    assert "cap ε = 1.5" in error and "ε spent 1" in error and "ε asked 1" in error
+
+    from ui import ledger as ledger_ui
+
+    session: dict = {}
+    monkeypatch.setattr("streamlit.session_state", session)
+    fields = {"fingerprint": fingerprint, "epsilon": 0.5, "scheme": "uniform", "mechanism": "laplace", "tool": "app"}
+    ledger_ui.record(fields)  # 0.5 fits: reserved in the database, kept in the session
+    ledger_ui.record(fields)  # past the cap: refused, nothing recorded
+    assert len(session[ledger_ui.state.LEDGER]) == 1 and "cap ε = 1.5" in session[ledger_ui.REFUSED]
+    assert ledger.spent_by_user(ledger.records(url).entries, fingerprint) == {ledger.SINGLE_USER: 1.5}
+
+
+@pytest.mark.parametrize("value", ["", None])
+def test_without_the_variable_the_app_keeps_its_session_memory(monkeypatch, value):
+    from ui import ledger as ledger_ui
+
+    if value is None:
+        monkeypatch.delenv("LMDK_LEDGER_URL", raising=False)
+    else:
+        monkeypatch.setenv("LMDK_LEDGER_URL", value)
+    assert ledger_ui.database_url() is None and ledger_ui.database_refusal(object(), 1.0) is None
