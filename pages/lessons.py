@@ -127,8 +127,11 @@ def _lesson(lesson) -> None:
         st.caption("You changed the setting or the prediction since this check: press Check again to test it.")
     _numbers(done["reveal"])
     _play(lesson, done["setting"])
+    own = [s.label.lower() for s in lesson.settings if s.key in lesson.not_in_lab]
+    note = f" ({', '.join(own)}: the lab's schemes choose their own)" if own else ""
     st.markdown(f"[Open this in the lab]({lesson.lab_link(done['setting'])}) — the "
-                f"{text.escape_markdown(lesson.lab_title)} page with this setting (opens in a new tab).")
+                f"{text.escape_markdown(lesson.lab_title)} page with this setting{text.escape_markdown(note)} "
+                "(opens in a new tab).")
     st.info(f"**Takeaway.** {text.escape_markdown(lesson.takeaway)}", icon=":material/lightbulb:")
 
 

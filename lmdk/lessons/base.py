@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from lmdk.errors import ParameterError
@@ -91,7 +91,7 @@ class Lesson:
     choices: tuple[str, ...] = ()  # empty: the prediction is a number
     number_label: str = ""
     section: str = ""  # the paper's section behind the lesson
-    extra: dict = field(default_factory=dict)
+    not_in_lab: tuple[str, ...] = ()  # settings the lab page has no control for (said beside the link)
 
     @property
     def title(self) -> str:

@@ -108,6 +108,7 @@ LESSON_2 = Lesson(
     lab_query_fn=lambda v: {"source": "synthetic", "syn_n": str(N2),
                             "lm": encode_landmarks(_theorem2_budgets(v)[1]), "eps": f"{EPS2:g}",
                             "schemes": "uniform,skip,adaptive"},
+    not_in_lab=("a", "b"),  # the lab's schemes assign the budgets: it shows theirs against Theorem 2
     takeaway="Landmarks share ε with every regular event: all landmarks plus any one other event stay within ε.")
 
 LESSON_4 = Lesson(
