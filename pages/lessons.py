@@ -99,7 +99,8 @@ def _play(lesson, setting: dict) -> None:
                              value=setting[played.key], key=_key(lesson, "play"),
                              format_func=lambda v: f"{v:g}" if isinstance(v, float) else str(v), width=360)
     reveal = lesson.reveal({**setting, played.key: value})
-    st.markdown(f"At {text.escape_markdown(played.label.lower())} = {text.escape_markdown(value)}: "
+    shown = f"{value:g}" if isinstance(value, float) else str(value)
+    st.markdown(f"With {text.escape_markdown(played.label.lower())} = {text.escape_markdown(shown)}, the answer is "
                 f"**{text.escape_markdown(reveal.answer_text)}**.")
     if value != setting[played.key]:
         _numbers(reveal)
