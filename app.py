@@ -12,6 +12,7 @@ st.set_page_config(page_title="lmdk — landmark privacy lab", page_icon=":mater
 # The one page registry: (file, title, icon). Other pages append themselves here, in reading order.
 PAGES = [
     ("pages/home.py", "Overview", ":material/home:"),
+    ("pages/lessons.py", "Lessons", ":material/school:"),
     ("pages/data_landmarks.py", "Data & landmarks", ":material/database:"),
     ("pages/schemes_utility.py", "Schemes & utility", ":material/tune:"),
     ("pages/temporal_loss.py", "Temporal privacy loss", ":material/trending_up:"),
