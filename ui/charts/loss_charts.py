@@ -27,6 +27,10 @@ DISTRIBUTION_STYLE = {  # one colour (the budgets are Uniform's) and a marker + 
     "bimodal": dict(symbol="triangle-up", dash="longdash"),
     "uniform": dict(symbol="x", dash="longdashdot"),
 }
+# legend names of the landmark distributions: "uniform" alone was also the name of the scheme whose budgets the
+# same figure draws (issue 35), so each entry says it is a landmark distribution, and the uniform one does in words
+DISTRIBUTION_LABEL = {"skewed": "skewed landmarks", "symmetric": "symmetric landmarks",
+                      "bimodal": "bimodal landmarks", "uniform": "landmarks spread at random"}
 LEGEND_MARGIN_TOP = 80  # room for a two-line legend above the plot
 LOG_RATIO = 30  # a MAE chart whose bars span more than this factor gets a log axis
 
@@ -129,7 +133,8 @@ def distribution_comparison(
     frame: pd.DataFrame, *, quantity: str, statistic: str, epsilon: float, current_pct: float | None = None,
     height: int = 400, meta: dict | None = None,
 ) -> go.Figure:
-    """Figure 9: the chosen quantity/statistic per landmark % for each distribution, no correlation dashed."""
+    """Figure 9: the chosen quantity/statistic per landmark % for each landmark distribution (legend:
+    ``DISTRIBUTION_LABEL``), under the Uniform scheme's budgets, no correlation dashed."""
     sub = frame[(frame["quantity"] == quantity) & (frame["statistic"] == statistic)]
     colour = SCHEME_COLOURS["uniform"]
     fig = go.Figure()
@@ -138,10 +143,10 @@ def distribution_comparison(
         if part.empty:
             continue
         fig.add_trace(go.Scatter(
-            x=part["landmark_pct"], y=part["value"], mode="lines+markers", name=dist,
+            x=part["landmark_pct"], y=part["value"], mode="lines+markers", name=DISTRIBUTION_LABEL[dist],
             line=dict(color=colour, dash=style["dash"], width=2),
             marker=dict(symbol=style["symbol"], size=9, color=colour),
-            hovertemplate=dist + "<br>%{x} % landmarks<br>%{y:.4g}<extra></extra>",
+            hovertemplate=DISTRIBUTION_LABEL[dist] + "<br>%{x} % landmarks<br>%{y:.4g}<extra></extra>",
         ))
     ref = sub.groupby("landmark_pct")["reference"].mean()
     fig.add_trace(go.Scatter(x=ref.index, y=ref.values, mode="lines", line=REFERENCE, name="no correlation",
