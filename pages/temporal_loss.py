@@ -183,9 +183,10 @@ def _page() -> None:
         how = ("the limits far from the ends of the series" if asym.constant else
                f"upper bounds: the limits at a constant budget of ε_max = {asym.epsilon_max:.3g}")
         st.caption(f"{scheme} budgets, correlation {described}, ε = {eps:g}. Dotted lines: {how} — "
-                   f"BPL/FPL ≤ {asym.bpl:.4g}, TPL ≤ {asym.tpl:.4g}. Black diamonds: landmarks.")
+                   f"BPL/FPL ≤ {asym.bpl:.4g}, TPL ≤ {asym.tpl:.4g}. Ticks in the strip L under it: landmarks.")
     else:
-        st.caption(f"{scheme} budgets, correlation {described}, ε = {eps:g}. Black diamonds: landmarks.")
+        st.caption(f"{scheme} budgets, correlation {described}, ε = {eps:g}. Ticks in the strip L under it: "
+                   "landmarks.")
         st.warning("The supremum is **infinite** for this matrix: some state is reached deterministically, so every "
                    "release adds to the loss and BPL grows without bound as the series gets longer.",
                    icon=":material/all_inclusive:")

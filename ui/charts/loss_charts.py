@@ -2,7 +2,8 @@
 
 Line styles carry meaning on both pages: a scheme's own quantities are drawn in its colour (solid =
 the headline quantity), the no-correlation reference is black dashed, asymptotes are black dotted,
-the goal ε is a thin light-grey line. Real landmarks are filled black diamonds, dummies open grey triangles.
+the goal ε is a thin light-grey line. Landmarks over time are ticks in a strip "L" under the chart (ui.charts.rug);
+on the budget bars real landmarks are filled black diamonds, dummies open grey triangles.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from plotly.subplots import make_subplots
 
 from ui.charts.budget_chart import BAR_LIMIT
 from ui.charts.downsample import DISPLAY_POINTS, bucket_max, markers, positions
+from ui.charts.rug import add_landmark_rug
 from ui.charts.style import DUMMY_MARKER, LANDMARK_MARKER, REGULAR, SCHEME_COLOURS, base_layout, rgba
 
 REFERENCE = dict(color="#000000", dash="dash", width=1.5)  # no correlation
@@ -88,13 +90,12 @@ def temporal_loss(
 
 def _landmark_marks(fig: go.Figure, trace, landmarks: Iterable[int], y, label: str, first: int = 0,
                     stop: int | None = None) -> None:
-    """Landmarks in [first, stop) as filled black diamonds on the curve ``y`` (hover names the curve ``label``);
-    at most MARKERS_MAX of them (ui.charts.downsample.markers) — real landmarks all."""
+    """Landmarks in [first, stop) as ticks in the strip "L" under the chart (ui.charts.rug, as on the timeline; hover
+    gives the curve ``label`` there); at most MARKERS_MAX of them (ui.charts.downsample.markers), real ones all."""
     lm = _sorted(landmarks)
     lm = markers(lm[(lm >= first) & (lm < (len(y) if stop is None else stop))], y)
-    if lm.size:
-        fig.add_trace(trace(x=lm, y=np.asarray(y)[lm], mode="markers", marker={**LANDMARK_MARKER, "size": 5},
-                            name="landmark", hovertemplate="landmark t=%{x}<br>" + label + "=%{y:.4g}<extra></extra>"))
+    add_landmark_rug(fig, lm, customdata=np.asarray(y, dtype=float)[lm],
+                     hover="landmark t=%{x}<br>" + label + "=%{customdata:.4g}")
 
 
 def _loss_layout(fig: go.Figure, *, height: int, meta: dict) -> go.Figure:
@@ -102,7 +103,7 @@ def _loss_layout(fig: go.Figure, *, height: int, meta: dict) -> go.Figure:
     base_layout(fig, height=height, meta=meta)
     fig.update_layout(margin=dict(l=70, r=20, t=LEGEND_MARGIN_TOP, b=50))
     fig.update_xaxes(title_text="timestamp t")
-    fig.update_yaxes(title_text="privacy loss (ε)", rangemode="tozero")
+    fig.update_layout(yaxis={"title": {"text": "privacy loss (ε)"}, "rangemode": "tozero"})  # not the strip's axis
     return fig
 
 
