@@ -12,8 +12,9 @@ ensure_entrypoint()  # this page needs no series, so it does not start with stat
 st.title("Landmark privacy lab")
 explain.explain(
     "The chart shows the budget $\\varepsilon_t$ each scheme spends per timestamp for the eight-event example; "
-    "black diamonds mark landmarks. A scheme satisfies (ε, L)-landmark privacy when, for every t, the "
-    "budgets on the landmarks plus the one at t sum to at most ε. The paper's neighbouring relation "
+    "landmarks are the ticks in the strip L on top and the hatched bars. A scheme satisfies (ε, L)-landmark "
+    "privacy when, for every t, the budgets on the landmarks plus the one at t sum to at most ε. The paper's "
+    "neighbouring relation "
     "(Definition 3) lets two series differ on the landmarks and on at most one regular event.",
     [explain.THEOREM_2, r"\text{uniform: } \varepsilon_t = \frac{\varepsilon}{|L|+1}, \qquad "
                         r"\text{user: } \varepsilon_t = \frac{\varepsilon}{n}, \qquad "

@@ -51,7 +51,8 @@ def _explain() -> None:
         "so under strong correlation it can exceed $\\sum_{t'} \\varepsilon_{t'}$, which always holds by "
         "sequential composition; the shaded *bound* is the smaller of the two.\n\n"
         "**Figure 9.** The same loss for synthetic landmark sets drawn from four distributions (skewed, symmetric, "
-        "bimodal, uniform), with Uniform budgets $\\varepsilon/(|L|+1)$, averaged over a few draws.",
+        "bimodal, spread at random), with the Uniform scheme's budgets $\\varepsilon/(|L|+1)$, averaged over a few "
+        "draws.",
         [r"\mathrm{BPL}_t = L_B(\mathrm{BPL}_{t-1}) + \varepsilon_t,\quad "
          r"\mathrm{FPL}_t = L_F(\mathrm{FPL}_{t+1}) + \varepsilon_t,\quad "
          r"\mathrm{TPL}_t = \mathrm{BPL}_t + \mathrm{FPL}_t - \varepsilon_t",
@@ -182,9 +183,10 @@ def _page() -> None:
         how = ("the limits far from the ends of the series" if asym.constant else
                f"upper bounds: the limits at a constant budget of ε_max = {asym.epsilon_max:.3g}")
         st.caption(f"{scheme} budgets, correlation {described}, ε = {eps:g}. Dotted lines: {how} — "
-                   f"BPL/FPL ≤ {asym.bpl:.4g}, TPL ≤ {asym.tpl:.4g}. Black diamonds: landmarks.")
+                   f"BPL/FPL ≤ {asym.bpl:.4g}, TPL ≤ {asym.tpl:.4g}. Ticks in the strip L under it: landmarks.")
     else:
-        st.caption(f"{scheme} budgets, correlation {described}, ε = {eps:g}. Black diamonds: landmarks.")
+        st.caption(f"{scheme} budgets, correlation {described}, ε = {eps:g}. Ticks in the strip L under it: "
+                   "landmarks.")
         st.warning("The supremum is **infinite** for this matrix: some state is reached deterministically, so every "
                    "release adds to the loss and BPL grows without bound as the series gets longer.",
                    icon=":material/all_inclusive:")
@@ -217,9 +219,9 @@ def _page() -> None:
                                                current_pct=100.0 * views.share(cur.landmarks, cur.n))
     st.plotly_chart(fig3, key="distribution_chart", config=charts.MODEBAR)
     capped = "" if n_fig == cur.n else f" (capped at {n_fig:,} events to keep the page fast)"
-    st.caption(f"n = {n_fig:,}{capped}, ε = {eps:g}, Uniform budgets ε/(|L|+1), correlation {described}; each point "
-               f"is the mean of {cache_loss.COMPARISON_REPETITIONS} landmark draws. Grey vertical line: the share of "
-               "landmarks in your series.")
+    st.caption(f"n = {n_fig:,}{capped}, ε = {eps:g}, the Uniform scheme's budgets ε/(|L|+1), correlation "
+               f"{described}; each point is the mean of {cache_loss.COMPARISON_REPETITIONS} landmark draws. Grey "
+               "vertical line: the share of landmarks in your series.")
     picked = frame[(frame["quantity"] == quantity) & (frame["statistic"] == statistic)]
     wide = picked.pivot_table(index="landmark_pct", columns="distribution", values="value", sort=False)
     wide["no correlation"] = picked.groupby("landmark_pct")["reference"].mean()

@@ -24,8 +24,8 @@ def test_page_audits_the_chosen_schemes_and_says_it_plainly():
     at = open_page(schemes="uniform,skip", aud_n="200", aud_corr="strong")
     assert at.title[0].value == "Adversary lab" and not at.error
     headline = next(m.value for m in at.markdown if m.value.startswith("##### "))
-    assert "No attacker we ran could tell two versions" in headline and "within the claim" in headline
-    assert "*Skip* gives its landmarks away" in headline
+    assert headline.startswith("##### No attack broke the promise of ε = 1")
+    assert "*Skip* lets an attacker find the landmarks" in headline
     figs = charts(at)
     assert len(figs) == 4  # loss, positions, values, correlation
     assert meta_of(figs[0]["layout"])["schemes"] == ["uniform", "skip"]
@@ -72,5 +72,5 @@ def test_event_level_is_flagged_and_trials_are_capped_for_long_series():
     ui_audit.clear()
     at = open_page(schemes="event", aud_n="200", aud_corr="none", n="400")
     headline = next(m.value for m in at.markdown if m.value.startswith("##### "))
-    assert "Event level leaks more than ε = 1 allows" in headline
+    assert "Event level leaks more than promised" in headline
     assert ui_audit.trials_cap(10_000) == 500 and ui_audit.trials_cap(1_000) == 5_000

@@ -25,10 +25,16 @@ def _timeline_meta(at) -> tuple[dict, dict]:
     return charts.meta_of(spec["layout"]), spec
 
 
-def test_a_year_of_5_minute_readings_is_taken_whole_and_drawn_downsampled():
+def test_a_year_of_5_minute_readings_is_taken_whole_opens_readable_and_is_drawn_downsampled():
     at = open_page(source="synthetic", syn_n="105120")
     cur = at.session_state[state.CURRENT]
     assert cur.n == 105_120 and cur.full_n == 0  # no cut, no window
+    # it opens at a readable zoom (issue 35): its first 500 events, every one drawn, not 105,120 as a solid block
+    meta, spec = _timeline_meta(at)
+    assert (meta["window"]["first"], meta["window"]["stop"], meta["window"]["drawn"]) == (0, 500, 500)
+    assert app_support.array(spec["data"][0]["customdata"]).astype(int).tolist() == list(range(500))
+    assert "opens at its first 500 events" in shown(at)
+    at.select_slider(key="zoom_width").set_value(105_120).run()  # 'whole series': downsampled, real events
     meta, spec = _timeline_meta(at)
     assert meta["window"]["drawn"] <= 2_000 and meta["window"]["stop"] == 105_120
     series = spec["data"][0]
@@ -36,6 +42,7 @@ def test_a_year_of_5_minute_readings_is_taken_whole_and_drawn_downsampled():
     assert drawn.size <= 2_000
     np.testing.assert_allclose(app_support.array(series["y"]).astype(float), cur.series.values[drawn])
     assert drawn[0] == 0 and drawn[-1] == 105_119 and np.argmax(cur.series.values) in drawn  # ends and peak kept
+    assert "opens at its first" not in shown(at)
     assert not any("long_series_choice" in str(getattr(b, "key", "")) for b in at.get("flex_container"))
     assert state.PARAMS[state.SYN_N].parse("105120") == 105_120
     assert state.PARAMS[state.LENGTH].parse(str(state.N_MAX + 1)) is None

@@ -47,7 +47,10 @@ def test_default_render_has_the_three_charts_and_the_explanation():
     assert any("limit (supremum)" in n for n in tpl_names)  # Uniform spends a constant budget: exact limit
     assert {"overall (uniform)", "own term αₜ", "no correlation (Theorem 2)", "goal ε"} <= set(lm_names)
     assert any(n.startswith("bound") for n in lm_names)
-    assert {"skewed", "symmetric", "bimodal", "uniform", "no correlation"} <= set(fig9_names)
+    # every landmark distribution named as one: "uniform" alone was also the scheme whose budgets it draws (issue 35)
+    assert {"skewed landmarks", "symmetric landmarks", "bimodal landmarks", "landmarks spread at random",
+            "no correlation"} <= set(fig9_names)
+    assert not set(fig9_names) & set(state.SCHEME_NAMES)
     figure = spec(at, 0)
     assert figure["layout"]["meta"] == {"eps": 1.0, "scheme": "uniform"}
     assert "ε" in figure["layout"]["yaxis"]["title"]["text"]

@@ -24,7 +24,7 @@ def test_the_lab_draws_its_charts_and_headline(browser_context, app_url):
         assert meta(page, "audit_correlation_chart")["scheme"] == "skip"
         assert meta(page, "audit_values_chart")["schemes"] == ["uniform", "skip"]
         body = page.inner_text("body")
-        assert "gives its landmarks away" in body and "No attacker we ran could tell" in body
+        assert "lets an attacker find the landmarks" in body and "No attack broke the promise" in body
         assert not exceptions(page)
         screenshot(page, "audit_page")
     finally:

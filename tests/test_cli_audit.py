@@ -31,7 +31,7 @@ def test_audit_writes_the_issues_json_keys(capsys, tmp_path):
     assert data["landmark_inference"]["auc"] >= 0.8 and data["landmark_inference"]["chance"] == pytest.approx(0.21)
     assert {"success", "bound"} <= set(data["value_inference"])
     assert data["trials"] == 300 and data["relation"]["high"] == 25
-    assert "gives its landmarks away" in err and "AUC" in err
+    assert "lets an attacker find the landmarks" in err and "AUC" in err
     assert out == ""  # --json: nothing on standard output
 
 
@@ -45,7 +45,7 @@ def test_a_policy_that_leaks_more_than_it_claims_exits_3(capsys):
     code, out, err = run(capsys, "audit", *POLICY, "--scheme", "event")
     data = json.loads(out)
     assert code == cli.EXIT_VIOLATION and data["exceeds_claim"] and data["worst_neighbour"] == "theorem2"
-    assert "above the claimed ε = 1" in err and "leaks more than ε = 1 allows" in err
+    assert "the promise was ε = 1" in err and "leaks more than promised" in err
 
 
 def test_dummies_on_audit_and_release(capsys, tmp_path):

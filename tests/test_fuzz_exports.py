@@ -101,4 +101,4 @@ def test_audit_without_landmarks_says_there_are_none():
     audit = {"scheme": "uniform", "landmarks": 0,
              "landmark_inference": {"by_dummies": {"none": {"auc": float("nan"), "attacker": "repeats"}}}}
     text = positions_headline([audit])
-    assert "no landmarks" in text and "nan" not in text and "gives its landmarks away" not in text
+    assert "no landmarks" in text and "nan" not in text and "lets an attacker find the landmarks" not in text

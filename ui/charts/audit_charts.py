@@ -1,5 +1,5 @@
 """Plotly figures of the Adversary lab, in the conventions of ui.charts.style: one colour per scheme, the claimed ε
-and the bounds as thin dark reference lines (dashed: no correlation), chance dotted, real landmarks black diamonds.
+and the bounds as thin dark reference lines (dashed: no correlation), chance dotted, landmarks ticks in a strip "L".
 
 Every function takes ``lmdk.audit.Audit.to_dict()`` output (plain data), plus the correlation curves where needed.
 """
@@ -9,7 +9,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ui.charts.style import LANDMARK_MARKER, SCHEME_COLOURS, base_layout, rgba
+from ui.charts.rug import add_landmark_rug
+from ui.charts.style import SCHEME_COLOURS, base_layout, rgba
 
 PAIR_STYLE = {"regular": ("one regular event", "circle"), "landmark": ("one landmark", "square"),
               "theorem2": ("all landmarks + one (Thm 2)", "diamond")}
@@ -169,7 +170,7 @@ def value_waffles(audits: list[dict], *, height: int | None = None) -> go.Figure
 
 def correlation_curves(result, scheme: str, landmarks, timestamps=None, *, height: int = 470) -> go.Figure:
     """The correlated attack per event: its success (thin), the TPL bound (solid) and the bound without correlation
-    (dashed), all as probabilities of guessing the event's value right; landmarks as diamonds at the bottom."""
+    (dashed), all as probabilities of guessing the event's value right; landmarks as ticks in the strip "L" under it."""
     n = len(result.success)
     x = np.arange(n) if timestamps is None else timestamps
     col = _colour(scheme)
@@ -186,9 +187,7 @@ def correlation_curves(result, scheme: str, landmarks, timestamps=None, *, heigh
                              name="attack's success (measured)",
                              hovertemplate="%{x}<br>measured %{y:.3f}<extra></extra>"))
     L = np.asarray(landmarks, dtype=int)
-    if L.size:
-        fig.add_trace(go.Scatter(x=np.asarray(x)[L], y=np.full(L.size, 0.42), mode="markers",
-                                 marker={**LANDMARK_MARKER, "size": 6}, name="landmark", hoverinfo="skip"))
+    add_landmark_rug(fig, np.asarray(x)[L], hover="landmark %{x}")  # the strip "L" under the chart, as on the timeline
     t = result.target
     fig.add_trace(go.Scatter(x=[np.asarray(x)[t]], y=[result.success[t]], mode="markers", name="reported event",
                              marker=dict(symbol="star", size=14, color=col, line=dict(width=1, color="#000000")),
@@ -197,7 +196,7 @@ def correlation_curves(result, scheme: str, landmarks, timestamps=None, *, heigh
                              hovertemplate=f"event {t}<br>success %{{y:.3f}} (bound {result.bound[t]:.3f})"
                                            "<extra></extra>"))
     fig.add_hline(y=0.5, line=CHANCE)
-    fig.update_layout(yaxis=dict(title="probability of guessing the event right", range=[0.4, 1.01]),
+    fig.update_layout(yaxis=dict(title="probability of guessing the event right", range=[0.45, 1.01]),
                       xaxis=dict(title="time" if timestamps is not None else "t"))
     fig = base_layout(fig, height=height, meta={"scheme": scheme, "s": result.s, "target": int(t)})
     return fig.update_layout(legend=BOTTOM_LEGEND, margin=dict(t=30, b=160))

@@ -2,7 +2,8 @@
 
 Line styles carry meaning on both pages: a scheme's own quantities are drawn in its colour (solid =
 the headline quantity), the no-correlation reference is black dashed, asymptotes are black dotted,
-the goal ε is a thin light-grey line. Real landmarks are filled black diamonds, dummies open grey triangles.
+the goal ε is a thin light-grey line. Landmarks over time are ticks in a strip "L" under the chart (ui.charts.rug);
+on the budget bars real landmarks are filled black diamonds, dummies open grey triangles.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from plotly.subplots import make_subplots
 
 from ui.charts.budget_chart import BAR_LIMIT
 from ui.charts.downsample import DISPLAY_POINTS, bucket_max, markers, positions
+from ui.charts.rug import add_landmark_rug
 from ui.charts.style import DUMMY_MARKER, LANDMARK_MARKER, REGULAR, SCHEME_COLOURS, base_layout, rgba
 
 REFERENCE = dict(color="#000000", dash="dash", width=1.5)  # no correlation
@@ -27,6 +29,10 @@ DISTRIBUTION_STYLE = {  # one colour (the budgets are Uniform's) and a marker + 
     "bimodal": dict(symbol="triangle-up", dash="longdash"),
     "uniform": dict(symbol="x", dash="longdashdot"),
 }
+# legend names of the landmark distributions: "uniform" alone was also the name of the scheme whose budgets the
+# same figure draws (issue 35), so each entry says it is a landmark distribution, and the uniform one does in words
+DISTRIBUTION_LABEL = {"skewed": "skewed landmarks", "symmetric": "symmetric landmarks",
+                      "bimodal": "bimodal landmarks", "uniform": "landmarks spread at random"}
 LEGEND_MARGIN_TOP = 80  # room for a two-line legend above the plot
 LOG_RATIO = 30  # a MAE chart whose bars span more than this factor gets a log axis
 
@@ -84,13 +90,12 @@ def temporal_loss(
 
 def _landmark_marks(fig: go.Figure, trace, landmarks: Iterable[int], y, label: str, first: int = 0,
                     stop: int | None = None) -> None:
-    """Landmarks in [first, stop) as filled black diamonds on the curve ``y`` (hover names the curve ``label``);
-    at most MARKERS_MAX of them (ui.charts.downsample.markers) — real landmarks all."""
+    """Landmarks in [first, stop) as ticks in the strip "L" under the chart (ui.charts.rug, as on the timeline; hover
+    gives the curve ``label`` there); at most MARKERS_MAX of them (ui.charts.downsample.markers), real ones all."""
     lm = _sorted(landmarks)
     lm = markers(lm[(lm >= first) & (lm < (len(y) if stop is None else stop))], y)
-    if lm.size:
-        fig.add_trace(trace(x=lm, y=np.asarray(y)[lm], mode="markers", marker={**LANDMARK_MARKER, "size": 5},
-                            name="landmark", hovertemplate="landmark t=%{x}<br>" + label + "=%{y:.4g}<extra></extra>"))
+    add_landmark_rug(fig, lm, customdata=np.asarray(y, dtype=float)[lm],
+                     hover="landmark t=%{x}<br>" + label + "=%{customdata:.4g}")
 
 
 def _loss_layout(fig: go.Figure, *, height: int, meta: dict) -> go.Figure:
@@ -98,7 +103,7 @@ def _loss_layout(fig: go.Figure, *, height: int, meta: dict) -> go.Figure:
     base_layout(fig, height=height, meta=meta)
     fig.update_layout(margin=dict(l=70, r=20, t=LEGEND_MARGIN_TOP, b=50))
     fig.update_xaxes(title_text="timestamp t")
-    fig.update_yaxes(title_text="privacy loss (ε)", rangemode="tozero")
+    fig.update_layout(yaxis={"title": {"text": "privacy loss (ε)"}, "rangemode": "tozero"})  # not the strip's axis
     return fig
 
 
@@ -129,7 +134,8 @@ def distribution_comparison(
     frame: pd.DataFrame, *, quantity: str, statistic: str, epsilon: float, current_pct: float | None = None,
     height: int = 400, meta: dict | None = None,
 ) -> go.Figure:
-    """Figure 9: the chosen quantity/statistic per landmark % for each distribution, no correlation dashed."""
+    """Figure 9: the chosen quantity/statistic per landmark % for each landmark distribution (legend:
+    ``DISTRIBUTION_LABEL``), under the Uniform scheme's budgets, no correlation dashed."""
     sub = frame[(frame["quantity"] == quantity) & (frame["statistic"] == statistic)]
     colour = SCHEME_COLOURS["uniform"]
     fig = go.Figure()
@@ -138,10 +144,10 @@ def distribution_comparison(
         if part.empty:
             continue
         fig.add_trace(go.Scatter(
-            x=part["landmark_pct"], y=part["value"], mode="lines+markers", name=dist,
+            x=part["landmark_pct"], y=part["value"], mode="lines+markers", name=DISTRIBUTION_LABEL[dist],
             line=dict(color=colour, dash=style["dash"], width=2),
             marker=dict(symbol=style["symbol"], size=9, color=colour),
-            hovertemplate=dist + "<br>%{x} % landmarks<br>%{y:.4g}<extra></extra>",
+            hovertemplate=DISTRIBUTION_LABEL[dist] + "<br>%{x} % landmarks<br>%{y:.4g}<extra></extra>",
         ))
     ref = sub.groupby("landmark_pct")["reference"].mean()
     fig.add_trace(go.Scatter(x=ref.index, y=ref.values, mode="lines", line=REFERENCE, name="no correlation",

@@ -17,16 +17,20 @@ from ui.session import state
 WIDTH = "zoom_width"  # widget keys (session only; the window itself is state.ZOOM)
 START = "zoom_start"
 WIDTHS = (500, 2_000, 10_000, 50_000)  # events per window; 500 and 2,000 are drawn point for point
+# a long series opens at its first READABLE events (about one per pixel column of a 1,024-px page): its whole
+# length drawn at once was a solid block of line and landmark ticks (issue 35); "whole series" is one step away
+READABLE = WIDTHS[0]
 
 
 def current(cur) -> tuple[int, int]:
-    """(first, stop) of the zoom window of the current series (the whole series unless zoomed)."""
+    """(first, stop) of the zoom window of the current series: as zoomed, else the whole series, or its first
+    ``READABLE`` events when it is longer than a chart draws point for point."""
     stored = st.session_state.get(state.ZOOM)
     if cur is None:
         return 0, 0
     if stored and stored[0] == cur.token and 0 <= stored[1] < stored[2] <= cur.n:
         return int(stored[1]), int(stored[2])
-    return 0, cur.n
+    return (0, READABLE) if cur.n > DISPLAY_POINTS else (0, cur.n)
 
 
 def _changed(token: str, n: int) -> None:
@@ -62,6 +66,9 @@ def control(cur, container=None) -> tuple[int, int]:
     ts = cur.series.timestamps
     detail = ("every event drawn" if width <= DISPLAY_POINTS
               else f"{DISPLAY_POINTS:,} points per line of {width:,} events (zoom to {DISPLAY_POINTS:,} for every one)")
+    opened = (f" A long series opens at its first {READABLE:,} events so each one can be seen; slide the zoom to "
+              "'whole series' for the overview." if width == READABLE and ss.get(state.ZOOM, (None,))[0] != cur.token
+              else "")
     box.caption(f"Showing events {first:,}–{stop - 1:,} ({ts[first]} → {ts[stop - 1]}): {detail}. Headlines, MAE "
-                "and verdicts always cover the whole series.")
+                f"and verdicts always cover the whole series.{opened}")
     return first, stop
