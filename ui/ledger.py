@@ -8,11 +8,16 @@ the start of the rerun the click triggers; the file itself is still drawn by the
 When the operator sets ``LMDK_LEDGER_URL`` (``sqlite:///PATH`` or ``postgresql://…``, docs/DEPLOY.md) every
 release handed out is also reserved in that database, shared by every session and replica: the data (its
 fingerprint) is the dataset and a single series one user, so a cap stored for it there (``lmdk release --ledger
-URL --cap``) refuses a download past it with an error, whatever the session's own cap says.
+URL --cap``) refuses a download past it with an error, whatever the session's own cap says. The reservation is made
+by the file's deferred callable itself (:func:`reserving`), in the database's transaction and before any noise is
+drawn, so two sessions or replicas clicking at once can never hand out more than the cap: the button's state and the
+click's error are read from the database too, but only as a courtesy.
 """
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -22,7 +27,6 @@ from ui.session import state
 
 CAP_WIDGET = state.widget_key(state.LEDGER_CAP)
 URL_ENV = "LMDK_LEDGER_URL"
-REFUSED = "_ledger_refused"  # the database's refusal of the last click, shown on the rerun
 
 
 def database_url() -> str | None:
@@ -36,21 +40,32 @@ def entries() -> list[ledger.LedgerEntry]:
 
 
 def record(fields: dict) -> None:
-    """The download's ``on_click``: reserve the release in the operator's database (if any), append one entry
-    (stamped now) and withdraw any confirmation past the cap."""
-    entry = ledger.LedgerEntry(**fields)
-    url = database_url()
-    if url is not None:
-        try:
-            reservation = ledger.reserve_users(url, None, {ledger.SINGLE_USER: entry.epsilon}, entry=entry)
-        except LmdkError as exc:  # the database refused the entry or is unreachable
-            st.session_state[REFUSED] = f"The privacy ledger could not record this release: {exc}"
-            return
-        if reservation.withheld:
-            st.session_state[REFUSED] = "Refused by the privacy ledger: " + next(iter(reservation.withheld.values()))
-            return
-    entries().append(entry)
+    """The download's ``on_click``: append one entry (stamped now) and withdraw any confirmation past the cap.
+    With ``LMDK_LEDGER_URL`` the file's callable reserves it in the database (:func:`reserving`); its order
+    against this callback is not fixed, so this records the click without asking the database — a click the
+    database refuses in a race is then counted here too, never the other way round."""
+    entries().append(ledger.LedgerEntry(**fields))
     st.session_state[state.LEDGER_ACCEPT] = False  # every export past the cap asks again
+
+
+def reserving(build: Callable, fields: dict) -> Callable:
+    """``build`` (a release's deferred download) preceded, with ``LMDK_LEDGER_URL``, by the reservation of its ε in
+    the database: past the cap the file says it was refused instead of holding a release."""
+    url = database_url()
+    return build if url is None else functools.partial(_reserve_then_build, build, url, fields)
+
+
+def _reserve_then_build(build: Callable, url: str, fields: dict, payload) -> str:
+    """Reserve the release described by ``fields`` in ``url``, then draw it from ``payload``; or the refusal."""
+    entry = ledger.LedgerEntry(**fields)
+    try:
+        reservation = ledger.reserve_users(url, None, {ledger.SINGLE_USER: entry.epsilon}, entry=entry)
+    except LmdkError as exc:  # the database refused the entry or is unreachable: draw nothing
+        return f"# The privacy ledger could not record this release: {exc}. Nothing was released.\n"
+    if reservation.withheld:
+        why = next(iter(reservation.withheld.values()))
+        return f"# Refused by the privacy ledger: {why}. Nothing was released or charged.\n"
+    return build(payload)
 
 
 def _protected(cur):
@@ -96,10 +111,10 @@ def blocked(epsilon: float, cur=None) -> bool:
     return (over and not st.session_state.get(state.LEDGER_ACCEPT, False)) or database_refusal(cur, epsilon) is not None
 
 
-def export_options(cur, scheme: str, mechanism: str, epsilon: float, w: int) -> dict:
-    """``download_button`` options of a release to hand out: recorded on click, not offered past the cap."""
-    return {"on_click": record, "args": (entry_fields(cur, scheme, mechanism, epsilon, w),),
-            "disabled": blocked(epsilon, cur)}
+def export_options(cur, fields: dict) -> dict:
+    """``download_button`` options of the release to hand out that ``fields`` (:func:`entry_fields`) describes:
+    recorded on click, not offered past the cap."""
+    return {"on_click": record, "args": (fields,), "disabled": blocked(fields["epsilon"], cur)}
 
 
 def _keep_cap() -> None:
@@ -112,9 +127,8 @@ def panel(epsilon: float, cur=None) -> None:
     with ``LMDK_LEDGER_URL`` the database's refusal of a release past its cap (an error, the download disabled)."""
     ss = st.session_state
     why = database_refusal(cur, epsilon)
-    refused = ss.pop(REFUSED, None) or (f"Refused by the privacy ledger: {why}" if why else None)
-    if refused:
-        st.error(refused + " — nothing was released or charged.", icon=":material/block:")
+    if why:
+        st.error(f"Refused by the privacy ledger: {why} — nothing was released or charged.", icon=":material/block:")
     batch = entries()
     totals = ledger.compose(batch, ledger.DELTA)
     with st.container(border=True, key="ledger_panel"):

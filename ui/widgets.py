@@ -336,13 +336,13 @@ def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list
                   is not None and not (needs_bound and not bound) else "Set the public box first." if protected
                   is not None else "Set the public range of one value first (sidebar: What ε protects).")
     else:
-        download_deferred("Release to hand out (CSV)", _hand_out_csv,
+        fields = ledger.entry_fields(cur, scheme, mechanism, float(ss[state.EPSILON]), min(int(ss[state.W]), cur.n))
+        download_deferred("Release to hand out (CSV)", ledger.reserving(_hand_out_csv, fields),
                           (cur.series, cur.landmarks, scheme, float(ss[state.EPSILON]), min(int(ss[state.W]), cur.n),
                            bound if needs_bound else None, private, protected, _event(cur), from_data),
                           container=d1,
                           file_name=f"release_{scheme}.csv", mime="text/csv", key="dl_release_csv",
-                          **ledger.export_options(cur, scheme, mechanism, float(ss[state.EPSILON]),
-                                                  min(int(ss[state.W]), cur.n)),
+                          **ledger.export_options(cur, fields),
                           icon=":material/download:",
                           help="One new release: fresh noise that is never recorded, drawn with the floating-point-"
                                 "safe sampler stated above. Each download is a new release and spends ε again.")
