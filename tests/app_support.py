@@ -63,3 +63,10 @@ def shown(at) -> str:
 
     parts = list(at.error) + list(at.warning) + list(at.info) + list(at.caption)
     return re.sub(r"\\(.)", r"\1", " ".join(str(e.value) for e in parts))
+
+
+def upload(at: AppTest, name: str, raw: bytes) -> AppTest:
+    """Give the Data page's uploader the file ``name`` holding ``raw`` and run; no exception may follow."""
+    at.file_uploader(key="upload_file").set_value((name, raw, "text/plain")).run()
+    assert not at.exception, at.exception
+    return at

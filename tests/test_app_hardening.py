@@ -15,10 +15,7 @@ from ui.session import state
 open_page = partial(app_support.open_page, "pages/data_landmarks.py", 60)
 
 
-def upload(at, name: str, data: bytes):
-    at.file_uploader(key="upload_file").set_value((name, data, "text/plain")).run()
-    assert not at.exception, at.exception
-    return at
+upload = app_support.upload
 
 
 def test_values_near_the_float_limit_are_refused_with_a_message():

@@ -16,10 +16,8 @@ open_page = partial(app_support.open_page, "pages/data_landmarks.py", 60)
 
 
 def upload(at, name: str, data: bytes | None = None):
-    raw = data if data is not None else (REALWORLD / name).read_bytes()
-    at.file_uploader(key="upload_file").set_value((name, raw, "text/plain")).run()
-    assert not at.exception, at.exception
-    return at
+    """Upload ``data``, or the real export ``name`` of ../shared/data/realworld."""
+    return app_support.upload(at, name, data if data is not None else (REALWORLD / name).read_bytes())
 
 
 def submit(at):

@@ -29,10 +29,7 @@ def meters_csv() -> bytes:
     return frame.to_csv(index=False).encode()
 
 
-def upload(at, name: str, raw: bytes):
-    at.file_uploader(key="upload_file").set_value((name, raw, "text/plain")).run()
-    assert not at.exception, at.exception
-    return at
+upload = app_support.upload
 
 
 def use(at):
