@@ -15,6 +15,7 @@ import re
 import pytest
 from browser_support import SCREENSHOTS, screenshot, wait_idle
 from test_browser import open_page, registered_pages, sidebar_count, wait_count
+from test_browser_downloads import CLICKED, check_downloads
 
 pytestmark = pytest.mark.browser
 
@@ -208,7 +209,8 @@ def check_view(page, app_url: str, view: tuple[str, str, str, int | None]) -> No
     """One view at 1024 and 1920 px, loaded once (the window resized in between): as it first shows, its shape at
     both widths (_page_shape, screenshots page_NN_slug_WIDTH.png); every chart with a text alternative that is a
     sentence; then with every "Show data" table open, no critical or serious axe finding: every rule at 1024 px, the
-    rules that depend on the layout (LAYOUT_RULES) at 1920 px (screenshot a11y_slug_1024.png)."""
+    rules that depend on the layout (LAYOUT_RULES) at 1920 px (screenshot a11y_slug_1024.png); then, on a page of
+    test_browser_downloads.CLICKED, every download button (check_downloads) on the same visit."""
     assert len(registered_pages()) >= 3
     slug, query, title, i = view
     problems: list[str] = []
@@ -236,6 +238,8 @@ def check_view(page, app_url: str, view: tuple[str, str, str, int | None]) -> No
         problems += axe_findings(page, f"{title} at {width} px", None if width == WIDTHS[0] else LAYOUT_RULES)
     screenshot(page, f"a11y_{slug or 'home'}{'_' + query.split('&')[1].split('=')[1] if i is None else ''}_{WIDTHS[0]}")
     assert not problems, "\n".join(problems)
+    if not query and slug in CLICKED:  # the page's default view is loaded: its downloads too
+        check_downloads(page, slug)
 
 
 def test_landmarks_can_be_marked_with_the_keyboard_only(page, app_url):

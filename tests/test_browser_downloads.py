@@ -1,6 +1,7 @@
-"""Browser test: every download button on every page delivers a file that parses (deferred ones included); the
-HTML reports open offline; the Schemes page's files reproduce from the CLI, its releases to hand out are fresh and
-recorded in the session ledger. One page load per page: every check of a page runs on the files of one visit."""
+"""Browser test: every download button on every page delivers a file that parses (deferred ones included; clicked by
+check_downloads during the every-page pass of test_browser_a11y, on the visit it has loaded); the HTML reports open
+offline; the Schemes page's files reproduce from the CLI, its releases to hand out are fresh and recorded in the
+session ledger. One page load per page: every check of a page runs on the files of one visit."""
 from __future__ import annotations
 
 import io
@@ -11,8 +12,6 @@ import pytest
 from browser_support import exceptions, wait_idle
 
 pytestmark = pytest.mark.browser
-PAGES = ["", "data_landmarks", "schemes_utility", "temporal_loss", "dummy_landmarks", "spatiotemporal_events",
-         "experiments"]
 
 
 @pytest.fixture
@@ -38,7 +37,7 @@ def check(name: str, data: bytes) -> None:
         raise AssertionError(f"unexpected download {name}")
 
 
-# (charts drawn, text it must hold) of the HTML report of each page in PAGES that offers one; the Schemes page's is
+# (charts drawn, text it must hold) of the HTML report of each page in CLICKED that offers one; the Schemes page's is
 # checked in test_stakeholder_walk_cold_link_headline_report_and_script
 REPORTS = {
     "": (1, ("With ε = 1", "Budget εₜ per timestamp")),
@@ -105,25 +104,27 @@ def check_report_offline(context, report, charts: int, holds, name: str, with_da
         offline.close()
 
 
-@pytest.mark.parametrize("path", [p for p in PAGES if p != "schemes_utility"])  # Schemes: the test below
-def test_every_download_button_delivers_a_parsable_file(context, app_url, tmp_path, path):
-    """Every download button of the page delivers a file that parses; the page's HTML report (REPORTS) is the one
-    clicked here, then opened offline (one page load for both checks)."""
-    page = context.new_page()
-    try:
-        page.goto(f"{app_url}/{path}")
-        wait_idle(page, timeout=120_000)
-        files = every_download(page)
-        assert len(files) >= {"": 2, "data_landmarks": 2, "temporal_loss": 3, "dummy_landmarks": 4,
-                              "spatiotemporal_events": 2, "experiments": 2}[path], [label for label, _, _ in files]
-        assert not exceptions(page)
-    finally:
-        page.close()
+# the pages whose every download button check_downloads clicks: the every-page pass (test_browser_a11y.check_view)
+# calls it on the page it has loaded, so these checks cost no page load of their own; Schemes: the tests below
+CLICKED = {"": 2, "data_landmarks": 2, "temporal_loss": 3, "dummy_landmarks": 4, "spatiotemporal_events": 2,
+           "experiments": 2}
+
+
+def check_downloads(page, path: str) -> None:
+    """Every download button of the loaded page ``path`` (a key of CLICKED) delivers a file that parses; the page's
+    HTML report (REPORTS) is the one clicked here, then opened offline."""
+    import tempfile
+    from pathlib import Path
+
+    files = every_download(page)
+    assert len(files) >= CLICKED[path], [label for label, _, _ in files]
+    assert not exceptions(page)
     if path in REPORTS:
-        report = tmp_path / "report.html"
-        report.write_bytes(file_of(files, "Report (HTML)"))
-        charts, holds = REPORTS[path]
-        check_report_offline(context, report, charts, holds, path or "overview", with_data=not path)
+        with tempfile.TemporaryDirectory() as tmp:
+            report = Path(tmp) / "report.html"
+            report.write_bytes(file_of(files, "Report (HTML)"))
+            charts, holds = REPORTS[path]
+            check_report_offline(page.context, report, charts, holds, path or "overview", with_data=not path)
 
 
 def test_schemes_downloads_reproduce_hand_out_new_releases_and_fill_the_ledger(context, app_url, tmp_path):
