@@ -19,7 +19,7 @@ def test_rss_comes_back_near_the_baseline_after_uploading_sessions_end():
     result = measure(sessions=2, mb=3.0, settle_s=8.0)
     per_session = (result["after_visitor_mb"] - result["baseline_mb"]) / result["sessions"]
     # 3 MB files of ~94k events each, after one warm-up upload. Measured over 2 sessions (each a ~94k-event upload
-    # viewed on the Schemes page, ~25 s of the suite's time under load): −6 MB per session now (−4 MB over 3); +18 MB per session
-    # with the computations of uploads cached process-wide (before ui.session.cache_scope), +11 MB per upload before
-    # issue 18's fix.
+    # viewed on the Schemes page, ~25 s of the suite's time under load): −6 MB per session now (−4 MB over 3); +18
+    # MB per session with the computations of uploads cached process-wide (before ui.session.cache_scope), +11 MB
+    # per upload before issue 18's fix.
     assert per_session < 10, result
