@@ -258,8 +258,8 @@ def _page() -> None:
     budget_fig = loss_charts.budgets_before_after(scheme, before, after, cur.landmarks, dm, epsilon=eps,
                                                   publishing_epsilon=eps_pub, window=window)
     st.plotly_chart(charts.single_draw(budget_fig), key="dummy_budget_chart", **charts.PLOTLY_KW)
-    st.caption("Bars: εₜ of one run; black diamonds: real landmarks; open grey triangles: dummies, which now get "
-               "a landmark's budget.")
+    st.caption("Bars: εₜ of one run, both panels on one scale. Strip under them: black ticks (row L) are the real "
+               "landmarks, grey ticks (row dummy) the dummies, which now get a landmark's budget.")
     alt_text.describe("dummy_budget_chart", alt_text.budget_table(
         {f"{scheme} before (on L)": before, f"{scheme} after (on L′)": after}, cur.landmarks, dummies=dm),
         what="Budget εₜ per timestamp before and after the dummies", over="t")
