@@ -103,7 +103,7 @@ def _loss_layout(fig: go.Figure, *, height: int, meta: dict) -> go.Figure:
     base_layout(fig, height=height, meta=meta)
     fig.update_layout(margin=dict(l=70, r=20, t=LEGEND_MARGIN_TOP, b=50))
     fig.update_xaxes(title_text="timestamp t")
-    fig.update_layout(yaxis={"title": {"text": "privacy loss (ε)"}, "rangemode": "tozero"})  # not the strip's axis
+    fig.update_layout(yaxis={"title": {"text": "privacy loss (nats)"}, "rangemode": "tozero"})  # not the strip's axis
     return fig
 
 
@@ -161,7 +161,7 @@ def distribution_comparison(
                                           **(meta or {})})
     fig.update_layout(margin=dict(l=70, r=20, t=LEGEND_MARGIN_TOP, b=50))
     fig.update_xaxes(title_text="landmarks (% of events)", range=[-3, 103])
-    fig.update_yaxes(title_text=f"{statistic} over t of {quantity} (ε)", rangemode="tozero")
+    fig.update_yaxes(title_text=f"{statistic} over t of {quantity} (nats)", rangemode="tozero")
     return fig
 
 
@@ -265,10 +265,13 @@ def budgets_before_after(
     return fig
 
 
-def mae_with_without(rows: Sequence[dict], *, unit: str, epsilon: float, meta: dict | None = None) -> go.Figure:
+def mae_with_without(rows: Sequence[dict], *, unit: str, epsilon: float, meta: dict | None = None,
+                     guess: float | None = None) -> go.Figure:
     """MAE per scheme without (solid) and with dummy landmarks (hatched), 95 % CI whiskers; log axis for wide ranges.
 
-    rows: {scheme, mae, low, high, dummies, dummies_low, dummies_high}.
+    rows: {scheme, mae, low, high, dummies, dummies_low, dummies_high}. ``guess``: the MAE of the data-free guess
+    (``lmdk.metrics.data_free_guess_mae``), a dashed line as on Schemes & utility: a bar reaching it is no better
+    than guessing the middle of the public range.
     """
     schemes = [r["scheme"] for r in rows]
     colours = [SCHEME_COLOURS.get(s, "#555555") for s in schemes]
@@ -286,9 +289,15 @@ def mae_with_without(rows: Sequence[dict], *, unit: str, epsilon: float, meta: d
                          array=[r[hi] - r[key] for r in rows], arrayminus=[r[key] - r[lo] for r in rows]),
             hovertemplate="%{y}: %{x:.4g} " + unit + "<extra>" + label + "</extra>",
         ))
+    if guess is not None and np.isfinite(guess) and schemes:
+        fig.add_trace(go.Scatter(x=[guess, guess], y=[schemes[0], schemes[-1]], mode="lines", name="data-free guess",
+                                 line=dict(color="#333", width=2, dash="dash"),
+                                 hovertemplate="guessing the middle of the public range: %{x:.3g} " + unit
+                                 + "<extra></extra>"))
     base_layout(fig, height=100 + 70 * max(len(rows), 1), meta={"eps": epsilon, **(meta or {})})
     fig.update_layout(barmode="group", margin=dict(l=90, r=30, t=50, b=50))
-    errors = np.array([[r["mae"], r["dummies"]] for r in rows], dtype=float)
+    errors = np.array([[r["mae"], r["dummies"]] + ([guess] if guess is not None else []) for r in rows],
+                      dtype=float)
     positive = errors[np.isfinite(errors) & (errors > 0)]
     log = positive.size > 0 and positive.max() / positive.min() > LOG_RATIO
     fig.update_xaxes(title_text=f"mean absolute error ({unit})" + (", log scale" if log else ""),
