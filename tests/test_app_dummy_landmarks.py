@@ -69,6 +69,7 @@ def test_default_render_shows_real_and_dummy_landmarks_options_budgets_and_mae()
     assert list(mae["with dummies"]["y"]) == list(state.SCHEME_NAMES)
     assert "error_x" in mae["with dummies"] and "kWh" in figs["mae"]["layout"]["xaxis"]["title"]["text"]
     assert main_expanders(at)[0].label == "What am I looking at?" and len(at.latex) >= 3
+    assert not app_support.same_labels(at)
 
 
 def test_optimal_on_a_long_series_shows_the_core_error():
