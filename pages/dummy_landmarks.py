@@ -258,15 +258,16 @@ def _page() -> None:
     budget_fig = loss_charts.budgets_before_after(scheme, before, after, cur.landmarks, dm, epsilon=eps,
                                                   publishing_epsilon=eps_pub, window=window)
     st.plotly_chart(charts.single_draw(budget_fig), key="dummy_budget_chart", **charts.PLOTLY_KW)
-    st.caption("Bars: εₜ of one run; black diamonds: real landmarks; open grey triangles: dummies, which now get "
-               "a landmark's budget.")
+    st.caption("Bars: εₜ of one run, both panels on one scale. Strip under them: black ticks (row L) are the real "
+               "landmarks, grey ticks (row dummy) the dummies, which now get a landmark's budget.")
     alt_text.describe("dummy_budget_chart", alt_text.budget_table(
         {f"{scheme} before (on L)": before, f"{scheme} after (on L′)": after}, cur.landmarks, dummies=dm),
         what="Budget εₜ per timestamp before and after the dummies", over="t")
 
     st.subheader("The cost of the protection: mean absolute error")
     unit = views.MAE_UNIT[mechanism] or (cur.series.units or "value units")
-    mae_fig = loss_charts.mae_with_without(rows, unit=unit, epsilon=eps)
+    guess = relation.data_free_guess(cur, x, mechanism)
+    mae_fig = loss_charts.mae_with_without(rows, unit=unit, epsilon=eps, guess=guess.mae if guess else None)
     st.plotly_chart(charts.single_draw(mae_fig), key="dummy_mae_chart", **charts.PLOTLY_KW)
     st.dataframe(_mae_table(rows, unit), hide_index=True, key="dummy_mae_table", column_config={
         f"MAE without ({unit})": st.column_config.NumberColumn(format="%.4g"),
@@ -274,7 +275,7 @@ def _page() -> None:
     })
     st.caption(f"Mean over {reps} repetitions with 95 % confidence intervals; with dummies, every repetition makes "
                "its own private selection of L′ (so the MAE includes that randomness), and every scheme is run on "
-               "the same selections.")
+               "the same selections." + (" " + headlines.guess_line_caption(guess, unit) if guess else ""))
     alt_text.describe("dummy_mae_chart", pd.DataFrame(rows).rename(columns={
         "mae": "MAE without", "low": "low without", "high": "high without", "dummies": "MAE with dummies",
         "dummies_low": "low with", "dummies_high": "high with"}), what=f"Mean absolute error ({unit}) per scheme",

@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from lmdk.present import views
+from lmdk.present import headlines, views
 from ui import baselines as baseline_ui  # BD/BA/FAST/PeGaSus beside the landmark schemes
 from ui import charts, explain, relation, text, widgets
 from ui import plan as plan_ui
@@ -73,23 +73,9 @@ def clamp_range(mechanism: str) -> tuple[float, float] | None:
     return (low, high) if low < high else None
 
 
-def data_free_guess(cur, x, mechanism: str):
-    """The data-free guess every error is read against (lmdk.present.headlines.Guess): the middle of the public
-    range; None without a public range or for locations and contacts."""
-    from lmdk.present import headlines
-
-    protected = relation.current(cur)
-    value_range = protected.value_range if protected is not None and mechanism == "laplace" else None
-    if value_range is None:
-        return None
-    return headlines.Guess.of(x, value_range, cur.series.units or protected.unit or "")
-
-
 def headline(cur, summaries: dict, eps: float, unit: str, guess) -> str:
     """The page's verdict in plain words (lmdk.present.headlines), at most two sentences, and what ε protects
     under it; returns the headline."""
-    from lmdk.present import headlines
-
     words = headlines.event_word(cur.series.kind, headlines.median_step_seconds(cur.series.timestamps))
     protected = relation.current(cur)
     protects = (protected.protects(words.removesuffix("s")) if protected is not None
@@ -160,7 +146,7 @@ def results() -> None:
     protect = relation.options(cur, mechanism)
     summaries = {s: cache.scheme_summary(cur.token, x, cur.landmarks, s, eps, mechanism, reps, seed, w, clamp, protect)
                  for s in chosen}
-    guess = data_free_guess(cur, x, mechanism)
+    guess = relation.data_free_guess(cur, x, mechanism)
     said = headline(cur, summaries, eps, unit, guess)
     badges(cur, chosen, summaries, eps)
     baseline_ui.protects_note(chosen, w, cur.n)
@@ -228,9 +214,7 @@ def results() -> None:
     mae_fig = charts.mae(rows, unit=unit, epsilon=eps, guess=guess.mae if guess is not None else None)
     st.plotly_chart(mae_fig, key="mae_chart", **charts.PLOTLY_KW)
     st.caption(f"Bars: mean over {reps} repetitions; whiskers: 95 % confidence interval."
-               + (f" Dashed line ({guess.mae:.3g} {unit}): the error of guessing {guess.value:g} {unit}, the middle "
-                  f"of the public range {guess.range_text}, without looking at the data — a bar that reaches it "
-                  "tells no more than the range does." if guess is not None else ""))
+               + (" " + headlines.guess_line_caption(guess, unit) if guess is not None else ""))
     alt_text.describe("mae_chart", pd.DataFrame(rows).rename(columns=alt_text.MAE_COLUMNS),
                       what=f"Mean absolute error ({unit}) per scheme")
     if clamp is not None:

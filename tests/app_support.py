@@ -65,6 +65,15 @@ def shown(at) -> str:
     return re.sub(r"\\(.)", r"\1", " ".join(str(e.value) for e in parts))
 
 
+def same_labels(at) -> dict[str, int]:
+    """Button and download-button labels that occur more than once on the page: each should name what it does or
+    gives (issue 35: "Chart as HTML" three times, then "Data (CSV)" in every "Show data")."""
+    from collections import Counter
+
+    labels = [e.proto.label for e in at.get("download_button")] + [b.label for b in at.button]
+    return {label: n for label, n in Counter(labels).items() if n > 1}
+
+
 def upload(at: AppTest, name: str, raw: bytes) -> AppTest:
     """Give the Data page's uploader the file ``name`` holding ``raw`` and run; no exception may follow."""
     at.file_uploader(key="upload_file").set_value((name, raw, "text/plain")).run()

@@ -56,15 +56,20 @@ def test_default_render_shows_real_and_dummy_landmarks_options_budgets_and_mae()
     for fig in figs.values():  # drawn once per mount (ui.charts.single_draw); still valid plotly specs
         assert fig["layout"]["template"] is False
         go.Figure({**fig, "layout": {k: v for k, v in fig["layout"].items() if k != "template"}})
+    # the MAE chart is read against the data-free guess, as on Schemes & utility (issue 35): HUE's 0–25 kWh range
+    guess = array(trace(figs["mae"], "data-free guess")["x"])
+    assert guess.size == 2 and guess[0] == guess[1] and 10 < guess[0] < 13
+    assert any("Dashed line" in c.value and "12.5 kWh" in c.value for c in at.caption)
     names = {t.get("name") for t in figs["options"]["data"]}
     assert {"utility u(L, L′)", "probability", "chosen L′", "uniform choice"} <= names
     assert meta_of(figs["budgets"]["layout"])["scheme"] == "uniform"
     assert {"landmark", "dummy landmark"} <= {t.get("name") for t in figs["budgets"]["data"]}
     mae = {t["name"]: t for t in figs["mae"]["data"]}
-    assert set(mae) == {"without dummies", "with dummies"}
+    assert set(mae) == {"without dummies", "with dummies", "data-free guess"}
     assert list(mae["with dummies"]["y"]) == list(state.SCHEME_NAMES)
     assert "error_x" in mae["with dummies"] and "kWh" in figs["mae"]["layout"]["xaxis"]["title"]["text"]
     assert main_expanders(at)[0].label == "What am I looking at?" and len(at.latex) >= 3
+    assert not app_support.same_labels(at)
 
 
 def test_optimal_on_a_long_series_shows_the_core_error():

@@ -39,6 +39,12 @@ def test_default_render_shows_the_first_cached_figure():
     meta = chart(at)["layout"]["meta"]
     assert meta["figure"] == "fig7" and meta["source"].startswith("cached default run: 10 repetitions")
     assert any("verdict" in e.label for e in at.expander)
+    # numbers a person can trust (issue 35): the slider's 3 beside a 10-repetition chart is said; Δ = 1 against the
+    # other pages' public range is explained; the table's columns read as words and an MAE bound is never negative
+    said = " ".join(c.value for c in at.caption)
+    assert "shows the cached run (10 repetitions)" in said and "Δ = 1" in said and "public range" in said
+    (table,) = [d.value for d in at.dataframe if "MAE 95 % CI low" in d.value.columns]
+    assert "mae_ci_low" not in table.columns and (table["MAE 95 % CI low"] >= 0).all()
 
 
 def test_every_cached_figure_renders_its_traces():

@@ -76,13 +76,15 @@ def test_the_sidebar_shows_no_single_series_landmark_status_on_this_page():
     assert not [m for m in at.metric if m.label == "Landmarks"]
 
 
-def test_each_home_alone_against_the_districts_total_side_by_side():
+def test_each_user_alone_against_the_total_side_by_side():
     at = open_page(pop_users="40", pop_n="200", schemes="uniform,skip", pop_district="calendar:sun@09:00-12:00")
-    said = [m.value for m in at.markdown if "Each home alone" in m.value]
+    said = [m.value for m in at.markdown if "Each user alone" in m.value]
     assert said and "the total of all 40" in said[0]
+    # one name for the people on the page (issue 35: the synthetic users were also "homes" here)
+    assert not [m.value for m in [*at.markdown, *at.caption] if "home" in m.value.lower()]
     side = [d.value for d in at.dataframe if "total: relative MAE" in d.value.columns][0]
     assert side["scheme"].tolist() == ["uniform", "skip"]
-    # the same noise on a total 40 times larger: the total's relative error is far below one home's share
+    # the same noise on a total 40 times larger: the total's relative error is far below one user's share
     assert (side["total: relative MAE"] < side["one user: share of the mean reading"] / 5).all()
     at.text_input(key="pop_district_text").set_value("percentile:20").run()
     assert any("calendar windows" in e.value for e in at.error)

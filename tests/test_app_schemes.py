@@ -71,6 +71,7 @@ def test_default_render_has_budget_release_and_mae_charts_for_six_schemes():
     at = open_page()
     budget, release, mae = charts(at)
     assert meta(budget)["eps"] == 1.0
+    assert not app_support.same_labels(at)  # each download names what it gives
     for fig in (budget, release, mae):  # built without plotly.py's validation: the specs must still be valid
         assert fig["layout"]["template"] is False  # inlined styling, see ui.charts.figure.figure
         go.Figure({**fig, "layout": {k: v for k, v in fig["layout"].items() if k != "template"}})

@@ -97,7 +97,9 @@ def test_figure9_quantity_and_statistic(small):
     assert not at.exception
     layout = spec(at, 2)["layout"]
     assert layout["meta"]["quantity"] == "bound" and layout["meta"]["statistic"] == "mean"
-    assert layout["yaxis"]["title"]["text"] == "mean over t of bound (ε)"
+    assert layout["yaxis"]["title"]["text"] == "mean over t of bound (nats)"
+    # every privacy-loss axis names its unit, the nats ε is counted in (issue 35: "(ε)" alone named no unit)
+    assert [spec(at, i)["layout"]["yaxis"]["title"]["text"] for i in (0, 1)] == ["privacy loss (nats)"] * 2
 
 
 def test_bad_matrix_upload_shows_the_core_message_and_a_good_one_is_used():

@@ -53,7 +53,7 @@ def _views() -> list[tuple[str, str, str, int | None]]:
 # a segmented control's option outside its column (clipped: "Attacker's prior" at 1024 px once), a metric's label or
 # value cut with an ellipsis, any other text whose box is narrower than its content where the box hides the rest
 # (ellipsis or hidden overflow: "Chart as H…", "Landmark flags (pri…", "Releases handed …" once), and a chart's legend
-# entry running past the chart's edge ("releas" once)
+# entry running past the chart's edge ("releas" once); and a button label used twice on one page
 CLIPPED = """async () => {
   await document.fonts.ready;
   const out = [];
@@ -92,6 +92,13 @@ CLIPPED = """async () => {
   for (const el of document.querySelectorAll(
       "[data-testid='stMetricLabel'] p, [data-testid='stMetricLabel'] div, [data-testid='stMetricValue'] div")) {
     if (el.scrollWidth > el.clientWidth + 1) out.push(`metric '${el.innerText}' cut`);
+  }
+  // each button names what it does or gives: one label twice on a page ("Chart as HTML" ×4 once) is a problem too
+  const seen = new Set();
+  for (const b of main.querySelectorAll("[data-testid=stDownloadButton] button, [data-testid=stButton] button")) {
+    const label = (b.textContent || '').trim();
+    if (label && seen.has(label)) out.push(`button label '${label}' twice`);
+    seen.add(label);
   }
   return out;
 }"""

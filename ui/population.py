@@ -183,8 +183,7 @@ def district(pop: Population, per_user, rule: str, schemes: tuple, epsilon: floa
     key = ("district", pop.token, rule, schemes, epsilon, w, seed, protected)
     if key not in memo:
         memo[key] = side_by_side(per_user, pop.source, schemes, epsilon, value_range=protected.value_range, rule=rule,
-                                 w=w, rng=seed, unit=protected.unit, who="home" if pop.token.startswith("fleet")
-                                 else "user")
+                                 w=w, rng=seed, unit=protected.unit, who="user")
         while len(memo) > MEMO_MAX:
             memo.pop(next(iter(memo)))
     return memo[key]
@@ -192,7 +191,8 @@ def district(pop: Population, per_user, rule: str, schemes: tuple, epsilon: floa
 
 def district_section(pop: Population, table, chosen: tuple, eps: float, w: int, seed: int, protected,
                      unit: str) -> None:
-    """The Population page's "one home against the district": the per-user error beside the total's, per scheme."""
+    """The Population page's "one user against the total": the per-user error beside the total's, per scheme (one
+    name for the people on the page, users, whatever the data: issue 35)."""
     from lmdk.aggregate.compare import DISTRICT_RULE, headline
 
     ss = st.session_state
@@ -212,7 +212,7 @@ def district_section(pop: Population, table, chosen: tuple, eps: float, w: int, 
         st.error(f"Landmarks of the total: {exc}")
         return
     ss[state.POP_DISTRICT_RULE] = entered if entered != DISTRICT_RULE else None
-    st.markdown(f"**{headline(side, unit, 'home' if pop.token.startswith('fleet') else 'user')}**")
+    st.markdown(f"**{headline(side, unit, 'user')}**")
     st.dataframe(side.drop(columns=["users"]), hide_index=True, width="stretch", column_config={
         "one user: median MAE": st.column_config.NumberColumn(f"one user: median MAE ({unit})", format="%.3g"),
         "one user: share of the mean reading": st.column_config.NumberColumn(format="percent"),
@@ -243,7 +243,7 @@ def open_total(pop: Population, protected, rule: str) -> None:
     series = agg.to_series(units=protected.unit)
     n = min(len(series), state.N_MAX)
     total = relation.aggregate("sum", users=agg.users["all"], low=protected.low, high=protected.high,
-                               unit=protected.unit, who="home" if pop.token.startswith("fleet") else "user")
+                               unit=protected.unit, who="user")
     ss[state.SERIES_UPLOAD] = series
     ss[state.TOTAL_OF_USERS] = {"hash": series.source_hash, "relation": total.to_dict()}
     ss[state.UPLOAD_FILE_NAME] = None

@@ -110,3 +110,14 @@ def restore(cfg) -> str | None:
         if protected.kind == "up_to":
             ss[state.REL_D] = protected.d
     return None
+
+
+def data_free_guess(cur, x, mechanism: str):
+    """The data-free guess every error is read against (lmdk.present.headlines.Guess): the middle of the public
+    range; None without a public range or for locations and contacts."""
+    from lmdk.present import headlines
+
+    protected = current(cur)
+    if protected is None or mechanism != "laplace" or protected.value_range is None:
+        return None
+    return headlines.Guess.of(x, protected.value_range, cur.series.units or protected.unit or "")

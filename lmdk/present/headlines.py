@@ -85,6 +85,13 @@ class Guess:
                    range_text=f"{low:g}–{high:g}{unit}", range_far_wider=(high - low) > 4 * float(np.ptp(x)))
 
 
+def guess_line_caption(guess: Guess, unit: str) -> str:
+    """The caption of the dashed data-free-guess line on an error chart: what it is and how to read a bar against it."""
+    return (f"Dashed line ({guess.mae:.3g} {unit}): the error of guessing {guess.value:g} {unit}, the middle of the "
+            f"public range {guess.range_text}, without looking at the data — a bar that reaches it tells no more than "
+            "the range does.")
+
+
 def guess_sentence(error: float, guess: Guess, unit: str) -> str:
     """One sentence comparing a scheme's error with the data-free guess (the middle of the public range), saying
     plainly when the scheme is no better and what would help."""

@@ -60,7 +60,7 @@ def describe(key: str, data: pd.DataFrame | None = None, *, what: str, summary: 
             if csv:
                 from ui import widgets
 
-                widgets.download_deferred("Data (CSV)", _csv, data, key=f"dl_{KEY_PREFIX}{key}",
+                widgets.download_deferred(f"{what} (CSV)", _csv, data, key=f"dl_{KEY_PREFIX}{key}",
                                           file_name=f"{key}.csv", mime="text/csv", icon=":material/download:")
     return sentence
 

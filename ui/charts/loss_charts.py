@@ -3,7 +3,7 @@
 Line styles carry meaning on both pages: a scheme's own quantities are drawn in its colour (solid =
 the headline quantity), the no-correlation reference is black dashed, asymptotes are black dotted,
 the goal ε is a thin light-grey line. Landmarks over time are ticks in a strip "L" under the chart (ui.charts.rug);
-on the budget bars real landmarks are filled black diamonds, dummies open grey triangles.
+under the before/after budget bars, dummies are grey thinner ticks in a row "dummy" of their own (as on the timeline).
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from plotly.subplots import make_subplots
 from ui.charts.budget_chart import BAR_LIMIT
 from ui.charts.downsample import DISPLAY_POINTS, bucket_max, markers, positions
 from ui.charts.rug import add_landmark_rug
-from ui.charts.style import DUMMY_MARKER, LANDMARK_MARKER, REGULAR, SCHEME_COLOURS, base_layout, rgba
+from ui.charts.style import DUMMY_MARKER, REGULAR, RUG_DUMMY, RUG_LANDMARK, SCHEME_COLOURS, base_layout, rgba
 
 REFERENCE = dict(color="#000000", dash="dash", width=1.5)  # no correlation
 ASYMPTOTE = dict(color="#000000", dash="dot", width=1.5)
@@ -103,7 +103,7 @@ def _loss_layout(fig: go.Figure, *, height: int, meta: dict) -> go.Figure:
     base_layout(fig, height=height, meta=meta)
     fig.update_layout(margin=dict(l=70, r=20, t=LEGEND_MARGIN_TOP, b=50))
     fig.update_xaxes(title_text="timestamp t")
-    fig.update_layout(yaxis={"title": {"text": "privacy loss (ε)"}, "rangemode": "tozero"})  # not the strip's axis
+    fig.update_layout(yaxis={"title": {"text": "privacy loss (nats)"}, "rangemode": "tozero"})  # not the strip's axis
     return fig
 
 
@@ -161,7 +161,7 @@ def distribution_comparison(
                                           **(meta or {})})
     fig.update_layout(margin=dict(l=70, r=20, t=LEGEND_MARGIN_TOP, b=50))
     fig.update_xaxes(title_text="landmarks (% of events)", range=[-3, 103])
-    fig.update_yaxes(title_text=f"{statistic} over t of {quantity} (ε)", rangemode="tozero")
+    fig.update_yaxes(title_text=f"{statistic} over t of {quantity} (nats)", rangemode="tozero")
     return fig
 
 
@@ -208,16 +208,19 @@ def budgets_before_after(
     epsilon: float, publishing_epsilon: float, row_height: int = 170, meta: dict | None = None,
     window: tuple[int, int] | None = None,
 ) -> go.Figure:
-    """One scheme's budget bars with L and total ε (top) and with L′ and ε − ε_sel (bottom); ``window``: the
-    timestamps [first, stop) drawn (ui.charts.zoom) — beyond DISPLAY_POINTS the largest εₜ per bucket, at most
-    MARKERS_MAX landmark and dummy markers."""
+    """One scheme's budget bars with L and total ε (top) and with L′ and ε − ε_sel (bottom), and under both the
+    timeline's strip: real landmarks black ticks in row "L", dummies grey thinner ticks in row "dummy" (as markers
+    on the bars, 794 open and filled marks merged into a band, issue 35); ``window``: the timestamps [first, stop)
+    drawn (ui.charts.zoom) — beyond DISPLAY_POINTS the largest εₜ per bucket, at most MARKERS_MAX ticks a row."""
     lm, dm = _sorted(landmarks), _sorted(dummies)
     first, stop = _window(max(len(before), len(after)), window)
-    lm, dm = lm[(lm >= first) & (lm < stop)], dm[(dm >= first) & (dm < stop)]
+    lm, dm = lm[(lm >= first) & (lm < stop)], np.setdiff1d(dm[(dm >= first) & (dm < stop)], lm)
     colour = SCHEME_COLOURS.get(scheme, "#555555")
     titles = [f"before: {scheme} on L, ε = {epsilon:g}",
-              f"after: {scheme} on L′ = L ∪ dummies, ε − ε_sel = {publishing_epsilon:.4g}"]
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.16, subplot_titles=titles)
+              f"after: {scheme} on L′ = L ∪ dummies, ε − ε_sel = {publishing_epsilon:.4g}", ""]
+    strip = 46 if dm.size else 30  # px: a row of ticks for L, one more for the dummies
+    fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.09, subplot_titles=titles,
+                        row_heights=[row_height, row_height, strip])
     top = max(float(np.max(before, initial=0.0)), float(np.max(after, initial=0.0)))
     for row, b in ((1, np.asarray(before, dtype=float)), (2, np.asarray(after, dtype=float))):
         t = np.arange(first, stop)
@@ -236,30 +239,39 @@ def budgets_before_after(
                               fill="tozeroy", fillcolor=rgba(colour, 0.55), name=scheme, showlegend=False,
                               hovertemplate=hover)
         fig.add_trace(bars, row=row, col=1)
-        shown_lm = markers(lm, b)
-        if shown_lm.size:
-            fig.add_trace(go.Scatter(x=shown_lm, y=b[shown_lm], mode="markers", marker={**LANDMARK_MARKER, "size": 5},
-                                     name="landmark", legendgroup="landmark", showlegend=row == 1,
-                                     hovertemplate="landmark t=%{x}<br>εₜ=%{y:.4g}<extra></extra>"), row=row, col=1)
-        if row == 2 and dm.size:
-            dm = markers(dm, b)
-            fig.add_trace(go.Scatter(x=dm, y=b[dm], mode="markers", marker={**DUMMY_MARKER, "size": 7},
-                                     name="dummy landmark", legendgroup="dummy",
-                                     hovertemplate="dummy t=%{x}<br>εₜ=%{y:.4g}<extra></extra>"), row=row, col=1)
-        fig.update_yaxes(title_text="εₜ", range=[0, 1.3 * top if top > 0 else 1.0], row=row, col=1)  # one scale
-    base_layout(fig, height=110 + 2 * row_height, meta={"eps": epsilon, "scheme": scheme, **(meta or {})})
+        fig.update_yaxes(title_text="εₜ", range=[0, 1.15 * top if top > 0 else 1.0], row=row, col=1)  # one scale
+    after_b = np.asarray(after, dtype=float)
+    shown_lm, shown_dm = markers(lm, np.asarray(before, dtype=float)), markers(dm, after_b)
+    fig.add_trace(go.Scatter(x=shown_lm, y=np.ones(shown_lm.size), customdata=after_b[shown_lm], mode="markers",
+                             marker=RUG_LANDMARK, name="landmark",
+                             hovertemplate="landmark t=%{x}<br>εₜ after=%{customdata:.4g}<extra></extra>"),
+                  row=3, col=1)
+    if shown_dm.size:
+        fig.add_trace(go.Scatter(x=shown_dm, y=np.zeros(shown_dm.size), customdata=after_b[shown_dm],
+                                 mode="markers", marker=RUG_DUMMY, name="dummy landmark",
+                                 hovertemplate="dummy t=%{x}<br>εₜ after=%{customdata:.4g}<extra></extra>"),
+                      row=3, col=1)
+    fig.update_yaxes(range=[-0.6, 1.6] if dm.size else [0.4, 1.6], fixedrange=True, showgrid=False, zeroline=False,
+                     tickvals=[1, 0] if dm.size else [1], ticktext=["L", "dummy"] if dm.size else ["L"], ticks="",
+                     row=3, col=1)
+    fig.update_xaxes(showgrid=False, row=3, col=1)
+    base_layout(fig, height=130 + 2 * row_height + strip,
+                meta={"eps": epsilon, "scheme": scheme, **(meta or {})})
     fig.update_annotations(font=dict(size=13), xanchor="left", x=0.0)  # subplot titles as in ui.charts.budget_chart
     n = stop - first
     fig.update_layout(bargap=0.25 if n <= 60 else 0, margin=dict(l=70, r=20, t=LEGEND_MARGIN_TOP + 20, b=50),
                       legend=dict(y=1.1, yanchor="bottom"))
-    fig.update_xaxes(title_text="timestamp t", row=2, col=1)
+    fig.update_xaxes(title_text="timestamp t", row=3, col=1)
     return fig
 
 
-def mae_with_without(rows: Sequence[dict], *, unit: str, epsilon: float, meta: dict | None = None) -> go.Figure:
+def mae_with_without(rows: Sequence[dict], *, unit: str, epsilon: float, meta: dict | None = None,
+                     guess: float | None = None) -> go.Figure:
     """MAE per scheme without (solid) and with dummy landmarks (hatched), 95 % CI whiskers; log axis for wide ranges.
 
-    rows: {scheme, mae, low, high, dummies, dummies_low, dummies_high}.
+    rows: {scheme, mae, low, high, dummies, dummies_low, dummies_high}. ``guess``: the MAE of the data-free guess
+    (``lmdk.metrics.data_free_guess_mae``), a dashed line as on Schemes & utility: a bar reaching it is no better
+    than guessing the middle of the public range.
     """
     schemes = [r["scheme"] for r in rows]
     colours = [SCHEME_COLOURS.get(s, "#555555") for s in schemes]
@@ -277,9 +289,15 @@ def mae_with_without(rows: Sequence[dict], *, unit: str, epsilon: float, meta: d
                          array=[r[hi] - r[key] for r in rows], arrayminus=[r[key] - r[lo] for r in rows]),
             hovertemplate="%{y}: %{x:.4g} " + unit + "<extra>" + label + "</extra>",
         ))
+    if guess is not None and np.isfinite(guess) and schemes:
+        fig.add_trace(go.Scatter(x=[guess, guess], y=[schemes[0], schemes[-1]], mode="lines", name="data-free guess",
+                                 line=dict(color="#333", width=2, dash="dash"),
+                                 hovertemplate="guessing the middle of the public range: %{x:.3g} " + unit
+                                 + "<extra></extra>"))
     base_layout(fig, height=100 + 70 * max(len(rows), 1), meta={"eps": epsilon, **(meta or {})})
     fig.update_layout(barmode="group", margin=dict(l=90, r=30, t=50, b=50))
-    errors = np.array([[r["mae"], r["dummies"]] for r in rows], dtype=float)
+    errors = np.array([[r["mae"], r["dummies"]] + ([guess] if guess is not None else []) for r in rows],
+                      dtype=float)
     positive = errors[np.isfinite(errors) & (errors > 0)]
     log = positive.size > 0 and positive.max() / positive.min() > LOG_RATIO
     fig.update_xaxes(title_text=f"mean absolute error ({unit})" + (", log scale" if log else ""),

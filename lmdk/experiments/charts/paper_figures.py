@@ -104,7 +104,7 @@ def _fig9(df: pd.DataFrame):
     corr = d[d["correlation"] != "none"]
     fig = faceted(corr, x="landmark_pct", y="value", color="distribution", facet="correlation",
                   facet_row="quantity", title=f"Fig. 9 — landmark temporal privacy loss ({FIG9_STATISTIC} over t), "
-                  "Uniform budgets, ε = 1, n = 100", x_title="landmarks (%)", y_title="privacy loss (ε)")
+                  "Uniform budgets, ε = 1, n = 100", x_title="landmarks (%)", y_title="privacy loss (nats)")
     none = d[d["correlation"] == "none"]
     for r, q in enumerate(ordered(corr["quantity"]), start=1):
         for c, _ in enumerate(ordered(corr["correlation"]), start=1):
