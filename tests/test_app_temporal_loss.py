@@ -53,7 +53,7 @@ def test_default_render_has_the_three_charts_and_the_explanation():
     assert not set(fig9_names) & set(state.SCHEME_NAMES)
     figure = spec(at, 0)
     assert figure["layout"]["meta"] == {"eps": 1.0, "scheme": "uniform"}
-    assert "ε" in figure["layout"]["yaxis"]["title"]["text"]
+    assert "(nats)" in figure["layout"]["yaxis"]["title"]["text"]  # the unit ε is counted in (issue 35)
     assert "timestamp" in figure["layout"]["xaxis"]["title"]["text"]
     assert main_expanders(at)[0].label == "What am I looking at?" and len(at.latex) >= 3
 
