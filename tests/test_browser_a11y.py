@@ -94,8 +94,12 @@ CLIPPED = """async () => {
     if (el.scrollWidth > el.clientWidth + 1) out.push(`metric '${el.innerText}' cut`);
   }
   // each button names what it does or gives: one label twice on a page ("Chart as HTML" ×4 once) is a problem too
-  const seen = new Set();
+  // (one label per element: a download holds a hidden 0 × 0 px twin of its button; closed "Show data" count too)
+  const seen = new Set(), elements = new Set();
   for (const b of main.querySelectorAll("[data-testid=stDownloadButton] button, [data-testid=stButton] button")) {
+    const element = b.closest('[data-testid=stElementContainer]') || b;
+    if (elements.has(element)) continue;
+    elements.add(element);
     const label = (b.textContent || '').trim();
     if (label && seen.has(label)) out.push(`button label '${label}' twice`);
     seen.add(label);

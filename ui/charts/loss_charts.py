@@ -295,7 +295,11 @@ def mae_with_without(rows: Sequence[dict], *, unit: str, epsilon: float, meta: d
                                  hovertemplate="guessing the middle of the public range: %{x:.3g} " + unit
                                  + "<extra></extra>"))
     base_layout(fig, height=100 + 70 * max(len(rows), 1), meta={"eps": epsilon, **(meta or {})})
-    fig.update_layout(barmode="group", margin=dict(l=90, r=30, t=50, b=50))
+    # the legend from the left with fixed entry widths (as ui.charts.scheme_charts.mae): a third entry, the
+    # data-free guess, ran past the chart's right edge at the default placement
+    fig.update_layout(barmode="group", margin=dict(l=90, r=30, t=50, b=50),
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0.0, entrywidth=150,
+                                  entrywidthmode="pixels"))
     errors = np.array([[r["mae"], r["dummies"]] + ([guess] if guess is not None else []) for r in rows],
                       dtype=float)
     positive = errors[np.isfinite(errors) & (errors > 0)]
