@@ -214,13 +214,14 @@ def _page() -> None:
                                     key=QUANTITY_KEY)
     statistic = c2.segmented_control("Over t", ("max", "mean"), default="max", required=True, key=STATISTIC_KEY)
     with st.spinner("Drawing landmark sets…"):
-        frame = cache_loss.distribution_comparison(n_fig, eps, P, seed)
+        frame = cache_loss.distribution_comparison(n_fig, eps, P)
     fig3 = loss_charts.distribution_comparison(frame, quantity=quantity, statistic=statistic, epsilon=eps,
                                                current_pct=100.0 * views.share(cur.landmarks, cur.n))
     st.plotly_chart(fig3, key="distribution_chart", config=charts.MODEBAR)
     capped = "" if n_fig == cur.n else f" (capped at {n_fig:,} events to keep the page fast)"
     st.caption(f"n = {n_fig:,}{capped}, ε = {eps:g}, the Uniform scheme's budgets ε/(|L|+1), correlation "
-               f"{described}; each point is the mean of {cache_loss.COMPARISON_REPETITIONS} landmark draws. Grey "
+               f"{described}; each point is the mean of {cache_loss.COMPARISON_REPETITIONS} landmark draws (fixed "
+               f"draws, the same in every session). Grey "
                "vertical line: the share of landmarks in your series.")
     picked = frame[(frame["quantity"] == quantity) & (frame["statistic"] == statistic)]
     wide = picked.pivot_table(index="landmark_pct", columns="distribution", values="value", sort=False)
