@@ -16,31 +16,19 @@ EXAMPLE = "calendar:mon-fri@22:00-06:00"
 
 def week(rule: str) -> pd.DataFrame:
     """A weekday × hour table of the rule's one-week preview (Monday first): ■ where an hour is a landmark."""
-    from lmdk.declared.calendar import parse
+    from lmdk.declared.calendar import week_grid
 
-    shown = parse(rule).preview("2024-01-01", days=7, step="1h")
-    hours = shown["timestamp"].dt.hour.to_numpy()
-    table = pd.DataFrame({"weekday": shown["weekday"].to_numpy(), "hour": hours,
-                          "mark": shown["landmark"].map({True: "■", False: ""}).to_numpy()})
-    grid = table.pivot(index="weekday", columns="hour", values="mark")
-    grid = grid.reindex(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"])
-    grid.columns = [f"{h:02d}" for h in grid.columns]
-    return grid
+    grid = week_grid(rule)
+    shown = grid.apply(lambda column: column.map({True: "■", False: ""}))
+    shown.columns = [f"{h:02d}" for h in grid.columns]
+    return shown
 
 
 def hours_by_day(grid: pd.DataFrame) -> str:
     """The grid in words, one weekday a line: "Sun 09:00–12:00" (hour runs; "none" for a day without one)."""
-    lines = []
-    for day, row in grid.iterrows():
-        marked = [int(str(h)) for h, v in row.items() if v]
-        runs: list[list[int]] = []
-        for h in marked:
-            if runs and h == runs[-1][1]:
-                runs[-1][1] = h + 1
-            else:
-                runs.append([h, h + 1])
-        lines.append(f"{day} " + (", ".join(f"{a:02d}:00–{b:02d}:00" for a, b in runs) if runs else "none"))
-    return " · ".join(lines)
+    from lmdk.declared.calendar import hour_runs
+
+    return hour_runs(grid.astype(bool))
 
 
 def _apply(edit: Callable, cur) -> None:

@@ -89,12 +89,11 @@ def ledger_budget(users: list[str], dataset: str | None = None) -> pd.DataFrame:
 
 def preview(rule: str) -> tuple[go.Figure, pd.DataFrame]:
     """The one-week preview of a calendar rule: a weekday × hour grid, landmark hours black."""
-    from lmdk.declared.calendar import parse
+    from lmdk.declared.calendar import parse, week_grid
 
     week = parse(rule).preview(PREVIEW_START, days=7, step="1h")
     week["hour"] = week["timestamp"].dt.hour
-    grid = week.pivot(index="weekday", columns="hour", values="landmark").reindex(
-        ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"])
+    grid = week_grid(rule)
     fig = go.Figure(go.Heatmap(z=grid.to_numpy(dtype=float), x=[f"{h:02d}:00" for h in grid.columns],
                                y=list(grid.index), zmin=0, zmax=1, showscale=False, xgap=1, ygap=1,
                                colorscale=[[0, "#EEEEEE"], [1, LANDMARK_COLOUR]],

@@ -140,9 +140,13 @@ def release_group(agg, group: str, args, rule, who: str, units: str, event: str
                                   counted=None if args.statistic != "count" else
                                   "contacts" if agg.kind == "contacts" else "region")
     data_derived = rule.data_dependent  # said in the statement: declared, or data-derived and unprotected
+    from lmdk.selection.export import declared, unprotected
+
+    source = (unprotected if data_derived else declared)(L, args.landmarks.strip())  # the statement names the rule
     dummies = None if args.dummies is None else {"method": args.dummies, "share": 0.01, "utility": "position"}
-    exported = export_scheme_release(series, L, args.scheme, args.epsilon, protects=protects, w=args.w, event=event,
-                                     data_derived=data_derived, allow_data_landmarks=data_derived, dummies=dummies)
+    exported = export_scheme_release(series, source, args.scheme, args.epsilon, protects=protects, w=args.w,
+                                     event=event, data_derived=data_derived, allow_data_landmarks=data_derived,
+                                     dummies=dummies)
     released = exported.frame["released"].to_numpy(dtype=float)
     truth = series.values
     budgets = np.atleast_2d(exported.release.budgets)
@@ -172,8 +176,8 @@ def _plain(value: float):
     return int(value) if float(value).is_integer() and abs(value) < 2**53 else float(value)
 
 
-def _data_landmarks_line(rule) -> str:
-    return (f"Not protected: the landmark set came from the data ({rule.kind}:…): a change of one user's readings "
+def _data_landmarks_line(rule, text: str) -> str:
+    return (f"Not protected: the landmark set came from the data ({text.strip()}): a change of one user's readings "
             "can change which bins are landmarks, which (ε, L)-landmark privacy takes as fixed in advance; "
             "declare the landmarks (calendar:…) to be covered.")
 
@@ -196,7 +200,8 @@ def cmd_aggregate(args) -> int:
     rule, declared = _landmark_rule(args)
     if not declared and not args.allow_data_landmarks:
         print(f"lmdk: refused: landmark rule {args.landmarks!r} reads the data it releases, so the landmark set is "
-              "not covered by ε; declare the landmarks (e.g. --landmarks calendar:sun@09:00-12:00, or file:…) or "
+              "not covered by ε; declare the landmarks (e.g. --landmarks calendar:sun@09:00-12:00, or a file of times "
+              "times:FILE) or "
               "pass --allow-data-landmarks (the statement then says what is not protected)", file=sys.stderr)
         return EXIT_VIOLATION
     path = Path(args.input)
@@ -235,14 +240,15 @@ def cmd_aggregate(args) -> int:
               "a scheme that satisfies it (adaptive, skip, uniform, user) or pass --allow-violation", file=sys.stderr)
         return EXIT_VIOLATION
     assert statement is not None  # build refused an input without users
-    note = statement.note + "\n# " + (_data_landmarks_line(rule) if not declared else _declared_line(rule))
+    said = _data_landmarks_line(rule, args.landmarks) if not declared else _declared_line(rule)
+    note = statement.note + "\n# " + said
     if args.by is not None:
         note += f"\n# Groups: {len(summaries)} (by {args.by!r}); each group's lines above speak for one group of its N"
     write_table(pd.concat(frames, ignore_index=True), args.out, note)
     result = summaries[next(iter(summaries))] if args.by is None else {"groups": summaries}
     if not declared:
         for summary in summaries.values():
-            summary["guarantee"] += " " + _data_landmarks_line(rule)
+            summary["guarantee"] += " " + _data_landmarks_line(rule, args.landmarks)
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n",
                                    encoding="utf-8")

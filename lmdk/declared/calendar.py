@@ -108,6 +108,31 @@ class CalendarRule:
         return pd.DataFrame({"timestamp": grid, "weekday": grid.day_name().str[:3], "landmark": self.mask(grid)})
 
 
+WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
+
+def week_grid(rule: CalendarRule | str) -> pd.DataFrame:
+    """The rule's one-week preview as a boolean weekday × hour table (rows Mon..Sun, columns 0..23): True where the
+    hour starting there is a landmark — what the Data page's calendar box and the Policies page draw."""
+    parsed = parse(rule) if isinstance(rule, str) else rule
+    week = parsed.preview("2024-01-01", days=7, step="1h")  # 2024-01-01 is a Monday
+    grid = week.assign(hour=week["timestamp"].dt.hour).pivot(index="weekday", columns="hour", values="landmark")
+    return grid.reindex(list(WEEKDAYS)).astype(bool)
+
+
+def hour_runs(grid: pd.DataFrame) -> str:
+    """A :func:`week_grid` in words, one weekday after another: "Sun 09:00–12:00" (runs of landmark hours; "none" for
+    a day without one)."""
+    lines = []
+    for day, row in grid.iterrows():
+        hours = np.flatnonzero(row.to_numpy(dtype=bool))
+        starts = hours[np.r_[True, np.diff(hours) > 1]] if hours.size else hours
+        ends = hours[np.r_[np.diff(hours) > 1, True]] + 1 if hours.size else hours
+        runs = ", ".join(f"{a:02d}:00–{b:02d}:00" for a, b in zip(starts.tolist(), ends.tolist(), strict=True))
+        lines.append(f"{day} {runs or 'none'}")
+    return " · ".join(lines)
+
+
 def wall_clock(timestamps, tz: str | None = None) -> pd.DatetimeIndex:
     """The timestamps as naive wall-clock times: naive ones as they stand, zone-aware ones in their own zone (or
     in ``tz``). A ``tz`` for naive timestamps names their zone and changes nothing on the wall clock."""

@@ -264,9 +264,17 @@ def undo_landmarks(redo: bool = False) -> None:
     stack = list(ss.get(source, []))
     if not stack:
         return
-    ss[target] = (ss.get(target, []) + [tuple(ss[state.LANDMARKS])])[-state.HISTORY_MAX:]
+    ss[target] = (ss.get(target, []) + [_undo_entry()])[-state.HISTORY_MAX:]
     ss[source] = stack[:-1]
-    set_landmarks(stack[-1], f"{'Redone' if redo else 'Undone'}: {len(stack[-1]):,} landmarks.", history=False)
+    positions, origin = stack[-1]  # the set comes back with its origin: a detector's set stays "data" (issue 33)
+    set_landmarks(positions, f"{'Redone' if redo else 'Undone'}: {len(positions):,} landmarks.", history=False,
+                  origin=origin)
+
+
+def _undo_entry() -> tuple[tuple, str]:
+    """The current landmark set and its origin, as the undo and redo stacks keep them."""
+    ss = st.session_state
+    return tuple(ss[state.LANDMARKS]), "data" if ss.get(state.LANDMARKS_ORIGIN) == "data" else "declared"
 
 
 def keep_landmarks_in_range(n: int) -> None:
@@ -286,7 +294,7 @@ def set_landmarks(landmarks, note: str = "", *, history: bool = True, origin: st
     ss = st.session_state
     new = tuple(np.unique(np.asarray(landmarks, dtype=np.int64)).tolist())
     if history and ss.get(state.LANDMARKS) is not None and tuple(ss[state.LANDMARKS]) != new:
-        ss[state.LANDMARK_UNDO] = (ss.get(state.LANDMARK_UNDO, []) + [tuple(ss[state.LANDMARKS])])[-state.HISTORY_MAX:]
+        ss[state.LANDMARK_UNDO] = (ss.get(state.LANDMARK_UNDO, []) + [_undo_entry()])[-state.HISTORY_MAX:]
         ss[state.LANDMARK_REDO] = []
     ss[state.LANDMARKS] = new
     ss[state.LANDMARKS_DEFAULT] = False
