@@ -95,6 +95,9 @@ CLIPPED = """async () => {
   // each button names what it does or gives: one label twice on a page ("Chart as HTML" ×4 once) is a problem too
   const seen = new Set();
   for (const b of main.querySelectorAll("[data-testid=stDownloadButton] button, [data-testid=stButton] button")) {
+    // a rerun leaves the previous run's copy in the document, stale and hidden, until it is replaced: not a second
+    // button a person sees (without this every button of Lessons and Dummy landmarks was reported twice)
+    if (b.closest("[data-stale=true]") || !b.checkVisibility() || b.getBoundingClientRect().width <= 0) continue;
     const label = (b.textContent || '').trim();
     if (label && seen.has(label)) out.push(`button label '${label}' twice`);
     seen.add(label);
