@@ -102,6 +102,11 @@ name = st.selectbox("Figure", names, format_func=lambda n: f"{n} — {figures[n]
                     **widgets.bind(state.EX_FIGURE))
 spec = figures[name]
 st.markdown(f"**The paper's claim.** {spec.claim}")
+# near the top (issue 35), closed: open, its tables would push the chart below the first screen
+with st.expander("What am I looking at — verdict and reasons", expanded=False):
+    section = _verdicts(REPRODUCTION.read_text()).get(name) if REPRODUCTION.exists() else None
+    with st.container(key="ex_verdict"):
+        _markdown_with_tables(section or "The comparison with the paper is in docs/REPRODUCTION.md.")
 
 cached = _cached(name)
 meta = cached[1] if cached else {}
@@ -166,8 +171,3 @@ else:
     d2.download_button("Download chart (HTML)", charts.to_html(fig).encode(), f"{name}.html", "text/html")
     alt_text.describe(f"experiment_{name}", df.rename(columns=readable_column), what=f"The numbers of {name} (tidy)",
                       csv=False)
-
-with st.expander("What am I looking at — verdict and reasons", expanded=True):
-    section = _verdicts(REPRODUCTION.read_text()).get(name) if REPRODUCTION.exists() else None
-    with st.container(key="ex_verdict"):
-        _markdown_with_tables(section or "The comparison with the paper is in docs/REPRODUCTION.md.")

@@ -139,6 +139,14 @@ def _lesson(lesson) -> None:
 st.title("Lessons")
 st.markdown("Predict, then see: each lesson asks a question about landmark privacy, you commit to an answer, and "
             "the lab computes the truth at your own setting.")
+explain.explain(
+    "**How the lessons work.** Every answer is computed on the spot by the lmdk core with your setting and a fixed "
+    f"seed ({lessons.SEED}), so a class sees the same numbers: the schemes' budgets and errors, Theorem 2's check, "
+    "the neighbouring relation's Δ, the temporal privacy loss, the position attack with and without dummy "
+    "landmarks, a district's total and PriSTE's calibration. Where a measured answer has noise, the 95 % "
+    "confidence intervals are shown and a tie within them counts as a tie. The worksheet has every question (one "
+    "lesson per printed page); the answer sheet has the answers at the default settings.",
+    section="§2–§4; PriSTE §4")
 _from_url()
 st.selectbox("Lesson", [lesson.number for lesson in lessons.LESSONS], format_func=_label, key=PICK)
 st.query_params[QUERY] = str(ss[PICK])
@@ -153,11 +161,3 @@ widgets.download_deferred("Answer sheet (HTML)", sheets.answer_sheet, lessons.LE
                           help="The answers and the numbers behind them at each lesson's default setting (fixed "
                                f"seed {lessons.SEED}: every copy agrees).")
 _lesson(lessons.LESSONS[ss[PICK] - 1])
-explain.explain(
-    "**How the lessons work.** Every answer is computed on the spot by the lmdk core with your setting and a fixed "
-    f"seed ({lessons.SEED}), so a class sees the same numbers: the schemes' budgets and errors, Theorem 2's check, "
-    "the neighbouring relation's Δ, the temporal privacy loss, the position attack with and without dummy "
-    "landmarks, a district's total and PriSTE's calibration. Where a measured answer has noise, the 95 % "
-    "confidence intervals are shown and a tie within them counts as a tie. The worksheet has every question (one "
-    "lesson per printed page); the answer sheet has the answers at the default settings.",
-    section="§2–§4; PriSTE §4")

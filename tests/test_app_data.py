@@ -52,8 +52,11 @@ def test_detector_replaces_and_clear_empties_landmarks():
     at.button(key="det_replace").click().run()
     assert not at.exception
     assert landmark_count(at) == 500
+    assert not [w for w in at.sidebar.warning if "No landmarks" in w.value]
     at.button(key="det_clear").click().run()
     assert landmark_count(at) == 0
+    # issue 35: zero landmarks is said where the count is, with what to do (not a bare 0 beside a share)
+    assert [w.value for w in at.sidebar.warning if w.value.startswith("No landmarks: the rule marked none.")]
 
 
 def test_synthetic_series_has_the_requested_landmark_share():

@@ -58,6 +58,7 @@ def test_default_render_shows_real_and_dummy_landmarks_options_budgets_and_mae()
         go.Figure({**fig, "layout": {k: v for k, v in fig["layout"].items() if k != "template"}})
     # the MAE chart is read against the data-free guess, as on Schemes & utility (issue 35): HUE's 0–25 kWh range
     guess = array(trace(figs["mae"], "data-free guess")["x"])
+    assert trace(figs["mae"], "data-free guess")["showlegend"] is False  # its legend entry was cut; the caption says
     assert guess.size == 2 and guess[0] == guess[1] and 10 < guess[0] < 13
     assert any("Dashed line" in c.value and "12.5 kWh" in c.value for c in at.caption)
     names = {t.get("name") for t in figs["options"]["data"]}

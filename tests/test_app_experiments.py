@@ -38,7 +38,8 @@ def test_default_render_shows_the_first_cached_figure():
     assert at.selectbox(key=W(state.EX_FIGURE)).value == "fig7"
     meta = chart(at)["layout"]["meta"]
     assert meta["figure"] == "fig7" and meta["source"].startswith("cached default run: 10 repetitions")
-    assert any("verdict" in e.label for e in at.expander)
+    # near the top (issue 35): the verdict is the main area's first expander, above the chart's "Show data"
+    assert at.main.expander[0].label == "What am I looking at — verdict and reasons"
     # numbers a person can trust (issue 35): the slider's 3 beside a 10-repetition chart is said; Δ = 1 against the
     # other pages' public range is explained; the table's columns read as words and an MAE bound is never negative
     said = " ".join(c.value for c in at.caption)

@@ -62,6 +62,21 @@ def test_the_link_opens_its_lesson_and_nothing_is_checked_yet(session):
     assert labels == ["Worksheet (HTML)", "Answer sheet (HTML)"]
 
 
+def reading_order(node) -> list:
+    """The main area's blocks and elements top first (depth first)."""
+    kids = getattr(node, "children", None) or {}
+    return [node] + [e for key in sorted(kids) for e in reading_order(kids[key])]
+
+
+def test_what_am_i_looking_at_sits_above_the_lesson(session):
+    """Issue 35: the explanation was the page's last element, under the whole lesson."""
+    order = [type(e).__name__ + ":" + str(getattr(e, "label", getattr(e, "value", ""))) for e in
+             reading_order(session.main)]
+    explain = next(i for i, e in enumerate(order) if e == "Expander:What am I looking at?")
+    lesson = next(i for i, e in enumerate(order) if e.startswith("Selectbox:Lesson"))
+    assert explain < lesson, order[:12]
+
+
 @pytest.mark.parametrize("number", range(1, 9))
 def test_each_lesson_wrong_then_right_with_the_cores_numbers(session, number):
     at, x = session, lesson(number)

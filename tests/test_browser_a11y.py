@@ -97,6 +97,9 @@ CLIPPED = """async () => {
   // (one label per element: a download holds a hidden 0 × 0 px twin of its button; closed "Show data" count too)
   const seen = new Set(), elements = new Set();
   for (const b of main.querySelectorAll("[data-testid=stDownloadButton] button, [data-testid=stButton] button")) {
+    // a rerun leaves the previous run's copy in the document, stale, until it is replaced: not a second button a
+    // person sees (without this every button of Lessons and Dummy landmarks was reported twice)
+    if (b.closest("[data-stale=true]")) continue;
     const element = b.closest('[data-testid=stElementContainer]') || b;
     if (elements.has(element)) continue;
     elements.add(element);

@@ -291,6 +291,7 @@ def mae_with_without(rows: Sequence[dict], *, unit: str, epsilon: float, meta: d
         ))
     if guess is not None and np.isfinite(guess) and schemes:
         fig.add_trace(go.Scatter(x=[guess, guess], y=[schemes[0], schemes[-1]], mode="lines", name="data-free guess",
+                                 showlegend=False,  # the caption names it; a third entry was cut at any width
                                  line=dict(color="#333", width=2, dash="dash"),
                                  hovertemplate="guessing the middle of the public range: %{x:.3g} " + unit
                                  + "<extra></extra>"))
