@@ -253,3 +253,20 @@ def test_data_derived_landmarks_are_handed_out_only_when_asked_and_the_statement
     said = re.sub(r"\\(.)", r"\1", " ".join(str(m.value) for m in at.markdown)).replace("\u2060", "")
     assert "NOT PROTECTED: the value of any hour whose landmark status could change" in said
     assert "Landmark set: computed from these values" in said
+
+
+def test_a_shared_link_keeps_a_detectors_set_data_derived():
+    """Issue 33: a detector's set in a share link carries lmo=data, and the session the link opens keeps it
+    data-derived (the release to hand out needs the tick) — without it the set came back as declared."""
+    at = open_page()
+    at.session_state[state.LANDMARKS_ORIGIN] = "data"
+    at.session_state[state.LANDMARKS] = (3, 5, 8)
+    at.session_state[state.LANDMARKS_DEFAULT] = False
+    at.run()
+    assert at.query_params.get(state.LANDMARKS_ORIGIN_LINK) == "data", at.query_params
+    linked = open_page(lm=at.query_params[state.LANDMARKS], lmo="data")
+    assert not linked.exception
+    assert linked.session_state[state.LANDMARKS_ORIGIN] == "data"
+    assert linked.button(key="dl_release_csv_off").disabled
+    declared = open_page(lm=at.query_params[state.LANDMARKS])  # clicks or a file: declared, as before
+    assert declared.session_state[state.LANDMARKS_ORIGIN] == "declared"

@@ -64,6 +64,7 @@ DIST_STATISTIC = "d_stat"  # "one" (one home's own series) | "sum" | "mean" over
 DIST_SEED = "d_seed"
 DIST_STATISTICS = ("one", "sum", "mean")
 LANDMARKS = "lm"  # the landmark set, encoded by lmdk.present.views.encode_landmarks
+LANDMARKS_ORIGIN_LINK = "lmo"  # "data" in a link whose landmark set a detector read from the values (issue 33)
 SCHEMES = "schemes"  # selected subset of ALL_SCHEME_NAMES
 MECHANISM = "mech"
 EPSILON = "eps"
@@ -431,6 +432,9 @@ def init() -> None:
         ss[QP_LOADED] = True
         if LANDMARKS in ss:
             ss[LANDMARKS_TOKEN] = "url"
+            # a set a detector read from the values stays data-derived in the session the link opens: no release to
+            # hand out under a "declared in advance" statement (issue 33)
+            ss[LANDMARKS_ORIGIN] = "data" if st.query_params.get(LANDMARKS_ORIGIN_LINK) == "data" else "declared"
         if REPETITIONS in st.query_params:
             ss[REPS_CHOSEN] = True
         from ui.session.memory import release_freed_memory
@@ -462,6 +466,11 @@ def sync_query_params() -> None:
         text = param.dump(value)
         if qp.get(key) != text:
             qp[key] = text
+    linked = LANDMARKS in qp and st.session_state.get(LANDMARKS_ORIGIN) == "data"
+    if linked and qp.get(LANDMARKS_ORIGIN_LINK) != "data":
+        qp[LANDMARKS_ORIGIN_LINK] = "data"
+    elif not linked and LANDMARKS_ORIGIN_LINK in qp:
+        del qp[LANDMARKS_ORIGIN_LINK]
 
 
 def bump(key: str) -> None:
