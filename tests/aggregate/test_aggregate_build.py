@@ -122,9 +122,15 @@ def test_dask_gives_the_in_process_aggregate(tmp_path):
     path = tmp_path / "fleet.parquet"
     table.to_parquet(path, index=False)
     groups = pd.DataFrame({"user": [f"u{i}" for i in range(12)], "group": ["a"] * 6 + ["b"] * 6})
+    from distributed import LocalCluster
+
     local = build(path, "sum", value_range=(0, 25), groups=groups)
-    for source in (path, table):
-        spread = build(source, "sum", value_range=(0, 25), groups=groups, workers=2, rows=100)
-        for g in ("a", "b"):
-            assert np.allclose(spread.series[g].to_numpy(), local.series[g].to_numpy())
-        assert spread.users == local.users and spread.warnings == local.warnings
+    # one cluster of two worker processes for both sources, reached by its address as --scheduler does (a cluster
+    # per build, workers=2, took ~10 s to start each time)
+    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
+        for source in (path, table):
+            spread = build(source, "sum", value_range=(0, 25), groups=groups, scheduler=cluster.scheduler_address,
+                           rows=100)
+            for g in ("a", "b"):
+                assert np.allclose(spread.series[g].to_numpy(), local.series[g].to_numpy())
+            assert spread.users == local.users and spread.warnings == local.warnings
