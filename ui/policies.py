@@ -14,7 +14,6 @@ from ui.session import state
 DAYS = {"daily": "every day", "mon-fri": "weekdays (Mon–Fri)", "sat,sun": "weekend (Sat, Sun)", "mon": "Monday",
         "tue": "Tuesday", "wed": "Wednesday", "thu": "Thursday", "fri": "Friday", "sat": "Saturday", "sun": "Sunday"}
 HOURS = [f"{h:02d}:00" for h in range(25)]
-PREVIEW_START = "2024-01-01"  # a Monday: the preview week runs Mon–Sun
 UPLOAD_TYPES = ["csv", "parquet", "json"]
 
 
@@ -89,11 +88,10 @@ def ledger_budget(users: list[str], dataset: str | None = None) -> pd.DataFrame:
 
 def preview(rule: str) -> tuple[go.Figure, pd.DataFrame]:
     """The one-week preview of a calendar rule: a weekday × hour grid, landmark hours black."""
-    from lmdk.declared.calendar import parse, week_grid
+    from lmdk.declared.calendar import week_grid, week_preview
 
-    week = parse(rule).preview(PREVIEW_START, days=7, step="1h")
-    week["hour"] = week["timestamp"].dt.hour
-    grid = week_grid(rule)
+    week = week_preview(rule)
+    grid = week_grid(rule, week)
     fig = go.Figure(go.Heatmap(z=grid.to_numpy(dtype=float), x=[f"{h:02d}:00" for h in grid.columns],
                                y=list(grid.index), zmin=0, zmax=1, showscale=False, xgap=1, ygap=1,
                                colorscale=[[0, "#EEEEEE"], [1, LANDMARK_COLOUR]],

@@ -176,7 +176,7 @@ def _plain(value: float):
     return int(value) if float(value).is_integer() and abs(value) < 2**53 else float(value)
 
 
-def _data_landmarks_line(rule, text: str) -> str:
+def _data_landmarks_line(text: str) -> str:
     return (f"Not protected: the landmark set came from the data ({text.strip()}): a change of one user's readings "
             "can change which bins are landmarks, which (ε, L)-landmark privacy takes as fixed in advance; "
             "declare the landmarks (calendar:…) to be covered.")
@@ -240,7 +240,7 @@ def cmd_aggregate(args) -> int:
               "a scheme that satisfies it (adaptive, skip, uniform, user) or pass --allow-violation", file=sys.stderr)
         return EXIT_VIOLATION
     assert statement is not None  # build refused an input without users
-    said = _data_landmarks_line(rule, args.landmarks) if not declared else _declared_line(rule)
+    said = _data_landmarks_line(args.landmarks) if not declared else _declared_line(rule)
     note = statement.note + "\n# " + said
     if args.by is not None:
         note += f"\n# Groups: {len(summaries)} (by {args.by!r}); each group's lines above speak for one group of its N"
@@ -248,7 +248,7 @@ def cmd_aggregate(args) -> int:
     result = summaries[next(iter(summaries))] if args.by is None else {"groups": summaries}
     if not declared:
         for summary in summaries.values():
-            summary["guarantee"] += " " + _data_landmarks_line(rule, args.landmarks)
+            summary["guarantee"] += " " + _data_landmarks_line(args.landmarks)
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n",
                                    encoding="utf-8")

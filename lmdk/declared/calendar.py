@@ -109,14 +109,22 @@ class CalendarRule:
 
 
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+WEEK_START = "2024-01-01"  # a Monday: the preview week runs Mon–Sun
 
 
-def week_grid(rule: CalendarRule | str) -> pd.DataFrame:
-    """The rule's one-week preview as a boolean weekday × hour table (rows Mon..Sun, columns 0..23): True where the
-    hour starting there is a landmark — what the Data page's calendar box and the Policies page draw."""
+def week_preview(rule: CalendarRule | str) -> pd.DataFrame:
+    """The rule's hourly one-week preview from WEEK_START: timestamp, weekday, landmark and the hour of the day."""
     parsed = parse(rule) if isinstance(rule, str) else rule
-    week = parsed.preview("2024-01-01", days=7, step="1h")  # 2024-01-01 is a Monday
-    grid = week.assign(hour=week["timestamp"].dt.hour).pivot(index="weekday", columns="hour", values="landmark")
+    week = parsed.preview(WEEK_START, days=7, step="1h")
+    return week.assign(hour=week["timestamp"].dt.hour)
+
+
+def week_grid(rule: CalendarRule | str, week: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The rule's one-week preview as a boolean weekday × hour table (rows Mon..Sun, columns 0..23): True where the
+    hour starting there is a landmark — what the Data page's calendar box and the Policies page draw. ``week``: the
+    rule's :func:`week_preview` when the caller has it already."""
+    week = week_preview(rule) if week is None else week
+    grid = week.pivot(index="weekday", columns="hour", values="landmark")
     return grid.reindex(list(WEEKDAYS)).astype(bool)
 
 
