@@ -464,6 +464,9 @@ def _calibrate(eps: np.ndarray, delta: float, low: float, high: float) -> Calibr
                              f"(its integer scale would exceed 2^52); give a larger budget")
     lo = np.ceil(np.ldexp(low, -k))
     hi = np.floor(np.ldexp(high, -k))
+    # low/g can underflow to 0 (a subnormal bound over a coarse grid): step back inside the public range
+    lo += np.ldexp(lo, k) < low
+    hi -= np.ldexp(hi, k) > high
     if np.any(np.abs(lo) > MAX_STEPS) or np.any(np.abs(hi) > MAX_STEPS):
         raise ParameterError("value_range is too far from 0 for its grid (more than 2^61 grid steps); shift the "
                              "values (e.g. subtract a public offset) before releasing them")

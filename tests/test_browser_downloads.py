@@ -51,7 +51,11 @@ CLICK_MS = 180_000
 
 
 def download(page, button) -> tuple[str, bytes]:
-    """Click a download button; (suggested file name, content) of the file it delivers."""
+    """Click a download button once the page is idle; (suggested file name, content) of the file it delivers."""
+    # a release to hand out reruns the page on click (it records the release), and that rerun registers the
+    # deferred files anew: a button clicked before the rerun has finished asks for a file that is gone and no
+    # download ever starts (CI, both workers loaded)
+    wait_idle(page, timeout=CLICK_MS)
     with page.expect_download(timeout=CLICK_MS) as info:
         button.click()
     file = info.value

@@ -5,7 +5,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
@@ -222,6 +222,8 @@ def test_outputs_are_multiples_of_the_grid_inside_the_range():
 @settings(max_examples=300, deadline=None)
 @given(eps=st.floats(1e-9, 1e4), delta=st.floats(1e-6, 1e6), low=st.floats(-1e6, 1e6),
        width=st.floats(1e-3, 1e6))
+@example(eps=1.0, delta=2048.0, low=5e-324, width=2048.0)  # low/g underflows to 0: the grid's end must stay ≥ low
+@example(eps=1.0, delta=2048.0, low=-2048.0, width=2048.0 - 5e-324)
 def test_calibration_guarantees_epsilon_exactly(eps, delta, low, width):
     high = low + width
     if not high > low:
