@@ -55,7 +55,8 @@ def refusal(rule: str) -> str:
 @dataclass(frozen=True)
 class LandmarkSource:
     """The landmark set an export uses and how it was obtained: ``kind`` one of :data:`KINDS`; ``rule`` its text
-    (None for positions given as such); ``selection_epsilon`` ε_sel of a private selection (0 otherwise)."""
+    (None for positions given as such); ``selection_epsilon`` ε_sel of a private selection (0 otherwise);
+    ``per_series``: the rule of a population, which gives each user's series its own set (no ``indices`` here)."""
 
     kind: str
     indices: np.ndarray
@@ -63,6 +64,7 @@ class LandmarkSource:
     selection_epsilon: float = 0.0
     threshold_epsilon: float = 0.0
     response_epsilon: float = 0.0
+    per_series: bool = False
 
     def total_epsilon(self, epsilon: float) -> float:
         """The ε one event's value gets from the selection and the release together (ε_sel + ε)."""
@@ -75,9 +77,10 @@ class LandmarkSource:
         return float(epsilon) + self.threshold_epsilon + (len(self.indices) + 1) * self.response_epsilon
 
     def to_dict(self) -> dict:
-        """JSON-ready (summaries, the ledger)."""
+        """JSON-ready (summaries, the ledger): ``landmarks`` the set's size, or null with ``per_user`` true when each
+        user's series has its own set."""
         return {"kind": self.kind, "rule": self.rule, "selection_epsilon": self.selection_epsilon,
-                "landmarks": int(len(self.indices))}
+                "landmarks": None if self.per_series else int(len(self.indices)), "per_user": self.per_series}
 
 
 def declared(indices, rule: str | None = None) -> LandmarkSource:
@@ -124,7 +127,7 @@ def rule_source(rule, *, landmark_epsilon: float | None = None, allow_data_landm
         if landmark_epsilon is not None:
             raise ParameterError(f"landmark_epsilon: the landmark rule {text!r} is declared (it does not read the "
                                  "values), so there is nothing to select privately; leave it out")
-        return declared(empty, text)
+        return LandmarkSource(DECLARED, empty, text, per_series=True)
     if landmark_epsilon is not None:
         if parsed.kind not in SELECTABLE or kind != "values":
             raise PolicyRefused(f"refused: the landmark rule {text!r} cannot be selected privately (only value rules "
@@ -132,9 +135,9 @@ def rule_source(rule, *, landmark_epsilon: float | None = None, allow_data_landm
                                 "pass --allow-data-landmarks (the statement then says what is not protected)")
         eps = float(validate_epsilon(landmark_epsilon, "landmark_epsilon"))
         q = eps / 2.0 if parsed.kind in ("percentile", "share") else 0.0
-        return LandmarkSource(PRIVATE, empty, text, eps, q, eps - q)
+        return LandmarkSource(PRIVATE, empty, text, eps, q, eps - q, per_series=True)
     if allow_data_landmarks:
-        return unprotected(empty, text)
+        return LandmarkSource(UNPROTECTED, empty, text, per_series=True)
     raise PolicyRefused(refusal(text))
 
 

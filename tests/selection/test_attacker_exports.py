@@ -232,6 +232,8 @@ def test_a_population_export_selects_privately_or_is_refused(tmp_path, capsys):
     assert cli.main(base + ["--out", str(tmp_path / "b"), "--landmark-epsilon", "0.5"]) == 0
     totals = json.loads((tmp_path / "b" / "aggregates.json").read_text())
     assert totals["epsilon_total"] == 1.5 and totals["landmark_set"]["kind"] == "private"
+    # each user's series has its own selected set: no one count for all of them (it read 0 before)
+    assert totals["landmark_set"]["landmarks"] is None and totals["landmark_set"]["per_user"] is True
     assert "at ε = 1.5 (landmark selection ε_sel = 0.5" in totals["guarantee"]["protected"]
     (entry,) = lmdk.ledger.read(tmp_path / "L.jsonl")
     assert (entry.epsilon, entry.landmark_epsilon, entry.users) == (1.5, 0.5, 4)
