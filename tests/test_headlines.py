@@ -90,3 +90,11 @@ def test_the_schemes_no_better_than_the_guess_are_named():
     text = headlines.schemes_headline(1.0, 1000, 200, "hours", "kWh", mae, ok, guess=guess)
     assert "*User level*, *w-event* and *Uniform* are **no better** than that guess." in text
     assert text.count(". ") + 1 <= 2, text
+
+
+def test_sentences_are_counted_at_their_ends_not_at_decimal_points_or_abbreviations():
+    said = ("##### **Event level leaks more than promised**: an attacker measured ε̂ ≥ 4.60, the promise was ε = 1. "
+            "*Skip* lets an attacker find the landmarks (AUC 0.93, e.g. the positions); dummies cut it to 0.70.")
+    assert headlines.sentence_count(said) == 2
+    assert headlines.sentence_count("One. Two! 3 three? **Four.** Five") == 5
+    assert headlines.sentence_count("##### ") == 0
