@@ -155,8 +155,9 @@ def schemes_headline(epsilon: float, n: int, n_landmarks: int, words: str, unit:
         no_better = [SCHEME_NAMES.get(s, s) for s, e in mae.items() if s != best and e >= guess.mae]
         if no_better and winners[best] < guess.mae:  # the best beats the guess, others do not: name them
             names = " and ".join(", ".join(f"*{n}*" for n in no_better).rsplit(", ", 1))
+            cause = ": the public range, not the scheme, sets their error" if guess.range_far_wider else ""
             said = said.removesuffix(".") + (f"; {names} {'is' if len(no_better) == 1 else 'are'} **no better** than "
-                                             "that guess.")
+                                             f"that guess{cause}.")
         return text + " " + said
     if protects:
         text += f" Protected: {protects}, at ε = {epsilon:g}."
