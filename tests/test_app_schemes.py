@@ -90,8 +90,8 @@ def test_default_render_has_budget_release_and_mae_charts_for_six_schemes():
     for trace in release["data"]:  # a median drawn follows the original; one swinging across the panel is left out
         if trace.get("name", "").endswith(" median"):
             original = next(t for t in release["data"] if t.get("name") == "original" and t["yaxis"] == trace["yaxis"])
-            gap = np.mean(np.abs(array(trace["y"]).astype(float) - array(original["y"]).astype(float)))
-            assert gap <= np.diff(release["layout"]["yaxis"]["range"])[0] / 4, trace["name"]
+            gap = np.abs(array(trace["y"]).astype(float) - array(original["y"]).astype(float))
+            assert np.quantile(gap, 0.9) <= np.diff(release["layout"]["yaxis"]["range"])[0] / 4, trace["name"]
     assert "landmark share" in {t.get("name") for t in budget["data"]}  # 200 landmarks: the density profile
     assert "budget on landmarks" in {t.get("name") for t in budget["data"]}  # landmark budgets highlighted
     assert list(mae["data"][0]["y"]) == list(state.SCHEME_NAMES)

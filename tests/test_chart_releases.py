@@ -40,3 +40,6 @@ def test_median_readable_measures_the_mean_distance_from_the_original():
     ok, strays = scheme_charts.median_readable(original + 2.0, original, [0.0, 4.0])
     assert not ok and strays == 2.0  # 2 > a quarter of the 0–4 scale
     assert scheme_charts.median_readable(original + 0.5, original, [0.0, 4.0]) == (True, 0.5)
+    spikes = np.where(np.arange(20) % 5 == 0, 3.0, 0.0)  # on the original at 16 of 20 timestamps, 3 off at the rest
+    ok, strays = scheme_charts.median_readable(np.arange(20.0) / 5 + spikes, np.arange(20.0) / 5, [0.0, 4.0])
+    assert not ok and strays == 0.6  # a small mean: the spikes at one timestamp in five still swing over the panel

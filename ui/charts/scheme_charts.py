@@ -156,15 +156,16 @@ def mae(
 
 def median_readable(median: np.ndarray, original: np.ndarray, scale: list[float]) -> tuple[bool, float]:
     """Whether a release panel draws the median line, and its mean distance from the original: not when it is
-    mostly off the panel's scale or strays on average more than a quarter of that scale from the original — such a
-    line swings across the whole panel and paints it in solid colour (issue 35: 500 hours of a long series)."""
+    mostly off the panel's scale or strays more than a quarter of that scale from the original at one timestamp in
+    ten — such a line swings across the panel and paints it in solid colour (issue 35: 500 hours of a long series;
+    Event level on HUE at ε = 1, whose median of 100 releases strays 1.8 kWh on average, 4.1 kWh at its 90th
+    percentile, on a 6.9 kWh scale)."""
     ok = np.isfinite(median) & np.isfinite(original)
     if not ok.any():
         return False, float("nan")
-    med, orig = median[ok], original[ok]
-    strays = float(np.mean(np.abs(med - orig)))
-    inside = float(np.mean((med >= scale[0]) & (med <= scale[1])))
-    return inside >= 0.8 and strays <= (scale[1] - scale[0]) / 4, strays
+    gap = np.abs(median[ok] - original[ok])
+    inside = float(np.mean((median[ok] >= scale[0]) & (median[ok] <= scale[1])))
+    return inside >= 0.8 and float(np.quantile(gap, 0.9)) <= (scale[1] - scale[0]) / 4, float(gap.mean())
 
 
 def original_scale(original: np.ndarray) -> list[float] | None:
