@@ -164,8 +164,7 @@ def _budget_rows(budgets_by_scheme: dict, mask: np.ndarray, lm: np.ndarray, dm: 
         xaxis={"title": {"text": "timestamp t"}, "range": [t0 - 0.5, t0 + mask.size - 0.5], "zeroline": False},
         yaxis={"range": [-0.08, rows + 0.95], "tickvals": tickvals, "ticktext": ticktext, "showgrid": False,
                "zeroline": False, "ticks": "", "fixedrange": True},
-        annotations=[{"text": f"εₜ per timestamp (nats) — one scale for every row: a full row is εₜ = {number(shared)} "
-                              "(hover for values)",
+        annotations=[{"text": f"εₜ per timestamp (nats), one scale for every row: a full row is εₜ = {number(shared)}",
                       "x": 0, "xref": "paper", "xanchor": "left", "y": 1.0, "yref": "paper", "yanchor": "bottom",
                       "yshift": 4, "showarrow": False, "font": {"size": 13}}],
     )
