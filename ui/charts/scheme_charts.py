@@ -30,7 +30,8 @@ def releases(
     scheme (``landmarks`` is accepted for symmetry; the budget chart marks them).
 
     ``fixed_scale``: every panel on the original's own scale (``original_scale``): a band wider than it runs off
-    the panel (zoom out to see it) instead of painting the public range in solid colour."""
+    the panel (zoom out to see it) instead of painting the public range in solid colour, and a median that would
+    swing across the panel is left out (``median_readable``); the panel's note says how far either reaches."""
     schemes = list(summaries)
     original = np.asarray(original, dtype=float)
     xs = time_values(x)
