@@ -188,12 +188,16 @@ def _page() -> None:
     st.markdown("##### " + headlines.dummies_headline(int(sel.chosen.size), int(cur.landmarks.size),
                                                       disclosure.chosen, words))
 
-    sets, budgets = st.columns(3), st.columns(3)  # five in a row cut their labels at 1024 px
-    sets[0].metric("real landmarks |L|", f"{cur.landmarks.size:,}")
-    sets[1].metric("dummies |L′ ∖ L|", f"{dm.size:,}")
-    sets[2].metric("|L′| share of events", f"{100 * sel.chosen.size / cur.n:.1f} %")
-    budgets[0].metric("ε for selection", f"{eps_sel:.3g}", help="share × ε, spent by the exponential mechanism")
-    budgets[1].metric("ε for publishing", f"{eps_pub:.4g}", help="ε − ε_sel, given to the scheme (run on L′)")
+    sets, budgets = st.columns(3), st.columns(3)  # six in a row cut their labels at 1024 px
+    # the answer first (issue 35): how sure an observer can be that a marked event is a real landmark
+    sets[0].metric(f"a marked {words.removesuffix('s')} is real", f"{round(100 * disclosure.chosen):.0f} %",
+                   help="The share of real landmarks among the marked events, for an observer who knows the method "
+                        "(the headline's certainty).")
+    sets[1].metric("real landmarks |L|", f"{cur.landmarks.size:,}")
+    sets[2].metric("dummies |L′ ∖ L|", f"{dm.size:,}")
+    budgets[0].metric("|L′| share of events", f"{100 * sel.chosen.size / cur.n:.1f} %")
+    budgets[1].metric("ε for selection", f"{eps_sel:.3g}", help="share × ε, spent by the exponential mechanism")
+    budgets[2].metric("ε for publishing", f"{eps_pub:.4g}", help="ε − ε_sel, given to the scheme (run on L′)")
 
     st.subheader("The chosen landmark set L′")
     y, y_title = views.timeline_values(cur.series)

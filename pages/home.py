@@ -47,6 +47,9 @@ eps = st.select_slider("Total budget ε", options=state.EPSILON_OPTIONS, value=1
                        format_func=lambda e: f"{e:g}")
 landmarks = np.asarray(sorted(marked or []), dtype=np.int64)
 example = {s: schemes.allocate(s, 8, landmarks, eps, w=3) for s in ("event", "user", "uniform", "skip")}
+verdicts = {s: privacy.satisfies_landmark_privacy(b, landmarks, eps) for s, b in example.items()}
+said = headlines.overview_headline(eps, 8, int(landmarks.size), verdicts)
+st.markdown("##### " + said)  # the answer first, above the chart that shows why (issue 35)
 fig = charts.budgets(example, landmarks, epsilon=eps, row_height=95, absolute=True)
 st.plotly_chart(fig, key="home_budgets", **charts.PLOTLY_KW)
 alt_text.describe("home_budgets", alt_text.budget_table(example, landmarks), what="Budget εₜ per timestamp",
@@ -59,9 +62,6 @@ for col, (scheme, budget) in zip(cols, example.items(), strict=True):
     col.badge("satisfies" if ok else "violates", color="green" if ok else "red",
               icon=":material/check_circle:" if ok else ":material/cancel:")
     col.caption(f"worst Σ = {worst:.3g}")
-verdicts = {s: privacy.satisfies_landmark_privacy(b, landmarks, eps) for s, b in example.items()}
-said = headlines.overview_headline(eps, 8, int(landmarks.size), verdicts)
-st.markdown(said)
 d1 = d2 = widgets.button_row()
 widgets.download_deferred("Report (HTML)", report.overview_report,
                           (said, eps, landmarks, example, charts.figure_spec(fig)), key="dl_home_report",

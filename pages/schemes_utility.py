@@ -196,7 +196,9 @@ def results() -> None:
         st.plotly_chart(release_fig, key="release_chart", **charts.PLOTLY_KW)
         st.caption(f"Black: original; coloured line: median of {reps} repetitions; band: the central 90 % of them. "
                    "Each panel keeps the original's own scale; where the noise reaches further, the panel says how "
-                   "far (zoom out with a double click).")
+                   "far (zoom out with a double click), and a median that strays from the original by more than a "
+                   "quarter of the scale at one time in ten is left out (the panel says how far it strays): it would "
+                   "only paint the panel.")
         alt_text.describe("release_chart", alt_text.release_table(
             cur.series.timestamps, x, {s: (summaries[s].median, summaries[s].low, summaries[s].high) for s in chosen},
             value_name=y_title), what=f"Original and released series, {y_title}", over="t",

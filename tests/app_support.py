@@ -79,3 +79,13 @@ def upload(at: AppTest, name: str, raw: bytes) -> AppTest:
     at.file_uploader(key="upload_file").set_value((name, raw, "text/plain")).run()
     assert not at.exception, at.exception
     return at
+
+
+def headline(at) -> str:
+    """The page's one headline (the markdown of heading level 5), checked to hold at most two sentences (issue 35)."""
+    from lmdk.present.headlines import MAX_SENTENCES, sentence_count
+
+    heads = [m.value for m in at.main.markdown if m.value.startswith("##### ")]
+    assert len(heads) == 1, heads
+    assert 1 <= sentence_count(heads[0]) <= MAX_SENTENCES, heads[0]
+    return heads[0]

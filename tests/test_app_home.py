@@ -27,6 +27,9 @@ def test_home_renders_with_links_and_explanation(app):
     assert len(links) >= 2  # every registered page except the overview itself
     assert main_expanders(app)[0].label == "What am I looking at?"  # near the top, before the charts (issue 35)
     assert any("\\sum" in latex.value for latex in app.latex)
+    said = app_support.headline(app)  # the answer first: above the chart that shows why, two sentences at most
+    order = [getattr(e, "value", None) for e in app.main]
+    assert order.index(said) < next(i for i, e in enumerate(app.main) if type(e).__name__ == "UnknownElement")
 
 
 def test_live_example_event_fails_with_landmarks_and_passes_without(app):
@@ -61,6 +64,8 @@ def test_overview_budgets_share_one_fixed_axis_so_epsilon_visibly_acts(app):
     spec = figure(app)
     axes = [v for k, v in spec["layout"].items() if k.startswith("yaxis") and v.get("type") == "log"]
     assert len(axes) == 4 and all(a["range"] == axes[0]["range"] for a in axes)  # one scale for every scheme
+    assert all(a["title"]["text"] == "εₜ, log" for a in axes)  # what the axis counts, and its unit in the heading:
+    assert all(h["text"].endswith("budget εₜ per timestamp (nats)") for h in spec["layout"]["annotations"])
     before = bar_tops(spec)
     assert before["user"] < before["event"]  # ε/8 is visibly lower than ε
     app.select_slider(key="home_eps").set_value(0.01).run()

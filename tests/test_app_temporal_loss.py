@@ -136,5 +136,10 @@ def test_the_analysed_scheme_round_trips_through_the_link():
 
 def test_headline_states_the_loss_in_words_first():
     at = open_page(tpl_scheme="uniform", corr="strong")
-    head = next(m.value for m in at.markdown if m.value.startswith("##### With ε"))
+    head = app_support.headline(at)  # the one headline, at most two sentences (issue 35)
     assert "strong correlation between consecutive hours" in head and "*Uniform*" in head
+    # the first number is the headline's answer: under strong correlation the landmark loss (7.2 nats) exceeds Σ εₜ
+    # (4.7 nats), so both say the valid bound, Σ εₜ (the metric said 7.18 beside the headline's 4.7)
+    answer, total = at.metric[0], at.metric[3]
+    assert answer.label == "Loss with landmarks (nats)" and total.label.startswith("Σ of all budgets")
+    assert float(answer.value) == float(total.value) and f"up to {float(answer.value):.2g} nats" in head

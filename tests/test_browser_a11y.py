@@ -53,7 +53,8 @@ def _views() -> list[tuple[str, str, str, int | None]]:
 # a segmented control's option outside its column (clipped: "Attacker's prior" at 1024 px once), a metric's label or
 # value cut with an ellipsis, any other text whose box is narrower than its content where the box hides the rest
 # (ellipsis or hidden overflow: "Chart as H…", "Landmark flags (pri…", "Releases handed …" once), and a chart's legend
-# entry running past the chart's edge ("releas" once); and a button label used twice on one page
+# entry or a chart's annotation running past the chart's edge ("releas" once); and a button label used twice on one
+# page
 CLIPPED = """async () => {
   await document.fonts.ready;
   const out = [];
@@ -79,6 +80,12 @@ CLIPPED = """async () => {
       const r = t.getBoundingClientRect();
       if (r.width > 0 && (r.right > Math.min(box.right, clip.right) + 1 || r.left < box.left - 1))
         out.push(`legend '${t.textContent}' cut`);
+    }
+    // a chart's own text (panel headings, notes) ends at the chart's edge too ("… (hover for va" once)
+    for (const t of plot.querySelectorAll('.annotation-text')) {
+      const r = t.getBoundingClientRect();
+      if (r.width > 0 && (r.right > box.right + 1 || r.left < box.left - 1))
+        out.push(`chart text '${t.textContent.slice(0, 60)}' cut`);
     }
   }
   for (const group of document.querySelectorAll("[data-testid='stButtonGroup']")) {

@@ -88,5 +88,17 @@ def test_the_schemes_no_better_than_the_guess_are_named():
     mae = {"event": 8.16, "user": 12.4, "w-event": 11.9, "uniform": 12.5, "skip": 8.15, "adaptive": 10.5}
     ok = {"event": False, "user": True, "w-event": False, "uniform": True, "skip": True, "adaptive": True}
     text = headlines.schemes_headline(1.0, 1000, 200, "hours", "kWh", mae, ok, guess=guess)
-    assert "*User level*, *w-event* and *Uniform* are **no better** than that guess." in text
-    assert text.count(". ") + 1 <= 2, text
+    assert ("*User level*, *w-event* and *Uniform* are **no better** than that guess: the public range, not the "
+            "scheme, sets their error." in text)  # 0–25 kWh around readings of about 1 kWh (issue 35)
+    assert headlines.sentence_count(text) == 2, text
+    narrow = headlines.schemes_headline(1.0, 1000, 200, "hours", "kWh", mae, ok,
+                                        guess=headlines.Guess(11.6, 12.5, "0–25 kWh", range_far_wider=False))
+    assert "**no better** than that guess." in narrow and "sets their error" not in narrow
+
+
+def test_sentences_are_counted_at_their_ends_not_at_decimal_points_or_abbreviations():
+    said = ("##### **Event level leaks more than promised**: an attacker measured ε̂ ≥ 4.60, the promise was ε = 1. "
+            "*Skip* lets an attacker find the landmarks (AUC 0.93, e.g. the positions); dummies cut it to 0.70.")
+    assert headlines.sentence_count(said) == 2
+    assert headlines.sentence_count("One. Two! 3 three? **Four.** Five") == 5
+    assert headlines.sentence_count("##### ") == 0

@@ -6,6 +6,7 @@ template per page; tests check that it names the right winner and ratio.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,6 +15,18 @@ SCHEME_NAMES = {"event": "Event level", "user": "User level", "w-event": "w-even
                 "skip": "Skip", "adaptive": "Adaptive", "bd": "BD (w-event)", "ba": "BA (w-event)",
                 "fast": "FAST (user level)", "pegasus": "PeGaSus (event level)"}  # the baselines: lmdk.baselines
 PRIVATE_SCHEMES = ("uniform", "skip", "adaptive")  # the landmark schemes (user level is the baseline)
+
+
+MAX_SENTENCES = 2  # a headline a person reads at a glance (issue 35: the Adversary lab's was seven bold lines)
+# a sentence ends at . ! or ? (after any closing emphasis) before a space and a capital, digit or ε, so "0.93" and
+# "e.g. the" do not end one
+_SENTENCE_END = re.compile(r"[.!?][*_]*\s+(?=[\"'(*_]*[A-Z0-9ε])")
+
+
+def sentence_count(text: str) -> int:
+    """How many sentences a headline's markdown holds (its leading '#' marks ignored)."""
+    body = text.lstrip("# ").strip()
+    return len(_SENTENCE_END.split(body)) if body else 0
 
 
 def readable(value: float) -> str:
@@ -142,8 +155,9 @@ def schemes_headline(epsilon: float, n: int, n_landmarks: int, words: str, unit:
         no_better = [SCHEME_NAMES.get(s, s) for s, e in mae.items() if s != best and e >= guess.mae]
         if no_better and winners[best] < guess.mae:  # the best beats the guess, others do not: name them
             names = " and ".join(", ".join(f"*{n}*" for n in no_better).rsplit(", ", 1))
+            cause = ": the public range, not the scheme, sets their error" if guess.range_far_wider else ""
             said = said.removesuffix(".") + (f"; {names} {'is' if len(no_better) == 1 else 'are'} **no better** than "
-                                             "that guess.")
+                                             f"that guess{cause}.")
         return text + " " + said
     if protects:
         text += f" Protected: {protects}, at ε = {epsilon:g}."

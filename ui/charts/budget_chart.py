@@ -58,9 +58,9 @@ def budgets(
     if n > BAR_LIMIT:
         return _budget_rows(budgets_by_scheme, mask, lm, dm, meta=meta, row_height=row_height, t0=first)
     # the unit sits in each panel's heading, not in a y-axis title: a titled axis measures all its tick labels on
-    # every redraw (plotly's title standoff), and these labels change with ε
-    layout, axes, rug_axes = stacked_panels(len(schemes), [f"{s} — budget εₜ" for s in schemes], rug=True, gap_px=30,
-                                            row_px=row_height)
+    # every redraw (plotly's title standoff), and these labels change with ε (not on the fixed ``absolute`` axis)
+    layout, axes, rug_axes = stacked_panels(len(schemes), [f"{s} — budget εₜ per timestamp (nats)" for s in schemes],
+                                            rug=True, gap_px=30, row_px=row_height)
     t = first + np.arange(n)
     data: list[dict] = landmark_strip(rug_axes, lm, dm, t)
     top = shared_top(budgets_by_scheme)
@@ -73,7 +73,8 @@ def budgets(
                                             "fillmode": "overlay", "fgopacity": 0.6}},
                      "hovertemplate": "t=%{x}<br>ε_t=%{y:.4g}<extra>" + scheme + "</extra>"})
         if absolute:
-            layout["yaxis" + ya[1:]].update(type="log", range=list(ABSOLUTE_RANGE), tick0=0, dtick=2, tickformat="~g")
+            layout["yaxis" + ya[1:]].update(type="log", range=list(ABSOLUTE_RANGE), tick0=0, dtick=2, tickformat="~g",
+                                            title={"text": "εₜ, log", "font": {"size": 12}})
             continue
         layout["yaxis" + ya[1:]].update(range=[0, 1.15 * top if top > 0 else 1.0])
     ry = "yaxis" + rug_axes[1][1:]
@@ -163,8 +164,7 @@ def _budget_rows(budgets_by_scheme: dict, mask: np.ndarray, lm: np.ndarray, dm: 
         xaxis={"title": {"text": "timestamp t"}, "range": [t0 - 0.5, t0 + mask.size - 0.5], "zeroline": False},
         yaxis={"range": [-0.08, rows + 0.95], "tickvals": tickvals, "ticktext": ticktext, "showgrid": False,
                "zeroline": False, "ticks": "", "fixedrange": True},
-        annotations=[{"text": f"εₜ per timestamp — one scale for every row: a full row is εₜ = {number(shared)} "
-                              "(hover for values)",
+        annotations=[{"text": f"εₜ per timestamp (nats), one scale for every row: a full row is εₜ = {number(shared)}",
                       "x": 0, "xref": "paper", "xanchor": "left", "y": 1.0, "yref": "paper", "yanchor": "bottom",
                       "yshift": 4, "showarrow": False, "font": {"size": 13}}],
     )
