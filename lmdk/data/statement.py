@@ -60,7 +60,16 @@ class Guarantee:
         return out
 
 
-def _landmark_words(landmark_set, epsilon: float, event: str) -> tuple[str, str, str]:
+def _changed_value(relation, event: str) -> tuple[str, str]:
+    """(whose value a landmark flip exposes, the change that leaves the landmark set alone), in the relation's words:
+    "the value of any hour" of one series; "any one household's reading at any hour" of an aggregate."""
+    if getattr(relation, "kind", None) == "aggregate":
+        who = f"any one {relation.who}"
+        return f"{who}'s reading at any {event}", f"a change of {who}'s readings"
+    return f"the value of any {event}", f"a change of one {event}'s value"
+
+
+def _landmark_words(landmark_set, epsilon: float, event: str, relation=None) -> tuple[str, str, str]:
     """(kind, the 'Landmark set' line, the first warning) of a :class:`lmdk.selection.export.LandmarkSource` (None:
     a set given by the caller, taken as declared)."""
     kind = getattr(landmark_set, "kind", None)
@@ -74,7 +83,7 @@ def _landmark_words(landmark_set, epsilon: float, event: str) -> tuple[str, str,
     if kind == "unprotected":
         return kind, (f"computed from these values{named} and exported anyway (--allow-data-landmarks): not "
                       "selected privately, not declared"), (
-            f"the value of any {event} whose landmark status could change{named} is not protected at ε = "
+            f"{_changed_value(relation, event)[0]} whose landmark status could change{named} is not protected at ε = "
             f"{epsilon:g} — the landmarks were computed from the values being released, and one value moved across "
             "the rule's threshold changes the landmark set, which budgets and repeated values reveal")
     if kind == "declared":
@@ -89,7 +98,7 @@ def guarantee(relation, scheme: str, epsilon: float, *, landmarks: int | None, s
     each user of a population has their own landmark set). ``landmark_set``: how the landmarks were obtained (a
     :class:`lmdk.selection.export.LandmarkSource`): declared, privately selected (its ε_sel adds to ε and Theorem 2
     is restated for a selected set) or data-derived and unprotected (said first; no value-level ε is claimed)."""
-    source_kind, landmark_line, warning = _landmark_words(landmark_set, float(epsilon), event)
+    source_kind, landmark_line, warning = _landmark_words(landmark_set, float(epsilon), event, relation)
     release_epsilon = float(epsilon)
     if source_kind == "private":
         epsilon = release_epsilon + float(landmark_set.selection_epsilon)
@@ -113,8 +122,8 @@ def guarantee(relation, scheme: str, epsilon: float, *, landmarks: int | None, s
     else:
         protected = f"{what}, at {eps}"
     if source_kind == "unprotected":  # no value-level claim: a change across the rule's threshold is not covered
-        protected = (f"only a change of one {event}'s value that leaves every {event}'s landmark status as it is "
-                     f"({scheme} level, ε = {release_epsilon:g})")
+        protected = (f"only {_changed_value(relation, event)[1]} that leaves every {event}'s landmark status as it "
+                     f"is ({scheme} level, ε = {release_epsilon:g})")
     elif source_kind == "private":
         protected += (f" (landmark selection ε_sel = {float(landmark_set.selection_epsilon):g} + release "
                       f"{release_epsilon:g}; several {plural} changed together add the selection's "

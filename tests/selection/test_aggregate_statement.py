@@ -28,7 +28,10 @@ def test_aggregate_statement_names_the_data_derived_rule(tmp_path, capsys):
                      "--allow-data-landmarks", "--quiet"])
     assert code == 0, capsys.readouterr().err
     head = [line for line in out.read_text().splitlines() if line.startswith("#")]
-    assert head[1].startswith("# NOT PROTECTED: the value of any hour whose landmark status could change (below:10)")
+    # an aggregate's event is one user's reading in a bin, not the bin's value (the statistic)
+    assert head[1].startswith("# NOT PROTECTED: any one user's reading at any hour whose landmark status could change "
+                              "(below:10)")
+    assert any(line.startswith("# Protected: only a change of any one user's readings that leaves") for line in head)
     assert any(line.startswith("# Landmark set: computed from these values (below:10)") for line in head)
     assert any("came from the data (below:10)" in line for line in head)
     assert not any("(below:…)" in line for line in head)
