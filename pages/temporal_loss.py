@@ -178,7 +178,7 @@ def _page() -> None:
     st.subheader("Backward, forward and temporal privacy loss")
     fig1 = loss_charts.temporal_loss(summary.budgets, losses.bpl, losses.fpl, losses.tpl, cur.landmarks,
                                      scheme=scheme, epsilon=eps, asymptotes=asym, window=window)
-    st.plotly_chart(fig1, key="tpl_chart", **charts.PLOTLY_KW)
+    st.plotly_chart(fig1, key="tpl_chart", config=charts.MODEBAR)
     if np.isfinite(asym.bpl):
         how = ("the limits far from the ends of the series" if asym.constant else
                f"upper bounds: the limits at a constant budget of ε_max = {asym.epsilon_max:.3g}")
@@ -199,7 +199,7 @@ def _page() -> None:
     st.subheader("Landmark temporal privacy loss")
     fig2 = loss_charts.landmark_loss(losses.overall, losses.own, losses.bound, losses.reference, cur.landmarks,
                                      scheme=scheme, epsilon=eps, window=window)
-    st.plotly_chart(fig2, key="landmark_loss_chart", **charts.PLOTLY_KW)
+    st.plotly_chart(fig2, key="landmark_loss_chart", config=charts.MODEBAR)
     st.caption(f"Overall loss at each t for L ∪ {{t}} (|L| = {cur.landmarks.size}); dashed: the same without "
                f"correlation; shaded: the valid bound min(overall, Σ ε = {total:.3g}); grey dash-dot: the event's "
                "own term αₜ.")
@@ -217,7 +217,7 @@ def _page() -> None:
         frame = cache_loss.distribution_comparison(n_fig, eps, P)
     fig3 = loss_charts.distribution_comparison(frame, quantity=quantity, statistic=statistic, epsilon=eps,
                                                current_pct=100.0 * views.share(cur.landmarks, cur.n))
-    st.plotly_chart(fig3, key="distribution_chart", **charts.PLOTLY_KW)
+    st.plotly_chart(fig3, key="distribution_chart", config=charts.MODEBAR)
     capped = "" if n_fig == cur.n else f" (capped at {n_fig:,} events to keep the page fast)"
     st.caption(f"n = {n_fig:,}{capped}, ε = {eps:g}, the Uniform scheme's budgets ε/(|L|+1), correlation "
                f"{described}; each point is the mean of {cache_loss.COMPARISON_REPETITIONS} landmark draws (fixed "

@@ -116,6 +116,25 @@ class Draft:
         """The draw-once figure of these traces and this layout."""
         return figure(self.data, self.layout)
 
+    def as_built(self) -> go.Figure:
+        """These traces and this layout as they are (template and all, for Streamlit's theme to style), in a figure
+        that skips plotly.py's validation and hands its arrays to st.plotly_chart as they are."""
+        layout = dict(self.layout)
+        if isinstance(layout.get("template"), go.layout.Template):
+            layout["template"] = _template_dict(layout["template"])
+        return DrawOnceFigure(data=[contiguous_arrays(t) for t in self.data], layout=layout, _validate=False)
+
+
+_TEMPLATES: dict[int, dict] = {}
+
+
+def _template_dict(template: go.layout.Template) -> dict:
+    """A template as a plain dict (the shared TEMPLATE converted once)."""
+    key = id(template)
+    if key not in _TEMPLATES:
+        _TEMPLATES[key] = template.to_plotly_json()
+    return _TEMPLATES[key]
+
 
 def _axis_name(letter: str, row: int) -> str:
     """The axis of subplot row ``row`` (one column): x, x2, x3, … (``letter`` "": the suffix only)."""

@@ -99,13 +99,13 @@ def _landmark_marks(fig: Draft, landmarks: Iterable[int], y, label: str, first: 
 
 
 def _loss_layout(fig: Draft, *, height: int, meta: dict) -> go.Figure:
-    """The layout of a privacy-loss-per-timestamp chart: legend room on top, t and ε axes from zero; the draw-once
-    figure."""
+    """The layout of a privacy-loss-per-timestamp chart: legend room on top, t and ε axes from zero; built without
+    plotly.py's validation (``Draft.as_built``)."""
     base_layout(fig, height=height, meta=meta)
     fig.update_layout(margin=dict(l=70, r=20, t=LEGEND_MARGIN_TOP, b=50))
     fig.update_xaxes(title_text="timestamp t")
     fig.update_layout(yaxis={"title": {"text": "privacy loss (nats)"}, "rangemode": "tozero"})  # not the strip's axis
-    return fig.done()
+    return fig.as_built()
 
 
 def landmark_loss(
@@ -165,7 +165,7 @@ def distribution_comparison(
     fig.update_layout(margin=dict(l=70, r=20, t=LEGEND_MARGIN_TOP, b=50))
     fig.update_xaxes(title_text="landmarks (% of events)", range=[-3, 103])
     fig.update_yaxes(title_text=f"{statistic} over t of {quantity} (nats)", rangemode="tozero")
-    return fig.done()
+    return fig.as_built()
 
 
 def selection_options(
