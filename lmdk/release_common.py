@@ -120,18 +120,37 @@ def discrete_cells(x, budgets: np.ndarray, published: np.ndarray, sensitivity: f
     from lmdk import discrete_laplace as dl
 
     xs = np.broadcast_to(x, budgets.shape)
-    values = np.array(xs, dtype=np.float64)
     if budgets.ndim == 2 and budgets.shape[0] > 1 and np.array_equal(budgets, np.broadcast_to(budgets[:1],
                                                                                                budgets.shape)):
-        # repetitions of a data-independent scheme: one row's calibration, taken per published cell's column
-        columns = np.nonzero(published)[1]
-        used = np.zeros(budgets.shape[1], dtype=bool)
-        used[columns] = True  # only published columns are calibrated (the others may hold budget 0)
-        cal = dl._calibrate(np.where(used, budgets[0], 1.0), sensitivity, *value_range).take(columns)
-    else:
-        cal = dl._calibrate(budgets[published], sensitivity, *value_range)
+        return _column_cells(x, budgets, published, sensitivity, value_range, rng)
+    values = np.array(xs, dtype=np.float64)
+    cal = dl._calibrate(budgets[published], sensitivity, *value_range)
     values[published] = dl.on_grid(xs[published], cal, dl.discrete_laplace(cal.scale, 1, rng))
     return values
+
+
+def _column_cells(x, budgets: np.ndarray, published: np.ndarray, sensitivity: float, value_range,
+                  rng) -> np.ndarray:
+    """``discrete_cells`` for repetitions of a data-independent scheme (every row the same budgets): one calibration
+    per column, the draws of the published cells in the same row-major order at the same integer scales, and the
+    grid arithmetic of ``on_grid`` broadcast over the rows (the same numbers as cell by cell, without (reps, n)
+    copies of the calibration)."""
+    from lmdk import discrete_laplace as dl
+
+    everywhere = bool(published.all())
+    used = np.ones(budgets.shape[1], dtype=bool) if everywhere else published.any(axis=0)
+    cal = dl._calibrate(np.where(used, budgets[0], 1.0), sensitivity, *value_range)  # unused columns may hold 0
+    if everywhere:
+        z = dl.discrete_laplace(np.tile(cal.scale, budgets.shape[0]), 1, rng).reshape(budgets.shape)
+    else:
+        z = np.zeros(budgets.shape, dtype=np.int64)
+        z[published] = dl.discrete_laplace(cal.scale[np.nonzero(published)[1]], 1, rng)
+    steps = np.rint(np.ldexp(x, -cal.exponent)).astype(np.int64)  # round(x/g): once per column when x is (n,)
+    np.add(z, steps, out=z)
+    np.maximum(z, cal.low, out=z)
+    np.minimum(z, cal.high, out=z)
+    values = np.ldexp(z.astype(np.float64), cal.exponent)
+    return values if everywhere else np.where(published, values, np.broadcast_to(x, budgets.shape))
 
 
 def discrete_step(noise, sensitivity: float, value_range):

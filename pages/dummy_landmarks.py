@@ -203,7 +203,8 @@ def _page() -> None:
     y, y_title = views.timeline_values(cur.series)
     window = zoom.control(cur)  # long series: the stretch the timeline and the budget chart draw
     timeline = charts.timeline(cur.series.timestamps, y, cur.landmarks, dummies=dm, y_title=y_title,
-                               selectable=False, meta={"eps": eps, "dummies": int(dm.size)}, window=window)
+                               selectable=False, meta={"eps": eps, "dummies": int(dm.size)}, window=window,
+                               draw_once=True)
     st.plotly_chart(charts.single_draw(timeline), key="dummy_timeline", **charts.PLOTLY_KW)
     st.caption(f"Strip under the series: black ticks (row L) are the {cur.landmarks.size} real landmarks, grey ticks "
                f"(row dummy) the {dm.size} dummies "
@@ -244,17 +245,18 @@ def _page() -> None:
         ss[SCHEME_KEY] = "uniform" if "uniform" in chosen else chosen[0]
     scheme = st.segmented_control("Scheme", chosen, required=True, key=SCHEME_KEY)
     try:
-        before = cache.scheme_summary(cur.token, x, cur.landmarks, scheme, eps, mechanism, reps, seed, w, None,
-                                      relation.options(cur, mechanism)).budgets
-        after = cache_loss.budgets_for(cur.token, x, sel.chosen, scheme, eps_pub, mechanism, seed, w,
-                                       relation.options(cur, mechanism))
+        options = relation.options(cur, mechanism)
+        key = cache.data_key(cur.token, x, cur.landmarks)  # one short key: each cached call hashes no array
+        plain = cache.scheme_summaries(key, tuple(chosen), eps, mechanism, reps, seed, w, None, options, _x=x,
+                                       _landmarks=cur.landmarks)
+        with_dummies = cache_loss.dummy_maes(key, tuple(chosen), eps, mechanism, reps, seed, w, method, share,
+                                             utility, options, _token=cur.token, _x=x, _landmarks=cur.landmarks)
+        before = plain[scheme].budgets
+        after = cache_loss.budgets_for(cur.token, x, sel.chosen, scheme, eps_pub, mechanism, seed, w, options)
         rows = []
         for s in chosen:
-            plain = cache.scheme_summary(cur.token, x, cur.landmarks, s, eps, mechanism, reps, seed, w, None,
-                                         relation.options(cur, mechanism))
-            mae, (low, high) = cache_loss.dummy_mae(cur.token, x, cur.landmarks, s, eps, mechanism, reps, seed, w,
-                                                    method, share, utility, relation.options(cur, mechanism))
-            rows.append({"scheme": s, "mae": plain.mae, "low": plain.mae_ci[0], "high": plain.mae_ci[1],
+            mae, (low, high) = with_dummies[s]
+            rows.append({"scheme": s, "mae": plain[s].mae, "low": plain[s].mae_ci[0], "high": plain[s].mae_ci[1],
                          "dummies": mae, "dummies_low": low, "dummies_high": high})
     except LmdkError as exc:
         st.error(text.escape_markdown(exc), icon=":material/error:")

@@ -144,8 +144,8 @@ def results() -> None:
     reps, seed, w = int(ss[state.REPETITIONS]), int(ss[state.SEED]), int(ss[state.W])
     clamp = clamp_range(mechanism)
     protect = relation.options(cur, mechanism)
-    summaries = {s: cache.scheme_summary(cur.token, x, cur.landmarks, s, eps, mechanism, reps, seed, w, clamp, protect)
-                 for s in chosen}
+    summaries = cache.scheme_summaries(cache.data_key(cur.token, x, cur.landmarks), tuple(chosen), eps, mechanism,
+                                       reps, seed, w, clamp, protect, _x=x, _landmarks=cur.landmarks)
     guess = relation.data_free_guess(cur, x, mechanism)
     said = headline(cur, summaries, eps, unit, guess)
     badges(cur, chosen, summaries, eps)

@@ -24,7 +24,12 @@ def main_expanders(at):
 
 
 def spec(at: AppTest, index: int) -> dict:
-    return json.loads(at.get("plotly_chart")[index].proto.spec)
+    """The chart's plotly spec, its ``layout.meta`` read as a dict (draw-once figures wrap it in a list)."""
+    from ui.charts import meta_of
+
+    figure = json.loads(at.get("plotly_chart")[index].proto.spec)
+    figure["layout"]["meta"] = meta_of(figure["layout"])
+    return figure
 
 
 def names(figure: dict) -> list[str]:

@@ -137,14 +137,16 @@ def _page_shape(page, slug: str, title: str, i: int, width: int) -> list[str]:
 
 
 def _open_show_data(page) -> None:
-    """Open every chart's "Show data" expander (client-side: no rerun), so axe checks the tables too: one click
-    per closed expander in the page's own script (a round trip each from Playwright took ~2 s a page)."""
+    """Open every chart's "Show data" expander, so axe checks the tables too: one click per closed expander in the
+    page's own script (a round trip each from Playwright took ~2 s a page); opening one reruns the page, which
+    builds its table and CSV only then (issue 34), so the page is left to settle before axe looks."""
     selector = f"{TEXT_ALTERNATIVES} [data-testid='stExpander'] details"
     closed = page.evaluate("(s) => { const c = [...document.querySelectorAll(s)].filter(d => !d.open);"
                            " c.forEach(d => d.querySelector('summary').click()); return c.length; }", selector)
     if closed:
         page.wait_for_function("(s) => [...document.querySelectorAll(s)].every(d => d.open)", arg=selector,
                                timeout=30_000)
+        wait_idle(page, timeout=120_000)
     page.wait_for_timeout(300)
 
 

@@ -23,6 +23,7 @@ from ui.charts.style import number
 
 TABLE_ROWS = 500  # rows shown in the expander (every k-th row beyond); the CSV holds all of them
 KEY_PREFIX = "chart_text_"
+OPEN_PREFIX = "show_data_"  # key of a chart's "Show data" expander (its open state)
 Timestamps = pd.Index | np.ndarray | list  # the events' times: a DatetimeIndex, an array or a list
 MAX_COLUMNS_SAID = 8  # columns the sentence names; the rest are in the table
 MAE_COLUMNS = {"mae": "MAE", "low": "95 % CI low", "high": "95 % CI high", "clamped": "MAE clamped",
@@ -48,21 +49,31 @@ def describe(key: str, data: pd.DataFrame | None = None, *, what: str, summary: 
     with box:
         # the numbers in words go inside the expander (issue 35: up to 11 visible lines under a chart were in the
         # way); the expander's label stays in the reading order, so a screen reader reaches them in one step
-        with st.expander(f"Show data — {what[0].lower() + what[1:]}", icon=":material/table:"):
+        # lazy (issue 34): the table and its CSV are built only while the expander is open — opening it reruns the
+        # page (or its fragment); closed, it holds the sentence only, so an ε change does not convert every table
+        expander = st.expander(f"Show data — {what[0].lower() + what[1:]}", icon=":material/table:",
+                               key=f"{OPEN_PREFIX}{key}", on_change="rerun")
+        with expander:
             st.caption(sentence)
-            if table:
-                shown, step = thin(data)
-                st.dataframe(shown, hide_index=True, width="stretch", height=min(38 + 35 * len(shown), 320))
-                if step > 1:
-                    st.caption(f"One row in {step} of {len(data):,}; the CSV has all of them.")
-            else:
-                st.caption("The table shown with the chart holds these numbers.")
-            if csv:
-                from ui import widgets
-
-                widgets.download_deferred(f"{what} (CSV)", _csv, data, key=f"dl_{KEY_PREFIX}{key}",
-                                          file_name=f"{key}.csv", mime="text/csv", icon=":material/download:")
+            if expander.open:
+                _table_and_csv(key, data, what, csv=csv, table=table)
     return sentence
+
+
+def _table_and_csv(key: str, data: pd.DataFrame, what: str, *, csv: bool, table: bool) -> None:
+    """What an open "Show data" expander holds below the sentence: the table (thinned) and its CSV download."""
+    if table:
+        shown, step = thin(data)
+        st.dataframe(shown, hide_index=True, width="stretch", height=min(38 + 35 * len(shown), 320))
+        if step > 1:
+            st.caption(f"One row in {step} of {len(data):,}; the CSV has all of them.")
+    else:
+        st.caption("The table shown with the chart holds these numbers.")
+    if csv:
+        from ui import widgets
+
+        widgets.download_deferred(f"{what} (CSV)", _csv, data, key=f"dl_{KEY_PREFIX}{key}",
+                                  file_name=f"{key}.csv", mime="text/csv", icon=":material/download:")
 
 
 def _csv(data: pd.DataFrame) -> str:

@@ -12,10 +12,10 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from ui.charts.budget_chart import BAR_LIMIT
 from ui.charts.downsample import DISPLAY_POINTS, bucket_max, markers, positions
+from ui.charts.figure import Draft, subplot_layout
 from ui.charts.rug import add_landmark_rug
 from ui.charts.style import DUMMY_MARKER, REGULAR, RUG_DUMMY, RUG_LANDMARK, SCHEME_COLOURS, base_layout, rgba
 
@@ -42,12 +42,12 @@ def _window(n: int, window) -> tuple[int, int]:
     return (0, n) if window is None else (int(window[0]), int(window[1]))
 
 
-def _line(fig: go.Figure, y, first: int, stop: int, **kw) -> None:
+def _line(fig: Draft, y, first: int, stop: int, **kw) -> None:
     """One loss line over the timestamps [first, stop): its MinMaxLTTB points when longer than DISPLAY_POINTS
     (ui.charts.downsample; x = the real t, so hover names it), every point otherwise."""
     y = np.asarray(y, dtype=float)
     t = first + positions(y[first:stop])
-    fig.add_trace(go.Scatter(x=t, y=y[t], mode="lines", **kw))
+    fig.add_trace({"type": "scatter", "x": t, "y": y[t], "mode": "lines", **kw})
 
 
 def _sorted(indices: Iterable[int]) -> np.ndarray:
@@ -55,10 +55,10 @@ def _sorted(indices: Iterable[int]) -> np.ndarray:
     return np.asarray(sorted(set(int(i) for i in indices)), dtype=int)
 
 
-def _flat(fig: go.Figure, name: str, y: float, n: int, line: dict, hover: str, first: int = 0) -> None:
+def _flat(fig: Draft, name: str, y: float, n: int, line: dict, hover: str, first: int = 0) -> None:
     """A horizontal reference line drawn as a legend entry (a two-point trace over the timestamps first..n−1)."""
-    fig.add_trace(go.Scatter(x=[first, max(n - 1, first + 1)], y=[y, y], mode="lines", line=line, name=name,
-                             hovertemplate=hover + f" = {y:.4g}<extra></extra>"))
+    fig.add_trace({"type": "scatter", "x": [first, max(n - 1, first + 1)], "y": [y, y], "mode": "lines", "line": line,
+                   "name": name, "hovertemplate": hover + f" = {y:.4g}<extra></extra>"})
 
 
 def temporal_loss(
@@ -71,7 +71,7 @@ def temporal_loss(
     n = len(tpl)
     first, stop = _window(n, window)
     colour = SCHEME_COLOURS.get(scheme, "#555555")
-    fig = go.Figure()
+    fig = Draft()
     _line(fig, budgets, first, stop, line={**REFERENCE, "shape": "hvh"}, name="εₜ (no correlation: BPL = FPL = TPL)",
           hovertemplate="t=%{x}<br>εₜ=%{y:.4g}<extra></extra>")
     _line(fig, bpl, first, stop, line=dict(color=colour, dash="dashdot", width=1.5), name="BPL (backward)",
@@ -80,7 +80,7 @@ def temporal_loss(
           hovertemplate="t=%{x}<br>FPL=%{y:.4g}<extra></extra>")
     _line(fig, tpl, first, stop, line=dict(color=colour, width=2.5), name=f"TPL ({scheme})",
           hovertemplate="t=%{x}<br>TPL=%{y:.4g}<extra></extra>")
-    _landmark_marks(fig, go.Scatter, landmarks, tpl, "TPL", first, stop)
+    _landmark_marks(fig, landmarks, tpl, "TPL", first, stop)
     if asymptotes is not None and np.isfinite(asymptotes.bpl):
         word = "limit" if asymptotes.constant else "bound"
         _flat(fig, f"BPL/FPL {word} (supremum)", asymptotes.bpl, stop, ASYMPTOTE, "supremum", first)
@@ -88,7 +88,7 @@ def temporal_loss(
     return _loss_layout(fig, height=height, meta={"eps": epsilon, "scheme": scheme, **(meta or {})})
 
 
-def _landmark_marks(fig: go.Figure, trace, landmarks: Iterable[int], y, label: str, first: int = 0,
+def _landmark_marks(fig: Draft, landmarks: Iterable[int], y, label: str, first: int = 0,
                     stop: int | None = None) -> None:
     """Landmarks in [first, stop) as ticks in the strip "L" under the chart (ui.charts.rug, as on the timeline; hover
     gives the curve ``label`` there); at most MARKERS_MAX of them (ui.charts.downsample.markers), real ones all."""
@@ -98,13 +98,14 @@ def _landmark_marks(fig: go.Figure, trace, landmarks: Iterable[int], y, label: s
                      hover="landmark t=%{x}<br>" + label + "=%{customdata:.4g}")
 
 
-def _loss_layout(fig: go.Figure, *, height: int, meta: dict) -> go.Figure:
-    """The layout of a privacy-loss-per-timestamp chart: legend room on top, t and ε axes from zero."""
+def _loss_layout(fig: Draft, *, height: int, meta: dict) -> go.Figure:
+    """The layout of a privacy-loss-per-timestamp chart: legend room on top, t and ε axes from zero; built without
+    plotly.py's validation (``Draft.as_built``)."""
     base_layout(fig, height=height, meta=meta)
     fig.update_layout(margin=dict(l=70, r=20, t=LEGEND_MARGIN_TOP, b=50))
     fig.update_xaxes(title_text="timestamp t")
     fig.update_layout(yaxis={"title": {"text": "privacy loss (nats)"}, "rangemode": "tozero"})  # not the strip's axis
-    return fig
+    return fig.as_built()
 
 
 def landmark_loss(
@@ -117,7 +118,7 @@ def landmark_loss(
     n = len(overall)
     first, stop = _window(n, window)
     colour = SCHEME_COLOURS.get(scheme, "#555555")
-    fig = go.Figure()
+    fig = Draft()
     _line(fig, bound, first, stop, line=dict(color=rgba(colour, 0.35), width=7), name="bound = min(overall, Σ ε)",
           hovertemplate="t=%{x}<br>bound=%{y:.4g}<extra></extra>")
     _line(fig, overall, first, stop, line=dict(color=colour, width=2), name=f"overall ({scheme})",
@@ -126,7 +127,7 @@ def landmark_loss(
     _line(fig, reference, first, stop, line=REFERENCE, name="no correlation (Theorem 2)",
           hovertemplate="t=%{x}<br>Σ_{L∪{t}} ε_i=%{y:.4g}<extra></extra>")
     _flat(fig, "goal ε", float(epsilon), stop, GOAL, "ε", first)
-    _landmark_marks(fig, go.Scatter, landmarks, overall, "overall", first, stop)
+    _landmark_marks(fig, landmarks, overall, "overall", first, stop)
     return _loss_layout(fig, height=height, meta={"eps": epsilon, "scheme": scheme, **(meta or {})})
 
 
@@ -138,31 +139,33 @@ def distribution_comparison(
     ``DISTRIBUTION_LABEL``), under the Uniform scheme's budgets, no correlation dashed."""
     sub = frame[(frame["quantity"] == quantity) & (frame["statistic"] == statistic)]
     colour = SCHEME_COLOURS["uniform"]
-    fig = go.Figure()
+    fig = Draft()
     for dist, style in DISTRIBUTION_STYLE.items():
         part = sub[sub["distribution"] == dist].sort_values("landmark_pct")
         if part.empty:
             continue
-        fig.add_trace(go.Scatter(
-            x=part["landmark_pct"], y=part["value"], mode="lines+markers", name=DISTRIBUTION_LABEL[dist],
-            line=dict(color=colour, dash=style["dash"], width=2),
-            marker=dict(symbol=style["symbol"], size=9, color=colour),
-            hovertemplate=DISTRIBUTION_LABEL[dist] + "<br>%{x} % landmarks<br>%{y:.4g}<extra></extra>",
-        ))
+        fig.add_trace({
+            "type": "scatter", "x": part["landmark_pct"].to_numpy(), "y": part["value"].to_numpy(),
+            "mode": "lines+markers", "name": DISTRIBUTION_LABEL[dist],
+            "line": dict(color=colour, dash=style["dash"], width=2),
+            "marker": dict(symbol=style["symbol"], size=9, color=colour),
+            "hovertemplate": DISTRIBUTION_LABEL[dist] + "<br>%{x} % landmarks<br>%{y:.4g}<extra></extra>",
+        })
     ref = sub.groupby("landmark_pct")["reference"].mean()
-    fig.add_trace(go.Scatter(x=ref.index, y=ref.values, mode="lines", line=REFERENCE, name="no correlation",
-                             hovertemplate="%{x} %<br>%{y:.4g}<extra>no correlation</extra>"))
+    fig.add_trace({"type": "scatter", "x": ref.index.to_numpy(), "y": ref.to_numpy(), "mode": "lines",
+                   "line": REFERENCE, "name": "no correlation",
+                   "hovertemplate": "%{x} %<br>%{y:.4g}<extra>no correlation</extra>"})
     if current_pct is not None:
         top = float(np.nanmax(sub["value"])) if len(sub) else 1.0
-        fig.add_trace(go.Scatter(x=[current_pct, current_pct], y=[0, top], mode="lines",
-                                 line=dict(color=REGULAR, width=1.5), name=f"your series ({current_pct:.0f} %)",
-                                 hoverinfo="skip"))
+        fig.add_trace({"type": "scatter", "x": [current_pct, current_pct], "y": [0, top], "mode": "lines",
+                       "line": dict(color=REGULAR, width=1.5), "name": f"your series ({current_pct:.0f} %)",
+                       "hoverinfo": "skip"})
     base_layout(fig, height=height, meta={"eps": epsilon, "quantity": quantity, "statistic": statistic,
                                           **(meta or {})})
     fig.update_layout(margin=dict(l=70, r=20, t=LEGEND_MARGIN_TOP, b=50))
     fig.update_xaxes(title_text="landmarks (% of events)", range=[-3, 103])
     fig.update_yaxes(title_text=f"{statistic} over t of {quantity} (nats)", rangemode="tozero")
-    return fig
+    return fig.as_built()
 
 
 def selection_options(
@@ -173,34 +176,35 @@ def selection_options(
     k = len(scores)
     dummies, scores, probabilities = (np.asarray(a) for a in (dummies, scores, probabilities))
     shown = positions(scores)  # many options (n − |L| at most): MinMaxLTTB points of the utility line
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08)
-    fig.add_trace(go.Scatter(x=dummies[shown], y=scores[shown], mode="lines+markers" if k <= 60 else "lines",
-                             line=dict(color="#333333", width=1.8), marker=dict(size=5, color="#333333"),
-                             name="utility u(L, L′)", hovertemplate="%{x} dummies<br>u=%{y:.4g}<extra></extra>"),
-                  row=1, col=1)
+    fig = Draft(subplot_layout(2, 0.08))
+    fig.add_trace({"type": "scatter", "x": dummies[shown], "y": scores[shown],
+                   "mode": "lines+markers" if k <= 60 else "lines", "line": dict(color="#333333", width=1.8),
+                   "marker": dict(size=5, color="#333333"), "name": "utility u(L, L′)",
+                   "hovertemplate": "%{x} dummies<br>u=%{y:.4g}<extra></extra>"}, row=1, col=1)
     if k <= BAR_LIMIT:
-        prob = go.Bar(x=dummies, y=probabilities, marker_color=REGULAR, marker_line_width=0, name="probability",
-                      hovertemplate="%{x} dummies<br>p=%{y:.4g}<extra></extra>")
+        prob = {"type": "bar", "x": dummies, "y": probabilities, "marker": {"color": REGULAR, "line": {"width": 0}},
+                "name": "probability", "hovertemplate": "%{x} dummies<br>p=%{y:.4g}<extra></extra>"}
     else:  # a filled step line; beyond DISPLAY_POINTS options the largest probability per bucket of options
         starts, _, top = bucket_max(probabilities) if k > DISPLAY_POINTS else (np.arange(k), None, probabilities)
-        prob = go.Scatter(x=dummies[starts], y=top, mode="lines", line=dict(color=REGULAR, width=1, shape="hvh"),
-                          fill="tozeroy", fillcolor=rgba(REGULAR, 0.5), name="probability",
-                          hovertemplate="%{x} dummies<br>p=%{y:.4g}<extra></extra>")
+        prob = {"type": "scatter", "x": dummies[starts], "y": top, "mode": "lines",
+                "line": dict(color=REGULAR, width=1, shape="hvh"), "fill": "tozeroy",
+                "fillcolor": rgba(REGULAR, 0.5), "name": "probability",
+                "hovertemplate": "%{x} dummies<br>p=%{y:.4g}<extra></extra>"}
     fig.add_trace(prob, row=2, col=1)
-    fig.add_trace(go.Scatter(x=[dummies[0], dummies[-1]], y=[1.0 / k, 1.0 / k], mode="lines", line=REFERENCE,
-                             name="uniform choice", hovertemplate="1/%{text}<extra></extra>",
-                             text=[k, k]), row=2, col=1)
+    fig.add_trace({"type": "scatter", "x": [dummies[0], dummies[-1]], "y": [1.0 / k, 1.0 / k], "mode": "lines",
+                   "line": REFERENCE, "name": "uniform choice", "hovertemplate": "1/%{text}<extra></extra>",
+                   "text": [k, k]}, row=2, col=1)
     for row, y in ((1, scores[chosen]), (2, probabilities[chosen])):
-        fig.add_trace(go.Scatter(x=[dummies[chosen]], y=[y], mode="markers", marker={**DUMMY_MARKER, "size": 13,
-                                                                                        "line": dict(width=2.5)},
-                                 name="chosen L′", showlegend=row == 1, legendgroup="chosen",
-                                 hovertemplate="chosen: %{x} dummies<extra></extra>"), row=row, col=1)
+        fig.add_trace({"type": "scatter", "x": [dummies[chosen]], "y": [y], "mode": "markers",
+                       "marker": {**DUMMY_MARKER, "size": 13, "line": dict(width=2.5)}, "name": "chosen L′",
+                       "showlegend": row == 1, "legendgroup": "chosen",
+                       "hovertemplate": "chosen: %{x} dummies<extra></extra>"}, row=row, col=1)
     base_layout(fig, height=height, meta={"eps": epsilon, "utility": utility, **(meta or {})})
     fig.update_layout(margin=dict(l=70, r=20, t=LEGEND_MARGIN_TOP, b=50), bargap=0)
     fig.update_yaxes(title_text=f"utility ({utility})", row=1, col=1)
     fig.update_yaxes(title_text="selection probability", rangemode="tozero", row=2, col=1)
     fig.update_xaxes(title_text="dummy landmarks in the option (|L′ ∖ L|)", row=2, col=1)
-    return fig
+    return fig.done()
 
 
 def budgets_before_after(
@@ -219,38 +223,36 @@ def budgets_before_after(
     titles = [f"before: {scheme} on L, ε = {epsilon:g}",
               f"after: {scheme} on L′ = L ∪ dummies, ε − ε_sel = {publishing_epsilon:.4g}", ""]
     strip = 46 if dm.size else 30  # px: a row of ticks for L, one more for the dummies
-    fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.09, subplot_titles=titles,
-                        row_heights=[row_height, row_height, strip])
+    fig = Draft(subplot_layout(3, 0.09, (row_height, row_height, strip), tuple(titles)))
     top = max(float(np.max(before, initial=0.0)), float(np.max(after, initial=0.0)))
     for row, b in ((1, np.asarray(before, dtype=float)), (2, np.asarray(after, dtype=float))):
         t = np.arange(first, stop)
         part = b[first:stop]
         hover = "t=%{x}<br>εₜ=%{y:.4g}<extra>" + scheme + "</extra>"
         if part.size <= BAR_LIMIT:
-            bars = go.Bar(x=t, y=part, marker_color=colour, marker_line_width=0, name=scheme, showlegend=False,
-                          hovertemplate=hover)
+            bars = {"type": "bar", "x": t, "y": part, "marker": {"color": colour, "line": {"width": 0}},
+                    "name": scheme, "showlegend": False, "hovertemplate": hover}
         else:
             shape = "hvh"
             if part.size > DISPLAY_POINTS:
                 starts, _, part = bucket_max(part)
                 t, shape = first + starts, "hv"
                 hover = "from t=%{x}: largest εₜ=%{y:.4g}<extra>" + scheme + "</extra>"
-            bars = go.Scatter(x=t, y=part, mode="lines", line=dict(color=colour, width=1, shape=shape),
-                              fill="tozeroy", fillcolor=rgba(colour, 0.55), name=scheme, showlegend=False,
-                              hovertemplate=hover)
+            bars = {"type": "scatter", "x": t, "y": part, "mode": "lines",
+                    "line": dict(color=colour, width=1, shape=shape), "fill": "tozeroy",
+                    "fillcolor": rgba(colour, 0.55), "name": scheme, "showlegend": False, "hovertemplate": hover}
         fig.add_trace(bars, row=row, col=1)
         fig.update_yaxes(title_text="εₜ", range=[0, 1.15 * top if top > 0 else 1.0], row=row, col=1)  # one scale
     after_b = np.asarray(after, dtype=float)
     shown_lm, shown_dm = markers(lm, np.asarray(before, dtype=float)), markers(dm, after_b)
-    fig.add_trace(go.Scatter(x=shown_lm, y=np.ones(shown_lm.size), customdata=after_b[shown_lm], mode="markers",
-                             marker=RUG_LANDMARK, name="landmark",
-                             hovertemplate="landmark t=%{x}<br>εₜ after=%{customdata:.4g}<extra></extra>"),
-                  row=3, col=1)
+    fig.add_trace({"type": "scatter", "x": shown_lm, "y": np.ones(shown_lm.size), "customdata": after_b[shown_lm],
+                   "mode": "markers", "marker": RUG_LANDMARK, "name": "landmark",
+                   "hovertemplate": "landmark t=%{x}<br>εₜ after=%{customdata:.4g}<extra></extra>"}, row=3, col=1)
     if shown_dm.size:
-        fig.add_trace(go.Scatter(x=shown_dm, y=np.zeros(shown_dm.size), customdata=after_b[shown_dm],
-                                 mode="markers", marker=RUG_DUMMY, name="dummy landmark",
-                                 hovertemplate="dummy t=%{x}<br>εₜ after=%{customdata:.4g}<extra></extra>"),
-                      row=3, col=1)
+        fig.add_trace({"type": "scatter", "x": shown_dm, "y": np.zeros(shown_dm.size),
+                       "customdata": after_b[shown_dm], "mode": "markers", "marker": RUG_DUMMY,
+                       "name": "dummy landmark",
+                       "hovertemplate": "dummy t=%{x}<br>εₜ after=%{customdata:.4g}<extra></extra>"}, row=3, col=1)
     fig.update_yaxes(range=[-0.6, 1.6] if dm.size else [0.4, 1.6], fixedrange=True, showgrid=False, zeroline=False,
                      tickvals=[1, 0] if dm.size else [1], ticktext=["L", "dummy"] if dm.size else ["L"], ticks="",
                      row=3, col=1)
@@ -262,7 +264,7 @@ def budgets_before_after(
     fig.update_layout(bargap=0.25 if n <= 60 else 0, margin=dict(l=70, r=20, t=LEGEND_MARGIN_TOP + 20, b=50),
                       legend=dict(y=1.1, yanchor="bottom"))
     fig.update_xaxes(title_text="timestamp t", row=3, col=1)
-    return fig
+    return fig.done()
 
 
 def mae_with_without(rows: Sequence[dict], *, unit: str, epsilon: float, meta: dict | None = None,
@@ -275,7 +277,7 @@ def mae_with_without(rows: Sequence[dict], *, unit: str, epsilon: float, meta: d
     """
     schemes = [r["scheme"] for r in rows]
     colours = [SCHEME_COLOURS.get(s, "#555555") for s in schemes]
-    fig = go.Figure()
+    fig = Draft()
     for label, key, marker in (
         ("without dummies", "mae", dict(color=colours)),
         ("with dummies", "dummies", dict(color=[rgba(c, 0.35) for c in colours],
@@ -283,18 +285,19 @@ def mae_with_without(rows: Sequence[dict], *, unit: str, epsilon: float, meta: d
     ):
         lo, hi = ("low", "high") if key == "mae" else ("dummies_low", "dummies_high")
         values = [r[key] for r in rows]
-        fig.add_trace(go.Bar(
-            y=schemes, x=values, orientation="h", name=label, marker=marker,
-            error_x=dict(type="data", symmetric=False, color="#333",
-                         array=[r[hi] - r[key] for r in rows], arrayminus=[r[key] - r[lo] for r in rows]),
-            hovertemplate="%{y}: %{x:.4g} " + unit + "<extra>" + label + "</extra>",
-        ))
+        fig.add_trace({
+            "type": "bar", "y": schemes, "x": values, "orientation": "h", "name": label, "marker": marker,
+            "error_x": dict(type="data", symmetric=False, color="#333",
+                            array=[r[hi] - r[key] for r in rows], arrayminus=[r[key] - r[lo] for r in rows]),
+            "hovertemplate": "%{y}: %{x:.4g} " + unit + "<extra>" + label + "</extra>",
+        })
     if guess is not None and np.isfinite(guess) and schemes:
-        fig.add_trace(go.Scatter(x=[guess, guess], y=[schemes[0], schemes[-1]], mode="lines", name="data-free guess",
-                                 showlegend=False,  # the caption names it; a third entry was cut at any width
-                                 line=dict(color="#333", width=2, dash="dash"),
-                                 hovertemplate="guessing the middle of the public range: %{x:.3g} " + unit
-                                 + "<extra></extra>"))
+        fig.add_trace({"type": "scatter", "x": [guess, guess], "y": [schemes[0], schemes[-1]], "mode": "lines",
+                       "name": "data-free guess",
+                       "showlegend": False,  # the caption names it; a third entry was cut at any width
+                       "line": dict(color="#333", width=2, dash="dash"),
+                       "hovertemplate": "guessing the middle of the public range: %{x:.3g} " + unit
+                       + "<extra></extra>"})
     base_layout(fig, height=100 + 70 * max(len(rows), 1), meta={"eps": epsilon, **(meta or {})})
     # the legend from the left with fixed entry widths (as ui.charts.scheme_charts.mae): a third entry, the
     # data-free guess, ran past the chart's right edge at the default placement
@@ -308,4 +311,4 @@ def mae_with_without(rows: Sequence[dict], *, unit: str, epsilon: float, meta: d
     fig.update_xaxes(title_text=f"mean absolute error ({unit})" + (", log scale" if log else ""),
                      type="log" if log else "linear", rangemode="normal" if log else "tozero")
     fig.update_yaxes(autorange="reversed")
-    return fig
+    return fig.done()

@@ -90,8 +90,8 @@ def common_layout(*, height: int, meta: dict | None = None, legend: bool = True)
     }
 
 
-def base_layout(fig: go.Figure, *, height: int, meta: dict | None = None, legend: bool = True) -> go.Figure:
-    """``fig`` with the layout every chart shares (``common_layout``) applied."""
+def base_layout(fig, *, height: int, meta: dict | None = None, legend: bool = True):
+    """``fig`` (a go.Figure or a ui.charts.figure.Draft) with the layout every chart shares (``common_layout``)."""
     fig.update_layout(**common_layout(height=height, meta=meta, legend=legend))
     return fig
 

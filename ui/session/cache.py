@@ -311,6 +311,31 @@ def scheme_summary(
 ) -> views.ReleaseSummary:
     """Run one scheme ``repetitions`` times (lmdk.schemes.release) and summarise it for drawing; ``options``: the
     neighbouring relation's Δ, sampler and public range (``ui.relation.options``), as the exports use them."""
+    return _summary(x, landmarks, scheme, epsilon, mechanism, repetitions, seed, w, clamp_range, options)
+
+
+def data_key(token: str, *arrays: np.ndarray) -> str:
+    """A short cache key for the series ``token`` names and arrays derived from it (the landmarks, the mechanism
+    input): their digest, so a cached call hashes one string instead of every array on each run."""
+    from ui.session.cache_scope import digest
+
+    return f"{token}#{digest(arrays, {})}"
+
+
+@bounded_cache(MAX_ENTRIES)
+def scheme_summaries(
+    key: str, schemes: tuple[str, ...], epsilon: float, mechanism: str, repetitions: int, seed: int, w: int,
+    clamp_range: tuple[float, float] | None, options: tuple = (), _x: np.ndarray | None = None,
+    _landmarks: np.ndarray | None = None,
+) -> dict[str, views.ReleaseSummary]:
+    """``scheme_summary`` of every scheme in ``schemes`` in one cached call (one key to hash and one entry per ε);
+    ``key``: ``data_key(token, x, landmarks)``, which identifies ``_x`` and ``_landmarks`` (left out of the hash)."""
+    return {s: _summary(_x, _landmarks, s, epsilon, mechanism, repetitions, seed, w, clamp_range, options)
+            for s in schemes}
+
+
+def _summary(x, landmarks, scheme, epsilon, mechanism, repetitions, seed, w, clamp_range, options):
+    """One scheme's release (its own Generator from the seed: ``lmdk.data.runconfig.scheme_rng``), summarised."""
     from lmdk import schemes
     from lmdk.data.runconfig import scheme_rng
 
