@@ -278,9 +278,11 @@ with st.spinner(f"Running the plain α-PLM and PriSTE {reps}× each on {grid.m} 
 run_gate.remember("spatiotemporal", run_key)
 t = np.arange(T)
 
+guess_m = priste_views.centre_guess_m(grid, cells)
+map_is_fixed = source == "walk"  # the taxi and uploaded traces get a grid fitted around them (snap_trace)
 said = headlines.spatiotemporal_headline(
     float(eps), float(np.max(res.plain_leakage["median"])), res.plain_distance_m, res.priste_distance_m,
-    float(alpha), res.priste_mean_alpha)
+    float(alpha), res.priste_mean_alpha, guess_m=guess_m, guess_data_free=map_is_fixed)
 st.markdown("##### " + said)
 
 # ------------------------------------------------------------------ map
@@ -331,7 +333,11 @@ gap = res.priste_distance_m - res.plain_distance_m
 m2.metric("Distance, PriSTE", headlines.distance(res.priste_distance_m), help="Mean distance of a release.",
           delta=("+" if gap >= 0 else "−") + headlines.distance(abs(gap)), delta_color="inverse")
 m3.metric("Mean α, PriSTE", f"{res.priste_mean_alpha:.3g} / km", delta=f"{res.priste_mean_alpha - alpha:+.3g}")
-st.caption("Euclidean distance between released and true cell centres, averaged over timestamps and repetitions.")
+st.caption("Euclidean distance between released and true cell centres, averaged over timestamps and repetitions. "
+           f"Guessing the map's centre at every timestamp, without looking at the trace, is "
+           f"{headlines.distance(guess_m)} off"
+           + ("." if map_is_fixed else " — but this map is fitted around the trace, so its centre is read from the "
+              "data: no guess on it is data-free."))
 
 row = widgets.button_row()
 widgets.download_figure(leak_fig, "priste_leakage", key="dl_priste_leak", container=row, label="Leakage chart (HTML)")

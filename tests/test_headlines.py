@@ -1,6 +1,8 @@
 """Plain-language headlines name the right winner and ratio."""
 from __future__ import annotations
 
+import pytest
+
 from lmdk.present import headlines
 
 
@@ -46,6 +48,27 @@ def test_spatiotemporal_headline_states_the_cost_of_keeping_the_event_within_eps
     assert "4.2 km off instead of 1.5 km" in text
     calm = headlines.spatiotemporal_headline(1.0, 0.4, 800.0, 800.0, 1.0, 1.0)
     assert "already keeps the sensitive event within ε = 1" in calm and "800 m" in calm
+    assert headlines.sentence_count(text) <= 2
+
+
+def test_spatiotemporal_headline_compares_with_guessing_the_maps_centre():
+    beaten = headlines.spatiotemporal_headline(1.0, 3.2, 1500.0, 4200.0, 1.0, 0.25, guess_m=3000.0)
+    assert "4.2 km off instead of 1.5 km (guessing the map's centre: 3.0 km) — no better than that guess" in beaten
+    better = headlines.spatiotemporal_headline(1.0, 3.2, 1500.0, 2000.0, 1.0, 0.25, guess_m=3000.0)
+    assert "(guessing the map's centre: 3.0 km)." in better and "no better" not in better
+    fitted = headlines.spatiotemporal_headline(1.0, 3.2, 1500.0, 4200.0, 1.0, 0.25, guess_m=3000.0,
+                                               guess_data_free=False)
+    assert "fitted to this trace (not data-free): 3.0 km)" in fitted and "no better" not in fitted
+    assert all(headlines.sentence_count(t) <= 2 for t in (beaten, better, fitted))
+
+
+def test_centre_guess_is_the_mean_distance_to_the_maps_centre():
+    from lmdk.priste import Grid
+    from lmdk.priste.views import centre_guess_m
+
+    grid = Grid(3, 3, 1000.0)
+    assert centre_guess_m(grid, [4, 4]) == 0.0  # the middle cell's centre is the map's centre
+    assert centre_guess_m(grid, [0, 8]) == pytest.approx(1000 * 2 ** 0.5)  # two opposite corners
 
 
 def test_dummies_headline_states_the_chance_and_what_stays_exposed():

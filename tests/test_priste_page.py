@@ -75,6 +75,8 @@ def test_synthetic_walk_and_delta_variant():
     at.run()
     assert not at.exception, at.exception
     assert np.all(median_of(chart(at, "priste_leak_chart"), "PriSTE") <= 1.0 * (1 + 1e-9))
+    # a fixed synthetic map: guessing its centre is data-free, and the headline compares with it
+    assert "(guessing the map's centre: " in headline(at)
 
 
 def test_url_reproduces_the_view():
@@ -157,6 +159,10 @@ def test_headline_says_what_the_calibration_buys_and_costs():
     at = open_page()
     head = headline(at)  # the one headline, at most two sentences (issue 35)
     assert ("PriSTE keeps it within ε" in head and "km off instead of" in head) or "nothing to change" in head
+    # the default taxi trace gets a map fitted around it: the centre guess is named, and named as not data-free
+    assert "guessing the centre of a map fitted to this trace (not data-free)" in head, head
+    said = " ".join(c.value for c in at.caption)
+    assert "so its centre is read from the data: no guess on it is data-free" in said
 
 
 def test_default_view_calibrates_partly_and_states_its_scale():

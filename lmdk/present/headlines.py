@@ -191,19 +191,25 @@ def distance(metres: float) -> str:
 
 
 def spatiotemporal_headline(epsilon: float, plain_leak: float, plain_distance_m: float, priste_distance_m: float,
-                            alpha0: float, alpha: float) -> str:
-    """Spatiotemporal events: what PriSTE's calibration buys (event kept within ε) and costs (distance); the leak in
-    nats, the unit of ε; distances as ``distance`` writes them (the page's metrics use the same)."""
+                            alpha0: float, alpha: float, guess_m: float | None = None,
+                            guess_data_free: bool = True) -> str:
+    """Spatiotemporal events: what PriSTE's calibration buys (event kept within ε) and costs (distance), beside the
+    error of guessing the map's centre (``guess_m``; ``guess_data_free`` False when the map was fitted to the trace,
+    so that guess read the data too); the leak in nats, the unit of ε; distances as ``distance`` writes them."""
     km = distance
-
+    guess = ""
+    if guess_m is not None:
+        named = "the map's centre" if guess_data_free else "the centre of a map fitted to this trace (not data-free)"
+        worse = " — no better than that guess" if guess_data_free and priste_distance_m >= guess_m else ""
+        guess = f" (guessing {named}: {km(guess_m)}){worse}"
     if plain_leak <= epsilon * (1 + 1e-9):
         return (f"Here the plain location noise already keeps the sensitive event within ε = {epsilon:g}: released "
-                f"locations are {km(plain_distance_m)} off on average, and PriSTE has nothing to change.")
+                f"locations are {km(plain_distance_m)} off on average{guess}, and PriSTE has nothing to change.")
     return (f"Plain location noise lets an observer learn up to {readable(plain_leak)} nats (the unit of ε) about the "
             f"sensitive event, "
             f"above ε = {epsilon:g}. PriSTE keeps it within ε by adding more noise where needed "
             f"(α {readable(alpha0)} → {readable(alpha)} per km on average): released locations are "
-            f"{km(priste_distance_m)} off instead of {km(plain_distance_m)}.")
+            f"{km(priste_distance_m)} off instead of {km(plain_distance_m)}{guess}.")
 
 
 def dummies_headline(marked: int, real: int, chance_real: float, words: str) -> str:

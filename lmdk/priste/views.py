@@ -22,6 +22,15 @@ def snap_trace(lat, lon, cell_size_m: float, *, max_cells: int = 400) -> tuple[G
     return grid, grid.latlon_to_cell(lat, lon, clip=True)
 
 
+def centre_guess_m(grid: Grid, cells) -> float:
+    """Mean distance (m) from the true cells' centres to the map's centre: the error of guessing the centre of the
+    map without looking at the trace — data-free for a fixed map (synthetic_walk), not for one fitted to the trace
+    (snap_trace), whose centre is read from the trace's extent."""
+    xy = grid.cell_to_xy(np.asarray(cells))
+    centre = np.array([grid.cols, grid.rows], dtype=float) * grid.cell_size_m / 2
+    return float(np.mean(np.hypot(*(xy - centre).T)))
+
+
 def spread_fixes(n: int, count: int) -> np.ndarray:
     """Indices of ``count`` fixes spread evenly over a trace of ``n`` (the whole span, not its first minutes)."""
     if n <= count:
