@@ -9,6 +9,7 @@ import streamlit as st
 from app_support import navigation_mode  # noqa: F401 (autouse fixture)
 
 from lmdk.experiments import runner as ex
+from ui.charts import alt_text
 from ui.session import state
 
 PAGE = "pages/experiments.py"
@@ -44,6 +45,9 @@ def test_default_render_shows_the_first_cached_figure():
     # other pages' public range is explained; the table's columns read as words and an MAE bound is never negative
     said = " ".join(c.value for c in at.caption)
     assert "shows the cached run (10 repetitions)" in said and "Δ = 1" in said and "public range" in said
+    assert not [d for d in at.dataframe if "MAE 95 % CI low" in d.value.columns]  # built only when opened
+    at.session_state[alt_text.OPEN_PREFIX + "experiment_fig7"] = True  # as a click on "Show data" does
+    at.run()
     (table,) = [d.value for d in at.dataframe if "MAE 95 % CI low" in d.value.columns]
     assert "mae_ci_low" not in table.columns and (table["MAE 95 % CI low"] >= 0).all()
 
