@@ -58,7 +58,8 @@ def test_spatiotemporal_headline_compares_with_guessing_the_maps_centre():
     assert "(guessing the map's centre: 3.0 km)." in better and "no better" not in better
     fitted = headlines.spatiotemporal_headline(1.0, 3.2, 1500.0, 4200.0, 1.0, 0.25, guess_m=3000.0,
                                                guess_data_free=False)
-    assert "fitted to this trace (not data-free): 3.0 km)" in fitted and "no better" not in fitted
+    assert "(the centre of this map, fitted around the trace and so not a data-free guess, is 3.0 km off)" in fitted
+    assert "no better" not in fitted
     assert all(headlines.sentence_count(t) <= 2 for t in (beaten, better, fitted))
 
 

@@ -160,7 +160,7 @@ def test_headline_says_what_the_calibration_buys_and_costs():
     head = headline(at)  # the one headline, at most two sentences (issue 35)
     assert ("PriSTE keeps it within ε" in head and "km off instead of" in head) or "nothing to change" in head
     # the default taxi trace gets a map fitted around it: the centre guess is named, and named as not data-free
-    assert "guessing the centre of a map fitted to this trace (not data-free)" in head, head
+    assert "the centre of this map, fitted around the trace and so not a data-free guess, is " in head, head
     said = " ".join(c.value for c in at.caption)
     assert "so its centre is read from the data: no guess on it is data-free" in said
 

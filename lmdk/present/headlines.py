@@ -199,9 +199,12 @@ def spatiotemporal_headline(epsilon: float, plain_leak: float, plain_distance_m:
     km = distance
     guess = ""
     if guess_m is not None:
-        named = "the map's centre" if guess_data_free else "the centre of a map fitted to this trace (not data-free)"
-        worse = " — no better than that guess" if guess_data_free and priste_distance_m >= guess_m else ""
-        guess = f" (guessing {named}: {km(guess_m)}){worse}"
+        if guess_data_free:
+            worse = " — no better than that guess" if priste_distance_m >= guess_m else ""
+            guess = f" (guessing the map's centre: {km(guess_m)}){worse}"
+        else:
+            guess = (f" (the centre of this map, fitted around the trace and so not a data-free guess, is "
+                     f"{km(guess_m)} off)")
     if plain_leak <= epsilon * (1 + 1e-9):
         return (f"Here the plain location noise already keeps the sensitive event within ε = {epsilon:g}: released "
                 f"locations are {km(plain_distance_m)} off on average{guess}, and PriSTE has nothing to change.")
