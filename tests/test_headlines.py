@@ -48,6 +48,10 @@ def test_spatiotemporal_headline_states_the_cost_of_keeping_the_event_within_eps
     assert "4.2 km off instead of 1.5 km" in text
     calm = headlines.spatiotemporal_headline(1.0, 0.4, 800.0, 800.0, 1.0, 1.0)
     assert "already keeps the sensitive event within ε = 1" in calm and "800 m" in calm
+    # within ε at the median, but PriSTE lowered α in some repetition: never "nothing to change" beside a cost
+    some = headlines.spatiotemporal_headline(0.5, 0.45, 2600.0, 3300.0, 0.1, 0.0975)
+    assert "nothing to change" not in some and "in a typical repetition but not in all of them" in some
+    assert "3.3 km off instead of 2.6 km" in some and headlines.sentence_count(some) == 2
     assert headlines.sentence_count(text) <= 2
 
 
