@@ -18,6 +18,7 @@ def _panels(noise: float, n: int = 500):
     fig = scheme_charts.releases(times, original, {"user": (median, np.zeros(n), np.full(n, 20.0))}, [],
                                  y_title="value (kWh)", epsilon=1.0)
     notes = [a.text for a in fig.layout.annotations if a.yanchor == "top"]
+    assert all(a.align == "right" and a.xanchor == "right" for a in fig.layout.annotations if a.yanchor == "top")
     return {t.name for t in fig.data}, notes, list(fig.layout.yaxis.range)
 
 

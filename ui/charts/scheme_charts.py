@@ -95,7 +95,10 @@ def releases(
                 layout["annotations"].append({
                     "text": beyond[scheme], "x": 1, "xref": "paper", "xanchor": "right",
                     "y": layout["yaxis" + ya[1:]]["domain"][1], "yref": "paper", "yanchor": "top",
-                    "showarrow": False, "bgcolor": "rgba(255,255,255,0.85)", "font": {"size": 12, "color": "#333"}})
+                    # right-aligned lines end at the panel's edge even when the text renders wider than plotly
+                    # measured it (centred, they ran ~7 px past it at 1024 px, issue 35)
+                    "align": "right", "showarrow": False, "bgcolor": "rgba(255,255,255,0.85)",
+                    "font": {"size": 12, "color": "#333"}})
     if axes:
         layout["xaxis" + axes[-1][0][1:]].update(title={"text": "time"})
     layout.update(common_layout(height=110 + (row_height + 34) * len(schemes), meta={"eps": epsilon, **(meta or {})}))
