@@ -73,7 +73,7 @@ def band_figure(t, bands: dict, *, y_title: str, reference: float, reference_lab
     fig.add_hline(y=reference, line=dict(color="black", dash="dash", width=1.2), annotation_text=reference_label,
                   annotation_position="bottom right")
     fig.update_layout(height=360, margin=dict(l=70, r=20, t=40, b=50), template="plotly_white", font=charts.FONT,
-                      legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0),
+                      legend=charts.top_legend(x=0, xanchor="left"),
                       meta={"eps": eps}, xaxis_title="timestamp t", yaxis_title=y_title)
     if log_y:
         values = np.concatenate([np.asarray(b[k], float) for b, _ in bands.values() for k in ("low", "high")]

@@ -53,8 +53,8 @@ def _views() -> list[tuple[str, str, str, int | None]]:
 # a segmented control's option outside its column (clipped: "Attacker's prior" at 1024 px once), a metric's label or
 # value cut with an ellipsis, any other text whose box is narrower than its content where the box hides the rest
 # (ellipsis or hidden overflow: "Chart as H…", "Landmark flags (pri…", "Releases handed …" once), and a chart's legend
-# entry or a chart's annotation running past the chart's edge ("releas" once); and a button label used twice on one
-# page
+# entry or a chart's annotation running past the chart's edge ("releas" once), a legend over a plot area; and a button
+# label used twice on one page
 CLIPPED = """async () => {
   await document.fonts.ready;
   const out = [];
@@ -80,6 +80,18 @@ CLIPPED = """async () => {
       const r = t.getBoundingClientRect();
       if (r.width > 0 && (r.right > Math.min(box.right, clip.right) + 1 || r.left < box.left - 1))
         out.push(`legend '${t.textContent}' cut`);
+    }
+    // a legend lies clear of every plot area: plotly's _fullLayout gives each subplot's axes in px from the chart's
+    // corner (a legend over the TPL line after the resize from 1024 to 1920 px once)
+    const legend = plot.querySelector('.legend .bg');
+    if (legend && plot._fullLayout) {
+      const l = legend.getBoundingClientRect();
+      for (const sp of Object.values(plot._fullLayout._plots || {})) {
+        const x0 = box.left + sp.xaxis._offset, y0 = box.top + sp.yaxis._offset;
+        const w = Math.min(l.right, x0 + sp.xaxis._length) - Math.max(l.left, x0);
+        const h = Math.min(l.bottom, y0 + sp.yaxis._length) - Math.max(l.top, y0);
+        if (w > 2 && h > 2) out.push(`legend over a chart's plot by ${Math.round(h)} px`);
+      }
     }
     // a chart's own text (panel headings, notes) ends at the chart's edge too ("… (hover for va" once)
     for (const t of plot.querySelectorAll('.annotation-text')) {

@@ -18,6 +18,7 @@ def _panels(noise: float, n: int = 500):
     fig = scheme_charts.releases(times, original, {"user": (median, np.zeros(n), np.full(n, 20.0))}, [],
                                  y_title="value (kWh)", epsilon=1.0)
     notes = [a.text for a in fig.layout.annotations if a.yanchor == "top"]
+    assert all(a.align == "right" and a.xanchor == "right" for a in fig.layout.annotations if a.yanchor == "top")
     return {t.name for t in fig.data}, notes, list(fig.layout.yaxis.range)
 
 
@@ -26,7 +27,7 @@ def test_a_median_that_swings_across_the_panel_is_left_out_and_the_panel_says_ho
     assert scale == pytest.approx([0, 20], abs=1e-3)  # the original 5–15 kWh plus half its range a side
     assert "user median" not in names and {"original", "90 % of repetitions"} <= names
     assert len(notes) == 1 and notes[0].startswith("median not drawn: ")
-    assert " off at 1 time in 10; band reaches 0 to 20" in notes[0]
+    assert " off at 1 time in 10;<br>band reaches 0 to 20" in notes[0]
 
 
 def test_a_median_that_follows_the_original_is_drawn():

@@ -39,6 +39,7 @@ from ui.charts.style import (
     number,
     rgba,
     time_values,
+    top_legend,
 )
 from ui.charts.timeline_chart import timeline
 
@@ -46,7 +47,8 @@ __all__ = [
     "ABSOLUTE_RANGE", "BAR_LIMIT", "DENSITY_BINS", "DRAW_POINTS", "DUMMY_COLOUR", "DUMMY_MARKER", "FONT",
     "LANDMARK_COLOUR", "LANDMARK_MARKER", "MODEBAR", "ORIGINAL", "PLOTLY_KW", "REGULAR", "REGULAR_MARKER",
     "ROW_FILL", "RUG_DENSITY_LIMIT", "SCHEME_COLOURS", "TEMPLATE", "DrawOnceFigure", "budgets", "data_revision",
-    "figure_spec", "mae", "meta_of", "number", "releases", "rgba", "single_draw", "time_values", "timeline",
+    "figure_spec", "mae", "meta_of", "number", "releases", "rgba", "single_draw", "time_values",
+    "top_legend", "timeline",
     "to_html",
 ]
 

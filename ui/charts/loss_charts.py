@@ -17,7 +17,16 @@ from ui.charts.budget_chart import BAR_LIMIT
 from ui.charts.downsample import DISPLAY_POINTS, bucket_max, markers, positions
 from ui.charts.figure import Draft, subplot_layout
 from ui.charts.rug import add_landmark_rug
-from ui.charts.style import DUMMY_MARKER, REGULAR, RUG_DUMMY, RUG_LANDMARK, SCHEME_COLOURS, base_layout, rgba
+from ui.charts.style import (
+    DUMMY_MARKER,
+    REGULAR,
+    RUG_DUMMY,
+    RUG_LANDMARK,
+    SCHEME_COLOURS,
+    base_layout,
+    rgba,
+    top_legend,
+)
 
 REFERENCE = dict(color="#000000", dash="dash", width=1.5)  # no correlation
 ASYMPTOTE = dict(color="#000000", dash="dot", width=1.5)
@@ -262,7 +271,7 @@ def budgets_before_after(
     fig.update_annotations(font=dict(size=13), xanchor="left", x=0.0)  # subplot titles as in ui.charts.budget_chart
     n = stop - first
     fig.update_layout(bargap=0.25 if n <= 60 else 0, margin=dict(l=70, r=20, t=LEGEND_MARGIN_TOP + 20, b=50),
-                      legend=dict(y=1.1, yanchor="bottom"))
+                      legend=top_legend())
     fig.update_xaxes(title_text="timestamp t", row=3, col=1)
     return fig.done()
 
@@ -302,8 +311,8 @@ def mae_with_without(rows: Sequence[dict], *, unit: str, epsilon: float, meta: d
     # the legend from the left with fixed entry widths (as ui.charts.scheme_charts.mae): a third entry, the
     # data-free guess, ran past the chart's right edge at the default placement
     fig.update_layout(barmode="group", margin=dict(l=90, r=30, t=50, b=50),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0.0, entrywidth=150,
-                                  entrywidthmode="pixels"))
+                      legend=top_legend(x=0.0, xanchor="left", entrywidth=150,
+                                        entrywidthmode="pixels"))
     errors = np.array([[r["mae"], r["dummies"]] + ([guess] if guess is not None else []) for r in rows],
                       dtype=float)
     positive = errors[np.isfinite(errors) & (errors > 0)]

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 
 from ui.charts.figure import figure
-from ui.charts.style import SCHEME_COLOURS, common_layout
+from ui.charts.style import SCHEME_COLOURS, common_layout, top_legend
 
 FLAG_COLOURS = {"protected": "#0072B2", "no better than user level": "#E69F00", "violates Theorem 2": "#D55E00"}
 LEGEND = {"protected": "protected", "no better than user level": "user-level utility", "violates Theorem 2": "violates"}
@@ -56,8 +56,8 @@ def share_vs_mae(rows: pd.DataFrame, scheme: str, *, unit: str, epsilon: float):
     baseline = float(np.median(rows["user_level_mae"])) if len(rows) else 0.0
     layout = common_layout(height=420, meta={"eps": epsilon, "scheme": scheme})
     layout.update(margin={"l": 70, "r": 30, "t": 60, "b": 50}, clickmode="event+select",
-                  legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom",
-                          "entrywidth": 210, "entrywidthmode": "pixels"},  # sized from the text, one came out short
+                  # entry widths: sized from the text, one came out short
+                  legend=top_legend(x=0, xanchor="left", entrywidth=210, entrywidthmode="pixels"),
                   xaxis={"title": {"text": "landmarks (% of the user's events)"}, "rangemode": "tozero"},
                   yaxis={"title": {"text": f"MAE ({unit}), log scale"}, "type": "log"},
                   shapes=[{"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": baseline, "y1": baseline,

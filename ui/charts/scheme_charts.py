@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from ui.charts.decimate import DRAW_POINTS, band_envelope, grid_decimate, minmax_decimate, regular_step, rounded
 from ui.charts.figure import figure
 from ui.charts.panels import stacked_panels
-from ui.charts.style import ORIGINAL, SCHEME_COLOURS, common_layout, number, rgba, time_values
+from ui.charts.style import ORIGINAL, SCHEME_COLOURS, common_layout, number, rgba, time_values, top_legend
 
 
 def releases(
@@ -51,7 +51,8 @@ def releases(
             reach = (float(np.nanmin(lo)), float(np.nanmax(hi)))
             outside = reach[0] < scale[0] or reach[1] > scale[1]
             if not show_median:
-                beyond[scheme] = (f"median not drawn: ≥ {number(strays)} off at 1 time in 10; band reaches "
+                # two lines: on one, the note ran past the panel's right edge at 1024 px (issue 35)
+                beyond[scheme] = (f"median not drawn: ≥ {number(strays)} off at 1 time in 10;<br>band reaches "
                                   f"{number(reach[0])} to {number(reach[1])}")
             elif outside:
                 beyond[scheme] = f"band reaches {number(reach[0])} to {number(reach[1])}, beyond this scale"
@@ -94,7 +95,10 @@ def releases(
                 layout["annotations"].append({
                     "text": beyond[scheme], "x": 1, "xref": "paper", "xanchor": "right",
                     "y": layout["yaxis" + ya[1:]]["domain"][1], "yref": "paper", "yanchor": "top",
-                    "showarrow": False, "bgcolor": "rgba(255,255,255,0.85)", "font": {"size": 12, "color": "#333"}})
+                    # right-aligned lines end at the panel's edge even when the text renders wider than plotly
+                    # measured it (centred, they ran ~7 px past it at 1024 px, issue 35)
+                    "align": "right", "showarrow": False, "bgcolor": "rgba(255,255,255,0.85)",
+                    "font": {"size": 12, "color": "#333"}})
     if axes:
         layout["xaxis" + axes[-1][0][1:]].update(title={"text": "time"})
     layout.update(common_layout(height=110 + (row_height + 34) * len(schemes), meta={"eps": epsilon, **(meta or {})}))
@@ -147,8 +151,7 @@ def mae(
                            meta={"eps": epsilon, **(meta or {})})
     layout.update(barmode="group", margin={"l": 90, "r": 60, "t": 70, "b": 50},
                   # fixed entry widths: sized from the text, the last entry came out a few px short at any width
-                  legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "left", "x": 0.0,
-                          "entrywidth": 150, "entrywidthmode": "pixels"},
+                  legend=top_legend(x=0.0, xanchor="left", entrywidth=150, entrywidthmode="pixels"),
                   xaxis={"title": {"text": f"mean absolute error ({unit})" + (", log scale" if log else "")},
                          "type": "log" if log else "linear", "rangemode": "tozero", **({"dtick": 1} if log else {})},
                   yaxis={"autorange": "reversed"})

@@ -76,6 +76,15 @@ def time_values(x) -> np.ndarray:
     return x.asi8.astype(np.float64) / 1e6
 
 
+def top_legend(*, x: float = 1.0, xanchor: str = "right", **extra) -> dict:
+    """A horizontal legend at the chart's top edge, in container coordinates: plotly reserves the top margin down to
+    the legend's bottom on every draw, so the plot starts below it at any width and after any resize. A legend above
+    the plot in paper coordinates kept the position of the first width's margin after a resize (1024 → 1920 px) and
+    lay 27 px over the plot (issue 35); one placed lower than the very top in container coordinates moved down a
+    little more at each resize (plotly.js 3/4), so it sits at y = 1."""
+    return {"orientation": "h", "yref": "container", "y": 1.0, "yanchor": "top", "x": x, "xanchor": xanchor, **extra}
+
+
 def common_layout(*, height: int, meta: dict | None = None, legend: bool = True) -> dict:
     """Layout keys every chart shares (as a plain dict)."""
     return {
@@ -84,7 +93,7 @@ def common_layout(*, height: int, meta: dict | None = None, legend: bool = True)
         "font": FONT,
         "template": TEMPLATE,
         "showlegend": legend,
-        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0},
+        "legend": top_legend(),
         "meta": meta or {},
         "hovermode": "closest",
     }
