@@ -42,3 +42,19 @@ def test_copies_and_pickles_are_draw_once_figures_with_the_same_spec():
         assert isinstance(other, DrawOnceFigure)
         assert other.to_dict()["layout"] == fig.to_dict()["layout"]
         assert other.layout.height == 300
+
+
+def test_subplot_layout_is_make_subplots_with_titles_written_into_one_cached_shape():
+    """Titles that change with ε reuse their shape's layout (one make_subplots per shape) and equal make_subplots'."""
+    from plotly.subplots import make_subplots
+
+    from ui.charts.figure import _subplot_shape, subplot_layout
+
+    _subplot_shape.cache_clear()
+    for eps in (0.5, 2.0):
+        for titles in ((f"before: ε = {eps:g}", f"after: {eps / 2:g}", ""), (f"ε {eps:g}", "", "c")):
+            want = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.09, row_heights=[170, 170, 30],
+                                 subplot_titles=list(titles)).layout.to_plotly_json()
+            assert subplot_layout(3, 0.09, (170, 170, 30), titles) == {k: v for k, v in want.items()
+                                                                       if k != "template"}
+    assert _subplot_shape.cache_info().misses == 2  # one per shape of titles, whatever ε says
