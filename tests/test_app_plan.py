@@ -117,12 +117,19 @@ def test_an_infeasible_scheme_is_said_in_words():
 
 
 def downloaded(at: AppTest, label: str) -> bytes:
-    """The content of a download button built during the run (AppTest keeps it in its in-memory media storage)."""
+    """The content of a download button: a deferred one's is what its click builds (from the inputs the run left in
+    the session state, ui.widgets.download_deferred); one built during the run is read from AppTest's in-memory
+    media storage."""
     import gc
 
     from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
-    url = next(b for b in at.get("download_button") if b.proto.label == label).proto.url
+    proto = next(b for b in at.get("download_button") if b.proto.label == label).proto
+    if proto.HasField("deferred_file_id"):
+        held = [h for key, h in at.session_state[state.DOWNLOAD_FIGURES].items() if proto.id.endswith("-" + key)]
+        assert len(held) == 1, f"deferred download {label!r}: {len(held)} inputs in the session state"
+        return held[0].content().encode()
+    url = proto.url
     file_id = url.rsplit("/", 1)[1].split(".")[0]
     for storage in (o for o in gc.get_objects() if isinstance(o, MemoryMediaFileStorage)):
         try:

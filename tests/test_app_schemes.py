@@ -236,9 +236,24 @@ def test_a_dense_landmark_strip_becomes_a_density_profile_that_shows_clusters():
 
 
 def test_synthetic_series_render_with_their_downloads():
-    """The RunConfig of a synthetic series refers to its content hash (building it used to assume an upload)."""
+    """The RunConfig of a synthetic series refers to its content hash (building it used to assume an upload); the
+    landmark, RunConfig and script downloads are built on click (issue 34) from what the run left in the session."""
+    from test_app_plan import downloaded
+
+    from lmdk.data.runconfig import RunConfig
+
     at = open_page(source="synthetic", syn_n="300")
-    assert not at.exception and any(b.label == "RunConfig (JSON)" for b in at.get("download_button"))
+    assert not at.exception
+    buttons = {b.proto.label: b.proto for b in at.get("download_button")}
+    for label in ("Landmark set (JSON)", "RunConfig (JSON)", "Python script"):
+        assert buttons[label].HasField("deferred_file_id") and not buttons[label].url, label
+    saved = RunConfig.from_json(downloaded(at, "RunConfig (JSON)"))
+    assert saved.data.startswith("sha256:") and saved.epsilon == at.session_state[state.EPSILON]
+    marks = json.loads(downloaded(at, "Landmark set (JSON)"))
+    assert marks["n"] == 300 and marks["landmarks"] == sorted(marks["landmarks"])
+    script = downloaded(at, "Python script").decode()
+    compile(script, "reproduce_schemes.py", "exec")
+    assert f'"seed": {saved.seed},' in script
 
 
 def test_data_derived_landmarks_are_handed_out_only_when_asked_and_the_statement_says_so():

@@ -380,3 +380,15 @@ def test_repeated_budget_rows_are_calibrated_once_with_the_same_draws():
     slow = np.array(xs)
     slow[published] = dl.on_grid(xs[published], cal, dl.discrete_laplace(cal.scale, 1, np.random.default_rng(5)))
     assert np.array_equal(fast, slow)
+
+
+@pytest.mark.parametrize("bit_generator", [np.random.PCG64, np.random.PCG64DXSM, np.random.Philox, np.random.SFC64,
+                                           np.random.MT19937])
+def test_refinement_words_are_the_draws_of_integers(bit_generator):
+    """dl._words (the refinements' 64-bit numbers) gives what gen.integers(0, 2**64, uint64) gives and leaves the
+    Generator where it leaves it, interleaved with the 32-bit draws that share PCG64's buffered half."""
+    a, b = np.random.Generator(bit_generator(11)), np.random.Generator(bit_generator(11))
+    for count in (1, 2, 1, 3, 2):
+        assert int(a.integers(0, 2**32)) == int(b.integers(0, 2**32))
+        assert dl._words(a, count) == b.integers(0, 2**64, size=count, dtype=np.uint64).tolist()
+    assert a.integers(0, 2**63, size=4).tolist() == b.integers(0, 2**63, size=4).tolist()

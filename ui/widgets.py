@@ -228,26 +228,31 @@ def download_figure(fig, name: str, *, key: str, label: str, container=None) -> 
 def download_deferred(label: str, build: Callable, payload, *, key: str, file_name: str, mime: str, container=None,
                       **kwargs) -> None:
     """A download built on click from ``payload`` held in the session state (the callable holds a weak reference)."""
-    held = _Held(payload)
+    held = _Held(payload, build)
     st.session_state.setdefault(state.DOWNLOAD_FIGURES, {})[key] = held
-    (container or st).download_button(label, data=functools.partial(_built, build, weakref.ref(held)),
+    (container or st).download_button(label, data=functools.partial(_built, weakref.ref(held)),
                                       file_name=file_name, mime=mime, key=key, **{"on_click": "ignore", **kwargs})
 
 
 class _Held:
     """A session-owned box around a download's inputs (tuples and dicts cannot be weakly referenced)."""
 
-    def __init__(self, value):
-        """Hold ``value`` (the figure) so a weak reference can point at it."""
-        self.value = value
+    def __init__(self, value, build: Callable | None = None):
+        """Hold ``value`` (the figure) so a weak reference can point at it, and ``build``, which makes the file."""
+        self.value, self.build = value, build
+
+    def content(self) -> str:
+        """The download's text (what a click builds; tests read it here)."""
+        assert self.build is not None
+        return self.build(self.value)
 
 
-def _built(build: Callable, ref) -> str:
-    """The download's text built from the figure behind ``ref``, or a note when its session has ended."""
+def _built(ref) -> str:
+    """The download's text built from the inputs behind ``ref``, or a note when its session has ended."""
     held = ref()
     if held is None:
         return "<p>This view's session has ended: open the page again to download it.</p>"
-    return build(held.value)
+    return held.content()
 
 
 def _figure_html(ref) -> str:
@@ -352,16 +357,18 @@ def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list
                       key="dl_demo_csv", icon=":material/download:",
                       help="Repetition 1 as drawn on this page from the demonstration seed: reproducible, so anyone "
                             "with the seed can remove its noise — for teaching, never to hand out.")
-    json_download("Landmark set (JSON)", landmark_json(cur), "landmarks.json", key="dl_landmarks_s", container=d3)
+    # built on click from what this run captured: JSON-encoding the RunConfig and writing the script cost ~0.01 s
+    # of server CPU per ε change (issue 34)
+    download_deferred("Landmark set (JSON)", landmark_json, cur, container=d3, file_name="landmarks.json",
+                      mime="application/json", key="dl_landmarks_s", icon=":material/download:")
     saved = config.run_config(cur)
-    json_download("RunConfig (JSON)", saved.to_json(), "runconfig.json", key="dl_runconfig", container=d4)
-    from lmdk.present.reproduce import schemes_script
-
+    download_deferred("RunConfig (JSON)", _run_config_json, saved, container=d4, file_name="runconfig.json",
+                      mime="application/json", key="dl_runconfig", icon=":material/download:")
     name = (ss.get(state.UPLOAD_FILE_NAME) or "YOUR_FILE") if ss[state.SOURCE] == "upload" else None
-    st.download_button("Python script", data=schemes_script(saved, data_path=name),
-                       file_name="reproduce_schemes.py", mime="text/x-python", key="dl_script", on_click="ignore",
-                       icon=":material/code:", help="A short script with the lmdk Python API that prints this view's "
-                                                    "MAE and Theorem 2 verdicts (same demonstration seed).")
+    download_deferred("Python script", _schemes_script, (saved, name), file_name="reproduce_schemes.py",
+                      mime="text/x-python", key="dl_script", icon=":material/code:",
+                      help="A short script with the lmdk Python API that prints this view's MAE and Theorem 2 "
+                           "verdicts (same demonstration seed).")
     st.file_uploader("Load a RunConfig (JSON) — restores schemes, ε, w, repetitions, seed and landmarks",
                      type=["json"], key=state.CONFIG_UPLOAD, on_change=_load_run_config)
     if st.session_state.get(state.CONFIG_ERROR):
@@ -377,6 +384,19 @@ def share_link() -> None:
 
     with st.sidebar:
         copy_link_button()
+
+
+def _run_config_json(saved) -> str:
+    """The RunConfig download's text."""
+    return saved.to_json()
+
+
+def _schemes_script(args) -> str:
+    """The reproduce-script download's text (``args``: the RunConfig and the upload's file name or None)."""
+    from lmdk.present.reproduce import schemes_script
+
+    saved, name = args
+    return schemes_script(saved, data_path=name)
 
 
 def _hand_out_csv(args) -> str:

@@ -28,11 +28,35 @@ def data_revision(data: list[dict]) -> str:
 class DrawOnceFigure(go.Figure):
     """A figure built by ``figure``: ``to_dict`` hands out its dicts with numpy arrays as they are (no deep copy,
     no base64), so ``st.plotly_chart``'s ``to_dict`` + orjson writes them straight into plain JSON lists — a deep
-    copy of per-point Python lists cost more server time than building the chart."""
+    copy of per-point Python lists cost more server time than building the chart.
+
+    Plotly.py's own objects (``fig.layout``, ``fig.data``, …) are built only when something asks for them (tests,
+    exports): even unvalidated, building them cost ~10 ms per chart and ε change, which st.plotly_chart never
+    needs (issue 34)."""
+
+    def __init__(self, data: list[dict], layout: dict) -> None:
+        """Keep the traces and layout as they are; plotly's objects come at first use."""
+        object.__setattr__(self, "_spec", (data, layout))
+
+    def __getattr__(self, name: str):
+        """Build plotly's objects (unvalidated) the first time an attribute of theirs is asked for."""
+        spec = self.__dict__.get("_spec")
+        if spec is None or name == "_spec":
+            raise AttributeError(name)
+        object.__setattr__(self, "_spec", None)
+        go.Figure.__init__(self, data=spec[0], layout=spec[1], _validate=False)
+        return getattr(self, name)
+
+    def __reduce__(self):
+        """Pickled and copied as its traces and layout (st.cache_data, copy.deepcopy)."""
+        spec = self.to_dict()
+        return DrawOnceFigure, (spec["data"], spec["layout"])
 
     def to_dict(self):
         """The traces and layout as shallow dict copies (arrays as they are)."""
-        return {"data": [dict(trace) for trace in self._data], "layout": dict(self._layout)}
+        spec = self.__dict__.get("_spec")
+        data, layout = spec if spec is not None else (self._data, self._layout)
+        return {"data": [dict(trace) for trace in data], "layout": dict(layout)}
 
 
 def figure(data: list[dict], layout: dict) -> go.Figure:
@@ -61,7 +85,7 @@ def figure(data: list[dict], layout: dict) -> go.Figure:
             if not title.get("text"):  # plotly measures every tick label of an axis whose title has a standoff
                 title.pop("standoff")
             layout[key] = {**AXIS, **axis, "title": title}
-    return DrawOnceFigure(data=data, layout=layout, _validate=False)
+    return DrawOnceFigure(data, layout)
 
 
 class Draft:
@@ -122,7 +146,7 @@ class Draft:
         layout = dict(self.layout)
         if isinstance(layout.get("template"), go.layout.Template):
             layout["template"] = _template_dict(layout["template"])
-        return DrawOnceFigure(data=[contiguous_arrays(t) for t in self.data], layout=layout, _validate=False)
+        return DrawOnceFigure([contiguous_arrays(t) for t in self.data], layout)
 
 
 _TEMPLATES: dict[int, dict] = {}
@@ -141,11 +165,24 @@ def _axis_name(letter: str, row: int) -> str:
     return letter + ("" if row == 1 else str(row))
 
 
-@functools.lru_cache(maxsize=32)
 def subplot_layout(rows: int, vertical_spacing: float, row_heights: tuple | None = None,
                    titles: tuple | None = None) -> dict:
     """The layout plotly's ``make_subplots(rows, 1, shared_xaxes=True, …)`` builds (axes' domains and anchors,
-    subplot titles), computed once per shape: ``Draft(subplot_layout(…))`` then adds traces by ``row``."""
+    subplot titles), computed once per shape: ``Draft(subplot_layout(…))`` then adds traces by ``row``.
+
+    Titles that change with ε (issue 34: ~0.05 s of make_subplots per ε change on Dummy landmarks) are written into
+    the layout of their shape: plotly places a title by its row only, and makes none for an empty one."""
+    slots = tuple(f"title {i}" if title else "" for i, title in enumerate(titles)) if titles else None
+    layout = _subplot_shape(rows, vertical_spacing, row_heights, slots)
+    if not titles:
+        return layout
+    texts = iter(title for title in titles if title)
+    return {**layout, "annotations": [{**note, "text": next(texts)} for note in layout["annotations"]]}
+
+
+@functools.lru_cache(maxsize=32)
+def _subplot_shape(rows: int, vertical_spacing: float, row_heights: tuple | None, titles: tuple | None) -> dict:
+    """``subplot_layout`` of one shape (``titles``: placeholders, empty where a row has none)."""
     from plotly.subplots import make_subplots
 
     fig = make_subplots(rows=rows, cols=1, shared_xaxes=True, vertical_spacing=vertical_spacing,
