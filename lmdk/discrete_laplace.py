@@ -127,8 +127,12 @@ out, see :mod:`lmdk.discrete_laplace_kernel`)."""
 
 def _stream(gen: np.random.Generator, count: int) -> np.ndarray:
     """At least ``count`` uniform 32-bit numbers: raw 64-bit words of the Generator's bit generator (the words
-    ``Generator.integers`` reduces), each read as two halves, low half first."""
-    return gen.bit_generator.random_raw(-(-count // 2)).view(np.uint32)
+    ``Generator.integers`` reduces), each read as two halves, low half first. MT19937's raw words are 32-bit (their
+    high halves would all be 0): its 64-bit numbers come from ``Generator.integers``."""
+    words = -(-count // 2)
+    if isinstance(gen.bit_generator, np.random.MT19937):
+        return gen.integers(0, 2**64, size=words, dtype=np.uint64).view(np.uint32)
+    return gen.bit_generator.random_raw(words).view(np.uint32)
 
 
 def _drive(kernel_fn, t: np.ndarray, s: np.ndarray, count: int, gen: np.random.Generator):

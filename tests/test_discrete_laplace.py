@@ -392,3 +392,20 @@ def test_refinement_words_are_the_draws_of_integers(bit_generator):
         assert int(a.integers(0, 2**32)) == int(b.integers(0, 2**32))
         assert dl._words(a, count) == b.integers(0, 2**64, size=count, dtype=np.uint64).tolist()
     assert a.integers(0, 2**63, size=4).tolist() == b.integers(0, 2**63, size=4).tolist()
+
+
+@pytest.mark.parametrize("bit_generator", [np.random.PCG64, np.random.PCG64DXSM, np.random.Philox, np.random.SFC64,
+                                           np.random.MT19937])
+def test_the_kernels_32_bit_stream_is_uniform_for_every_bit_generator(bit_generator):
+    """dl._stream's numbers are uniform on {0..2^32−1} whatever bit generator drives the Generator: every one of the
+    32 bits is set half the time (MT19937's raw words are 32-bit: read as 64-bit, every other number was 0, and
+    the noise it drove was not the discrete Laplace), and the exact sampler's draws then keep their law."""
+    gen = np.random.Generator(bit_generator(12))
+    numbers = dl._stream(gen, 40_000)
+    bits = (numbers[:, None] >> np.arange(32, dtype=np.uint32)) & 1
+    share = bits.mean(axis=0)
+    assert np.all(np.abs(share - 0.5) < 0.02), share  # 40,000 draws: 0.02 is 8 standard deviations
+    z = dl.discrete_laplace(3, 1, np.random.Generator(bit_generator(13)), size=20_000)
+    law = np.exp(-np.abs(np.arange(-40, 41)) / 3)
+    counts = np.array([(z == k).sum() for k in range(-40, 41)])
+    assert stats.chisquare(counts, law / law.sum() * counts.sum()).pvalue > 1e-6
