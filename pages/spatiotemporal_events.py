@@ -119,7 +119,7 @@ def grid_deck(grid, region, true_cells, paths: dict) -> pdk.Deck:
                                 get_target_position="e", get_color=rgb, get_width=width,
                                 width_units="'pixels'"))  # quoted: pydeck turns bare strings into expressions
     lat, lon = grid.cell_to_latlon(np.arange(grid.m))
-    view = maps.view_state(lat, lon, width_px=700, height_px=520)
+    view = maps.view_state(lat, lon, height_px=520)
     return pdk.Deck(layers=layers, initial_view_state=view, map_provider=None, map_style=None,
                     tooltip={"text": "cell {cell}: {what}"}, height=520)
 

@@ -32,8 +32,15 @@ def hex_rgb(colour: str) -> list[int]:
     return [int(h[i : i + 2], 16) for i in (0, 2, 4)]
 
 
-def view_state(lat: np.ndarray, lon: np.ndarray, *, width_px: int = 900, height_px: int = 480) -> pdk.ViewState:
-    """A view centred on the points' bounding box, zoomed so that all of them fit (web-Mercator)."""
+# deck.gl's view state is fixed in pixels while its canvas takes the main column's width: fit the narrowest one, the
+# column of a 1024 px window (a projector), ~565 px — fitted for 700–900 px, maps were cut on both sides there
+NARROWEST_MAP_PX = 560
+
+
+def view_state(lat: np.ndarray, lon: np.ndarray, *, width_px: int = NARROWEST_MAP_PX,
+               height_px: int = 480) -> pdk.ViewState:
+    """A view centred on the points' bounding box, zoomed so that all of them fit (web-Mercator) in a canvas of
+    ``width_px`` × ``height_px``."""
     lat = np.asarray(lat, dtype=float)
     lon = np.asarray(lon, dtype=float)
     lat_c = float((lat.min() + lat.max()) / 2)
