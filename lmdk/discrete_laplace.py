@@ -129,10 +129,7 @@ def _stream(gen: np.random.Generator, count: int) -> np.ndarray:
     """At least ``count`` uniform 32-bit numbers: raw 64-bit words of the Generator's bit generator (the words
     ``Generator.integers`` reduces), each read as two halves, low half first. MT19937's raw words are 32-bit (their
     high halves would all be 0): its 64-bit numbers come from ``Generator.integers``."""
-    words = -(-count // 2)
-    if isinstance(gen.bit_generator, np.random.MT19937):
-        return gen.integers(0, 2**64, size=words, dtype=np.uint64).view(np.uint32)
-    return gen.bit_generator.random_raw(words).view(np.uint32)
+    return _raw64(gen, -(-count // 2)).view(np.uint32)
 
 
 def _drive(kernel_fn, t: np.ndarray, s: np.ndarray, count: int, gen: np.random.Generator):
@@ -233,13 +230,18 @@ def _below(m: int, gen: np.random.Generator) -> int:
             return w % m
 
 
-def _words(gen: np.random.Generator, count: int) -> list[int]:
+def _raw64(gen: np.random.Generator, count: int) -> np.ndarray:
     """``count`` uniform 64-bit numbers as ``gen.integers(0, 2**64, size=count, dtype=np.uint64)`` draws them: the
     bit generator's raw words (the same numbers and state, a quarter of the call's cost: refinements draw thousands
-    per ε change), except MT19937, whose raw words are 32-bit."""
+    per ε change), except MT19937, whose raw words are 32-bit (their high halves would all be 0)."""
     if isinstance(gen.bit_generator, np.random.MT19937):
-        return gen.integers(0, 2**64, size=count, dtype=np.uint64).tolist()
-    return gen.bit_generator.random_raw(count).tolist()
+        return gen.integers(0, 2**64, size=count, dtype=np.uint64)
+    return gen.bit_generator.random_raw(count)
+
+
+def _words(gen: np.random.Generator, count: int) -> list[int]:
+    """:func:`_raw64` as Python ints (the refinements' arithmetic)."""
+    return _raw64(gen, count).tolist()
 
 
 def _refined_floor(t: int, f: int, bits: int, gen: np.random.Generator) -> int:
@@ -496,8 +498,10 @@ def calibrate(epsilon, sensitivity, value_range) -> Calibration:
 
 def on_grid(x_clamped: np.ndarray, cal: Calibration, z: np.ndarray) -> np.ndarray:
     """g·clamp(round(x/g) + z) for values already clamped to the range: the released values (steps 2–4)."""
-    q = np.rint(np.ldexp(x_clamped, -cal.exponent)).astype(np.int64)
-    return np.ldexp(np.clip(q + z, cal.low, cal.high).astype(np.float64), cal.exponent)
+    steps = np.rint(np.ldexp(x_clamped, -cal.exponent)).astype(np.int64) + z
+    np.maximum(steps, cal.low, out=steps)  # in place: two passes instead of np.clip's copy (a hot path, issue 34)
+    np.minimum(steps, cal.high, out=steps)
+    return np.ldexp(steps.astype(np.float64), cal.exponent)
 
 
 def release_values(x, epsilon, sensitivity, value_range, rng=None) -> np.ndarray:
