@@ -132,9 +132,9 @@ def discrete_cells(x, budgets: np.ndarray, published: np.ndarray, sensitivity: f
 def _column_cells(x, budgets: np.ndarray, published: np.ndarray, sensitivity: float, value_range,
                   rng) -> np.ndarray:
     """``discrete_cells`` for repetitions of a data-independent scheme (every row the same budgets): one calibration
-    per column, the draws of the published cells in the same row-major order at the same integer scales, and the
-    grid arithmetic of ``on_grid`` broadcast over the rows (the same numbers as cell by cell, without (reps, n)
-    copies of the calibration)."""
+    per column, the draws of the published cells in the same row-major order at the same integer scales, and
+    ``on_grid`` broadcast over the rows (the same numbers as cell by cell, without (reps, n) copies of the
+    calibration)."""
     from lmdk import discrete_laplace as dl
 
     everywhere = bool(published.all())
@@ -145,11 +145,7 @@ def _column_cells(x, budgets: np.ndarray, published: np.ndarray, sensitivity: fl
     else:
         z = np.zeros(budgets.shape, dtype=np.int64)
         z[published] = dl.discrete_laplace(cal.scale[np.nonzero(published)[1]], 1, rng)
-    steps = np.rint(np.ldexp(x, -cal.exponent)).astype(np.int64)  # round(x/g): once per column when x is (n,)
-    np.add(z, steps, out=z)
-    np.maximum(z, cal.low, out=z)
-    np.minimum(z, cal.high, out=z)
-    values = np.ldexp(z.astype(np.float64), cal.exponent)
+    values = dl.on_grid(x, cal, z)  # the per-column calibration broadcasts over the rows
     return values if everywhere else np.where(published, values, np.broadcast_to(x, budgets.shape))
 
 
