@@ -140,9 +140,9 @@ def release_group(agg, group: str, args, rule, who: str, units: str, event: str
                                   counted=None if args.statistic != "count" else
                                   "contacts" if agg.kind == "contacts" else "region")
     data_derived = rule.data_dependent  # said in the statement: declared, or data-derived and unprotected
-    from lmdk.selection.export import declared, unprotected
+    from lmdk.selection.export import source_of
 
-    source = (unprotected if data_derived else declared)(L, args.landmarks.strip())  # the statement names the rule
+    source = source_of(L, args.landmarks.strip(), data_derived=data_derived)  # the statement names the rule
     dummies = None if args.dummies is None else {"method": args.dummies, "share": 0.01, "utility": "position"}
     exported = export_scheme_release(series, source, args.scheme, args.epsilon, protects=protects, w=args.w,
                                      event=event, data_derived=data_derived, allow_data_landmarks=data_derived,
