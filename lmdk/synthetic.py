@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.signal import lfilter
 
 from lmdk.errors import ParameterError
 from lmdk.rng import as_generator
@@ -82,6 +81,7 @@ def values(n: int, correlation: float = 0.9, rng=None, *, mean: float = 0.0, std
         raise ParameterError("mean must be finite and std finite and ≥ 0")
     z = as_generator(rng).standard_normal(n)
     z[1:] *= np.sqrt(1.0 - rho**2)  # the first value is drawn from the stationary N(0, 1)
+    from scipy.signal import lfilter  # here: scipy.signal imports scipy.stats (~1 s of a cold server start)
     return mean + std * lfilter([1.0], [1.0, -rho], z)
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import rankdata
 
 ATTACKERS = ("repeats", "noise", "combined")
 NOISE_WINDOW = 5  # timestamps on each side of t in the local noise level
@@ -105,6 +104,8 @@ def auc(score: np.ndarray, mask: np.ndarray) -> np.ndarray:
     n = score.shape[1]
     if k in (0, n):
         return np.full(score.shape[0], np.nan)
+    from scipy.stats import rankdata  # here: scipy.stats costs ~1 s of a cold server start
+
     ranks = rankdata(score, axis=1)
     return (ranks[:, mask].sum(axis=1) - k * (k + 1) / 2) / (k * (n - k))
 

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.signal import lfilter
 
 from lmdk.errors import ParameterError
 from lmdk.rng import as_generator
@@ -61,6 +60,7 @@ def synthetic_fleet(users: int, events: int, share_range: tuple[float, float] = 
     landmark = ranks < counts[:, None]
     z = gen.standard_normal((users, events))
     z[:, 1:] *= np.sqrt(1.0 - correlation**2)
+    from scipy.signal import lfilter  # here: scipy.signal imports scipy.stats (~1 s of a cold server start)
     regular = 2 * QUIET + 0.4 * np.abs(lfilter([1.0], [1.0, -correlation], z, axis=1))  # kWh, ≥ 2·QUIET
     quiet = gen.uniform(0.0, 0.9 * QUIET, size=(users, events))
     values = np.round(np.where(landmark, quiet, regular), 4)

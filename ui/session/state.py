@@ -437,9 +437,10 @@ def init() -> None:
             ss[LANDMARKS_ORIGIN] = "data" if st.query_params.get(LANDMARKS_ORIGIN_LINK) == "data" else "declared"
         if REPETITIONS in st.query_params:
             ss[REPS_CHOSEN] = True
-        from ui.session.memory import release_freed_memory
+        from ui.session.memory import SWEEP_EVERY_S, release_freed_memory
 
-        release_freed_memory()  # what sessions that ended since the last visitor left freed goes back to the OS
+        # what sessions that ended since the last visitors left freed goes back to the OS
+        release_freed_memory(every=SWEEP_EVERY_S)
     for key, param in PARAMS.items():
         if key not in ss:
             ss[key] = list(param.default) if isinstance(param.default, list) else param.default
