@@ -22,7 +22,11 @@ CELLS_MAX = 5_000_000  # trials × n per scheme on the page (n = 1,000: 5,000 tr
 N_MAX = 20_000  # longest series the page audits (a window of a longer one, or `lmdk audit`, which has no limit)
 MEMO = "ui.audit.run"  # this session's audits of an upload, newest last (ui.session.cache_scope.session_memo)
 
+WAIT_POLL_S = 0.25  # how often a session waiting for another's audit updates its progress bar
+
 _shared: OrderedDict = OrderedDict()
+_running: dict[tuple, threading.Event] = {}  # shared configurations being computed now -> set when that run ends
+_progress: dict[tuple, tuple[float, str]] = {}  # their last progress report
 _lock = threading.Lock()
 
 
@@ -47,24 +51,61 @@ def _store(token: str):
 
 def run(cur, scheme: str, epsilon: float, protected, w: int, trials: int, seed: int, prior: str, s: float | None,
         dummy: dict, event: str, progress: Callable[[float, str], None] | None = None):
-    """The ``lmdk.audit.Audit`` of ``scheme`` on the current series and landmarks, computed once per configuration."""
+    """The ``lmdk.audit.Audit`` of ``scheme`` on the current series and landmarks, computed once per configuration:
+    sessions asking for a shared configuration that another session is computing wait for its result (a class
+    following one link starts one audit, not one per student), and take over if that run is interrupted."""
     from lmdk.audit import audit
 
     rule = flip_rule(cur)
     key = _key(cur, scheme, epsilon, protected, w, trials, seed, prior, s, dummy)
     cache, bound = _store(cur.token)
-    with _lock:
-        if key in cache:
-            cache.move_to_end(key)
-            return cache[key]
-    result = audit(cur.series, cur.landmarks, scheme, epsilon, protects=protected, w=w, trials=trials, seed=seed,
-                   prior=prior, s=s, dummy_methods=dummy_methods(cur), position_dummies=dummy, progress=progress,
-                   event=event, position_trials=position_trials(cur.n), rule=rule)
-    with _lock:
-        cache[key] = result
-        while len(cache) > bound:
-            cache.popitem(last=False)
+    shared = cache is _shared
+    while True:
+        with _lock:
+            if key in cache:
+                cache.move_to_end(key)
+                return cache[key]
+            running = _running.get(key) if shared else None
+            if running is None and shared:
+                _running[key] = done = threading.Event()
+        if running is None:
+            break
+        _wait_for(key, running, progress)
+    leader_progress = _sharing(key, progress) if shared else progress
+    try:
+        result = audit(cur.series, cur.landmarks, scheme, epsilon, protects=protected, w=w, trials=trials, seed=seed,
+                       prior=prior, s=s, dummy_methods=dummy_methods(cur), position_dummies=dummy,
+                       progress=leader_progress, event=event, position_trials=position_trials(cur.n), rule=rule)
+        with _lock:
+            cache[key] = result
+            while len(cache) > bound:
+                cache.popitem(last=False)
+    finally:
+        if shared:
+            with _lock:
+                _running.pop(key, None)
+                _progress.pop(key, None)
+            done.set()
     return result
+
+
+def _sharing(key: tuple, progress: Callable[[float, str], None] | None) -> Callable[[float, str], None]:
+    """The leader's progress callback, also published for the sessions waiting on the same audit."""
+    def report(fraction: float, what: str) -> None:
+        _progress[key] = (fraction, what)
+        if progress is not None:
+            progress(fraction, what)
+
+    return report
+
+
+def _wait_for(key: tuple, running: threading.Event, progress: Callable[[float, str], None] | None) -> None:
+    """Wait until another session's run of ``key`` ends, showing its progress; each update lets a rerun of this
+    session interrupt the wait (Streamlit stops a script at its next element update)."""
+    while not running.wait(WAIT_POLL_S):
+        if progress is not None:
+            fraction, what = _progress.get(key, (0.0, "starting"))
+            progress(fraction, f"{what} (run by another session with the same settings)")
 
 
 def _key(cur, scheme: str, epsilon: float, protected, w: int, trials: int, seed: int, prior: str, s: float | None,
