@@ -5,14 +5,15 @@ Every session is a headless protocol client (benchmarks/streamlit_client.py): it
 PERIOD seconds (random phase) moves the ε slider to an option it has not shown yet and waits for the server's
 ``script_finished``; the charts it receives must carry the new ε. Each session has its own demonstration seed
 (``?seed=k``), so no session is served from another's cache entry — the worst case for the server. Browsers'
-rendering is excluded; the server is measured alone:
+rendering is excluded. ``--one-link``: every session opens ``?seed=1`` instead, as a class following the lecturer's
+link, where what one session computed serves the others. The server is measured alone:
 
 * latency of an ε change (send → script finished), p50 / p95 / max;
 * page opening latency (all K sessions open within the first PERIOD seconds);
 * server CPU seconds per interaction (utime + stime of the server process from /proc, steady phase only);
 * server RSS at the end.
 
-    python benchmarks/bench_load.py --sessions 1 10 30 [--duration 60] [--period 10]
+    python benchmarks/bench_load.py --sessions 1 10 30 [--duration 60] [--period 10] [--one-link]
     python benchmarks/bench_load.py --sessions 30 --page schemes_utility temporal_loss dummy_landmarks audit \
         spatiotemporal_events
 
@@ -69,13 +70,13 @@ def percentile(values: list[float], q: float) -> float:
 
 async def student(url: str, k: int, steady: asyncio.Event, duration: float, period: float,
                   rng: random.Random, opens: list, changes: list, failures: list,
-                  page: str = "schemes_utility") -> None:
+                  page: str = "schemes_utility", one_link: bool = False) -> None:
     """One session: open the page within the first period, then, once every session is open, change ε every
     period for ``duration`` seconds (the steady phase starts when the last session opened, however long that
-    took on a loaded machine)."""
+    took on a loaded machine). ``one_link``: the class's shared link (seed 1) instead of a seed of its own."""
     await asyncio.sleep(rng.uniform(0, period))
     slider = PAGES[page]
-    async with Session(url, page, query=f"seed={k + 1}") as s:
+    async with Session(url, page, query=f"seed={1 if one_link else k + 1}") as s:
         opens.append((await s.load(expect=slider)).seconds)
         await steady.wait()
         labels = s.options(slider)
@@ -95,14 +96,14 @@ async def student(url: str, k: int, steady: asyncio.Event, duration: float, peri
 
 
 async def classroom(url: str, pid: int, sessions: int, duration: float, period: float, seed: int,
-                    page: str = "schemes_utility") -> dict:
+                    page: str = "schemes_utility", one_link: bool = False) -> dict:
     """Run K sessions against the server at ``url`` (process ``pid``); returns the measurements."""
     rng = random.Random(seed)
     opens, changes, failures = [], [], []
     steady = asyncio.Event()
     t0 = time.monotonic()
     tasks = [asyncio.create_task(student(url, k, steady, duration, period,
-                                         random.Random(rng.random()), opens, changes, failures, page))
+                                         random.Random(rng.random()), opens, changes, failures, page, one_link))
              for k in range(sessions)]
     while len(opens) < sessions and not any(t.done() for t in tasks):
         await asyncio.sleep(0.05)
@@ -140,13 +141,19 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="phases and option orders of the sessions")
     parser.add_argument("--page", nargs="+", default=["schemes_utility"], choices=sorted(PAGES),
                         help="pages to measure, one after another (default: Schemes & utility)")
+    parser.add_argument("--one-link", action="store_true",
+                        help="every session opens the same link (?seed=1), as a class following the lecturer's: "
+                             "what one session computed serves the others (default: a seed per session, the worst "
+                             "case)")
     args = parser.parse_args()
     print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores", flush=True)
+    print("sessions: " + ("one shared link (?seed=1)" if args.one_link else "a seed of their own each"), flush=True)
     print(HEADER)
     for page in args.page:
         for k in args.sessions:
             with streamlit_process() as (url, proc):  # a fresh server per K and page: no warm cache
-                result = asyncio.run(classroom(url, proc.pid, k, args.duration, args.period, args.seed, page))
+                result = asyncio.run(classroom(url, proc.pid, k, args.duration, args.period, args.seed, page,
+                                                args.one_link))
             print(row(result), flush=True)
             for failure in result["failures"][:5]:
                 print("  failure:", failure, file=sys.stderr)
