@@ -14,6 +14,7 @@ link, where what one session computed serves the others. The server is measured 
 * server RSS at the end.
 
     python benchmarks/bench_load.py --sessions 1 10 30 [--duration 60] [--period 10] [--one-link]
+    python benchmarks/bench_load.py --sessions 100 --replicas 2 --one-link   # deploy/'s nginx in front of 2 replicas
     python benchmarks/bench_load.py --sessions 30 --page schemes_utility temporal_loss dummy_landmarks audit \
         spatiotemporal_events
 
@@ -30,6 +31,8 @@ import os
 import random
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,14 +47,18 @@ PAGES = {"schemes_utility": "w_eps", "temporal_loss": "w_eps", "dummy_landmarks"
 """URL path of each measured page -> the key of its ε select_slider (Adversary lab is ``audit``)."""
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of a process so far (Linux /proc)."""
+def cpu_seconds(pid: int | list[int]) -> float:
+    """User + system CPU seconds of a process (or of several: replicas) so far (Linux /proc)."""
+    if isinstance(pid, list):
+        return sum(cpu_seconds(p) for p in pid)
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / TICK
 
 
-def rss_mb(pid: int) -> float:
-    """Resident set size of a process in MB."""
+def rss_mb(pid: int | list[int]) -> float:
+    """Resident set size of a process (or the sum over several) in MB."""
+    if isinstance(pid, list):
+        return sum(rss_mb(p) for p in pid)
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
@@ -95,9 +102,10 @@ async def student(url: str, k: int, steady: asyncio.Event, duration: float, peri
             next_at += period
 
 
-async def classroom(url: str, pid: int, sessions: int, duration: float, period: float, seed: int,
+async def classroom(url: str, pid: int | list[int], sessions: int, duration: float, period: float, seed: int,
                     page: str = "schemes_utility", one_link: bool = False) -> dict:
-    """Run K sessions against the server at ``url`` (process ``pid``); returns the measurements."""
+    """Run K sessions against the server at ``url`` (process ``pid``, or the replicas' processes behind a proxy);
+    returns the measurements (server CPU and RSS summed over the replicas)."""
     rng = random.Random(seed)
     opens, changes, failures = [], [], []
     steady = asyncio.Event()
@@ -133,6 +141,19 @@ HEADER = ("| sessions | ε changes | p50 (s) | p95 (s) | max (s) | server CPU s 
           "open p50 / p95 (s) | RSS (MB) | failures | page |\n|---|---|---|---|---|---|---|---|---|---|---|")
 
 
+@contextmanager
+def servers(count: int) -> Iterator[tuple[str, int | list[int]]]:
+    """(URL, process id) of one fresh server, or (proxy URL, replica process ids) of ``count`` behind nginx."""
+    if count == 1:
+        with streamlit_process() as (url, proc):
+            yield url, proc.pid
+        return
+    from deploy_support import replicas
+
+    with replicas(count) as (url, _, pids):
+        yield url, pids
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, nargs="+", default=[1, 10, 30])
@@ -145,14 +166,19 @@ def main() -> None:
                         help="every session opens the same link (?seed=1), as a class following the lecturer's: "
                              "what one session computed serves the others (default: a seed per session, the worst "
                              "case)")
+    parser.add_argument("--replicas", type=int, default=1,
+                        help="app replicas behind nginx running deploy/lmdk.conf (default 1: one server, no proxy); "
+                             "server CPU and RSS are summed over them")
     args = parser.parse_args()
     print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores", flush=True)
+    if args.replicas > 1:
+        print(f"{args.replicas} replicas behind nginx (deploy/lmdk.conf)", flush=True)
     print("sessions: " + ("one shared link (?seed=1)" if args.one_link else "a seed of their own each"), flush=True)
     print(HEADER)
     for page in args.page:
         for k in args.sessions:
-            with streamlit_process() as (url, proc):  # a fresh server per K and page: no warm cache
-                result = asyncio.run(classroom(url, proc.pid, k, args.duration, args.period, args.seed, page,
+            with servers(args.replicas) as (url, pids):  # fresh servers per K and page: no warm cache
+                result = asyncio.run(classroom(url, pids, k, args.duration, args.period, args.seed, page,
                                                 args.one_link))
             print(row(result), flush=True)
             for failure in result["failures"][:5]:

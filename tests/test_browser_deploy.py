@@ -8,20 +8,14 @@ proxy reach the replica of their own session and no other session sees them.
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
-import time
 import urllib.request
-from contextlib import ExitStack
-from pathlib import Path
 
 import pytest
-from browser_support import ROOT, chromium, exceptions, free_port, require_browser, streamlit_process, wait_idle
+from browser_support import ROOT, chromium, exceptions, require_browser, wait_idle
+from deploy_support import NGINX, replicas
 
 pytestmark = pytest.mark.browser
-NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 
@@ -34,38 +28,11 @@ def _require_nginx() -> None:
 
 @pytest.fixture(scope="module")
 def proxy():
-    """Base URL of nginx (deploy/lmdk.conf) in front of two app replicas; yields (url, replica addresses)."""
+    """Base URL of nginx (deploy/lmdk.conf) in front of two app replicas; yields (url, replica addresses, pids)."""
     require_browser()
     _require_nginx()
-    with ExitStack() as stack:
-        replicas = [stack.enter_context(streamlit_process())[0] for _ in range(2)]
-        addresses = [u.removeprefix("http://") for u in replicas]
-        tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="lmdk-nginx-")))
-        os.chmod(tmp, 0o755)
-        port = free_port()
-        (tmp / "upstream.conf").write_text("".join(f"server {a};\n" for a in addresses))
-        site = (ROOT / "deploy" / "lmdk.conf").read_text()
-        assert "listen 80;" in site and "/etc/nginx/lmdk/upstream.conf" in site
-        site = site.replace("listen 80;", f"listen 127.0.0.1:{port};").replace(
-            "/etc/nginx/lmdk/upstream.conf", str(tmp / "upstream.conf"))
-        (tmp / "site.conf").write_text(site)
-        (tmp / "nginx.conf").write_text(
-            f"daemon off; worker_processes 1; pid {tmp}/nginx.pid; error_log {tmp}/error.log;\n"
-            f"events {{}}\nhttp {{ access_log off; client_body_temp_path {tmp}/body; proxy_temp_path {tmp}/proxy;\n"
-            f"include {tmp}/site.conf; }}\n")
-        nginx = subprocess.Popen([NGINX, "-c", str(tmp / "nginx.conf"), "-p", str(tmp)])
-        url = f"http://127.0.0.1:{port}"
-        try:
-            for _ in range(100):
-                try:
-                    urllib.request.urlopen(url + "/_stcore/health", timeout=2)
-                    break
-                except OSError:
-                    time.sleep(0.1)
-            yield url, addresses
-        finally:
-            nginx.terminate()
-            nginx.wait(timeout=10)
+    with replicas(2) as deployment:
+        yield deployment
 
 
 def _get(url: str, cookie: str | None = None) -> tuple[str, str | None]:
@@ -90,7 +57,7 @@ def _routes(url: str, addresses: list[str]) -> dict[str, str]:
 
 
 def test_routing_is_sticky_per_browser_and_spread_across_browsers(proxy):
-    url, addresses = proxy
+    url, addresses, _ = proxy
     routes = _routes(url, addresses)
     for replica, key in routes.items():
         answers = {_get(url + path, key)[0] for path in ("/", "/_stcore/health", "/schemes_utility") * 3}
@@ -100,7 +67,7 @@ def test_routing_is_sticky_per_browser_and_spread_across_browsers(proxy):
 def test_uploads_through_the_proxy_stay_in_their_own_session(proxy, tmp_path):
     from bench_memory import meter_file
 
-    url, addresses = proxy
+    url, addresses, _ = proxy
     routes = _routes(url, addresses)
     with chromium() as context:
         pages = {}
@@ -121,3 +88,17 @@ def test_uploads_through_the_proxy_stay_in_their_own_session(proxy, tmp_path):
             assert f"meter_of_student_{i}.csv" in text
             assert f"meter_of_student_{1 - i}.csv" not in text
             assert not exceptions(page)
+
+
+def test_the_classroom_benchmark_runs_through_the_proxy_and_counts_every_replica(proxy):
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from bench_load import classroom
+
+    url, _, pids = proxy
+    with ThreadPoolExecutor(1) as pool:  # a thread of its own: Playwright's sync API runs an event loop in this one
+        result = pool.submit(asyncio.run, classroom(url, pids, sessions=2, duration=4, period=2, seed=3,
+                                                    one_link=True)).result()
+    assert result["failures"] == [] and result["interactions"] >= 2
+    assert result["cpu_per_interaction"] > 0 and result["rss_mb"] > 2 * 50  # two replicas' memory, summed
