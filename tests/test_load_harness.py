@@ -45,10 +45,9 @@ def test_protocol_client_changes_epsilon_and_gets_charts_at_the_new_value(server
     assert "eps=0.1" in query  # the server rewrote the URL as for a browser
 
 
-@pytest.mark.parametrize("one_link", [False, True], ids=["a seed each", "one shared link"])
-def test_classroom_measures_every_session_and_the_server(server, one_link):
-    url, proc = server
-    result = run(classroom(url, proc.pid, sessions=2, duration=4, period=2, seed=1, one_link=one_link))
+def test_classroom_measures_every_session_and_the_server(server):
+    url, proc = server  # --one-link and --replicas: tests/test_browser_deploy.py, through the proxy
+    result = run(classroom(url, proc.pid, sessions=2, duration=4, period=2, seed=1))
     assert result["failures"] == []
     assert result["interactions"] >= 2 and result["p95"] >= result["p50"] > 0
     assert result["cpu_per_interaction"] > 0 and result["rss_mb"] > 50
