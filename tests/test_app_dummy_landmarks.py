@@ -67,7 +67,9 @@ def test_default_render_shows_real_and_dummy_landmarks_options_budgets_and_mae()
     assert {"landmark", "dummy landmark"} <= {t.get("name") for t in figs["budgets"]["data"]}
     mae = {t["name"]: t for t in figs["mae"]["data"]}
     assert set(mae) == {"without dummies", "with dummies", "data-free guess"}
-    assert list(mae["with dummies"]["y"]) == list(state.SCHEME_NAMES)
+    # the landmark schemes only, as in the paper's Figure 7: event, user and w-event level do not use L
+    assert list(mae["with dummies"]["y"]) == ["uniform", "skip", "adaptive"]
+    assert any("Event level, User level, w-event do not use the landmark set" in c.value for c in at.caption)
     assert "error_x" in mae["with dummies"] and "kWh" in figs["mae"]["layout"]["xaxis"]["title"]["text"]
     assert main_expanders(at)[0].label == "What am I looking at?" and len(at.latex) >= 3
     assert not app_support.same_labels(at)
@@ -116,7 +118,7 @@ def test_scheme_choice_and_epsilon_update_budgets_before_after(small):
     at.select_slider(key=state.widget_key(state.EPSILON)).set_value(2.0).run()
     assert all(meta_of(f["layout"])["eps"] == 2.0 for f in specs(at).values())
     table = at.dataframe[-1].value
-    assert list(table["scheme"]) == list(state.SCHEME_NAMES) and "cost" in table.columns
+    assert list(table["scheme"]) == ["uniform", "skip", "adaptive"] and "cost" in table.columns
 
 
 def test_headline_says_how_well_the_dummies_hide_the_real_landmarks():
@@ -125,3 +127,9 @@ def test_headline_says_how_well_the_dummies_hide_the_real_landmarks():
     assert "real ones" in head and "% certainty" in head and "left unmarked are known to be ordinary" in head
     answer = at.metric[0]  # the number that answers the page's question comes first, the headline's (issue 35)
     assert answer.label == "a marked hour is real" and f"with {answer.value} certainty" in head
+
+
+def test_a_selection_without_landmark_schemes_asks_for_one():
+    at = app_support.open_page("pages/dummy_landmarks.py", 120, reps="3", schemes="event,user")
+    assert not at.exception and not at.get("plotly_chart")
+    assert at.warning and "Pick a landmark scheme (Uniform, Skip or Adaptive)" in at.warning[0].value
