@@ -141,7 +141,7 @@ def test_spatiotemporal_script_prints_the_pages_leakage_and_distances(tmp_path, 
 def test_dummies_script_prints_the_pages_selection_and_mae(tmp_path):
     from lmdk import dummies
     from lmdk.present.reproduce import dummies_script
-    from ui.session import cache_loss, state
+    from ui.session import cache, cache_loss, state
 
     series = lmdk.sample("hue", n=300)
     landmarks = tuple(range(5, 300, 10))
@@ -158,7 +158,8 @@ def test_dummies_script_prints_the_pages_selection_and_mae(tmp_path):
     sel = cache_loss.selection(token, 300, L, 0.05, "partitioned", "position", 3)
     assert f"|L′| = {sel.chosen.size:,}" in done.stdout
     assert f"chosen {dummies.membership_disclosure(sel).chosen:.6g}" in done.stdout
-    for scheme in ("uniform", "adaptive"):
-        mae, ci = cache_loss.dummy_mae(token, x, L, scheme, 1.0, mechanism, 4, 3, 10, "partitioned", 0.05, "position",
-                                       (("protects", lmdk.relation.PAPERS_UNIT_CHANGE),))  # ui.relation.options
+    options = (("protects", lmdk.relation.PAPERS_UNIT_CHANGE),)  # ui.relation.options
+    maes = cache_loss.dummy_maes(cache.data_key(token, x, L), ("uniform", "adaptive"), 1.0, mechanism, 4, 3, 10,
+                                 "partitioned", 0.05, "position", options, _token=token, _x=x, _landmarks=L)
+    for scheme, (mae, ci) in maes.items():
         assert f"{scheme:<10} MAE with dummies {mae:.6g} (95 % CI {ci[0]:.6g} to {ci[1]:.6g})" in done.stdout

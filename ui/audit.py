@@ -59,32 +59,32 @@ def run(cur, scheme: str, epsilon: float, protected, w: int, trials: int, seed: 
     rule = flip_rule(cur)
     key = _key(cur, scheme, epsilon, protected, w, trials, seed, prior, s, dummy)
     cache, bound = _store(cur.token)
-    shared = cache is _shared
+    shared = cache is _shared  # an upload's audits stay in its session: only shared ones are announced in _running
     while True:
         with _lock:
             if key in cache:
                 cache.move_to_end(key)
                 return cache[key]
-            running = _running.get(key) if shared else None
-            if running is None and shared:
-                _running[key] = done = threading.Event()
-        if running is None:
-            break
+            running = _running.get(key)
+            if running is None:
+                if shared:
+                    _running[key] = threading.Event()
+                break
         _wait_for(key, running, progress)
-    leader_progress = _sharing(key, progress) if shared else progress
     try:
         result = audit(cur.series, cur.landmarks, scheme, epsilon, protects=protected, w=w, trials=trials, seed=seed,
                        prior=prior, s=s, dummy_methods=dummy_methods(cur), position_dummies=dummy,
-                       progress=leader_progress, event=event, position_trials=position_trials(cur.n), rule=rule)
+                       progress=_sharing(key, progress) if shared else progress, event=event,
+                       position_trials=position_trials(cur.n), rule=rule)
         with _lock:
             cache[key] = result
             while len(cache) > bound:
                 cache.popitem(last=False)
     finally:
-        if shared:
-            with _lock:
-                _running.pop(key, None)
-                _progress.pop(key, None)
+        with _lock:
+            done = _running.pop(key, None) if shared else None
+            _progress.pop(key, None)
+        if done is not None:
             done.set()
     return result
 

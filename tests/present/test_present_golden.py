@@ -22,7 +22,7 @@ BEFORE_THE_MOVE = {
     "tpl_script": "cb4759ed5ac8b1d5b0ec62fb99082d623cf4cab180d42c189fa846563ed2a83d",
     "overview_script": "a3a537a644890a85035900df6e786234ffa6667bf41f0e21865ffa8f1dcdba60",
     "spatiotemporal_script": "8e522538343cfcd5fb216757ae42a8471aa83ebaacff080eadf67273a119cd7d",
-    "dummies_script": "2fbd44e1625169b33a015d251bce2297a06758e388a82b031f1728e8d441c64d",
+    "dummies_script": "2e5ef3bd523887b25f4824385752756efba1a31849a3818bcfca96658f85411c",
     "html_report": "629e8b3dce815599e4186f9cc77a9c1a73d9b597fa49504af4cbab9932778636",
     "overview_report": "d06c0dca825dd67907b5dd794625fb9264e3116af97759fe5907d84665f4de76",
     "spatiotemporal_report": "cde3b0179c4f17c3d8c4d513bb7d14d76a841bb6850cf30e57a454b6a60649a9",

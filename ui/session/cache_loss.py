@@ -101,31 +101,23 @@ def dummy_masks(token: str, n: int, landmarks: np.ndarray, epsilon: float, repet
 
 
 @bounded_cache(MAX_ENTRIES)
-def dummy_mae(token: str, x: np.ndarray, landmarks: np.ndarray, scheme: str, epsilon: float, mechanism: str,
-              repetitions: int, seed: int, w: int, method: str, share: float, utility: str,
-              options: tuple = ()) -> tuple[float, tuple]:
-    """MAE and 95 % CI of ``scheme`` run on the dummy_masks L′ (one per repetition) with ε − ε_sel.
+def dummy_maes(key: str, schemes: tuple[str, ...], epsilon: float, mechanism: str, repetitions: int, seed: int,
+               w: int, method: str, share: float, utility: str, options: tuple = (), _token: str = "",
+               _x: np.ndarray | None = None, _landmarks: np.ndarray | None = None) -> dict[str, tuple[float, tuple]]:
+    """MAE and 95 % CI of every scheme in ``schemes`` run on the dummy_masks L′ (one per repetition) with ε − ε_sel,
+    in one cached call; ``key``: ``ui.session.cache.data_key(token, x, landmarks)``, which identifies ``_token``,
+    ``_x`` and ``_landmarks`` (left out of the hash).
 
     Equivalent to schemes.release(dummies=…), which would regenerate the options for every scheme
     (seconds for 'heuristic' at n = 10,000); sharing the draws also compares the schemes on the same L′.
     """
-    return _dummy_mae(token, x, landmarks, scheme, epsilon, mechanism, repetitions, seed, w, method, share, utility,
-                      options)
-
-
-@bounded_cache(MAX_ENTRIES)
-def dummy_maes(key: str, schemes: tuple[str, ...], epsilon: float, mechanism: str, repetitions: int, seed: int,
-               w: int, method: str, share: float, utility: str, options: tuple = (), _token: str = "",
-               _x: np.ndarray | None = None, _landmarks: np.ndarray | None = None) -> dict[str, tuple[float, tuple]]:
-    """``dummy_mae`` of every scheme in ``schemes`` in one cached call; ``key``: ``ui.session.cache.data_key(token,
-    x, landmarks)``, which identifies ``_token``, ``_x`` and ``_landmarks`` (left out of the hash)."""
     return {s: _dummy_mae(_token, _x, _landmarks, s, epsilon, mechanism, repetitions, seed, w, method, share, utility,
                           options) for s in schemes}
 
 
 def _dummy_mae(token, x, landmarks, scheme, epsilon, mechanism, repetitions, seed, w, method, share, utility,
                options) -> tuple[float, tuple]:
-    """``dummy_mae`` without the cache (the L′ draws still come from the cached ``dummy_masks``)."""
+    """One scheme's entry of ``dummy_maes`` (the L′ draws come from the cached ``dummy_masks``)."""
     from lmdk import metrics, schemes
 
     mask, eps_pub = dummy_masks(token, len(x), landmarks, epsilon, repetitions, seed, method, share, utility)
