@@ -35,6 +35,10 @@ BASELINE_SCHEMES = ("bd", "ba", "fast", "pegasus")
 """The state of the art beside them (lmdk.baselines: w-event BD/BA, FAST, PeGaSus); not landmark-aware, values only,
 one series at a time — ``release`` dispatches to ``lmdk.baselines.release_baseline``."""
 ALL_SCHEMES = SCHEMES + BASELINE_SCHEMES
+LANDMARK_SCHEMES = ("uniform", "skip", "adaptive")
+"""The schemes that read L (§3.2): the ones dummy landmarks can hide (§3.4, Figure 7) and the lessons compare."""
+DATA_INDEPENDENT = ("event", "user", "w-event", "uniform", "skip")
+"""Schemes whose budgets are fixed by n, L, ε and w alone (``allocate``): every repetition spends the same."""
 
 ADAPTIVE_THRESHOLD = 1.0
 """Adaptive: the data trend counts as evolving when |o_t − o_prev| > θ·(scale_t + scale_prev)."""

@@ -3,7 +3,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from lmdk import dummies
+from lmdk import dummies, schemes
 from lmdk.errors import LmdkError
 from lmdk.present import headlines, views
 from ui import charts, explain, relation, text, widgets
@@ -159,12 +159,12 @@ def _page() -> None:
     # event, user and w-event level and BD/BA/FAST/PeGaSus never look at L: dummies would only take ε_sel from
     # them. As in the paper's Figure 7 (§4.3.3), the page compares the landmark schemes, half the releases per ε
     # change of the six (issue 34)
-    blind = [s for s in chosen if s not in headlines.PRIVATE_SCHEMES]
+    blind = [s for s in chosen if s not in schemes.LANDMARK_SCHEMES]
     if blind:
         st.caption("Dummies hide the landmark set from the schemes that use it (Uniform, Skip and Adaptive, §4.3.3). "
                    + ", ".join(headlines.SCHEME_NAMES.get(s, s) for s in blind) + " do not use the landmark set, so "
                    "dummy landmarks would only take budget from them; they are left out here.")
-        chosen = [s for s in chosen if s in headlines.PRIVATE_SCHEMES]
+        chosen = [s for s in chosen if s in schemes.LANDMARK_SCHEMES]
         if not chosen:
             st.warning("Pick a landmark scheme (Uniform, Skip or Adaptive) in the sidebar: dummies hide landmarks "
                        "from those.")

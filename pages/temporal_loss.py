@@ -3,7 +3,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from lmdk import tpl
+from lmdk import schemes, tpl
 from lmdk.errors import LmdkError
 from lmdk.present import views, views_loss
 from ui import charts, explain, relation, text, widgets
@@ -13,6 +13,7 @@ from ui.session import cache, cache_loss, config, state
 S_OPTIONS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 100.0)  # log-scale s slider
 PRESETS = ("weak", "moderate", "strong")
 MATRIX_KEY = "tpl_matrix_file"
+RESULTS = "tpl_results"  # key of the st.fragment below
 QUANTITY_KEY = "tpl_fig9_quantity"
 STATISTIC_KEY = "tpl_fig9_statistic"
 
@@ -127,22 +128,35 @@ def _page() -> None:
     chosen = baseline_ui.applicable(cur, chosen)
     if not chosen:
         return
-    eps = float(ss[state.EPSILON])
-    reps, seed, w = int(ss[state.REPETITIONS]), int(ss[state.SEED]), int(ss[state.W])
-    x, mechanism, _ = views.release_input(cur.series, cur.landmarks)
-
     if ss.get(state.TPL_SCHEME) not in chosen:
         ss[state.TPL_SCHEME] = "uniform" if "uniform" in chosen else chosen[0]
     scheme = st.segmented_control("Scheme whose budgets are analysed", chosen, required=True,
                                   **widgets.bind(state.TPL_SCHEME),
                                   help="Any of the schemes picked in the sidebar; its colour is the same on every "
                                        "page.")
-    if scheme in state.BASELINE_NAMES:
-        baseline_ui.protects_note([scheme], w, cur.n)
-        st.caption(f"{scheme}'s budgets depend on the data and its noise: the losses below are those of repetition 1.")
     P, described = _correlation_controls(ss.get(MATRIX_KEY) is not None)
     if P is None:
         return
+    widgets.rerun_fragment_on((state.EPSILON, state.REPETITIONS, state.SEED, state.W), RESULTS)
+    _results(cur, scheme, P, described)
+
+
+@st.fragment(key=RESULTS)
+def _results(cur, scheme: str, P: np.ndarray, described: str) -> None:
+    """Everything ε, w, repetitions and the seed change: the losses, their charts, Figure 9 and the downloads. Those
+    sidebar widgets rerun only this fragment (widgets.rerun_fragment_on), not the app, the sidebar or the controls
+    above; ``cur``, ``scheme`` and the matrix come from the last full run (changing them reruns the app)."""
+    from ui import baselines as baseline_ui
+
+    ss = st.session_state
+    eps = float(ss[state.EPSILON])
+    reps, seed, w = int(ss[state.REPETITIONS]), int(ss[state.SEED]), int(ss[state.W])
+    x, mechanism, _ = views.release_input(cur.series, cur.landmarks)
+    if scheme in state.BASELINE_NAMES:
+        baseline_ui.protects_note([scheme], w, cur.n)
+        st.caption(f"{scheme}'s budgets depend on the data and its noise: the losses below are those of repetition 1.")
+    if scheme in schemes.DATA_INDEPENDENT:  # budgets fixed by n, L, ε and w: one run of any seed gives every row's
+        reps, seed = 1, 0                   # (the same verdict too), and every session shares it
     try:
         summary = cache.scheme_summary(cur.token, x, cur.landmarks, scheme, eps, mechanism, reps, seed, w, None,
                                        relation.options(cur, mechanism))
@@ -255,6 +269,7 @@ def _page() -> None:
                        icon=":material/code:", help="A short script with the lmdk Python API that prints this view's "
                                                     "largest losses (same demonstration seed).")
     st.caption(widgets.PNG_NOTE)
+    state.sync_query_params()  # app.py does this after a full run; a fragment rerun must keep the URL current
 
 
 _page()

@@ -148,3 +148,38 @@ def test_headline_states_the_loss_in_words_first():
     answer, total = at.metric[0], at.metric[3]
     assert answer.label == "Loss with landmarks (nats)" and total.label.startswith("Σ of all budgets")
     assert float(answer.value) == float(total.value) and f"up to {float(answer.value):.2g} nats" in head
+
+
+def test_epsilon_reruns_only_the_results_and_keeps_the_link_current():
+    at = open_page(source="synthetic", syn_n="120", syn_frac="0.2", reps="10")
+    at.select_slider(key=state.widget_key(state.EPSILON)).set_value(0.5).run()
+    assert not at.exception
+    assert not at.title  # a fragment-only rerun (issue 34): the title and the controls above it were not redrawn
+    assert all(spec(at, i)["layout"]["meta"]["eps"] == 0.5 for i in range(3))
+    assert at.query_params[state.EPSILON] in ("0.5", ["0.5"])  # the fragment keeps the shareable link current
+
+
+@pytest.mark.parametrize(("scheme", "runs"), [("skip", [("skip", 1)]), ("adaptive", [("adaptive", 10)] * 2)])
+def test_data_independent_budgets_come_from_one_run_shared_by_every_seed(monkeypatch, scheme, runs):
+    from lmdk import schemes
+    from ui.session import cache
+
+    calls = []
+    real = schemes.release
+
+    def counted(x, landmarks, name, *args, **kwargs):
+        calls.append((name, kwargs["repetitions"]))
+        return real(x, landmarks, name, *args, **kwargs)
+
+    monkeypatch.setattr(schemes, "release", counted)
+    cache.scheme_summary.clear()
+    at = open_page(source="synthetic", syn_n="120", syn_frac="0.2", reps="10", seed="3", tpl_scheme=scheme)
+    budgets = spec(at, 0)["data"]
+    at.run()
+    at.number_input(key=state.widget_key(state.SEED)).set_value(4).run()
+    assert not at.exception
+    # Skip's budgets are fixed by n, L and ε: one single-repetition run serves seed 3 and seed 4 (and every session);
+    # Adaptive's depend on the noise: each seed runs its repetitions
+    assert [c for c in calls if c[0] == scheme] == runs
+    if scheme == "skip":
+        assert spec(at, 0)["data"] == budgets

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lmdk.schemes import LANDMARK_SCHEMES
+
 SAMPLER_PROOFS = {
     "discrete": ("exact discrete Laplace on a 2^k grid (Canonne, Kamath & Steinke 2020, Alg. 2), drawn from integer "
                  "uniforms only; values clamped to the public range and rounded to the grid, so the proof holds at "
@@ -19,7 +21,6 @@ SAMPLER_PROOFS = {
                             "(the flip probability 1/(1+e^ε) is exact to a double's precision)"),
     "textbook": "the textbook floating-point sampler (a demonstration: its low bits can leak, Mironov 2012)",
 }
-LANDMARK_SCHEMES = ("uniform", "skip", "adaptive")
 
 
 @dataclass(frozen=True)

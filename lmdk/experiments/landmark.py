@@ -22,7 +22,6 @@ DATASETS = {  # name → (mechanism, unit of the MAE) — §4.1.2 "Privacy param
 }
 DATASET_TITLES = {"hue": "HUE residence 1 (kWh)", "taxi": "taxi sample (m)", "contacts": "contact sample (%)"}
 FIG7_SCHEMES = ("event", "user", "skip", "uniform", "adaptive")
-LANDMARK_SCHEMES = ("skip", "uniform", "adaptive")  # the ones with dummy markers (§4.3.3)
 DUMMY_SHARE = 0.01  # §4.3.2: 1 % of ε for the selection
 FIG11_SHARES = (0.01, 0.10, 0.25, 0.50)
 SYNTHETIC_N = 100  # §4.1.1 synthetic series length
@@ -89,6 +88,8 @@ def _mae_rows(name: str, pct: int, scheme: str, reps: int, rng, share: float | N
 
 def fig7_configs() -> list[dict]:
     """Data sets × landmark % × schemes × with/without dummy landmarks (§4.2.1, §4.3.3)."""
+    from lmdk.schemes import LANDMARK_SCHEMES  # the ones with dummy markers (§4.3.3)
+
     return [
         {"dataset": d, "unit": DATASETS[d][1], "landmark_pct": p, "scheme": s, "dummies": dum}
         for d in DATASETS for p in PERCENTAGES for s in FIG7_SCHEMES

@@ -12,7 +12,7 @@ from lmdk.lessons.base import SEED, Lesson, Reveal, Setting, interval, number
 N = 100  # events of the lessons' synthetic series
 REPETITIONS = 200  # releases per scheme: the 95 % intervals of the MAE are about ±1 % wide at N = 100
 CORRELATION = 0.9  # the synthetic series' temporal correlation
-SPENDERS = ("uniform", "skip", "adaptive")
+SPENDERS = schemes.LANDMARK_SCHEMES  # the schemes that spend by L (§3.2)
 SCHEME_NAMES = {"uniform": "Uniform", "skip": "Skip", "adaptive": "Adaptive"}
 PROTECTS = relation.public_range(0.0, 1.0, "kWh")  # any reading in 0–1 kWh, Δ = 1 kWh
 

@@ -14,7 +14,6 @@ import numpy as np
 SCHEME_NAMES = {"event": "Event level", "user": "User level", "w-event": "w-event", "uniform": "Uniform",
                 "skip": "Skip", "adaptive": "Adaptive", "bd": "BD (w-event)", "ba": "BA (w-event)",
                 "fast": "FAST (user level)", "pegasus": "PeGaSus (event level)"}  # the baselines: lmdk.baselines
-PRIVATE_SCHEMES = ("uniform", "skip", "adaptive")  # the landmark schemes (user level is the baseline)
 
 
 MAX_SENTENCES = 2  # a headline a person reads at a glance (issue 35: the Adversary lab's was seven bold lines)
