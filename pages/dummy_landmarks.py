@@ -19,6 +19,7 @@ METHOD_HELP = {
     "random": "baseline: dummies join in random order, ignoring where the landmarks are",
 }
 HEURISTIC_MAX_REGULAR = 10_000  # Heuristic is O(n·(n − |L|)): 4.7 s at 8,760 events, 220 s at 105,120
+RESULTS = "dummy_results"  # key of the st.fragment below
 SCHEME_KEY = "dummy_scheme"  # which scheme the before/after budget chart shows (session only)
 
 
@@ -149,7 +150,6 @@ def handover(cur, chosen, sel, disclosure, eps, eps_pub, rows, unit, figures) ->
 
 
 def _page() -> None:
-    ss = st.session_state
     st.title("Dummy landmarks")
     _explain()  # "What am I looking at?" near the top (issue 35)
     setup = widgets.scheme_page_setup()
@@ -170,6 +170,18 @@ def _page() -> None:
                        "from those.")
             return
     _controls()
+    widgets.rerun_fragment_on((state.EPSILON, state.REPETITIONS, state.SEED, state.W, state.DUMMY_METHOD,
+                               state.DUMMY_UTILITY, state.DUMMY_SHARE), RESULTS)
+    _results(cur, chosen)
+
+
+@st.fragment(key=RESULTS)
+def _results(cur, chosen: list[str]) -> None:
+    """Everything ε, the selection's settings, w, repetitions and the seed change: the selection, its charts, the
+    budgets and MAE with and without dummies, the downloads. Those widgets rerun only this fragment
+    (widgets.rerun_fragment_on), not the app, the sidebar or the explanation; ``cur`` and ``chosen`` come from the
+    last full run (a new series, landmarks or schemes rerun the app)."""
+    ss = st.session_state
     eps = float(ss[state.EPSILON])
     method, utility, share = ss[state.DUMMY_METHOD], ss[state.DUMMY_UTILITY], float(ss[state.DUMMY_SHARE])
     reps, seed, w = int(ss[state.REPETITIONS]), int(ss[state.SEED]), int(ss[state.W])
@@ -304,6 +316,7 @@ def _page() -> None:
                             label="Budget chart (HTML)")
     widgets.download_figure(mae_fig, "dummy_mae", key="dl_dummy_mae", container=row, label="MAE chart (HTML)")
     st.caption(widgets.PNG_NOTE)
+    state.sync_query_params()  # app.py does this after a full run; a fragment rerun must keep the URL current
 
 
 _page()

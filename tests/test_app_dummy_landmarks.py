@@ -81,6 +81,9 @@ def test_optimal_on_a_long_series_shows_the_core_error():
     assert not at.exception
     assert at.error and "exceeds the limit" in at.error[0].value and "heuristic" in at.error[0].value
     assert not at.get("plotly_chart")
+    assert not at.title  # the method reran only the results fragment (issue 34)
+    at.run()  # AppTest's tree after a fragment-only run holds just the fragment: the full page keeps the explanation
+    assert at.error and "exceeds the limit" in at.error[0].value
     assert main_expanders(at)[0].label == "What am I looking at?"
 
 
@@ -94,6 +97,7 @@ def test_every_method_runs_on_a_small_series(small):
         k = int(metric(at, "real landmarks |L|"))
         assert probs.size == 18 - k and probs.sum() == pytest.approx(1.0)  # n − |L| nested options
         assert f"({method}," in " ".join(c.value for c in at.caption)
+        at.run()  # the method reran only the results fragment, whose tree lacks the controls above it (issue 34)
 
 
 def test_share_and_utility_change_the_selection_budget(small):
@@ -102,6 +106,7 @@ def test_share_and_utility_change_the_selection_budget(small):
     assert not at.exception
     assert metric(at, "ε for selection") == "0.5" and metric(at, "ε for publishing") == "0.5"
     before = array(trace(specs(at)["options"], "probability")["y"])
+    at.run()  # the share reran only the results fragment, whose tree lacks the controls above it (issue 34)
     at.segmented_control(key=state.widget_key(state.DUMMY_UTILITY)).set_value("count").run()
     assert not at.exception
     after = array(trace(specs(at)["options"], "probability")["y"])
