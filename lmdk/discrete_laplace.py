@@ -468,24 +468,28 @@ class Calibration:
 
 
 def _calibrate(eps: np.ndarray, delta: float, low: float, high: float) -> Calibration:
-    """``calibrate`` without validation (eps > 0 finite array, low < high, delta > 0): the hot path."""
+    """``calibrate`` without validation (eps > 0 finite array, low < high, delta > 0): the hot path.
+
+    Per element (``lmdk.discrete_laplace_kernel.calibrate_cells``, compiled): k = ⌊log₂ min(Δ, Δ/ε)⌋ − GRID_BITS
+    (``grid_exponent``), Δ_int = ⌊Δ/g⌋ + 1, t = ⌈Δ_int/ε·(1 + 2^−40)⌉ — at least the real Δ_int/ε, as the two float
+    roundings lose at most 2^−52 relative — and the range in grid steps, ⌈low/g⌉..⌊high/g⌋, stepped back inside
+    the public range where low/g under-flows (a subnormal bound over a coarse grid)."""
+    from lmdk.discrete_laplace_kernel import calibrate_cells
+
     delta = min(delta, float(np.nextafter(high - low, np.inf)))  # ≥ the real width: clamped changes are ≤ it
-    k = grid_exponent(np.minimum(delta, delta / eps))
-    steps = np.floor(np.ldexp(delta, -k)).astype(np.int64) + 1  # Δ/g is exact (g = 2^k)
-    # ⌈Δ_int/ε·(1 + 2^−40)⌉ ≥ the real Δ_int/ε: the two float roundings lose at most 2^−52 relative
-    t = np.ceil(steps / eps * (1.0 + 2.0**-40))
-    if np.any(t > MAX_SCALE):
-        raise ParameterError(f"epsilon {float(np.min(eps)):g} is too small for the exact discrete Laplace "
+    e = np.asarray(eps, dtype=np.float64)
+    flat = np.ascontiguousarray(e).reshape(-1)
+    k, steps, t, lo, hi = (np.empty(flat.size, dtype=np.int64) for _ in range(5))
+    widest, farthest = calibrate_cells(flat, float(delta), float(low), float(high), GRID_BITS, k, steps, t, lo, hi)
+    if widest > MAX_SCALE:
+        raise ParameterError(f"epsilon {float(np.min(e)):g} is too small for the exact discrete Laplace "
                              f"(its integer scale would exceed 2^52); give a larger budget")
-    lo = np.ceil(np.ldexp(low, -k))
-    hi = np.floor(np.ldexp(high, -k))
-    # low/g can underflow to 0 (a subnormal bound over a coarse grid): step back inside the public range
-    lo += np.ldexp(lo, k) < low
-    hi -= np.ldexp(hi, k) > high
-    if np.any(np.abs(lo) > MAX_STEPS) or np.any(np.abs(hi) > MAX_STEPS):
+    if farthest > MAX_STEPS:
         raise ParameterError("value_range is too far from 0 for its grid (more than 2^61 grid steps); shift the "
                              "values (e.g. subtract a public offset) before releasing them")
-    return Calibration(k, steps, t.astype(np.int64), lo.astype(np.int64), hi.astype(np.int64), delta)
+    shape = e.shape
+    return Calibration(k.reshape(shape), steps.reshape(shape), t.reshape(shape), lo.reshape(shape), hi.reshape(shape),
+                       delta)
 
 
 def calibrate(epsilon, sensitivity, value_range) -> Calibration:
