@@ -250,10 +250,10 @@ def calibrate_cells(eps: np.ndarray, delta: float, low: float, high: float, grid
     for i in range(eps.size):
         _, e = math.frexp(min(delta, delta / eps[i]))
         k = e - 1 - grid_bits
-        n_steps = math.floor(math.ldexp(delta, -k)) + 1.0  # Δ/g is exact (g = 2^k)
-        t = math.ceil(n_steps / eps[i] * (1.0 + 2.0**-40))
-        a = math.ceil(math.ldexp(low, -k))
-        b = math.floor(math.ldexp(high, -k))
+        n_steps = np.floor(math.ldexp(delta, -k)) + 1.0  # Δ/g is exact (g = 2^k)
+        t = np.ceil(n_steps / eps[i] * (1.0 + 2.0**-40))
+        a = np.ceil(math.ldexp(low, -k))
+        b = np.floor(math.ldexp(high, -k))
         if math.ldexp(a, k) < low:  # low/g underflowed to 0: step back inside the public range
             a += 1.0
         if math.ldexp(b, k) > high:
