@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from lmdk import tpl
+from lmdk.audit import VIEW_SEED  # the audit's own public seed, the same in every session (issue 34)
 from lmdk.errors import LmdkError
 from lmdk.present import audit as words
 from lmdk.present import headlines
@@ -85,7 +86,7 @@ def _run(cur, chosen, protected, event: str) -> dict:
             bar.progress(min((i + fraction) / len(chosen), 1.0), text=f"{label}: {what} ({trials:,} trials) …")
 
         results[scheme] = ui_audit.run(cur, scheme, float(ss[state.EPSILON]), protected, int(ss[state.W]), trials,
-                                       int(ss[state.SEED]), ss[state.AUDIT_PRIOR], s, dummy, event, progress)
+                                       VIEW_SEED, ss[state.AUDIT_PRIOR], s, dummy, event, progress)
     bar.empty()
     return results
 
@@ -96,7 +97,7 @@ def _may_run(cur, chosen, protected) -> bool:
     ss = st.session_state
     s = tpl.CORRELATION.get(ss[state.AUDIT_CORRELATION])
     settings = (float(ss[state.EPSILON]), protected, int(ss[state.W]), int(ss[state.AUDIT_TRIALS]),
-                int(ss[state.SEED]), ss[state.AUDIT_PRIOR], s,
+                VIEW_SEED, ss[state.AUDIT_PRIOR], s,
                 {"share": float(ss[state.DUMMY_SHARE]), "utility": ss[state.DUMMY_UTILITY]})
     return run_gate.ready("adversary_lab", run_gate.digest(cur.token, cur.landmarks, tuple(chosen), repr(settings)),
                           cached=ui_audit.remembered(cur, chosen, *settings),
@@ -204,7 +205,7 @@ def _handover(cur, results: dict, audits: list[dict], said: str, figures: list) 
                      "landmarks |L|": f"{cur.landmarks.size:,} of {cur.n:,} events", "trials": f"{trials:,}",
                      "attacker's prior": ss[state.AUDIT_PRIOR], "correlated series": ss[state.AUDIT_CORRELATION],
                      "dummy share / utility": f"{100 * dummy['share']:g} % / {dummy['utility']}",
-                     "audit seed": int(ss[state.SEED])}
+                     "audit seed": VIEW_SEED}
     c1 = c2 = c3 = widgets.button_row()
     widgets.json_download("Results (JSON)", ui_audit.to_json(results, configuration), "lmdk_adversary_lab.json",
                           key="dl_audit_json", container=c1)

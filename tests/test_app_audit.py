@@ -68,6 +68,26 @@ def test_an_audit_is_computed_once_per_configuration(monkeypatch):
     assert calls == ["adaptive", "adaptive"] and len(charts(at)) == 3
 
 
+def test_sessions_with_different_demonstration_seeds_share_one_audit(monkeypatch):
+    import lmdk.audit
+
+    ui_audit.clear()
+    seeds = []
+    real = lmdk.audit.audit
+
+    def counting(*args, **kwargs):
+        seeds.append(kwargs["seed"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(lmdk.audit, "audit", counting)
+    first = open_page(schemes="uniform", aud_n="200", aud_corr="none", seed="3")
+    second = open_page(schemes="uniform", aud_n="200", aud_corr="none", seed="4")
+    # the audit's seed is its own public one (lmdk.audit.VIEW_SEED), not the demonstration seed: a class whose
+    # students hold thirty seeds runs one audit, not thirty (issue 34)
+    assert seeds == [lmdk.audit.VIEW_SEED]
+    assert charts(first) == charts(second)
+
+
 def test_event_level_is_flagged_and_trials_are_capped_for_long_series():
     ui_audit.clear()
     at = open_page(schemes="event", aud_n="200", aud_corr="none", n="400")

@@ -10,6 +10,7 @@ correlation), measured by releasing a series and its neighbours many times.
 * :mod:`~lmdk.audit.rows`: ``schemes.release`` with one series per repetition.
 """
 from lmdk.audit.loss import LossEstimate, clopper_pearson, empirical_epsilon
-from lmdk.audit.run import DUMMY_METHODS, Audit, PairResult, audit
+from lmdk.audit.run import DUMMY_METHODS, VIEW_SEED, Audit, PairResult, audit
 
-__all__ = ["Audit", "DUMMY_METHODS", "LossEstimate", "PairResult", "audit", "clopper_pearson", "empirical_epsilon"]
+__all__ = ["Audit", "DUMMY_METHODS", "LossEstimate", "PairResult", "VIEW_SEED", "audit", "clopper_pearson",
+           "empirical_epsilon"]

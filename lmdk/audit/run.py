@@ -26,6 +26,11 @@ CHUNK = 500  # trials per release call (progress is reported between chunks; res
 POSITION_TRIALS = 200  # releases per position-attack configuration (each gives an AUC over all n timestamps)
 PILOT = 64  # releases that pick the worst regular event and landmark (largest mean budget)
 PARTS = {"pilot": 0, "loss": 1, "positions": 2, "values": 3, "correlation": 4, "flip": 5}
+VIEW_SEED = 0
+"""The Adversary lab's audit seed (the CLI's default): public and the same in every session. An audit measures the
+mechanism, not the session's demonstration release, so a class auditing one configuration shares one run whatever
+each student's demonstration seed (issue 34: thirty seeds were thirty 7-second audits on one server)."""
+
 DUMMY_METHODS = ("optimal", "heuristic", "partitioned", "random")
 Progress = Callable[[float, str], None]
 
