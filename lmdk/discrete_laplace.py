@@ -400,6 +400,19 @@ class LockstepNoise:
             self._children[r] = np.random.default_rng(np.random.SeedSequence(self._seeds[r].tolist()))
         return self._children[r]
 
+    def parts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(V, F_b, B), each (steps, rows): what ``step`` reads (for a compiled loop that floors them itself)."""
+        return self._v, self._f, self._b
+
+    def finish(self, j: int, r: int, t: int, x: int, sure: bool) -> int:
+        """Row r's Z at step j and integer scale t, as ``step`` gives it, when the floor X = ``x`` was not ``sure``
+        (more bits of F) or is a restart (B = 1, X = 0): from the row's own Generator, in ``step``'s order."""
+        if not sure:
+            x = t * int(self._v[j, r]) + _refined_floor(t, int(self._f[j, r]), FRACTION_BITS, self._child(r))
+        if self._b[j, r] == 1:
+            return _scalar_laplace(t, 1, self._child(r)) if x == 0 else -x
+        return x
+
     def step(self, j: int, t: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """Z ~ Lap_Z(t[i]) at step j for every row (``rows`` None) or for the rows ``rows[i]`` (ascending)."""
         v, f, b = self._v[j], self._f[j], self._b[j]

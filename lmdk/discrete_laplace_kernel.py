@@ -239,25 +239,34 @@ def parts_stream(t: np.ndarray, s: np.ndarray, first: int, count: int, halves: n
 
 
 @njit(cache=True, nogil=True)
+def calibrate_one(eps: float, delta: float, low: float, high: float, grid_bits: int) -> tuple[int, float, float,
+                                                                                                float, float]:
+    """(k, Δ_int, t, lowest and highest grid index) of one budget: ``lmdk.discrete_laplace._calibrate``'s formulas
+    with the same IEEE operations in the same order (frexp, ldexp, floor and ceil are exact; one division and one
+    product), so the same numbers; floats, which the caller checks against 2^52 and 2^61 before casting."""
+    _, e = math.frexp(min(delta, delta / eps))
+    k = e - 1 - grid_bits
+    n_steps = np.floor(math.ldexp(delta, -k)) + 1.0  # Δ/g is exact (g = 2^k)
+    t = np.ceil(n_steps / eps * (1.0 + 2.0**-40))
+    a = np.ceil(math.ldexp(low, -k))
+    b = np.floor(math.ldexp(high, -k))
+    if math.ldexp(a, k) < low:  # low/g underflowed to 0: step back inside the public range
+        a += 1.0
+    if math.ldexp(b, k) > high:
+        b -= 1.0
+    return k, n_steps, t, a, b
+
+
+@njit(cache=True, nogil=True)
 def calibrate_cells(eps: np.ndarray, delta: float, low: float, high: float, grid_bits: int, exponent: np.ndarray,
                     steps: np.ndarray, scale: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[float, float]:
-    """``lmdk.discrete_laplace._calibrate`` per element of the flat ``eps``, in one compiled pass: the same IEEE
-    operations in the same order (frexp, ldexp, floor and ceil are exact; one division and one product), so the
-    same numbers as the numpy steps without their dozen passes, which dominate on the small arrays of Adaptive's
-    steps. Writes the outputs in place; returns (largest scale t, largest |grid index|) for the caller's checks."""
+    """``calibrate_one`` per element of the flat ``eps`` in one compiled pass (the numpy steps' dozen passes
+    dominated on the small arrays of Adaptive's steps). Writes the outputs in place; returns (largest scale t,
+    largest |grid index|) for the caller's checks."""
     widest = 0.0
     farthest = 0.0
     for i in range(eps.size):
-        _, e = math.frexp(min(delta, delta / eps[i]))
-        k = e - 1 - grid_bits
-        n_steps = np.floor(math.ldexp(delta, -k)) + 1.0  # Δ/g is exact (g = 2^k)
-        t = np.ceil(n_steps / eps[i] * (1.0 + 2.0**-40))
-        a = np.ceil(math.ldexp(low, -k))
-        b = np.floor(math.ldexp(high, -k))
-        if math.ldexp(a, k) < low:  # low/g underflowed to 0: step back inside the public range
-            a += 1.0
-        if math.ldexp(b, k) > high:
-            b -= 1.0
+        k, n_steps, t, a, b = calibrate_one(eps[i], delta, low, high, grid_bits)
         widest = max(widest, t)
         farthest = max(farthest, max(abs(a), abs(b)))
         exponent[i], steps[i] = k, np.int64(n_steps)

@@ -285,6 +285,58 @@ def _adaptive(x, mask, eps, mechanism, sensitivity, noise, default, post=None, l
     return np.moveaxis(values, 0, 1), budgets.T.copy(), published.T.copy()
 
 
+_COMPILED_ADAPTIVE = True  # tests switch it off to compare the compiled loop with the Python one
+
+
+def _adaptive_discrete(x, mask, eps, delta, value_range, default, noise):
+    """``_adaptive`` with sampler="discrete" (laplace values, one clamped series for every row) in the compiled step
+    loop (lmdk.adaptive_kernel): the same numbers, bit for bit; the samples that need their row's Generator (more
+    bits of F, a restart) are finished here (``LockstepNoise.finish``) and the loop resumes at their step."""
+    from lmdk import adaptive_kernel as kernel
+    from lmdk import discrete_laplace as dl
+
+    reps, n = mask.shape
+    lm_count = mask.sum(axis=1)
+    regular = ~mask
+    regular_after = (regular.sum(axis=1, keepdims=True) - np.cumsum(regular, axis=1)) > 0
+    inv_left = np.ascontiguousarray((1.0 / np.maximum(lm_count[:, None] - np.cumsum(mask, axis=1) + mask, 1)).T)
+    mask_t = np.ascontiguousarray(mask.T)
+    frees_t = np.ascontiguousarray((mask & regular_after).T)
+    level = np.where(lm_count < n, eps / (lm_count + 1.0), 0.0)  # R
+    pool = eps - level
+    last = np.broadcast_to(np.asarray(default, dtype=np.float64), (reps,)).copy()
+    last_scale = np.full(reps, np.inf)
+    interval, next_pub = np.ones(reps, dtype=np.int64), np.zeros(reps, dtype=np.int64)
+    fixed, fixed_flag = np.zeros(reps, dtype=np.int64), np.zeros(reps, dtype=bool)
+    need, need_t, need_x = np.zeros(reps, dtype=bool), np.zeros(reps, dtype=np.int64), np.zeros(reps, dtype=np.int64)
+    need_sure, budget = np.zeros(reps, dtype=bool), np.empty(reps)
+    values, budgets, published = np.empty((n, reps)), np.empty((n, reps)), np.empty((n, reps), dtype=bool)
+    v, f, b = noise.parts()
+    low, high = value_range
+    cal_delta = min(delta, float(np.nextafter(high - low, np.inf)))  # as lmdk.discrete_laplace._calibrate
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    any_landmark = np.ascontiguousarray(mask_t.any(axis=1))
+    start = 0
+    while True:
+        status, t = kernel.adaptive_steps(x, mask_t, frees_t, inv_left, any_landmark, v, f, b, float(delta), cal_delta,
+                                          float(low), float(high), dl.GRID_BITS, dl.FRACTION_BITS,
+                                          float(ADAPTIVE_THRESHOLD), ADAPTIVE_MAX_INTERVAL, start, level, pool, last,
+                                          last_scale, interval, next_pub, fixed, fixed_flag, need, need_t, need_x,
+                                          need_sure, budget, values, budgets, published)
+        if status == kernel.DONE:
+            break
+        if status == kernel.OUT_OF_RANGE:
+            dl._calibrate(np.where(budget > 0, budget, 1.0), delta, low, high)  # raises its ParameterError
+            raise RuntimeError(f"the compiled Adaptive loop and the calibration disagree at step {t}")
+        for r in np.flatnonzero(need).tolist():
+            fixed[r] = noise.finish(t, r, int(need_t[r]), int(need_x[r]), bool(need_sure[r]))
+            fixed_flag[r] = True
+        need[:] = False
+        start = t
+    np.multiply(budgets, published, out=budgets)
+    return np.moveaxis(values, 0, 1), budgets.T.copy(), published.T.copy()
+
+
 def _dummy_landmarks(n, mask, eps, dummies, reps, gen):
     """Run the dummy-landmark hook (§3.4) and check what it returns: (L′ mask, ε_publish, ε_select)."""
     if mask.ndim != 1:
@@ -446,11 +498,17 @@ def _release(series, landmarks, scheme: str, epsilon, calibration, *, mechanism:
     else:
         raise ParameterError(f"sampler must be 'textbook', 'discrete' or 'snapping', not {sampler!r}")
     if scheme == "adaptive":
+        lockstep = None
         if discrete is not None:
             from lmdk.discrete_laplace import LockstepNoise
 
-            draw = discrete_step(LockstepNoise.from_generator(gen, reps, n), delta, discrete)
-        values, budgets, published = _adaptive(x, mask, eps_pub, mechanism, delta, noise, base, post, draw=draw)
+            lockstep = LockstepNoise.from_generator(gen, reps, n)
+        if lockstep is not None and _COMPILED_ADAPTIVE:  # laplace values: the compiled loop, the same numbers
+            values, budgets, published = _adaptive_discrete(x, mask, eps_pub, delta, discrete, base, lockstep)
+        else:
+            if lockstep is not None:
+                draw = discrete_step(lockstep, delta, discrete)
+            values, budgets, published = _adaptive(x, mask, eps_pub, mechanism, delta, noise, base, post, draw=draw)
     else:
         budgets = _allocate_mask(scheme, mask, eps_pub, window)
         published = budgets > 0
