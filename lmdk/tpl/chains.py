@@ -33,40 +33,49 @@ def use_scan(loss: LossFunction, budgets: np.ndarray) -> bool:
     return loss.n_vertices <= 1 and (budgets.size == 0 or float(budgets.max()) <= MAX_SCAN_BUDGET)
 
 
-def _step_matrices(loss: LossFunction, budgets: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Entries (a, b, c, d) of each step's scaled matrix [[Q, 1−Q], [e^{−ε}D, e^{−ε}(1−D)]]."""
-    q = float(loss.q[0]) if loss.n_vertices else 0.0
-    dd = float(loss.d[0]) if loss.n_vertices else 0.0
-    decay = np.exp(-budgets)
-    return np.full(budgets.shape, q), np.full(budgets.shape, 1.0 - q), decay * dd, decay * (1.0 - dd)
+def _vertex(loss: LossFunction) -> tuple[float, float]:
+    """(Q, D) of L's one vertex ((0, 0) when L has none: L ≡ 0)."""
+    if not loss.n_vertices:
+        return 0.0, 0.0
+    return float(loss.q[0]), float(loss.d[0])
 
 
 @njit(cache=True, nogil=True)
-def _scan_kernel(a, b, c, d, starts):
-    """In place: X_k = M_k·X_{k−1} (X_k = M_k at a start), each product divided by its largest entry."""
-    for k in range(a.size):
+def _scan_kernel(decay, starts, q, dd, transpose, top, bottom):
+    """Inclusive products X_k = M_k·X_{k−1} of the steps M_k = [[Q, 1−Q], [e^{−ε_k}D, e^{−ε_k}(1−D)]] (``decay``:
+    e^{−ε_k}; their transposes, entering on the right, when ``transpose``), restarting (X_k = M_k) where ``starts``,
+    each product divided by its largest entry; writes X_k·(1, 1)'s two entries (of X_kᵀ's columns when
+    ``transpose``) to ``top`` and ``bottom``. One pass without the steps' four arrays."""
+    a = b = c = d = 0.0
+    for k in range(decay.size):
+        sa, sb, sc, sd = q, 1.0 - q, decay[k] * dd, decay[k] * (1.0 - dd)
+        if transpose:
+            sb, sc = sc, sb
         if starts[k]:
-            continue
-        ak, bk, ck, dk = a[k], b[k], c[k], d[k]
-        aj, bj, cj, dj = a[k - 1], b[k - 1], c[k - 1], d[k - 1]
-        na = ak * aj + bk * cj
-        nb = ak * bj + bk * dj
-        nc = ck * aj + dk * cj
-        nd = ck * bj + dk * dj
-        scale = max(max(na, nb), max(nc, nd))  # > 0: every row of a step has a positive entry
-        a[k], b[k], c[k], d[k] = na / scale, nb / scale, nc / scale, nd / scale
+            a, b, c, d = sa, sb, sc, sd
+        else:
+            na = sa * a + sb * c
+            nb = sa * b + sb * d
+            nc = sc * a + sd * c
+            nd = sc * b + sd * d
+            scale = max(max(na, nb), max(nc, nd))  # > 0: every row of a step has a positive entry
+            a, b, c, d = na / scale, nb / scale, nc / scale, nd / scale
+        if transpose:
+            top[k], bottom[k] = a + c, b + d
+        else:
+            top[k], bottom[k] = a + b, c + d
 
 
-def _segmented_scan(a, b, c, d, starts: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Inclusive products X_k = M_k·X_{k−1} along the flat axis, restarting where ``starts`` is True (index 0
-    always starts). One compiled pass (numba); the products are known up to a positive scale, which every caller
-    divides out (it reads ratios)."""
-    a, b, c, d = (np.array(x, dtype=float, copy=True) for x in (a, b, c, d))
-    flags = np.array(starts, dtype=np.bool_, copy=True)
+def _segmented_scan(budgets: np.ndarray, starts: np.ndarray, loss: LossFunction, transpose: bool = False):
+    """log(top/bottom) of X_k·(1, 1) along the flat axis of (rows, n) ``budgets``, restarting where ``starts`` is
+    True (index 0 always starts): a chain's value in y = e^α up to the positive scale the ratio divides out."""
+    decay = np.exp(-np.ascontiguousarray(budgets)).reshape(-1)
+    flags = np.array(starts, dtype=np.bool_, copy=True).reshape(-1)
     if flags.size:
         flags[0] = True
-    _scan_kernel(a, b, c, d, flags)
-    return a, b, c, d
+    top, bottom = np.empty(decay.size), np.empty(decay.size)
+    _scan_kernel(decay, flags, *_vertex(loss), transpose, top, bottom)
+    return _log_ratio(top, bottom).reshape(budgets.shape)
 
 
 def _log_ratio(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
@@ -80,9 +89,7 @@ def restarted(budgets: np.ndarray, restarts: np.ndarray, loss: LossFunction) -> 
     starts = restarts.copy()
     starts[:, 0] = True
     if use_scan(loss, budgets):
-        a, b, c, d = (x.ravel() for x in _step_matrices(loss, budgets))
-        a, b, c, d = _segmented_scan(a, b, c, d, starts.ravel())
-        return _log_ratio(a + b, c + d).reshape(rows, n)
+        return _segmented_scan(budgets, starts, loss)
     out = np.empty_like(budgets)
     if rows == 1:
         eps, restart, prev = budgets[0].tolist(), starts[0].tolist(), 0.0
@@ -108,11 +115,9 @@ def to_next_landmark(budgets: np.ndarray, landmarks: np.ndarray, loss: LossFunct
     if use_scan(loss, budgets):
         # R_k = M_l·M_{l−1}···M_k for k from l down to the previous landmark + 1: scan the time-reversed
         # series with transposed matrices (new factors enter on the right), restarting at each landmark.
-        a, b, c, d = (np.flip(x, axis=1).ravel() for x in _step_matrices(loss, budgets))
         starts = np.flip(landmarks, axis=1).copy()
         starts[:, 0] = True
-        ta, tb, tc, td = _segmented_scan(a, c, b, d, starts.ravel())  # transposes: (a, c; b, d)
-        value = np.flip(_log_ratio(ta + tc, tb + td).reshape(rows, n), axis=1)  # R·(1,1) from Rᵀ's columns
+        value = np.flip(_segmented_scan(np.flip(budgets, axis=1), starts, loss, transpose=True), axis=1)
         out[:, :-1] = np.where(wanted[:, :-1], value[:, 1:], np.nan)
         return out
     for r in range(rows):
