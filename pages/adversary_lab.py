@@ -91,23 +91,28 @@ def _run(cur, chosen, protected, event: str) -> dict:
     return results
 
 
-def _may_run(cur, chosen, protected) -> bool:
-    """Whether to show (or run) the audits now: remembered, the first view, cheap, or the button pressed
-    (ui.run_gate)."""
+def _configuration(cur, chosen, protected) -> tuple[tuple, str]:
+    """The audits' settings (ui.audit.run's after the scheme) and their key: the series, landmarks and schemes too."""
     ss = st.session_state
     s = tpl.CORRELATION.get(ss[state.AUDIT_CORRELATION])
     settings = (float(ss[state.EPSILON]), protected, int(ss[state.W]), int(ss[state.AUDIT_TRIALS]),
                 VIEW_SEED, ss[state.AUDIT_PRIOR], s,
                 {"share": float(ss[state.DUMMY_SHARE]), "utility": ss[state.DUMMY_UTILITY]})
-    return run_gate.ready("adversary_lab", run_gate.digest(cur.token, cur.landmarks, tuple(chosen), repr(settings)),
-                          cached=ui_audit.remembered(cur, chosen, *settings),
-                          seconds=ui_audit.estimated_seconds(cur.n, len(chosen), settings[3], s), what="the audit")
+    return settings, run_gate.digest(cur.token, cur.landmarks, tuple(chosen), repr(settings))
 
 
-def _loss_section(audits: list[dict]) -> object:
+def _may_run(cur, chosen, protected, settings: tuple, key: str) -> bool:
+    """Whether to show (or run) the audits now: remembered, the first view, cheap, or the button pressed
+    (ui.run_gate)."""
+    return run_gate.ready("adversary_lab", key, cached=ui_audit.remembered(cur, chosen, *settings),
+                          seconds=ui_audit.estimated_seconds(cur.n, len(chosen), settings[3], settings[6]),
+                          what="the audit")
+
+
+def _loss_section(audits: list[dict], key: str) -> object:
     st.subheader("Could an attacker tell the two versions apart?")
-    fig = audit_charts.loss_intervals(audits)
-    st.plotly_chart(charts.single_draw(fig), key="audit_loss_chart", **charts.PLOTLY_KW)
+    fig = ui_audit.drawn("loss", key, _build=lambda: audit_charts.loss_intervals(audits))
+    st.plotly_chart(fig, key="audit_loss_chart", **charts.PLOTLY_KW)
     st.caption("Each marker is the measured lower bound ε̂ of one neighbouring pair (95 % confidence); the bar "
                "above it reaches the largest loss that pair's strongest test is compatible with (cut at the top of "
                "the chart). Dashed: the claimed ε. A marker above the line is a leak; at or below it, the guarantee "
@@ -121,10 +126,10 @@ def _loss_section(audits: list[dict]) -> object:
     return fig
 
 
-def _positions_section(audits: list[dict], cur) -> object:
+def _positions_section(audits: list[dict], cur, key: str) -> object:
     st.subheader("Could an attacker tell when the landmarks were?")
-    fig = audit_charts.position_auc(audits)
-    st.plotly_chart(charts.single_draw(fig), key="audit_positions_chart", **charts.PLOTLY_KW)
+    fig = ui_audit.drawn("positions", key, _build=lambda: audit_charts.position_auc(audits))
+    st.plotly_chart(fig, key="audit_positions_chart", **charts.PLOTLY_KW)
     st.caption(f"The attacker sees only the released values and ranks all {cur.n:,} timestamps; AUC is how often a "
                f"real landmark ranks above a regular event (0.5 = guessing). Shaded, patterned bars: the same scheme "
                f"run on landmarks plus dummy landmarks (§3.4; share and utility from the *Dummy landmarks* page). "
@@ -140,10 +145,10 @@ def _positions_section(audits: list[dict], cur) -> object:
     return fig
 
 
-def _values_section(audits: list[dict], unit: str) -> object:
+def _values_section(audits: list[dict], key: str) -> object:
     st.subheader("Could an attacker guess one event's value?")
-    fig = audit_charts.value_waffles(audits)
-    st.plotly_chart(charts.single_draw(fig), key="audit_values_chart", **charts.PLOTLY_KW)
+    fig = ui_audit.drawn("values", key, _build=lambda: audit_charts.value_waffles(audits))
+    st.plotly_chart(fig, key="audit_values_chart", **charts.PLOTLY_KW)
     first = next((a["value_inference"] for a in audits if a.get("value_inference")), None)
     if first is not None:
         prior = ("a coin between the public range’s two ends" if first["prior"] == "range"
@@ -163,7 +168,7 @@ def _values_section(audits: list[dict], unit: str) -> object:
     return fig
 
 
-def _correlation_section(results: dict, audits: list[dict], cur) -> object | None:
+def _correlation_section(results: dict, audits: list[dict], cur, key: str) -> object | None:
     with_corr = [s for s, r in results.items() if r.correlation is not None]
     if not with_corr:
         return None
@@ -173,8 +178,9 @@ def _correlation_section(results: dict, audits: list[dict], cur) -> object | Non
         ss[SCHEME_KEY] = "skip" if "skip" in with_corr else with_corr[0]
     scheme = st.segmented_control("Scheme", with_corr, required=True, key=SCHEME_KEY)
     result = results[scheme].correlation
-    fig = audit_charts.correlation_curves(result, scheme, cur.landmarks)
-    st.plotly_chart(charts.single_draw(fig), key="audit_correlation_chart", **charts.PLOTLY_KW)
+    fig = ui_audit.drawn(f"correlation {scheme}", key,
+                         _build=lambda: audit_charts.correlation_curves(result, scheme, cur.landmarks))
+    st.plotly_chart(fig, key="audit_correlation_chart", **charts.PLOTLY_KW)
     t = result.target
     st.caption(f"A two-state chain with s = {result.s:g} ({ss[state.AUDIT_CORRELATION]}), released "
                f"{result.trials:,} times: the thin line is how often the attacker guesses each event right; the solid "
@@ -246,7 +252,8 @@ def _page() -> None:
     _controls(cur)
     words_plural = headlines.event_word(cur.series.kind, headlines.median_step_seconds(cur.series.timestamps))
     event = words_plural.removesuffix("s")
-    if not _may_run(cur, chosen, protected):
+    settings, key = _configuration(cur, chosen, protected)
+    if not _may_run(cur, chosen, protected, settings, key):
         return
     try:
         results = _run(cur, chosen, protected, event)
@@ -256,8 +263,8 @@ def _page() -> None:
     audits = ui_audit.as_dicts(results)
     said = words.headline(audits, event)
     st.markdown("##### " + said)
-    figures = [_loss_section(audits), _positions_section(audits, cur), _values_section(audits, cur.series.units)]
-    corr = _correlation_section(results, audits, cur)
+    figures = [_loss_section(audits, key), _positions_section(audits, cur, key), _values_section(audits, key)]
+    corr = _correlation_section(results, audits, cur, key)
     if corr is not None:
         figures.append(corr)
     _handover(cur, results, audits, said, figures)

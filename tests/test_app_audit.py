@@ -88,6 +88,25 @@ def test_sessions_with_different_demonstration_seeds_share_one_audit(monkeypatch
     assert charts(first) == charts(second)
 
 
+def test_each_chart_is_drawn_once_per_configuration(monkeypatch):
+    from ui.charts import audit_charts
+
+    ui_audit.clear()
+    ui_audit.drawn.clear()
+    built = []
+    for name in ("loss_intervals", "position_auc", "value_waffles"):
+        real = getattr(audit_charts, name)
+        monkeypatch.setattr(audit_charts, name, lambda *a, _real=real, _name=name, **k: built.append(_name) or
+                            _real(*a, **k))
+    first = open_page(schemes="uniform", aud_n="200", aud_corr="none", seed="5")
+    second = open_page(schemes="uniform", aud_n="200", aud_corr="none", seed="6")
+    # plotly's validated figures were half of an opening's server CPU (issue 34): the second session reuses them
+    assert sorted(built) == ["loss_intervals", "position_auc", "value_waffles"]
+    assert charts(first) == charts(second) and len(charts(first)) == 3
+    open_page(schemes="uniform", aud_n="200", aud_corr="none", eps="2")  # another configuration: drawn afresh
+    assert len(built) == 6
+
+
 def test_event_level_is_flagged_and_trials_are_capped_for_long_series():
     ui_audit.clear()
     at = open_page(schemes="event", aud_n="200", aud_corr="none", n="400")
