@@ -83,6 +83,15 @@ def band_figure(t, bands: dict, *, y_title: str, reference: float, reference_lab
     return fig
 
 
+@bounded_cache(16)
+def drawn_band(chart: str, run_key: str, _build) -> go.Figure:
+    """``_build()`` (a ``band_figure`` of the run ``run_key``, which fixes every number in it) built once per run and
+    chart and handed out as a draw-once figure with the same spec: sessions opening one configuration validate
+    plotly's figure once, not once each (a quarter of an opening's server CPU, issue 34)."""
+    spec = _build().to_plotly_json()
+    return charts.DrawOnceFigure(spec["data"], spec["layout"])
+
+
 def _ticks_125(values: np.ndarray) -> list[float]:
     """1-2-5 tick values per decade spanning ``values`` (Plotly's default log ticks label bare digits)."""
     lo, hi = np.floor(np.log10(values.min())), np.ceil(np.log10(values.max()))
@@ -306,9 +315,10 @@ alt_text.describe(K_MAP, trace_table, what="The trace on the grid", over="t", su
 
 # ------------------------------------------------------------------ leakage and α
 st.subheader("3 · Event leakage over time")
-leak_fig = band_figure(t, {"plain α-PLM": (res.plain_leakage, PLAIN), "PriSTE": (res.priste_leakage, PRISTE)},
-                       y_title="worst-case leakage (nats)", reference=float(eps), reference_label=f"ε = {eps:g}",
-                       window=window, log_y=bool(np.all(res.plain_leakage["low"] > 0)), eps=float(eps))
+leak_fig = drawn_band("leakage", run_key, lambda: band_figure(
+    t, {"plain α-PLM": (res.plain_leakage, PLAIN), "PriSTE": (res.priste_leakage, PRISTE)},
+    y_title="worst-case leakage (nats)", reference=float(eps), reference_label=f"ε = {eps:g}", window=window,
+    log_y=bool(np.all(res.plain_leakage["low"] > 0)), eps=float(eps)))
 st.plotly_chart(leak_fig, key="priste_leak_chart", config=charts.MODEBAR)
 st.caption("The largest |log Pr(o₀..o_t | event) / Pr(o₀..o_t | no event)| over *all* initial distributions "
            f"(computed exactly), median and 10–90 % band over {reps} repetitions.")
@@ -318,9 +328,10 @@ alt_text.describe("priste_leak_chart",
                   said=["plain α-PLM median", "PriSTE median"])
 
 st.subheader("4 · PriSTE's calibrated α per timestamp")
-alpha_fig = band_figure(t, {"PriSTE": (res.priste_alpha, PRISTE)}, y_title="α used (per km)",
-                        reference=float(alpha), reference_label=f"α₀ = {alpha:g}", window=window,
-                        log_y=bool(np.all(res.priste_alpha["low"] > 0)), eps=float(eps))
+alpha_fig = drawn_band("alpha", run_key, lambda: band_figure(
+    t, {"PriSTE": (res.priste_alpha, PRISTE)}, y_title="α used (per km)", reference=float(alpha),
+    reference_label=f"α₀ = {alpha:g}", window=window, log_y=bool(np.all(res.priste_alpha["low"] > 0)),
+    eps=float(eps)))
 st.plotly_chart(alpha_fig, key="priste_alpha_chart", config=charts.MODEBAR)
 alt_text.describe("priste_alpha_chart", _band_table(t, {"PriSTE α (per km)": res.priste_alpha}),
                   what=f"PriSTE's calibrated α per timestamp against α₀ = {alpha:g}", over="t",

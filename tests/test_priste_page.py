@@ -194,3 +194,26 @@ def test_an_expensive_change_waits_for_the_button():
     assert not at.exception, at.exception
     assert not at.get("plotly_chart") and any("waits for the button" in i.value for i in at.info)
     assert at.query_params[state.ST_REPETITIONS] == str(state.PRISTE_REPETITIONS_MAX)  # the link is current
+
+
+
+def test_band_charts_are_built_once_per_run(monkeypatch):
+    import plotly.graph_objects as go
+
+    built = []
+    real = go.Figure.add_vrect  # every band_figure shades its event window once
+
+    def counting(self, *args, **kwargs):
+        built.append(1)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(go.Figure, "add_vrect", counting)
+    first = open_page(**{state.ST_SEED: "31"})
+    assert len(built) == 2  # leakage and α
+    second = open_page(**{state.ST_SEED: "31"})
+    # the second session reads both charts the first one built (issue 34): the same spec, not built again
+    assert len(built) == 2
+    assert chart(first, "priste_leak_chart") == chart(second, "priste_leak_chart")
+    assert chart(first, "priste_alpha_chart") == chart(second, "priste_alpha_chart")
+    open_page(**{state.ST_SEED: "32"})  # another run: drawn afresh
+    assert len(built) == 4
