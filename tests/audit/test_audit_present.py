@@ -13,7 +13,7 @@ import pytest
 
 import lmdk
 from lmdk import relation
-from lmdk.audit import audit
+from lmdk.audit import VIEW_SEED, audit
 from lmdk.data.runconfig import RunConfig
 from lmdk.present import audit as words
 from lmdk.present.report import audit_report
@@ -72,7 +72,8 @@ def test_script_prints_the_pages_numbers(tmp_path):
     assert done.returncode == 0, done.stderr
     rows = {r[0]: [float(v) for v in r[1:]] for r in (line.split() for line in done.stdout.splitlines()[1:])}
     for scheme in cfg.schemes:
-        want = audit(series, np.asarray(L), scheme, 1.0, protects=RANGE, w=10, trials=200, seed=4, s=0.1,
+        # the app's audit seed (lmdk.audit.VIEW_SEED), not the view's demonstration seed 4 (issue 34)
+        want = audit(series, np.asarray(L), scheme, 1.0, protects=RANGE, w=10, trials=200, seed=VIEW_SEED, s=0.1,
                      dummy_methods=("random",), position_dummies=dummy).to_dict()
         got = rows[scheme]
         assert got[0] == pytest.approx(want["epsilon_lower"], rel=1e-5)
