@@ -150,6 +150,19 @@ def _bookkeeping(pool, level, inv_left, mask, frees):
     return np.asarray(pool_r), np.asarray(level_r), np.asarray(out, dtype=np.float64).reshape(len(out), len(level_r))
 
 
+def _adaptive_plan(mask, regular, size, eps):
+    """Adaptive's budget bookkeeping before its first step (§3.2), per (step, row): 1/(landmarks left, t included),
+    the landmark mask, where approximating a landmark frees its share into R (a regular event follows); per row
+    R = ε/(|L|+1) (0 without regular events) and the pool ε − R the landmarks may spend. Both loops start here."""
+    lm_count = mask.sum(axis=1)
+    regular_after = (regular.sum(axis=1, keepdims=True) - np.cumsum(regular, axis=1)) > 0
+    inv_left = np.ascontiguousarray((1.0 / np.maximum(lm_count[:, None] - np.cumsum(mask, axis=1) + mask, 1)).T)
+    mask_t = np.ascontiguousarray(mask.T)
+    frees_t = np.ascontiguousarray((mask & regular_after).T)
+    level = np.where(lm_count < size, eps / (lm_count + 1.0), 0.0)
+    return inv_left, mask_t, frees_t, level, eps - level
+
+
 def _adaptive(x, mask, eps, mechanism, sensitivity, noise, default, post=None, lengths=None, draw=None):
     """Adaptive scheme (§3.2, Figure 4), vectorised over repetitions, one step per timestamp.
 
@@ -176,7 +189,6 @@ def _adaptive(x, mask, eps, mechanism, sensitivity, noise, default, post=None, l
     larger θ approximates more but propagates noisy releases longer, and MAE grew.
     """
     reps, n = mask.shape
-    lm_count = mask.sum(axis=1)
     regular = ~mask
     size = n
     if lengths is not None:
@@ -184,16 +196,11 @@ def _adaptive(x, mask, eps, mechanism, sensitivity, noise, default, post=None, l
         regular &= np.arange(n) < size[:, None]
     per_row = x.ndim == np.ndim(default) + 2
     x_t = np.ascontiguousarray(np.moveaxis(x, 1, 0)) if per_row else x
-    regular_after = (regular.sum(axis=1, keepdims=True) - np.cumsum(regular, axis=1)) > 0
-    inv_left = (1.0 / np.maximum(lm_count[:, None] - np.cumsum(mask, axis=1) + mask, 1)).T  # 1/landmarks left incl. t
-    mask_t = np.ascontiguousarray(mask.T)
-    frees_t = np.ascontiguousarray((mask & regular_after).T)  # approximating here raises R
+    inv_left, mask_t, frees_t, level, pool = _adaptive_plan(mask, regular, size, eps)  # R and ε − R − spent_L
     if noise is None and draw is None:
         raise ParameterError("Adaptive needs pre-drawn unit noise or a draw hook (sampler='discrete'), got neither")
     # with a draw hook no pre-drawn noise is read: a (n, 0) stand-in
     noise_t = np.empty((n, 0)) if noise is None else np.ascontiguousarray(np.moveaxis(noise, 1, 0))
-    level = np.where(lm_count < size, eps / (lm_count + 1.0), 0.0)  # R
-    pool = eps - level  # ε − R − spent_L: what the remaining landmarks may still spend
     next_pub = np.zeros(reps, dtype=np.int64)
     interval = np.ones(reps, dtype=np.int64)
     last = np.broadcast_to(default, (reps,) + np.shape(default)).copy()
@@ -296,14 +303,7 @@ def _adaptive_discrete(x, mask, eps, delta, value_range, default, noise):
     from lmdk import discrete_laplace as dl
 
     reps, n = mask.shape
-    lm_count = mask.sum(axis=1)
-    regular = ~mask
-    regular_after = (regular.sum(axis=1, keepdims=True) - np.cumsum(regular, axis=1)) > 0
-    inv_left = np.ascontiguousarray((1.0 / np.maximum(lm_count[:, None] - np.cumsum(mask, axis=1) + mask, 1)).T)
-    mask_t = np.ascontiguousarray(mask.T)
-    frees_t = np.ascontiguousarray((mask & regular_after).T)
-    level = np.where(lm_count < n, eps / (lm_count + 1.0), 0.0)  # R
-    pool = eps - level
+    inv_left, mask_t, frees_t, level, pool = _adaptive_plan(mask, ~mask, n, eps)
     last = np.broadcast_to(np.asarray(default, dtype=np.float64), (reps,)).copy()
     last_scale = np.full(reps, np.inf)
     interval, next_pub = np.ones(reps, dtype=np.int64), np.zeros(reps, dtype=np.int64)
@@ -498,15 +498,14 @@ def _release(series, landmarks, scheme: str, epsilon, calibration, *, mechanism:
     else:
         raise ParameterError(f"sampler must be 'textbook', 'discrete' or 'snapping', not {sampler!r}")
     if scheme == "adaptive":
-        lockstep = None
         if discrete is not None:
             from lmdk.discrete_laplace import LockstepNoise
 
             lockstep = LockstepNoise.from_generator(gen, reps, n)
-        if lockstep is not None and _COMPILED_ADAPTIVE:  # laplace values: the compiled loop, the same numbers
+        if discrete is not None and _COMPILED_ADAPTIVE:  # laplace values: the compiled loop, the same numbers
             values, budgets, published = _adaptive_discrete(x, mask, eps_pub, delta, discrete, base, lockstep)
         else:
-            if lockstep is not None:
+            if discrete is not None:
                 draw = discrete_step(lockstep, delta, discrete)
             values, budgets, published = _adaptive(x, mask, eps_pub, mechanism, delta, noise, base, post, draw=draw)
     else:
