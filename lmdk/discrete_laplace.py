@@ -49,7 +49,6 @@ Generator.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -261,10 +260,10 @@ def _refined_floor(t: int, f: int, bits: int, gen: np.random.Generator) -> int:
     return (t * f) >> bits
 
 
-def _floor_scaled(t: np.ndarray, v: np.ndarray, f: np.ndarray, gen_of) -> np.ndarray:
-    """X = ⌊t·E⌋ = t·V + ⌊t·F⌋ for E = V + F (F_b = f): exact in uint64 arithmetic when the 2^−b cell of F lies
-    between two multiples of 1/t (probability ≥ 1 − t/2^b), else refined (``_refined_floor`` with the Generator
-    ``gen_of(i)`` of entry i)."""
+def _floor_scaled(t: np.ndarray, v: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(X, unsure): X = ⌊t·E⌋ = t·V + ⌊t·F⌋ for E = V + F (F_b = f), exact in uint64 arithmetic where the 2^−b
+    cell of F lies between two multiples of 1/t (probability ≥ 1 − t/2^b); where ``unsure``, more bits of F decide
+    (``LockstepNoise.finish``)."""
     bits = FRACTION_BITS
     tt = t.astype(np.uint64)
     ff = f.astype(np.uint64)
@@ -272,10 +271,7 @@ def _floor_scaled(t: np.ndarray, v: np.ndarray, f: np.ndarray, gen_of) -> np.nda
     m = (tt >> np.uint64(32)) * ff * np.uint64(2 ** (32 - bits)) + (low >> np.uint64(bits))  # ⌊t·F_b/2^b⌋
     x = t * v + m.astype(np.int64)
     unsure = (low & np.uint64(2**bits - 1)) + tt > np.uint64(2**bits)  # t·F_b mod 2^b + t > 2^b
-    if unsure.any():
-        for i in np.flatnonzero(unsure).tolist():
-            x[i] = int(t[i]) * int(v[i]) + _refined_floor(int(t[i]), int(f[i]), bits, gen_of(i))
-    return x
+    return x, unsure
 
 
 def _scalar_parts(bits: int, gen: np.random.Generator) -> tuple[int, int]:
@@ -416,16 +412,13 @@ class LockstepNoise:
     def step(self, j: int, t: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """Z ~ Lap_Z(t[i]) at step j for every row (``rows`` None) or for the rows ``rows[i]`` (ascending)."""
         v, f, b = self._v[j], self._f[j], self._b[j]
-        child: Callable[[int], np.random.Generator] = self._child
+        index = np.arange(v.size) if rows is None else np.asarray(rows)
         if rows is not None:
             v, f, b = v[rows], f[rows], b[rows]
-            child = lambda i: self._child(int(rows[i]))  # noqa: E731 — a one-line closure over this scope's values
-        y = _floor_scaled(t, v, f, child)
+        y, unsure = _floor_scaled(t, v, f)
         z = _signed(y, b)
-        again = (b == 1) & (y == 0)
-        if again.any():  # restart: a fresh sample from the row's own Generator
-            for i in np.flatnonzero(again).tolist():
-                z[i] = _scalar_laplace(int(t[i]), 1, child(i))
+        for i in np.flatnonzero(unsure | ((b == 1) & (y == 0))).tolist():  # rare: more bits of F, or a restart
+            z[i] = self.finish(j, int(index[i]), int(t[i]), int(y[i]), not unsure[i])
         return z
 
 
