@@ -17,7 +17,7 @@ import math
 import numpy as np
 from numba import njit
 
-from lmdk.discrete_laplace_kernel import calibrate_one, floor_scaled
+from lmdk.discrete_laplace_kernel import calibrate_one, floor_scaled, representable
 
 DONE = 0
 """Every step was run."""
@@ -56,7 +56,7 @@ def adaptive_steps(x, mask_t, frees_t, inv_left, any_landmark, v, f, b, delta, c
                 eps = budget[r] if budget[r] > 0 else 1.0
                 if eps != cal_for[r]:
                     k, _, scale, lo, hi = calibrate_one(eps, cal_delta, low, high, grid_bits)
-                    if scale > 2.0**52 or max(abs(lo), abs(hi)) > 2.0**61:
+                    if not representable(scale, lo, hi):
                         return OUT_OF_RANGE, t
                     cal_for[r], cal_k[r], cal_t[r], cal_lo[r], cal_hi[r] = eps, k, scale, lo, hi
                 if next_pub[r] != t:

@@ -258,6 +258,13 @@ def calibrate_one(eps: float, delta: float, low: float, high: float, grid_bits: 
 
 
 @njit(cache=True, nogil=True)
+def representable(t: float, a: float, b: float) -> bool:
+    """Whether a calibration fits the sampler's integers: t ≤ 2^52 and grid indices within ±2^61
+    (``lmdk.discrete_laplace.MAX_SCALE`` and ``MAX_STEPS``; the caller raises their errors otherwise)."""
+    return t <= 2.0**52 and max(abs(a), abs(b)) <= 2.0**61
+
+
+@njit(cache=True, nogil=True)
 def calibrate_cells(eps: np.ndarray, delta: float, low: float, high: float, grid_bits: int, exponent: np.ndarray,
                     steps: np.ndarray, scale: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[float, float]:
     """``calibrate_one`` per element of the flat ``eps`` in one compiled pass (the numpy steps' dozen passes
@@ -270,6 +277,6 @@ def calibrate_cells(eps: np.ndarray, delta: float, low: float, high: float, grid
         widest = max(widest, t)
         farthest = max(farthest, max(abs(a), abs(b)))
         exponent[i], steps[i] = k, np.int64(n_steps)
-        if t <= 2.0**52 and farthest <= 2.0**61:  # the caller refuses the call otherwise: no overflowing cast
+        if representable(t, a, b):  # the caller refuses the call otherwise: no overflowing cast
             scale[i], lo[i], hi[i] = np.int64(t), np.int64(a), np.int64(b)
     return widest, farthest
