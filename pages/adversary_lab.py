@@ -13,7 +13,7 @@ from lmdk.present import headlines
 from ui import audit as ui_audit
 from ui import charts, explain, relation, run_gate, text, widgets
 from ui.charts import alt_text, audit_charts
-from ui.session import config, state
+from ui.session import cache, config, state
 
 CORRELATION_HELP = ("A second experiment: the series becomes a two-state chain (the public range's two ends) with "
                     "the paper's correlation presets (§4.1.2: weak s = 1, moderate 0.1, strong 0.01); the attacker "
@@ -111,7 +111,7 @@ def _may_run(cur, chosen, protected, settings: tuple, key: str) -> bool:
 
 def _loss_section(audits: list[dict], key: str) -> object:
     st.subheader("Could an attacker tell the two versions apart?")
-    fig = ui_audit.drawn("loss", key, _build=lambda: audit_charts.loss_intervals(audits))
+    fig = cache.drawn("loss", key, _build=lambda: audit_charts.loss_intervals(audits))
     st.plotly_chart(fig, key="audit_loss_chart", **charts.PLOTLY_KW)
     st.caption("Each marker is the measured lower bound ε̂ of one neighbouring pair (95 % confidence); the bar "
                "above it reaches the largest loss that pair's strongest test is compatible with (cut at the top of "
@@ -128,7 +128,7 @@ def _loss_section(audits: list[dict], key: str) -> object:
 
 def _positions_section(audits: list[dict], cur, key: str) -> object:
     st.subheader("Could an attacker tell when the landmarks were?")
-    fig = ui_audit.drawn("positions", key, _build=lambda: audit_charts.position_auc(audits))
+    fig = cache.drawn("positions", key, _build=lambda: audit_charts.position_auc(audits))
     st.plotly_chart(fig, key="audit_positions_chart", **charts.PLOTLY_KW)
     st.caption(f"The attacker sees only the released values and ranks all {cur.n:,} timestamps; AUC is how often a "
                f"real landmark ranks above a regular event (0.5 = guessing). Shaded, patterned bars: the same scheme "
@@ -147,7 +147,7 @@ def _positions_section(audits: list[dict], cur, key: str) -> object:
 
 def _values_section(audits: list[dict], key: str) -> object:
     st.subheader("Could an attacker guess one event's value?")
-    fig = ui_audit.drawn("values", key, _build=lambda: audit_charts.value_waffles(audits))
+    fig = cache.drawn("values", key, _build=lambda: audit_charts.value_waffles(audits))
     st.plotly_chart(fig, key="audit_values_chart", **charts.PLOTLY_KW)
     first = next((a["value_inference"] for a in audits if a.get("value_inference")), None)
     if first is not None:
@@ -178,7 +178,7 @@ def _correlation_section(results: dict, audits: list[dict], cur, key: str) -> ob
         ss[SCHEME_KEY] = "skip" if "skip" in with_corr else with_corr[0]
     scheme = st.segmented_control("Scheme", with_corr, required=True, key=SCHEME_KEY)
     result = results[scheme].correlation
-    fig = ui_audit.drawn(f"correlation {scheme}", key,
+    fig = cache.drawn(f"correlation {scheme}", key,
                          _build=lambda: audit_charts.correlation_curves(result, scheme, cur.landmarks))
     st.plotly_chart(fig, key="audit_correlation_chart", **charts.PLOTLY_KW)
     t = result.target

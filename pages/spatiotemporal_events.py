@@ -11,7 +11,7 @@ from lmdk.present import headlines
 from lmdk.priste import views as priste_views
 from ui import charts, explain, run_gate, text, widgets
 from ui.charts import alt_text, maps
-from ui.session import config, state
+from ui.session import cache, config, state
 from ui.session.cache_scope import bounded_cache
 
 # the configuration lives in ui.session.state (ST_* keys, mirrored to the URL); these are session-only
@@ -81,15 +81,6 @@ def band_figure(t, bands: dict, *, y_title: str, reference: float, reference_lab
         ticks = _ticks_125(values[values > 0])
         fig.update_yaxes(type="log", tickvals=ticks, ticktext=[f"{v:g}" for v in ticks])
     return fig
-
-
-@bounded_cache(16)
-def drawn_band(chart: str, run_key: str, _build) -> go.Figure:
-    """``_build()`` (a ``band_figure`` of the run ``run_key``, which fixes every number in it) built once per run and
-    chart and handed out as a draw-once figure with the same spec: sessions opening one configuration validate
-    plotly's figure once, not once each (a quarter of an opening's server CPU, issue 34)."""
-    spec = _build().to_plotly_json()
-    return charts.DrawOnceFigure(spec["data"], spec["layout"])
 
 
 def _ticks_125(values: np.ndarray) -> list[float]:
@@ -315,7 +306,7 @@ alt_text.describe(K_MAP, trace_table, what="The trace on the grid", over="t", su
 
 # ------------------------------------------------------------------ leakage and α
 st.subheader("3 · Event leakage over time")
-leak_fig = drawn_band("leakage", run_key, lambda: band_figure(
+leak_fig = cache.drawn("leakage", run_key, restyle=False, _build=lambda: band_figure(
     t, {"plain α-PLM": (res.plain_leakage, PLAIN), "PriSTE": (res.priste_leakage, PRISTE)},
     y_title="worst-case leakage (nats)", reference=float(eps), reference_label=f"ε = {eps:g}", window=window,
     log_y=bool(np.all(res.plain_leakage["low"] > 0)), eps=float(eps)))
@@ -328,7 +319,7 @@ alt_text.describe("priste_leak_chart",
                   said=["plain α-PLM median", "PriSTE median"])
 
 st.subheader("4 · PriSTE's calibrated α per timestamp")
-alpha_fig = drawn_band("alpha", run_key, lambda: band_figure(
+alpha_fig = cache.drawn("alpha", run_key, restyle=False, _build=lambda: band_figure(
     t, {"PriSTE": (res.priste_alpha, PRISTE)}, y_title="α used (per km)", reference=float(alpha),
     reference_label=f"α₀ = {alpha:g}", window=window, log_y=bool(np.all(res.priste_alpha["low"] > 0)),
     eps=float(eps)))

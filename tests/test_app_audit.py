@@ -92,7 +92,9 @@ def test_each_chart_is_drawn_once_per_configuration(monkeypatch):
     from ui.charts import audit_charts
 
     ui_audit.clear()
-    ui_audit.drawn.clear()
+    from ui.session import cache
+
+    cache.drawn.clear()
     built = []
     for name in ("loss_intervals", "position_auc", "value_waffles"):
         real = getattr(audit_charts, name)

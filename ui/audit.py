@@ -30,17 +30,6 @@ _progress: dict[tuple, tuple[float, str]] = {}  # their last progress report
 _lock = threading.Lock()
 
 
-@cache_scope.bounded_cache(32)
-def drawn(kind: str, key: str, _build: Callable[[], object]):
-    """The draw-once figure (``ui.charts.single_draw``) of ``_build()``, built once per chart ``kind`` and audit
-    configuration ``key`` (series, landmarks, schemes and settings, which fix the audits: their seed is public):
-    sessions opening one configuration draw each chart once, not once each (plotly's validated figures were half of
-    an opening's 0.5 s of server CPU, issue 34). An upload's figures stay in its session (``bounded_cache``)."""
-    from ui import charts
-
-    return charts.single_draw(_build())
-
-
 def trials_cap(n: int) -> int:
     """The most trials the page runs on a series of n events (CELLS_MAX cells per scheme)."""
     return max(100, CELLS_MAX // max(n, 1))

@@ -342,3 +342,19 @@ def _summary(x, landmarks, scheme, epsilon, mechanism, repetitions, seed, w, cla
     release = schemes.release(x, landmarks, scheme, epsilon, mechanism=mechanism, repetitions=repetitions,
                               rng=scheme_rng(seed, scheme), w=w, **dict(options))
     return views.summarize(scheme, x, release, landmarks, epsilon, mechanism, clamp_range=clamp_range)
+
+
+@bounded_cache(MAX_ENTRIES)
+def drawn(kind: str, key: str, _build, restyle: bool = True):
+    """The figure of ``_build()`` for chart ``kind`` of the Monte-Carlo run or configuration ``key`` (which fixes every
+    number in it), built once and handed to every session asking for it as a draw-once figure: restyled
+    (``ui.charts.single_draw``) or, with ``restyle`` False, with its own spec and template as they are. Plotly
+    validates a figure built trace by trace, half of opening such a page (issue 34); an upload's figures stay in its
+    session (``bounded_cache``)."""
+    from ui import charts
+
+    fig = _build()
+    if restyle:
+        return charts.single_draw(fig)
+    spec = fig.to_plotly_json()
+    return charts.DrawOnceFigure(spec["data"], spec["layout"])
