@@ -272,8 +272,10 @@ def calibrate_cells(eps: np.ndarray, delta: float, low: float, high: float, grid
     largest |grid index|) for the caller's checks."""
     widest = 0.0
     farthest = 0.0
+    k, n_steps, t, a, b = 0, 0.0, 0.0, 0.0, 0.0
     for i in range(eps.size):
-        k, n_steps, t, a, b = calibrate_one(eps[i], delta, low, high, grid_bits)
+        if i == 0 or eps[i] != eps[i - 1]:  # runs of one budget (a row of a scheme, a landmark's) calibrate once
+            k, n_steps, t, a, b = calibrate_one(eps[i], delta, low, high, grid_bits)
         widest = max(widest, t)
         farthest = max(farthest, max(abs(a), abs(b)))
         exponent[i], steps[i] = k, np.int64(n_steps)

@@ -228,9 +228,11 @@ def _results(cur, chosen: list[str]) -> None:
     st.caption(f"Strip under the series: black ticks (row L) are the {cur.landmarks.size} real landmarks, grey ticks "
                f"(row dummy) the {dm.size} dummies "
                f"({method}, {utility} utility, seed {seed}). An observer of the release sees only L′.")
-    alt_text.describe("dummy_timeline", alt_text.series_table(cur.series.timestamps, y, cur.landmarks,
-                                                              value_name=y_title, dummies=dm),
-                      what="The series, its landmarks and the dummies", over="t")
+    chosen_set = cache.run_key(cache.data_key(cur.token, cur.landmarks, sel.chosen), y_title)  # fixes L′ and its table
+    alt_text.describe_run("dummy_timeline", chosen_set,
+                          lambda: alt_text.series_table(cur.series.timestamps, y, cur.landmarks, value_name=y_title,
+                                                        dummies=dm),
+                          what="The series, its landmarks and the dummies", over="t")
 
     st.info(f"**What the dummies protect.** An observer who knows this method sees {sel.chosen.size:,} marked events; "
             f"{cur.landmarks.size:,} of them are real, so each marked event is a real landmark with probability "
@@ -285,9 +287,11 @@ def _results(cur, chosen: list[str]) -> None:
     st.plotly_chart(charts.single_draw(budget_fig), key="dummy_budget_chart", **charts.PLOTLY_KW)
     st.caption("Bars: εₜ of one run, both panels on one scale. Strip under them: black ticks (row L) are the real "
                "landmarks, grey ticks (row dummy) the dummies, which now get a landmark's budget.")
-    alt_text.describe("dummy_budget_chart", alt_text.budget_table(
-        {f"{scheme} before (on L)": before, f"{scheme} after (on L′)": after}, cur.landmarks, dummies=dm),
-        what="Budget εₜ per timestamp before and after the dummies", over="t")
+    alt_text.describe_run("dummy_budget_chart", cache.run_key(chosen_set, key, scheme, eps, eps_pub, mechanism, seed,
+                                                              w, reps, options),
+                          lambda: alt_text.budget_table({f"{scheme} before (on L)": before,
+                                                         f"{scheme} after (on L′)": after}, cur.landmarks, dummies=dm),
+                          what="Budget εₜ per timestamp before and after the dummies", over="t")
 
     st.subheader("The cost of the protection: mean absolute error")
     unit = views.MAE_UNIT[mechanism] or (cur.series.units or "value units")

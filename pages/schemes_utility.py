@@ -144,8 +144,10 @@ def results() -> None:
     reps, seed, w = int(ss[state.REPETITIONS]), int(ss[state.SEED]), int(ss[state.W])
     clamp = clamp_range(mechanism)
     protect = relation.options(cur, mechanism)
-    summaries = cache.scheme_summaries(cache.data_key(cur.token, x, cur.landmarks), tuple(chosen), eps, mechanism,
-                                       reps, seed, w, clamp, protect, _x=x, _landmarks=cur.landmarks)
+    key = cache.data_key(cur.token, x, cur.landmarks)
+    summaries = cache.scheme_summaries(key, tuple(chosen), eps, mechanism, reps, seed, w, clamp, protect, _x=x,
+                                       _landmarks=cur.landmarks)
+    run = cache.run_key(key, tuple(chosen), eps, mechanism, reps, seed, w, clamp, protect)  # fixes every number below
     guess = relation.data_free_guess(cur, x, mechanism)
     said = headline(cur, summaries, eps, unit, guess)
     badges(cur, chosen, summaries, eps)
@@ -158,16 +160,17 @@ def results() -> None:
         absolute = st.toggle("One fixed εₜ axis for every scheme and every ε (logarithmic)",
                              help="Off: one linear εₜ axis shared by every scheme (the largest εₜ of any).",
                              **widgets.bind(state.BUDGET_ABSOLUTE))
-    budget_fig = charts.budgets({s: summaries[s].budgets for s in chosen}, cur.landmarks, epsilon=eps,
-                                absolute=absolute, window=(first, stop))
+    budget_fig = cache.drawn("budgets", cache.run_key(run, absolute, first, stop), restyle=False,
+                             _build=lambda: charts.budgets({s: summaries[s].budgets for s in chosen}, cur.landmarks,
+                                                           epsilon=eps, absolute=absolute, window=(first, stop)))
     st.plotly_chart(budget_fig, key="budget_chart", **charts.PLOTLY_KW)
     st.caption("εₜ of one run (repetition 1) per scheme; the darker parts are the budgets spent on landmarks, whose "
                "positions are the black ticks in the strip L on top. All schemes share one εₜ scale: a low row spends "
                "little budget at each timestamp (hover for values). Adaptive's budgets depend on the data and differ "
                "between repetitions.")
-    alt_text.describe("budget_chart", alt_text.budget_table({s: summaries[s].budgets for s in chosen},
-                                                            cur.landmarks),
-                      what="Budget εₜ per timestamp (repetition 1)", over="t")
+    alt_text.describe_run("budget_chart", run, lambda: alt_text.budget_table({s: summaries[s].budgets for s in chosen},
+                                                                             cur.landmarks),
+                          what="Budget εₜ per timestamp (repetition 1)", over="t")
 
     st.subheader("Original vs released")
     release_fig = None
@@ -189,17 +192,19 @@ def results() -> None:
     else:
         y_title = "share reported as 1" if mechanism == "randomized_response" else f"value ({unit})"
         zoomed = slice(first, stop)
-        release_fig = charts.releases(cur.series.timestamps[zoomed], x[zoomed],
+        release_fig = cache.drawn("releases", cache.run_key(run, first, stop), restyle=False,
+                                  _build=lambda: charts.releases(
+                                      cur.series.timestamps[zoomed], x[zoomed],
                                       {s: (summaries[s].median[zoomed], summaries[s].low[zoomed],
                                            summaries[s].high[zoomed]) for s in chosen},
-                                      cur.landmarks, y_title=y_title, epsilon=eps)
+                                      cur.landmarks, y_title=y_title, epsilon=eps))
         st.plotly_chart(release_fig, key="release_chart", **charts.PLOTLY_KW)
         st.caption(f"Black: original; coloured line: median of {reps} repetitions; band: the central 90 % of them. "
                    "Each panel keeps the original's own scale; where the noise reaches further, the panel says how "
                    "far (zoom out with a double click), and a median that strays from the original by more than a "
                    "quarter of the scale at one time in ten is left out (the panel says how far it strays): it would "
                    "only paint the panel.")
-        alt_text.describe("release_chart", alt_text.release_table(
+        alt_text.describe_run("release_chart", run, lambda: alt_text.release_table(
             cur.series.timestamps, x, {s: (summaries[s].median, summaries[s].low, summaries[s].high) for s in chosen},
             value_name=y_title), what=f"Original and released series, {y_title}", over="t",
             said=[f"original {y_title}", *(f"{s} median" for s in chosen)])
@@ -217,8 +222,8 @@ def results() -> None:
     st.plotly_chart(mae_fig, key="mae_chart", **charts.PLOTLY_KW)
     st.caption(f"Bars: mean over {reps} repetitions; whiskers: 95 % confidence interval."
                + (" " + headlines.guess_line_caption(guess, unit) if guess is not None else ""))
-    alt_text.describe("mae_chart", pd.DataFrame(rows).rename(columns=alt_text.MAE_COLUMNS),
-                      what=f"Mean absolute error ({unit}) per scheme")
+    alt_text.describe_run("mae_chart", run, lambda: pd.DataFrame(rows).rename(columns=alt_text.MAE_COLUMNS),
+                          what=f"Mean absolute error ({unit}) per scheme")
     if clamp is not None:
         saved = ", ".join(f"{r['scheme']} {r['mae'] - r['clamped']:.3g}" for r in rows)
         st.success(f"Clamping to [{clamp[0]:g}, {clamp[1]:g}] saves MAE ({unit}): {saved}.")

@@ -290,3 +290,28 @@ def test_a_shared_link_keeps_a_detectors_set_data_derived():
     assert linked.button(key="dl_release_csv_off").disabled
     declared = open_page(lm=at.query_params[state.LANDMARKS])  # clicks or a file: declared, as before
     assert declared.session_state[state.LANDMARKS_ORIGIN] == "declared"
+
+
+def test_a_session_on_a_run_already_drawn_reuses_its_charts_and_their_text(monkeypatch):
+    """A class following one link: the second session's charts and their "Show data" tables and sentences are the
+    first session's objects, not built again (issue 34: building them was a third of an ε change's server time when
+    every session had the same seed); another ε builds them afresh."""
+    from ui import charts as ui_charts
+    from ui.charts import alt_text
+    from ui.session import cache
+
+    cache.drawn.clear()
+    cache.chart_text.clear()
+    built = []
+    for module, name in ((ui_charts, "releases"), (alt_text, "release_table")):  # drawn by this page only
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, _real=real, _name=name, **k: built.append(_name) or
+                            _real(*a, **k))
+    first = open_page(eps="0.7", seed="4")
+    assert sorted(built) == ["release_table", "releases"]
+    second = open_page(eps="0.7", seed="4")
+    assert len(built) == 2 and charts(first) == charts(second)
+    said = [c.value for c in second.caption if c.value.startswith(("Budget εₜ", "Original and released"))]
+    assert len(said) == 2 and said == [c.value for c in first.caption if c.value in said]
+    open_page(eps="2", seed="4")
+    assert len(built) == 4

@@ -68,3 +68,35 @@ def test_the_memo_key_covers_contents_dtype_and_every_named_argument():
             cache_scope.digest((np.arange(4), "a"), {}), cache_scope.digest((np.arange(3.0), "a"), {})]
     assert len(set(keys)) == 4  # contents, dtype and every plain argument are part of the key
     assert cache_scope.digest((1,), {"_series": object()}) == cache_scope.digest((1,), {"_series": None})
+
+
+def _read_only_app():
+    """Two calls of a read-only cached function, in a session working on a sample or an upload (query ?source=)."""
+    import streamlit as st
+
+    from ui.session import cache_scope, state
+
+    st.session_state[state.SOURCE] = st.query_params.get("source", "sample")
+
+    @cache_scope.bounded_cache(4, read_only=True)
+    def table(n: int) -> list:
+        st.session_state["builds"] = st.session_state.get("builds", 0) + 1
+        return list(range(n))
+
+    first, again = table(3), table(3)
+    st.session_state["same"] = first is again
+
+
+@pytest.mark.parametrize("source", ["sample", "upload"])
+def test_a_read_only_cache_hands_every_caller_the_one_object_it_built(source):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_read_only_app)
+    at.query_params["source"] = source
+    at.run()
+    assert not at.exception, at.exception
+    # not a copy per call (st.cache_data's pickle, the upload memo's deepcopy): a figure costs its build only once
+    assert at.session_state["same"] is True
+    if source == "upload":
+        assert at.session_state["builds"] == 1
+        assert any(name.endswith("table") for name in at.session_state[cache_scope.SESSION_KEY])

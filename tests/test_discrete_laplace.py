@@ -424,6 +424,23 @@ def _numpy_calibration(eps, delta, low, high):
     return k, steps, t, lo, hi
 
 
+def test_runs_of_one_budget_are_calibrated_as_every_budget_is():
+    """calibrate_cells calibrates a run of equal budgets once (a scheme's row, dummies' per-row budgets: issue 34);
+    every cell still gets the formulas' numbers, whatever the runs, and a refused budget inside a run is refused."""
+    rng = np.random.default_rng(34)
+    for _ in range(200):
+        distinct = np.exp(rng.uniform(-9, 4, size=int(rng.integers(1, 6))))
+        eps = np.repeat(rng.choice(distinct, size=int(rng.integers(1, 30))), rng.integers(1, 9, size=1))
+        eps = eps[rng.permutation(eps.size)] if rng.random() < 0.3 else eps
+        delta, low, high = float(np.exp(rng.uniform(-3, 3))), 0.0, float(np.exp(rng.uniform(0, 8)))
+        k, steps, t, lo, hi = _numpy_calibration(eps, delta, low, high)
+        cal = dl._calibrate(eps, delta, low, high)
+        for got, want in ((cal.exponent, k), (cal.steps, steps), (cal.scale, t), (cal.low, lo), (cal.high, hi)):
+            assert np.array_equal(got, want.astype(np.int64))
+    with pytest.raises(ParameterError, match="too small"):
+        dl._calibrate(np.array([1.0, 1.0, 1e-300, 1e-300, 1.0]), 1.0, 0.0, 25.0)
+
+
 def test_the_compiled_calibration_is_the_formulas_exactly():
     """calibrate_cells (issue 34: a dozen numpy passes per Adaptive step cost 10 % of a view) gives bit for bit what
     the formulas give, over budgets, sensitivities and ranges spanning many orders of magnitude (subnormal bounds

@@ -43,8 +43,7 @@ def describe(key: str, data: pd.DataFrame | None = None, *, what: str, summary: 
     expander then says so and holds only the CSV)."""
     if data is None:
         data = figure_table(fig) if fig is not None else pd.DataFrame()
-    sentence = summary or summarize(data if said is None else data[[c for c in data if c == over or c in said]],
-                                    what, over=over)
+    words = summary or sentence(data, what, over=over, said=said)
     box = (container or st).container(key=KEY_PREFIX + key)
     with box:
         # the numbers in words go inside the expander (issue 35: up to 11 visible lines under a chart were in the
@@ -54,10 +53,25 @@ def describe(key: str, data: pd.DataFrame | None = None, *, what: str, summary: 
         expander = st.expander(f"Show data — {what[0].lower() + what[1:]}", icon=":material/table:",
                                key=f"{OPEN_PREFIX}{key}", on_change="rerun")
         with expander:
-            st.caption(sentence)
+            st.caption(words)
             if expander.open:
                 _table_and_csv(key, data, what, csv=csv, table=table)
-    return sentence
+    return words
+
+
+def describe_run(key: str, run: str, build, *, what: str, over: str | None = None, said: list[str] | None = None,
+                 **options) -> str:
+    """``describe`` of the table ``build()`` makes from the run ``run`` (``ui.session.cache.run_key``): the table and
+    its sentence are built once per run and shared (``ui.session.cache.chart_text``), not on every rerun."""
+    from ui.session import cache
+
+    data, words = cache.chart_text(key, run, what, over, None if said is None else tuple(said), _build=build)
+    return describe(key, data, what=what, summary=words, over=over, said=said, **options)
+
+
+def sentence(data: pd.DataFrame, what: str, *, over: str | None = None, said: list[str] | None = None) -> str:
+    """``describe``'s sentence of a table: ``summarize`` of the columns ``said`` (all numeric ones when None)."""
+    return summarize(data if said is None else data[[c for c in data if c == over or c in said]], what, over=over)
 
 
 def _table_and_csv(key: str, data: pd.DataFrame, what: str, *, csv: bool, table: bool) -> None:

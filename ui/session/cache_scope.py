@@ -64,15 +64,20 @@ def session_memo(name: str) -> OrderedDict:
     return st.session_state.setdefault(SESSION_KEY, {}).setdefault(name, OrderedDict())
 
 
-def bounded_cache(max_entries: int, session_entries: int = 16) -> Callable:
+def bounded_cache(max_entries: int, session_entries: int = 16, *, read_only: bool = False) -> Callable:
     """Decorator: ``st.cache_data(max_entries=…, ttl=TTL_S)`` unless the session works on an upload, then a
     per-session memo of at most ``min(max_entries, session_entries)`` results per function (least recently used
-    dropped first; 16 holds every scheme a page compares)."""
+    dropped first; 16 holds every scheme a page compares).
+
+    ``read_only``: the callers never change a result (a figure to draw, a table to show), so every caller gets the
+    one object built (``st.cache_resource``; in an upload's session, its memo's object) instead of a copy: pickling
+    a figure into ``st.cache_data`` cost more than building it (issue 34)."""
     session_entries = min(max_entries, session_entries)
+    store = st.cache_resource if read_only else st.cache_data
 
     def wrap(func: Callable) -> Callable:
         """``func`` cached in ``st.cache_data`` for shared data and in the session while it works on an upload."""
-        shared = st.cache_data(max_entries=max_entries, ttl=TTL_S, show_spinner=False)(func)
+        shared = store(max_entries=max_entries, ttl=TTL_S, show_spinner=False)(func)
         name = f"{func.__module__}.{func.__qualname__}"
         # positional arguments whose parameter name starts with "_" are not part of the key either
         params = func.__code__.co_varnames[:func.__code__.co_argcount]
@@ -81,6 +86,8 @@ def bounded_cache(max_entries: int, session_entries: int = 16) -> Callable:
         def call(*args, **kwargs):
             """The cached result: shared unless the session's source is an upload, then this session's memo."""
             if not from_upload():
+                if len(args) <= len(params):  # by name: st.cache_data looks up each positional name in the signature
+                    return shared(**dict(zip(params, args, strict=False)), **kwargs)
                 return shared(*args, **kwargs)
             keyed = tuple(a for p, a in zip(params, args, strict=False) if not p.startswith("_")) + args[len(params):]
             key = digest(keyed, kwargs)
@@ -90,7 +97,8 @@ def bounded_cache(max_entries: int, session_entries: int = 16) -> Callable:
                 while len(memo) > session_entries:
                     memo.popitem(last=False)
             memo.move_to_end(key)
-            return copy.deepcopy(memo[key])  # a copy per call, as st.cache_data gives: callers may change theirs
+            # a copy per call, as st.cache_data gives: callers may change theirs (read_only: they may not)
+            return memo[key] if read_only else copy.deepcopy(memo[key])
 
         call.clear = shared.clear  # type: ignore[attr-defined]  # like st.cache_data's wrapper: callers clear it
         return call
