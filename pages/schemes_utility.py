@@ -236,7 +236,8 @@ def results() -> None:
                                 label="Release chart (HTML)")
     widgets.download_figure(mae_fig, "mae", key="dl_mae", container=d[2], label="MAE chart (HTML)")
     verdicts = {s: (summaries[s].satisfies, summaries[s].worst_sigma) for s in chosen}
-    report = Report(said, config.run_config(cur), verdicts, pd.DataFrame(rows),
+    saved = config.run_config(cur)
+    report = Report(said, saved, verdicts, pd.DataFrame(rows),
                     [f for f in (budget_fig, release_fig, mae_fig) if f is not None], cur.series,
                     widgets.statement_lines(cur, chosen, summaries, mechanism))
     report.plan = plan_ui.report_table(cur, chosen)
@@ -244,7 +245,7 @@ def results() -> None:
                               mime="text/html", icon=":material/description:",
                               help="One self-contained page: headline, settings, verdicts, table and interactive "
                                    "charts; opens offline, prints to PDF from the browser. No data inside.")
-    widgets.release_downloads(cur, mechanism, origin, summaries, chosen)
+    widgets.release_downloads(cur, mechanism, origin, summaries, chosen, saved)
     st.caption(widgets.PNG_NOTE)
     state.sync_query_params()  # app.py does this after a full run; a fragment rerun must keep the URL current too
 

@@ -293,10 +293,11 @@ def _default_export_scheme(chosen: list[str]) -> int:
     return 0
 
 
-def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list[str]) -> None:
+def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list[str], saved=None) -> None:
     """The release to hand out (fresh entropy, snapping sampler, no landmark flags unless asked), the
     demonstration release of the seed (formatted on click: CSV formatting was the largest avoidable server cost
-    of an ε change in benchmarks/bench_load.py's profile), landmark JSON and RunConfig JSON download/upload."""
+    of an ε change in benchmarks/bench_load.py's profile), landmark JSON and RunConfig JSON download/upload.
+    ``saved``: the view's RunConfig when the page built it already (``ui.session.config.run_config``)."""
     ss = st.session_state
     c1, c2 = st.columns(2, vertical_alignment="bottom")
     scheme = c1.selectbox("Release of the scheme", chosen, index=_default_export_scheme(chosen), key="export_scheme")
@@ -361,7 +362,7 @@ def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list
     # of server CPU per ε change (issue 34)
     download_deferred("Landmark set (JSON)", landmark_json, cur, container=d3, file_name="landmarks.json",
                       mime="application/json", key="dl_landmarks_s", icon=":material/download:")
-    saved = config.run_config(cur)
+    saved = saved if saved is not None else config.run_config(cur)
     download_deferred("RunConfig (JSON)", _run_config_json, saved, container=d4, file_name="runconfig.json",
                       mime="application/json", key="dl_runconfig", icon=":material/download:")
     name = (ss.get(state.UPLOAD_FILE_NAME) or "YOUR_FILE") if ss[state.SOURCE] == "upload" else None

@@ -456,21 +456,23 @@ def config() -> dict[str, Any]:
 def sync_query_params() -> None:
     """Write the configuration to the URL (only differing keys; defaults are left out)."""
     qp = st.query_params
+    shown = qp.to_dict()  # read once: every proxy access takes the session's locks (issue 34: on every ε change)
+    ss = st.session_state
     for key, param in PARAMS.items():
-        value = st.session_state.get(key, param.default)
-        derived = key == LANDMARKS and (st.session_state.get(SOURCE) == "upload"
-                                        or st.session_state.get(LANDMARKS_DEFAULT))
+        value = ss.get(key, param.default)
+        derived = key == LANDMARKS and (ss.get(SOURCE) == "upload" or ss.get(LANDMARKS_DEFAULT))
         if value is None or value == param.default or derived:  # a default landmark set is re-derived, not linked
-            if key in qp:
+            if key in shown:
                 del qp[key]
+                del shown[key]
             continue
         text = param.dump(value)
-        if qp.get(key) != text:
-            qp[key] = text
-    linked = LANDMARKS in qp and st.session_state.get(LANDMARKS_ORIGIN) == "data"
-    if linked and qp.get(LANDMARKS_ORIGIN_LINK) != "data":
+        if shown.get(key) != text:
+            qp[key] = shown[key] = text
+    linked = LANDMARKS in shown and ss.get(LANDMARKS_ORIGIN) == "data"
+    if linked and shown.get(LANDMARKS_ORIGIN_LINK) != "data":
         qp[LANDMARKS_ORIGIN_LINK] = "data"
-    elif not linked and LANDMARKS_ORIGIN_LINK in qp:
+    elif not linked and LANDMARKS_ORIGIN_LINK in shown:
         del qp[LANDMARKS_ORIGIN_LINK]
 
 
