@@ -192,16 +192,55 @@ def _laplace_stream(t: np.ndarray, s: np.ndarray, count: int, gen: np.random.Gen
 
     bits = FRACTION_BITS
     out, pending, a, g, b = _drive(kernel.laplace_stream, t, s, count, gen)
-    for i in np.flatnonzero(pending).tolist():
-        ti, si = int(t[i if t.size > 1 else 0]), int(s[i if s.size > 1 else 0])
-        ai = _resolved(int(a[i]), int(pending[i]), gen)
-        f = (((ai & 63) << 26) | int(g[i])) >> (32 - bits)  # _fraction of one entry, in Python ints
-        y = (ti * (ai >> 6) + _refined_floor(ti, f, bits, gen)) // si
-        if b[i] == 1 and y == 0:  # −0: a fresh sample
+    entries = np.flatnonzero(pending)
+    if not entries.size:
+        return out
+    # two 64-bit numbers per unfinished entry, drawn at once: its cell's next 32 binary digits (issue 34: at a small
+    # budget, e.g. user-level at ε = 0.01, thousands of cells refine, and drawing them one Generator call at a time
+    # was most of the release); the entries' fields as Python ints in one pass each
+    words = _raw64(gen, 2 * entries.size).tolist()
+    ts = (t[entries] if t.size > 1 else np.broadcast_to(t, entries.shape)).tolist()
+    ss = (s[entries] if s.size > 1 else np.broadcast_to(s, entries.shape)).tolist()
+    fields = zip(entries.tolist(), ts, ss, pending[entries].tolist(), a[entries].tolist(), g[entries].tolist(),
+                 b[entries].tolist(), strict=True)
+    for j, (i, ti, si, tie, ai, gi, bi) in enumerate(fields):
+        if tie > 0:
+            ai = _resolved(ai, tie, gen)
+        f = (((ai & 63) << 26) | gi) >> (32 - bits)  # _fraction of one entry, in Python ints
+        y = (ti * (ai >> 6) + _refined_floor_from(ti, f, bits, words[2 * j], words[2 * j + 1], gen)) // si
+        if bi == 1 and y == 0:  # −0: a fresh sample
             out[i] = _scalar_laplace(ti, si, gen)
         else:
-            out[i] = -y if b[i] == 1 else y
+            out[i] = -y if bi == 1 else y
     return out
+
+
+def _refined_floor_from(t: int, f: int, bits: int, first: int, second: int, gen: np.random.Generator) -> int:
+    """``_refined_floor`` whose first round of 32 more digits reads two given 64-bit numbers: U is the low half of
+    ``first``, and Algorithm 1's first trial, Bernoulli(U/2^(bits+32)), is [C < U] with C the top bits + 32 bits of
+    ``second`` (uniform on {0..2^(bits+32)−1}, bits ≤ 32). Almost always the trial fails (K = 1: U is accepted); when
+    it succeeds, Algorithm 1 goes on from K = 2 with ``gen`` and, if it rejects U, the round starts again from
+    ``gen`` (``_refined_floor``), as its own loop would. Further rounds, if the cell still straddles, draw from
+    ``gen``."""
+    if (t * f) >> bits == (t * f + t - 1) >> bits:  # a tie's entry whose floor is decided
+        return (t * f) >> bits
+    den_bits = bits + 32
+    u = first & 0xFFFFFFFF
+    if second >> (64 - den_bits) < u and not _bernoulli_exp_from_two(u, 1 << den_bits, gen):
+        return _refined_floor(t, f, bits, gen)
+    low = t * ((f << 32) | u)
+    if low >> den_bits == (low + t - 1) >> den_bits:  # the new cell lies between two multiples of 1/t
+        return low >> den_bits
+    return _refined_floor(t, (f << 32) | u, den_bits, gen)
+
+
+def _bernoulli_exp_from_two(u: int, den: int, gen: np.random.Generator) -> bool:
+    """Algorithm 1 for Bernoulli(exp(−u/den)) after its first trial Bernoulli(u/den) succeeded: trials
+    Bernoulli(u/(den·K)) for K = 2, 3, … until one fails; True when that K is odd."""
+    k = 2
+    while _below(den * k, gen) < u:
+        k += 1
+    return bool(k & 1)
 
 
 def _parts_stream(count: int, gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

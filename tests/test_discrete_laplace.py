@@ -61,6 +61,9 @@ def test_the_rare_paths_keep_the_law(monkeypatch):
     z = np.array([dl._scalar_laplace(5, 2, gen) for _ in range(20_000)])
     assert _chi2(z, 5, 2) > ALPHA and _chi2(z, 6, 2) < ALPHA
     monkeypatch.setattr(dl, "FRACTION_BITS", 32)
+    t = 10**8  # 2 % of the cells straddle: their next digits come from the two numbers drawn per unfinished entry
+    z = dl.discrete_laplace(t, 1, np.random.default_rng(9), size=N // 2)
+    assert _chi2(z, t, bins=20) > ALPHA and _chi2(z, t * 1.2, bins=20) < ALPHA
     t = 2**40
     z = dl.discrete_laplace(t, 1, np.random.default_rng(7), size=20_000)
     assert _chi2(z, t, bins=20) > ALPHA and _chi2(z, t * 1.2, bins=20) < ALPHA
