@@ -15,6 +15,7 @@ link, where what one session computed serves the others. The server is measured 
 
     python benchmarks/bench_load.py --sessions 1 10 30 [--duration 60] [--period 10] [--one-link]
     python benchmarks/bench_load.py --sessions 100 --replicas 2 --one-link   # deploy/'s nginx in front of 2 replicas
+    python benchmarks/bench_load.py --sessions 30 --warm   # the lecturer opened the page before the class arrived
     python benchmarks/bench_load.py --sessions 30 --page schemes_utility temporal_loss dummy_landmarks audit \
         spatiotemporal_events
 
@@ -130,6 +131,14 @@ async def classroom(url: str, pid: int | list[int], sessions: int, duration: flo
             "client_load": client_cpu / wall, "rss_mb": rss_mb(pid), "page": page}
 
 
+async def warm(url: str, page: str) -> float:
+    """The lecturer opens the page once before the class arrives (``--warm``): the app's default link, seed 0, which
+    no student's session uses. The server has imported the app and loaded the compiled kernels; the students' runs
+    are still computed afresh. Returns the opening's seconds."""
+    async with Session(url, page) as s:
+        return (await s.load(expect=PAGES[page])).seconds
+
+
 def row(r: dict) -> str:
     """One Markdown table row of a classroom result."""
     return (f"| {r['sessions']} | {r['interactions']} | {r['p50']:.2f} | {r['p95']:.2f} | {r['max']:.2f} | "
@@ -166,6 +175,9 @@ def main() -> None:
                         help="every session opens the same link (?seed=1), as a class following the lecturer's: "
                              "what one session computed serves the others (default: a seed per session, the worst "
                              "case)")
+    parser.add_argument("--warm", action="store_true",
+                        help="open the page once (seed 0, as the lecturer before the class) before the sessions "
+                             "arrive; default: the sessions meet a server that has served nobody yet")
     parser.add_argument("--replicas", type=int, default=1,
                         help="app replicas behind nginx running deploy/lmdk.conf (default 1: one server, no proxy); "
                              "server CPU and RSS are summed over them")
@@ -178,6 +190,8 @@ def main() -> None:
     for page in args.page:
         for k in args.sessions:
             with servers(args.replicas) as (url, pids):  # fresh servers per K and page: no warm cache
+                if args.warm:
+                    print(f"warmed by one opening of {page} in {asyncio.run(warm(url, page)):.1f} s", flush=True)
                 result = asyncio.run(classroom(url, pids, k, args.duration, args.period, args.seed, page,
                                                 args.one_link))
             print(row(result), flush=True)
