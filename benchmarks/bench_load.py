@@ -131,12 +131,12 @@ async def classroom(url: str, pid: int | list[int], sessions: int, duration: flo
             "client_load": client_cpu / wall, "rss_mb": rss_mb(pid), "page": page}
 
 
-async def warm(url: str, page: str) -> float:
+async def warm(url: str, page: str) -> tuple[float, str]:
     """The lecturer opens the page once before the class arrives (``--warm``): the app's default link, seed 0, which
     no student's session uses. The server has imported the app and loaded the compiled kernels; the students' runs
-    are still computed afresh. Returns the opening's seconds."""
+    are still computed afresh. Returns the opening's seconds and the URL query the app wrote."""
     async with Session(url, page) as s:
-        return (await s.load(expect=PAGES[page])).seconds
+        return (await s.load(expect=PAGES[page])).seconds, s.query
 
 
 def row(r: dict) -> str:
@@ -191,7 +191,7 @@ def main() -> None:
         for k in args.sessions:
             with servers(args.replicas) as (url, pids):  # fresh servers per K and page: no warm cache
                 if args.warm:
-                    print(f"warmed by one opening of {page} in {asyncio.run(warm(url, page)):.1f} s", flush=True)
+                    print(f"warmed by one opening of {page} in {asyncio.run(warm(url, page))[0]:.1f} s", flush=True)
                 result = asyncio.run(classroom(url, pids, k, args.duration, args.period, args.seed, page,
                                                 args.one_link))
             print(row(result), flush=True)

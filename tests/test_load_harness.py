@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import pytest
-from bench_load import classroom, percentile
+from bench_load import classroom, percentile, warm
 from browser_support import streamlit_process
 from streamlit_client import Session, chart_epsilons
 
@@ -51,6 +51,12 @@ def test_classroom_measures_every_session_and_the_server(server):
     assert result["failures"] == []
     assert result["interactions"] >= 2 and result["p95"] >= result["p50"] > 0
     assert result["cpu_per_interaction"] > 0 and result["rss_mb"] > 50
+
+
+def test_warming_opens_the_page_once_with_no_students_seed(server):
+    """--warm: one opening of the page by the app's default link (seed 0, which no student's session uses)."""
+    seconds, query = run(warm(server[0], "schemes_utility"))
+    assert seconds > 0 and "seed=" not in query  # the default seed: left out of the URL the app wrote
 
 
 def test_percentile_interpolates():
