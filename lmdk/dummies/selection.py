@@ -370,7 +370,9 @@ def _sample_histograms(opts: Options, index: np.ndarray, rng: np.random.Generato
     regular = regular_timestamps(n, opts.landmarks)
     reg_bin = bins.of(regular)
     keys = rng.random((reps, regular.size)) + reg_bin[None, :]
-    order = np.argsort(keys, axis=1, kind="stable")
+    # not a stable sort (2.5× slower): the keys tie with probability ~10^-9 per row, and any fixed tie-break keeps the
+    # draw uniform up to that
+    order = np.argsort(keys, axis=1)
     start = np.concatenate(([0], np.cumsum(np.bincount(reg_bin, minlength=nb))[:-1]))
     rank = np.empty_like(order)
     np.put_along_axis(rank, order, np.broadcast_to(np.arange(regular.size), order.shape), axis=1)

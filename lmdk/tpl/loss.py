@@ -37,6 +37,7 @@ MAX_STATES = 500
 
 _ROW_SUM_TOL = 1e-9
 _BLOCK_ELEMENTS = 1_000_000  # candidate entries handled per block while precomputing
+_ROUNDING = 64 * float(np.finfo(float).eps)  # relative error of a height (a sum of a row's entries), generously
 _SLOPE_TOL = 1e-12  # an edge of slope ≤ 1 + 1e-12 raises L by ≤ ~1e-12 (2-state rows give slope exactly 1)
 _PRUNE_TOL = 1e-13  # a pair whose chain rises above the envelope by less than this changes L by < 1e-13
 
@@ -236,9 +237,11 @@ def _envelope(D: np.ndarray, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         hull_q.append(qk)
     hd, hq = np.asarray(hull_d), np.asarray(hull_q)
     if hd.size > 1:
-        with np.errstate(divide="ignore", over="ignore"):
-            slope = np.diff(hq) / np.diff(hd)
-        steep = np.concatenate([[True], slope > 1.0 + _SLOPE_TOL])
+        # an edge is steeper than 1 when Q rises by more than D beyond the rounding of the two heights: Q − D of
+        # nearly equal rows cancels (P = [[1, 0], [1.4e-6, 1 − 1.4e-6]] gave slope 1 + 3e-11 and a second vertex)
+        rise = np.diff(hq) - np.diff(hd)
+        rounding = _ROUNDING * (np.abs(hq[:-1]) + np.abs(hq[1:]))
+        steep = np.concatenate([[True], rise > _SLOPE_TOL * np.diff(hd) + rounding])
         stop = np.flatnonzero(~steep)
         if stop.size:
             hd, hq = hd[: stop[0]], hq[: stop[0]]
