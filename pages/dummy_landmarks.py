@@ -116,7 +116,6 @@ def _report(args) -> str:
 def handover(cur, chosen, sel, disclosure, eps, eps_pub, rows, unit, figures) -> None:
     """Report (HTML) and 'Reproduce in Python' of this view."""
     from lmdk.present.report import describe_series
-    from lmdk.present.reproduce import dummies_script
 
     ss = st.session_state
     method, utility, share = ss[state.DUMMY_METHOD], ss[state.DUMMY_UTILITY], float(ss[state.DUMMY_SHARE])
@@ -143,10 +142,19 @@ def handover(cur, chosen, sel, disclosure, eps, eps_pub, rows, unit, figures) ->
                               key="dl_dummy_report", file_name="lmdk_dummies_report.html", mime="text/html",
                               container=c1, icon=":material/description:")
     name = (ss.get(state.UPLOAD_FILE_NAME) or "YOUR_FILE") if ss[state.SOURCE] == "upload" else None
-    c2.download_button("Python script",
-                       data=dummies_script(config.run_config(cur), method, utility, share, state.SCHEME_NAMES, name),
-                       file_name="reproduce_dummies.py", mime="text/x-python", key="dl_dummy_script",
-                       on_click="ignore", icon=":material/code:")
+    # written on click from the configuration captured here (issue 34: the script's JSON and text were a fifth of
+    # this view's ε change when served from the cache)
+    widgets.download_deferred("Python script", _script, (config.run_config(cur), method, utility, share, name),
+                              key="dl_dummy_script", file_name="reproduce_dummies.py", mime="text/x-python",
+                              container=c2, icon=":material/code:")
+
+
+def _script(args) -> str:
+    """The 'Python script' download's text: lmdk.present.reproduce.dummies_script of the captured configuration."""
+    from lmdk.present.reproduce import dummies_script
+
+    saved, method, utility, share, name = args
+    return dummies_script(saved, method, utility, share, state.SCHEME_NAMES, name)
 
 
 def _page() -> None:

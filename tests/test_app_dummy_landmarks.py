@@ -138,3 +138,16 @@ def test_a_selection_without_landmark_schemes_asks_for_one():
     at = app_support.open_page("pages/dummy_landmarks.py", 120, reps="3", schemes="event,user")
     assert not at.exception and not at.get("plotly_chart")
     assert at.warning and "Pick a landmark scheme (Uniform, Skip or Adaptive)" in at.warning[0].value
+
+
+def test_the_python_script_is_written_on_click_from_the_view_it_was_offered_in():
+    """The 'Python script' download holds the configuration of its view and writes the script only when asked
+    (issue 34: JSON-encoding the RunConfig and writing the script on every ε change was a fifth of a cached change)."""
+    at = open_page(source="synthetic", syn_n="18", syn_frac="0.25", reps="20", dummy_method="random",
+                   dummy_share="0.1", eps="2")
+    held = at.session_state[state.DOWNLOAD_FIGURES]["dl_dummy_script"]
+    saved, method, utility, share, _ = held.value
+    assert (saved.epsilon, method, share) == (2.0, "random", 0.1)
+    script = held.content()
+    compile(script, "reproduce_dummies.py", "exec")
+    assert "'random'" in script or '"random"' in script
