@@ -222,22 +222,23 @@ def _refined_floor_from(t: int, f: int, bits: int, first: int, second: int, gen:
     it succeeds, Algorithm 1 goes on from K = 2 with ``gen`` and, if it rejects U, the round starts again from
     ``gen`` (``_refined_floor``), as its own loop would. Further rounds, if the cell still straddles, draw from
     ``gen``."""
-    if (t * f) >> bits == (t * f + t - 1) >> bits:  # a tie's entry whose floor is decided
+    if not _straddles(t, f, bits):  # a tie's entry whose floor is decided
         return (t * f) >> bits
     den_bits = bits + 32
     u = first & 0xFFFFFFFF
-    if second >> (64 - den_bits) < u and not _bernoulli_exp_from_two(u, 1 << den_bits, gen):
+    if second >> (64 - den_bits) < u and not _bernoulli_exp_odd(u, 1 << den_bits, gen, 2):
         return _refined_floor(t, f, bits, gen)
-    low = t * ((f << 32) | u)
-    if low >> den_bits == (low + t - 1) >> den_bits:  # the new cell lies between two multiples of 1/t
-        return low >> den_bits
-    return _refined_floor(t, (f << 32) | u, den_bits, gen)
+    return _refined_floor(t, (f << 32) | u, den_bits, gen)  # returns at once unless the new cell straddles too
 
 
-def _bernoulli_exp_from_two(u: int, den: int, gen: np.random.Generator) -> bool:
-    """Algorithm 1 for Bernoulli(exp(−u/den)) after its first trial Bernoulli(u/den) succeeded: trials
-    Bernoulli(u/(den·K)) for K = 2, 3, … until one fails; True when that K is odd."""
-    k = 2
+def _straddles(t: int, f: int, bits: int) -> bool:
+    """Whether the cell [f, f + 1)/2^bits of F holds a multiple of 1/t inside, so that ⌊t·F⌋ needs more bits."""
+    return (t * f) >> bits != (t * f + t - 1) >> bits
+
+
+def _bernoulli_exp_odd(u: int, den: int, gen: np.random.Generator, k: int = 1) -> bool:
+    """Algorithm 1 for Bernoulli(exp(−u/den)) from trial K = ``k`` on (the trials before it succeeded): trials
+    Bernoulli(u/(den·K)) for K = k, k + 1, … until one fails; True when that K is odd."""
     while _below(den * k, gen) < u:
         k += 1
     return bool(k & 1)
@@ -286,14 +287,11 @@ def _refined_floor(t: int, f: int, bits: int, gen: np.random.Generator) -> int:
     """⌊t·F⌋ for F ∈ [f/2^bits, (f+1)/2^bits) with density ∝ e^−F: draw 32 more bits of F while the cell
     straddles a multiple of 1/t. Given the cell, the rest of 2^bits·F has density ∝ exp(−r/2^bits) on [0, 1),
     so its next 32 bits are Algorithm 2's U with t = 2^(bits+32) restricted to {0..2^32−1} (exact, Python ints)."""
-    while (t * f) >> bits != (t * f + t - 1) >> bits:
+    while _straddles(t, f, bits):
         den = 1 << (bits + 32)
         while True:  # U uniform on {0..2^32−1}, accepted with Bernoulli(exp(−U/den)) (Algorithm 1)
             u = int(gen.integers(0, 2**32))
-            k = 1
-            while _below(den * k, gen) < u:
-                k += 1
-            if k & 1:
+            if _bernoulli_exp_odd(u, den, gen):
                 break
         f, bits = (f << 32) | u, bits + 32
     return (t * f) >> bits
