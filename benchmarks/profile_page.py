@@ -10,7 +10,8 @@ widgets are back. One ScriptCache serves every run, as on the server (AppTest co
     python benchmarks/profile_page.py dummy_landmarks --timed ui.session.cache:scheme_summary ui.charts:timeline
 
 ``--timed module:function`` (or ``module:Class.method``) adds up the thread CPU of those calls per change; ``--profile
-N`` prints the N most expensive calls of the last change (cProfile's overhead inflates Python-heavy code ~2×).
+N`` prints the N most expensive calls of the last change (cProfile's overhead inflates Python-heavy code ~2×);
+``--callers PATTERN`` adds who called the functions matching PATTERN (pstats' print_callers).
 """
 from __future__ import annotations
 
@@ -96,6 +97,7 @@ def main() -> None:
     parser.add_argument("--query", nargs="*", default=[], help="URL query as key=value")
     parser.add_argument("--timed", nargs="*", default=[], help="module:function to add up per change")
     parser.add_argument("--profile", type=int, default=0, help="print the N costliest calls of the last change")
+    parser.add_argument("--callers", nargs="*", default=[], help="with --profile: who called functions matching these")
     args = parser.parse_args()
     _patch()
     for spec in args.timed:
@@ -124,7 +126,10 @@ def main() -> None:
     for spec, seconds in sorted(spent.items(), key=lambda kv: -kv[1]):
         print(f"  {spec}: {seconds / len(cpus):.4f} s per change")
     if args.profile:
-        pstats.Stats(state["profile"]).sort_stats("cumulative").print_stats(args.profile)
+        stats = pstats.Stats(state["profile"]).sort_stats("cumulative")
+        stats.print_stats(args.profile)
+        for pattern in args.callers:
+            stats.print_callers(pattern)
 
 
 if __name__ == "__main__":

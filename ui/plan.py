@@ -206,13 +206,14 @@ def report_table(cur, chosen) -> pd.DataFrame | None:
 
 def section(cur, chosen) -> None:
     """Main area, above the results: the plan for the target (nothing without one)."""
+    ss = st.session_state
+    if ss.get(state.TARGET) is None:
+        return
+    # imported once a target is set: the planner brings scipy's optimize, a second of a server's first opening
     from lmdk import plan as planner
     from lmdk.present.headlines import event_word, median_step_seconds, plan_headline
     from ui import charts, relation
 
-    ss = st.session_state
-    if ss.get(state.TARGET) is None:
-        return
     goal = target()
     unit = unit_of(cur)
     if goal is None:

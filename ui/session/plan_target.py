@@ -9,11 +9,11 @@ from ui.session import state
 
 def target():
     """The lmdk.plan.Target of the session, or None when no target is set."""
-    from lmdk.plan import Target
-
     ss = st.session_state
     if ss.get(state.TARGET) is None:
         return None
+    from lmdk.plan import Target  # with a target only: the planner brings scipy's optimize (a first opening's second)
+
     try:
         return Target(error=ss[state.TARGET], at=ss.get(state.TARGET_AT) or "all", probability=ss.get(state.TARGET_P))
     except ValueError:
