@@ -109,8 +109,10 @@ def _report(args) -> str:
     (computing them on every ε change cost six more releases)."""
     from lmdk.present.report import dummies_report
 
-    said, configuration, verdict_inputs, *rest = args
-    return dummies_report((said, configuration, _verdicts(*verdict_inputs), *rest))
+    said, configuration, verdict_inputs, mae_table, disclosure_table, figures, series = args
+    specs = [charts.figure_spec(f) for f in figures]  # on click too: four specs per ε change were a tenth of it
+    return dummies_report((said, configuration, _verdicts(*verdict_inputs), mae_table, disclosure_table, specs,
+                           series))
 
 
 def handover(cur, chosen, sel, disclosure, eps, eps_pub, rows, unit, figures) -> None:
@@ -138,7 +140,7 @@ def handover(cur, chosen, sel, disclosure, eps, eps_pub, rows, unit, figures) ->
     c1 = c2 = widgets.button_row()
     widgets.download_deferred("Report (HTML)", _report,
                               (said, configuration, verdicts, _mae_table(rows, unit), disclosure_table,
-                               [charts.figure_spec(f) for f in figures], describe_series(cur.series, cur.n)),
+                               tuple(figures), describe_series(cur.series, cur.n)),
                               key="dl_dummy_report", file_name="lmdk_dummies_report.html", mime="text/html",
                               container=c1, icon=":material/description:")
     name = (ss.get(state.UPLOAD_FILE_NAME) or "YOUR_FILE") if ss[state.SOURCE] == "upload" else None
@@ -229,14 +231,18 @@ def _results(cur, chosen: list[str]) -> None:
     st.subheader("The chosen landmark set L′")
     y, y_title = views.timeline_values(cur.series)
     window = zoom.control(cur)  # long series: the stretch the timeline and the budget chart draw
-    timeline = charts.timeline(cur.series.timestamps, y, cur.landmarks, dummies=dm, y_title=y_title,
-                               selectable=False, meta={"eps": eps, "dummies": int(dm.size)}, window=window,
-                               draw_once=True)
-    st.plotly_chart(charts.single_draw(timeline), key="dummy_timeline", **charts.PLOTLY_KW)
+    chosen_set = cache.run_key(cache.data_key(cur.token, cur.landmarks, sel.chosen), y_title)  # fixes L′ and its table
+    # the figures are built once per configuration and shared (ui.session.cache.drawn): a class following one link
+    # builds each once (issue 34)
+    timeline = cache.drawn("dummy_timeline", cache.run_key(chosen_set, eps, window),
+                           _build=lambda: charts.timeline(cur.series.timestamps, y, cur.landmarks, dummies=dm,
+                                                          y_title=y_title, selectable=False,
+                                                          meta={"eps": eps, "dummies": int(dm.size)}, window=window,
+                                                          draw_once=True))
+    st.plotly_chart(timeline, key="dummy_timeline", **charts.PLOTLY_KW)
     st.caption(f"Strip under the series: black ticks (row L) are the {cur.landmarks.size} real landmarks, grey ticks "
                f"(row dummy) the {dm.size} dummies "
                f"({method}, {utility} utility, seed {seed}). An observer of the release sees only L′.")
-    chosen_set = cache.run_key(cache.data_key(cur.token, cur.landmarks, sel.chosen), y_title)  # fixes L′ and its table
     alt_text.describe_run("dummy_timeline", chosen_set,
                           lambda: alt_text.series_table(cur.series.timestamps, y, cur.landmarks, value_name=y_title,
                                                         dummies=dm),
@@ -251,13 +257,16 @@ def _results(cur, chosen: list[str]) -> None:
 
     st.subheader("Options and their selection probability")
     dummy_counts = np.asarray(sel.options.sizes) - sel.options.landmarks.size
-    opt_fig = loss_charts.selection_options(dummy_counts, sel.scores, sel.probabilities, sel.index,
-                                            utility=utility, epsilon=eps)
+    selected = cache.run_key(cache.data_key(cur.token, cur.landmarks), cur.n, eps_sel, method, utility, seed)
+    opt_fig = cache.drawn("options_chart", cache.run_key(selected, eps),
+                          _build=lambda: loss_charts.selection_options(dummy_counts, sel.scores, sel.probabilities,
+                                                                       sel.index, utility=utility, epsilon=eps))
+    options_table = _options_table(sel)
     left, right = st.columns([4, 3], gap="medium")
     with left:
-        st.plotly_chart(charts.single_draw(opt_fig), key="options_chart", **charts.PLOTLY_KW)
+        st.plotly_chart(opt_fig, key="options_chart", **charts.PLOTLY_KW)
     with right:
-        st.dataframe(_options_table(sel), hide_index=True, height=400, key="options_table", column_config={
+        st.dataframe(options_table, hide_index=True, height=400, key="options_table", column_config={
             "dummies": st.column_config.NumberColumn(width=70),
             "|L′|": st.column_config.NumberColumn(width=60),
             "utility": st.column_config.NumberColumn(format="%.4f", width=80),
@@ -266,7 +275,7 @@ def _results(cur, chosen: list[str]) -> None:
         })
     st.caption(f"{len(sel.scores):,} nested options; ε_sel = {eps_sel:.3g}, Δu = {sel.sensitivity:.3g}. "
                "The dashed line is a uniform choice: the smaller ε_sel, the closer the probabilities get to it.")
-    alt_text.describe("options_chart", _options_table(sel), what="Utility and selection probability per option",
+    alt_text.describe("options_chart", options_table, what="Utility and selection probability per option",
                       over="dummies", table=False)
 
     st.subheader("Budgets before and after")
@@ -290,13 +299,15 @@ def _results(cur, chosen: list[str]) -> None:
     except LmdkError as exc:
         st.error(text.escape_markdown(exc), icon=":material/error:")
         return
-    budget_fig = loss_charts.budgets_before_after(scheme, before, after, cur.landmarks, dm, epsilon=eps,
-                                                  publishing_epsilon=eps_pub, window=window)
-    st.plotly_chart(charts.single_draw(budget_fig), key="dummy_budget_chart", **charts.PLOTLY_KW)
+    budget_run = cache.run_key(chosen_set, key, scheme, eps, eps_pub, mechanism, seed, w, reps, options)
+    budget_fig = cache.drawn("dummy_budget_chart", cache.run_key(budget_run, window),
+                             _build=lambda: loss_charts.budgets_before_after(scheme, before, after, cur.landmarks, dm,
+                                                                             epsilon=eps, publishing_epsilon=eps_pub,
+                                                                             window=window))
+    st.plotly_chart(budget_fig, key="dummy_budget_chart", **charts.PLOTLY_KW)
     st.caption("Bars: εₜ of one run, both panels on one scale. Strip under them: black ticks (row L) are the real "
                "landmarks, grey ticks (row dummy) the dummies, which now get a landmark's budget.")
-    alt_text.describe_run("dummy_budget_chart", cache.run_key(chosen_set, key, scheme, eps, eps_pub, mechanism, seed,
-                                                              w, reps, options),
+    alt_text.describe_run("dummy_budget_chart", budget_run,
                           lambda: alt_text.budget_table({f"{scheme} before (on L)": before,
                                                          f"{scheme} after (on L′)": after}, cur.landmarks, dummies=dm),
                           what="Budget εₜ per timestamp before and after the dummies", over="t")
@@ -304,8 +315,11 @@ def _results(cur, chosen: list[str]) -> None:
     st.subheader("The cost of the protection: mean absolute error")
     unit = views.MAE_UNIT[mechanism] or (cur.series.units or "value units")
     guess = relation.data_free_guess(cur, x, mechanism)
-    mae_fig = loss_charts.mae_with_without(rows, unit=unit, epsilon=eps, guess=guess.mae if guess else None)
-    st.plotly_chart(charts.single_draw(mae_fig), key="dummy_mae_chart", **charts.PLOTLY_KW)
+    mae_fig = cache.drawn("dummy_mae_chart", cache.run_key(key, tuple(chosen), eps, mechanism, reps, seed, w, method,
+                                                           share, utility, options, unit),
+                          _build=lambda: loss_charts.mae_with_without(rows, unit=unit, epsilon=eps,
+                                                                      guess=guess.mae if guess else None))
+    st.plotly_chart(mae_fig, key="dummy_mae_chart", **charts.PLOTLY_KW)
     st.dataframe(_mae_table(rows, unit), hide_index=True, key="dummy_mae_table", column_config={
         f"MAE without ({unit})": st.column_config.NumberColumn(format="%.4g"),
         f"MAE with dummies ({unit})": st.column_config.NumberColumn(format="%.4g"),
