@@ -1,7 +1,7 @@
 """Classroom load on one server (issue 15 §4, issue 34): K sessions on one page (Schemes & utility unless
 ``--page`` names others), each changing ε every 10 s.
 
-Every session is a headless protocol client (benchmarks/streamlit_client.py): it opens the page, then every
+Every session is a headless protocol client (deploy/streamlit_client.py): it opens the page, then every
 PERIOD seconds (random phase) moves the ε slider to an option it has not shown yet and waits for the server's
 ``script_finished``; the charts it receives must carry the new ε. Each session has its own demonstration seed
 (``?seed=k``), so no session is served from another's cache entry — the worst case for the server. Browsers'
@@ -37,15 +37,13 @@ from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "benchmarks")]
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "benchmarks"), str(ROOT / "deploy")]
 
 from browser_support import streamlit_process
 from streamlit_client import Session, chart_epsilons
+from warm import PAGES, warm_page  # the pages (URL path -> the key of their ε slider) and deploy/'s warming
 
 TICK = os.sysconf("SC_CLK_TCK")
-PAGES = {"schemes_utility": "w_eps", "temporal_loss": "w_eps", "dummy_landmarks": "w_eps", "audit": "w_eps",
-         "spatiotemporal_events": "w_st_eps"}
-"""URL path of each measured page -> the key of its ε select_slider (Adversary lab is ``audit``)."""
 
 
 def cpu_seconds(pid: int | list[int]) -> float:
@@ -132,11 +130,11 @@ async def classroom(url: str, pid: int | list[int], sessions: int, duration: flo
 
 
 async def warm(url: str, page: str) -> tuple[float, str]:
-    """The lecturer opens the page once before the class arrives (``--warm``): the app's default link, seed 0, which
-    no student's session uses. The server has imported the app and loaded the compiled kernels; the students' runs
-    are still computed afresh. Returns the opening's seconds and the URL query the app wrote."""
-    async with Session(url, page) as s:
-        return (await s.load(expect=PAGES[page])).seconds, s.query
+    """The lecturer opens the page once before the class arrives (``--warm``), as deploy/warm.py does for a replica:
+    the app's default link, seed 0, which no student's session uses. The server has imported the app and loaded the
+    compiled kernels; the students' runs are still computed afresh. Returns the opening's seconds and the URL query
+    the app wrote."""
+    return await warm_page(url, page)
 
 
 def row(r: dict) -> str:

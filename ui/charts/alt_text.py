@@ -163,7 +163,7 @@ def _extent(lat, lon, name: str) -> str:
 def _range(col) -> str:
     """"a to b (mean m)", "v throughout" or "empty" of a numeric column."""
     if isinstance(col, pd.Series) and pd.api.types.is_numeric_dtype(col) and col.dtype != bool:
-        v = col.to_numpy(dtype=float, na_value=np.nan)  # a table's numeric column as it is: no Series rebuilt per column and run
+        v = col.to_numpy(dtype=float, na_value=np.nan)  # as it is: no Series rebuilt per column and run
     else:
         v = pd.to_numeric(pd.Series(col), errors="coerce").to_numpy(dtype=float)
     v = v[np.isfinite(v)]

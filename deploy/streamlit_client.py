@@ -1,4 +1,4 @@
-"""A headless Streamlit client for load measurements: speaks the app's websocket protocol, renders nothing.
+"""A headless Streamlit client for load measurements and a replica's warming (deploy/warm.py): speaks the app's
 
 A browser session is a websocket to ``/_stcore/stream`` carrying protobuf ``BackMsg`` (client → server) and
 ``ForwardMsg`` (server → client) frames. This client sends what the browser sends on page load and on a widget
