@@ -115,8 +115,8 @@ def _report(args) -> str:
                            series))
 
 
-def handover(cur, chosen, sel, disclosure, eps, eps_pub, rows, unit, figures) -> None:
-    """Report (HTML) and 'Reproduce in Python' of this view."""
+def handover(cur, chosen, sel, disclosure, eps, eps_pub, said: str, mae_table: pd.DataFrame, figures) -> None:
+    """Report (HTML) and 'Reproduce in Python' of this view, whose headline ``said`` and MAE table the page shows."""
     from lmdk.present.report import describe_series
 
     ss = st.session_state
@@ -134,12 +134,9 @@ def handover(cur, chosen, sel, disclosure, eps, eps_pub, rows, unit, figures) ->
                                           "an unmarked event"],
                                      "value": [f"{100 * disclosure.chosen:.0f} %", f"{100 * disclosure.expected:.0f} %",
                                                "known to be a regular event"]})
-    said = headlines.dummies_headline(int(sel.chosen.size), int(cur.landmarks.size), disclosure.chosen,
-                                      headlines.event_word(cur.series.kind,
-                                                           headlines.median_step_seconds(cur.series.timestamps)))
     c1 = c2 = widgets.button_row()
     widgets.download_deferred("Report (HTML)", _report,
-                              (said, configuration, verdicts, _mae_table(rows, unit), disclosure_table,
+                              (said, configuration, verdicts, mae_table, disclosure_table,
                                tuple(figures), describe_series(cur.series, cur.n)),
                               key="dl_dummy_report", file_name="lmdk_dummies_report.html", mime="text/html",
                               container=c1, icon=":material/description:")
@@ -214,8 +211,8 @@ def _results(cur, chosen: list[str]) -> None:
     dm = sel.dummies
     disclosure = dummies.membership_disclosure(sel)
     words = headlines.event_word(cur.series.kind, headlines.median_step_seconds(cur.series.timestamps))
-    st.markdown("##### " + headlines.dummies_headline(int(sel.chosen.size), int(cur.landmarks.size),
-                                                      disclosure.chosen, words))
+    said = headlines.dummies_headline(int(sel.chosen.size), int(cur.landmarks.size), disclosure.chosen, words)
+    st.markdown("##### " + said)
 
     sets, budgets = st.columns(3), st.columns(3)  # six in a row cut their labels at 1024 px
     # the answer first (issue 35): how sure an observer can be that a marked event is a real landmark
@@ -320,7 +317,8 @@ def _results(cur, chosen: list[str]) -> None:
                           _build=lambda: loss_charts.mae_with_without(rows, unit=unit, epsilon=eps,
                                                                       guess=guess.mae if guess else None))
     st.plotly_chart(mae_fig, key="dummy_mae_chart", **charts.PLOTLY_KW)
-    st.dataframe(_mae_table(rows, unit), hide_index=True, key="dummy_mae_table", column_config={
+    mae_table = _mae_table(rows, unit)
+    st.dataframe(mae_table, hide_index=True, key="dummy_mae_table", column_config={
         f"MAE without ({unit})": st.column_config.NumberColumn(format="%.4g"),
         f"MAE with dummies ({unit})": st.column_config.NumberColumn(format="%.4g"),
     })
@@ -332,7 +330,7 @@ def _results(cur, chosen: list[str]) -> None:
         "dummies_low": "low with", "dummies_high": "high with"}), what=f"Mean absolute error ({unit}) per scheme",
         table=False)
 
-    handover(cur, chosen, sel, disclosure, eps, eps_pub, rows, unit, [timeline, opt_fig, budget_fig, mae_fig])
+    handover(cur, chosen, sel, disclosure, eps, eps_pub, said, mae_table, [timeline, opt_fig, budget_fig, mae_fig])
     row = widgets.button_row()
     widgets.download_figure(timeline, "dummy_timeline", key="dl_dummy_timeline", container=row,
                             label="Timeline chart (HTML)")
