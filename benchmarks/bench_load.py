@@ -129,14 +129,6 @@ async def classroom(url: str, pid: int | list[int], sessions: int, duration: flo
             "client_load": client_cpu / wall, "rss_mb": rss_mb(pid), "page": page}
 
 
-async def warm(url: str, page: str) -> tuple[float, str]:
-    """The lecturer opens the page once before the class arrives (``--warm``), as deploy/warm.py does for a replica:
-    the app's default link, seed 0, which no student's session uses. The server has imported the app and loaded the
-    compiled kernels; the students' runs are still computed afresh. Returns the opening's seconds and the URL query
-    the app wrote."""
-    return await warm_page(url, page)
-
-
 def row(r: dict) -> str:
     """One Markdown table row of a classroom result."""
     return (f"| {r['sessions']} | {r['interactions']} | {r['p50']:.2f} | {r['p95']:.2f} | {r['max']:.2f} | "
@@ -188,8 +180,9 @@ def main() -> None:
     for page in args.page:
         for k in args.sessions:
             with servers(args.replicas) as (url, pids):  # fresh servers per K and page: no warm cache
-                if args.warm:
-                    print(f"warmed by one opening of {page} in {asyncio.run(warm(url, page))[0]:.1f} s", flush=True)
+                if args.warm:  # deploy/warm.py's opening: the default link, seed 0, which no student's session uses
+                    seconds = asyncio.run(warm_page(url, page))[0]
+                    print(f"warmed by one opening of {page} in {seconds:.1f} s", flush=True)
                 result = asyncio.run(classroom(url, pids, k, args.duration, args.period, args.seed, page,
                                                 args.one_link))
             print(row(result), flush=True)

@@ -28,6 +28,15 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 VIEWPORT = {"width": 1400, "height": 1000}
 
 
+def in_own_thread(func, *args):
+    """``func(*args)`` in a thread of its own: a test process that has driven Chromium (the per-worker browser of
+    tests/conftest.py) holds Playwright's event loop in this thread, where ``asyncio.run`` refuses to start."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(func, *args).result()
+
+
 def require_browser() -> None:
     """Skip (locally) or fail (CI) when Chromium or Playwright is missing."""
     import pytest

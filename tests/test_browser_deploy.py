@@ -92,13 +92,11 @@ def test_uploads_through_the_proxy_stay_in_their_own_session(proxy, tmp_path):
 
 def test_the_classroom_benchmark_runs_through_the_proxy_and_counts_every_replica(proxy):
     import asyncio
-    from concurrent.futures import ThreadPoolExecutor
 
     from bench_load import classroom
+    from browser_support import in_own_thread
 
     url, _, pids = proxy
-    with ThreadPoolExecutor(1) as pool:  # a thread of its own: Playwright's sync API runs an event loop in this one
-        result = pool.submit(asyncio.run, classroom(url, pids, sessions=2, duration=4, period=2, seed=3,
-                                                    one_link=True)).result()
+    result = in_own_thread(asyncio.run, classroom(url, pids, sessions=2, duration=4, period=2, seed=3, one_link=True))
     assert result["failures"] == [] and result["interactions"] >= 2
     assert result["cpu_per_interaction"] > 0 and result["rss_mb"] > 2 * 50  # two replicas' memory, summed

@@ -3,9 +3,9 @@ page's default view leaves the server with the imports, the compiled kernels and
 first visitor's opening is served from them (issue 34)."""
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -15,17 +15,8 @@ sys.path[:0] = [str(ROOT / "deploy"), str(ROOT / "benchmarks")]
 
 import warm  # noqa: E402
 from bench_load import cpu_seconds  # noqa: E402
-from browser_support import streamlit_process  # noqa: E402
-from streamlit_client import Session  # noqa: E402
-from test_load_harness import run  # noqa: E402
-from warm import PAGES, wait_until_healthy  # noqa: E402
-
-
-async def _visit(url: str, page: str) -> str:
-    """A first visitor opening ``page`` by the app's default link; the URL query the app wrote."""
-    async with Session(url, page) as s:
-        await s.load(expect=PAGES[page])
-        return s.query
+from browser_support import in_own_thread, streamlit_process  # noqa: E402
+from warm import wait_until_healthy, warm_page  # noqa: E402
 
 
 def test_a_warmed_server_serves_the_first_visitor_from_the_warming(monkeypatch, capsys):
@@ -36,12 +27,11 @@ def test_a_warmed_server_serves_the_first_visitor_from_the_warming(monkeypatch, 
         assert done.returncode == 0, done.stderr
         assert "lmdk warm: schemes_utility opened in" in done.stdout
         warming = cpu_seconds(proc.pid) - before
-        query = run(_visit(url, "schemes_utility"))
+        _, query = in_own_thread(asyncio.run, warm_page(url, "schemes_utility"))  # a first visitor, default link
         visit = cpu_seconds(proc.pid) - before - warming
         # then a page that never arrives (it does not show the widget asked for) fails the warming, named
         monkeypatch.setitem(warm.PAGES, "schemes_utility", "no_such_slider")
-        with ThreadPoolExecutor(1) as pool:  # asyncio.run in a thread of its own (see test_load_harness.run)
-            status = pool.submit(warm.main, [url, "--pages", "schemes_utility", "temporal_loss"]).result()
+        status = in_own_thread(warm.main, [url, "--pages", "schemes_utility", "temporal_loss"])
     assert "seed" not in query or "seed=0" in query  # the default link: the run the warming computed
     # the warming paid the imports, the kernels and the six schemes' run; the visitor pays the page's elements
     assert visit < 0.3 * warming, (visit, warming)

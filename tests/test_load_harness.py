@@ -10,9 +10,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "benchmarks"), str(ROOT / "deploy")]
 
 import pytest
-from bench_load import classroom, percentile, warm
-from browser_support import streamlit_process
+from bench_load import classroom, percentile
+from browser_support import in_own_thread, streamlit_process
 from streamlit_client import Session, chart_epsilons
+from warm import warm_page
 
 
 @pytest.fixture(scope="module")
@@ -23,12 +24,8 @@ def server():
 
 
 def run(coroutine):
-    """asyncio.run in a thread of its own: a test process that has driven Chromium (the per-worker browser of
-    tests/conftest.py) holds Playwright's event loop in this thread, where asyncio.run refuses to start."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
+    """asyncio.run in a thread of its own (browser_support.in_own_thread)."""
+    return in_own_thread(asyncio.run, coroutine)
 
 
 async def _one_change(url: str) -> tuple:
@@ -55,7 +52,7 @@ def test_classroom_measures_every_session_and_the_server(server):
 
 def test_warming_opens_the_page_once_with_no_students_seed(server):
     """--warm: one opening of the page by the app's default link (seed 0, which no student's session uses)."""
-    seconds, query = run(warm(server[0], "schemes_utility"))
+    seconds, query = run(warm_page(server[0], "schemes_utility"))
     assert seconds > 0 and "seed=" not in query  # the default seed: left out of the URL the app wrote
 
 
