@@ -1,8 +1,8 @@
 """Warm a fresh app server before its first visitors: open each interactive page's default view once.
 
 A fresh ``streamlit run app.py`` imports the app and loads the compiled kernels on its first visit (~3 s on a
-2-core machine), and the Adversary lab and Spatiotemporal events open with a Monte-Carlo run (~7 s and 2–4 s of
-CPU) that every session on the default view then shares. Without warming, the first students of a replica wait for
+2-core machine), and Spatiotemporal events opens with a Monte-Carlo run (2–4 s of CPU) that every session on the
+default view then shares (the Adversary lab's default audits ship with the app: ``assets/audit_default``). Without warming, the first students of a replica wait for
 all of it (issue 34, docs/DEPLOY.md). This opens every page of ``PAGES`` once through the app's own websocket
 protocol (``streamlit_client``, as a browser without drawing), with the default link: seed 0, the sample data, no
 upload — nothing private, nothing recorded, no release handed out.

@@ -5,12 +5,21 @@ effects are replayed). Audits of bundled samples and synthetic series are rememb
 deterministic in their configuration and seed, like ``st.cache_data``); audits of an upload stay in this session.
 A run is split into chunks of releases with a progress update between them, so a widget change interrupts it
 within a chunk and every scheme finished before is kept.
+
+The default view's audits (the bundled sample, the page's defaults) also ship with the app, in ``BUNDLE``: a server
+nobody has opened yet reads them instead of spending about 7 s of CPU while its first visitors wait (issue 34: 30
+sessions opening a fresh server's Adversary lab waited 7 s at p95). They are keyed by everything an audit depends
+on, the series' content included, so any other configuration is computed; ``deploy/bundle_audit.py`` writes them
+and ``tests/test_audit_bundle.py`` fails when they no longer equal a fresh run.
 """
 from __future__ import annotations
 
+import hashlib
+import pickle
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -28,6 +37,10 @@ _shared: OrderedDict = OrderedDict()
 _running: dict[tuple, threading.Event] = {}  # shared configurations being computed now -> set when that run ends
 _progress: dict[tuple, tuple[float, str]] = {}  # their last progress report
 _lock = threading.Lock()
+
+BUNDLE_FILE = "audit_default/audits.pickle"  # under lmdk.assets.ASSETS: {"tokens": set, "audits": {digest: Audit}}
+_bundle: dict | None = None  # loaded on first use
+_recording: dict | None = None  # while deploy/bundle_audit.py records: digest -> (token, Audit)
 
 
 def trials_cap(n: int) -> int:
@@ -72,10 +85,14 @@ def run(cur, scheme: str, epsilon: float, protected, w: int, trials: int, seed: 
                 break
         _wait_for(key, running, progress)
     try:
-        result = audit(cur.series, cur.landmarks, scheme, epsilon, protects=protected, w=w, trials=trials, seed=seed,
-                       prior=prior, s=s, dummy_methods=dummy_methods(cur), position_dummies=dummy,
-                       progress=_sharing(key, progress) if shared else progress, event=event,
-                       position_trials=position_trials(cur.n), rule=rule)
+        result = _bundled(cur, key) if shared else None
+        if result is None:
+            result = audit(cur.series, cur.landmarks, scheme, epsilon, protects=protected, w=w, trials=trials,
+                           seed=seed, prior=prior, s=s, dummy_methods=dummy_methods(cur), position_dummies=dummy,
+                           progress=_sharing(key, progress) if shared else progress, event=event,
+                           position_trials=position_trials(cur.n), rule=rule)
+        if _recording is not None and shared:
+            _recording[_digest(cur, key)] = (cur.token, result)
         with _lock:
             cache[key] = result
             while len(cache) > bound:
@@ -120,9 +137,66 @@ def remembered(cur, schemes, epsilon: float, protected, w: int, trials: int, see
                s: float | None, dummy: dict) -> bool:
     """Whether the audit of every scheme in ``schemes`` with these settings is remembered (no run needed)."""
     cache, _ = _store(cur.token)
+    keys = [_key(cur, scheme, epsilon, protected, w, trials, seed, prior, s, dummy) for scheme in schemes]
     with _lock:
-        return all(_key(cur, scheme, epsilon, protected, w, trials, seed, prior, s, dummy) in cache
-                   for scheme in schemes)
+        if all(key in cache for key in keys):
+            return True
+    return cache is _shared and all(key in cache or _bundled(cur, key) is not None for key in keys)
+
+
+def _digest(cur, key: tuple) -> str:
+    """The bundle's name for an audit: its key (``_key``) and the series' content, which the token only names."""
+    import pandas as pd
+
+    h = hashlib.sha256(repr(key).encode())
+    h.update(pd.util.hash_pandas_object(cur.series.frame, index=True).to_numpy().tobytes())
+    h.update(repr((cur.series.kind, cur.series.units, list(cur.series.frame.columns))).encode())
+    return h.hexdigest()
+
+
+def _bundled(cur, key: tuple):
+    """The shipped audit of this configuration (``BUNDLE_FILE``), or None: another configuration, another series,
+    or no readable bundle (then the audit is computed as everywhere else)."""
+    global _bundle
+    if _recording is not None:
+        return None  # deploy/bundle_audit.py: compute afresh
+    if _bundle is None:
+        _bundle = _read_bundle()
+    if cur.token not in _bundle["tokens"]:
+        return None  # cheap refusal before hashing the series
+    return _bundle["audits"].get(_digest(cur, key))
+
+
+def _read_bundle() -> dict:
+    """The bundle file's contents, or an empty bundle when it is missing or no longer loads (a renamed class)."""
+    from lmdk.assets import ASSETS
+
+    try:
+        with open(ASSETS / BUNDLE_FILE, "rb") as f:
+            data = pickle.load(f)  # the app's own file, shipped beside its code (not user input)
+        return {"tokens": set(data["tokens"]), "audits": dict(data["audits"])}
+    except (OSError, pickle.UnpicklingError, AttributeError, ImportError, EOFError, KeyError, TypeError):
+        return {"tokens": set(), "audits": {}}
+
+
+@contextmanager
+def recording():
+    """While open, every shared audit is computed afresh (never read from the bundle) and recorded; yields the
+    record, digest -> (token, Audit), for ``write_bundle``."""
+    global _recording
+    _recording = {}
+    try:
+        yield _recording
+    finally:
+        _recording = None
+
+
+def write_bundle(record: dict, path) -> None:
+    """Write a record of ``recording`` as a bundle file at ``path``."""
+    data = {"tokens": sorted({token for token, _ in record.values()}),
+            "audits": {digest: result for digest, (_, result) in sorted(record.items())}}
+    with open(path, "wb") as f:
+        pickle.dump(data, f, protocol=5)
 
 
 def estimated_seconds(n: int, schemes: int, trials: int, s: float | None) -> float:
