@@ -2,8 +2,9 @@
 
 A fresh ``streamlit run app.py`` imports the app and loads the compiled kernels on its first visit (~3 s on a
 2-core machine), and Spatiotemporal events opens with a Monte-Carlo run (2–4 s of CPU) that every session on the
-default view then shares (the Adversary lab's default audits ship with the app: ``assets/audit_default``). Without warming, the first students of a replica wait for
-all of it (issue 34, docs/DEPLOY.md). This opens every page of ``PAGES`` once through the app's own websocket
+default view then shares (the Adversary lab's default audits ship with the app: ``assets/audit_default``).
+Without warming, the first students of a replica wait for all of it (issue 34, docs/DEPLOY.md). This opens every
+page of ``PAGES`` once through the app's own websocket
 protocol (``streamlit_client``, as a browser without drawing), with the default link: seed 0, the sample data, no
 upload — nothing private, nothing recorded, no release handed out.
 
