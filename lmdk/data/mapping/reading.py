@@ -94,7 +94,9 @@ def parse_times(frame: pd.DataFrame, spec: ImportSpec, mapper) -> pd.Series:
         nanos = np.round(numbers.to_numpy(dtype=float) * scale)
         if np.nanmax(np.abs(nanos), initial=0.0) + abs(base) > 9.2e18:
             mapper._fail(col, numbers.abs() == numbers.abs().max(), "lies beyond the year 2262")
-        values = np.where(np.isnan(nanos), np.iinfo(np.int64).min, nanos.astype(np.int64) + base)
+        values = np.full(nanos.shape, np.iinfo(np.int64).min, dtype=np.int64)  # NaT where the cell is empty
+        known = ~np.isnan(nanos)  # cast only numbers: NaN has no int64 (numpy warned on every empty cell)
+        values[known] = nanos[known].astype(np.int64) + base
         parsed = pd.Series(values.astype(np.int64).view("datetime64[ns]"), index=frame.index)
         zone = spec.timezone if spec.time_format == "relative_s" else "UTC"
         return _zoned(parsed, zone if zone else None, already_utc=spec.time_format != "relative_s")
