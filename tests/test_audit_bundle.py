@@ -88,12 +88,13 @@ def test_a_fresh_server_opens_the_default_view_from_the_bundle_and_computes_any_
     ui_audit.clear()
 
 
-def test_a_missing_or_unreadable_bundle_is_no_bundle(tmp_path, monkeypatch):
+def test_a_missing_or_unreadable_bundle_is_no_bundle(tmp_path, monkeypatch, caplog):
     import lmdk.assets
 
     (tmp_path / "audit_default").mkdir()
     (tmp_path / ui_audit.BUNDLE_FILE).write_bytes(b"not a pickle")
     monkeypatch.setattr(lmdk.assets, "ASSETS", tmp_path)
     assert ui_audit._read_bundle() == {"tokens": set(), "audits": {}}
+    assert "python deploy/bundle_audit.py" in caplog.text  # a broken file is said in the server's log
     (tmp_path / ui_audit.BUNDLE_FILE).unlink()
     assert ui_audit._read_bundle() == {"tokens": set(), "audits": {}}

@@ -15,6 +15,7 @@ and ``tests/test_audit_bundle.py`` fails when they no longer equal a fresh run.
 from __future__ import annotations
 
 import hashlib
+import logging
 import pickle
 import threading
 from collections import OrderedDict
@@ -171,11 +172,16 @@ def _read_bundle() -> dict:
     """The bundle file's contents, or an empty bundle when it is missing or no longer loads (a renamed class)."""
     from lmdk.assets import ASSETS
 
+    path = ASSETS / BUNDLE_FILE
     try:
-        with open(ASSETS / BUNDLE_FILE, "rb") as f:
+        with open(path, "rb") as f:
             data = pickle.load(f)  # the app's own file, shipped beside its code (not user input)
         return {"tokens": set(data["tokens"]), "audits": dict(data["audits"])}
-    except (OSError, pickle.UnpicklingError, AttributeError, ImportError, EOFError, KeyError, TypeError):
+    except FileNotFoundError:
+        return {"tokens": set(), "audits": {}}
+    except (OSError, pickle.UnpicklingError, AttributeError, ImportError, EOFError, KeyError, TypeError) as exc:
+        logging.getLogger(__name__).warning("%s does not load (%s): the Adversary lab computes its default view; "
+                                            "run python deploy/bundle_audit.py", path, exc)
         return {"tokens": set(), "audits": {}}
 
 
