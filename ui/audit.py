@@ -6,7 +6,7 @@ deterministic in their configuration and seed, like ``st.cache_data``); audits o
 A run is split into chunks of releases with a progress update between them, so a widget change interrupts it
 within a chunk and every scheme finished before is kept.
 
-The default view's audits (the bundled sample, the page's defaults) also ship with the app, in ``BUNDLE``: a server
+The default view's audits (the bundled sample, the page's defaults) also ship with the app, in ``BUNDLE_FILE``: a server
 nobody has opened yet reads them instead of spending about 7 s of CPU while its first visitors wait (issue 34: 30
 sessions opening a fresh server's Adversary lab waited 7 s at p95). They are keyed by everything an audit depends
 on, the series' content included, so any other configuration is computed; ``deploy/bundle_audit.py`` writes them
