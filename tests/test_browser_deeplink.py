@@ -70,3 +70,23 @@ def test_schemes_deep_link_first_then_simultaneous_ones_all_render_through_app(b
         finally:
             for page in pages:
                 page.close()
+
+
+def test_the_old_adversary_lab_address_as_a_fresh_servers_first_request(browser_context):
+    """/audit (the Adversary lab's address until issue 35) as a fresh server's first request: the legacy ``pages/``
+    layout knew no such page ("Page not found", then the Overview). It opens the Adversary lab through app.py, with
+    its default view (the audits shipped in assets/audit_default)."""
+    with streamlit_server() as url:
+        page = browser_context.new_page()
+        try:
+            page.goto(f"{url}/audit", wait_until="commit")
+            wait_idle(page, timeout=180_000)
+            assert "Page not found" not in page.inner_text("body")
+            assert_rendered_through_app({"exceptions": exceptions(page), "nav": text(page, NAV),
+                                         "status": text(page, ".st-key-landmark_status")})
+            assert text(page, "h1").startswith("Adversary lab"), text(page, "h1")
+            assert "/adversary_lab" in page.url, page.url
+            assert page.get_by_text("Could an attacker tell the two versions apart?").count() == 1
+            screenshot(page, "deeplink_audit")
+        finally:
+            page.close()
