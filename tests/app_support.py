@@ -50,6 +50,24 @@ def open_page(page: str, timeout: float, **query) -> AppTest:
     return at
 
 
+def audits_computed(monkeypatch) -> list[str]:
+    """Forget every remembered audit and count what the Adversary lab computes from now on: the list of the schemes
+    ``lmdk.audit.audit`` is called for (the real audit still runs)."""
+    import lmdk.audit
+    from ui import audit as ui_audit
+
+    ui_audit.clear()
+    calls: list[str] = []
+    real = lmdk.audit.audit
+
+    def counting(*args, **kwargs):
+        calls.append(args[2])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(lmdk.audit, "audit", counting)
+    return calls
+
+
 def array(value) -> np.ndarray:
     """A plotly JSON array (plain list or base64 'bdata' with dtype) as numpy."""
     if isinstance(value, dict) and "bdata" in value:

@@ -44,17 +44,7 @@ def test_page_audits_the_chosen_schemes_and_says_it_plainly():
 
 
 def test_an_audit_is_computed_once_per_configuration(monkeypatch):
-    import lmdk.audit
-
-    ui_audit.clear()
-    calls = []
-    real = lmdk.audit.audit
-
-    def counting(*args, **kwargs):
-        calls.append(args[2])
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(lmdk.audit, "audit", counting)
+    calls = app_support.audits_computed(monkeypatch)
     at = open_page(schemes="adaptive", aud_n="200", aud_corr="none")
     assert calls == ["adaptive"] and len(charts(at)) == 3  # no correlation chart
     at.run()

@@ -68,17 +68,7 @@ def test_the_shipped_audits_equal_a_fresh_run_of_the_default_view():
 
 
 def test_a_fresh_server_opens_the_default_view_from_the_bundle_and_computes_any_other(monkeypatch):
-    import lmdk.audit
-
-    ui_audit.clear()
-    calls = []
-    real = lmdk.audit.audit
-
-    def counting(*args, **kwargs):
-        calls.append(args[2])
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(lmdk.audit, "audit", counting)
+    calls = app_support.audits_computed(monkeypatch)
     at = open_page()
     assert calls == [] and not at.error  # six audits shown, none computed
     assert app_support.headline(at).startswith("##### ")
