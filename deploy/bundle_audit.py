@@ -15,11 +15,11 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the app's ui/ and lmdk/, when run as a script from anywhere
 
 
 def record_default_view() -> dict:
     """The default view's audits, computed afresh by opening the page: digest -> (token, Audit)."""
-    sys.path.insert(0, str(ROOT))
     from streamlit.testing.v1 import AppTest
 
     from ui import audit as ui_audit
@@ -52,5 +52,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(ROOT))
     main()
