@@ -28,7 +28,8 @@ state.init()
 a11y.style()  # readable captions (WCAG AA contrast), see ui/a11y.py
 state.register_pages(PAGES)
 # Old addresses of renamed pages keep working: a hidden page at the old path that switches to the new one with the
-# link's settings (the Adversary lab was /audit until issue 35).
+# link's settings (the Adversary lab was /audit until issue 35). Each old path also has a file in pages/ (e.g.
+# pages/audit.py) for a fresh server's first request, which Streamlit routes by the legacy pages/ layout.
 MOVED = {"audit": "pages/adversary_lab.py"}
 
 
