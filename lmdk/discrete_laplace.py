@@ -543,21 +543,29 @@ def calibrate(epsilon, sensitivity, value_range) -> Calibration:
     return _calibrate(validate_epsilon(epsilon), validate_sensitivity(sensitivity), low, high)
 
 
-_SMALLEST_EXPONENT = -1074  # 2^−1074 is the smallest positive double: 2^k for smaller k rounds to 0
+_NORMAL_EXPONENTS = (-1022, 1022)  # k with 2^k and 2^−k both normal doubles: _power_of_two's bit pattern is exact
+
+
+def _power_of_two(k: np.ndarray) -> np.ndarray:
+    """2^k as doubles for integer k within _NORMAL_EXPONENTS: the exponent field set directly (k + 1023, mantissa 0)."""
+    return ((np.asarray(k, dtype=np.int64) + 1023) << 52).view(np.float64)
 
 
 def on_grid(x_clamped: np.ndarray, cal: Calibration, z: np.ndarray) -> np.ndarray:
     """g·clamp(round(x/g) + z) for values already clamped to the range: the released values (steps 2–4)."""
-    steps = np.rint(np.ldexp(x_clamped, -cal.exponent)).astype(np.int64) + z
+    exponent = np.asarray(cal.exponent)
+    scaled = exponent.size == 0 or _NORMAL_EXPONENTS[0] <= int(exponent.min()) <= int(exponent.max()) <= \
+        _NORMAL_EXPONENTS[1]
+    # with g = 2^k a normal double, x·2^−k and q·2^k are ldexp(x, −k) and ldexp(q, k) exactly (one correctly rounded
+    # product of the same real number either way) at a fifth of ldexp's cost per cell (issue 34)
+    ratio = x_clamped * _power_of_two(-exponent) if scaled else np.ldexp(x_clamped, -exponent)
+    steps = np.rint(ratio).astype(np.int64) + z
     np.maximum(steps, cal.low, out=steps)  # in place: two passes instead of np.clip's copy (a hot path, issue 34)
     np.minimum(steps, cal.high, out=steps)
     out = steps.astype(np.float64)
-    exponent = np.asarray(cal.exponent)
-    if exponent.size and int(exponent.min()) < _SMALLEST_EXPONENT:
+    if not scaled:
         return np.ldexp(out, exponent)
-    # g = 2^k is a double here (subnormal at worst), so out·g is ldexp(out, k) exactly: one correctly rounded product
-    # of the same real number either way, at a fifth of ldexp's cost over repetitions × n cells (issue 34)
-    out *= np.ldexp(1.0, exponent)
+    out *= _power_of_two(exponent)
     return out
 
 

@@ -466,16 +466,23 @@ def test_the_compiled_calibration_is_the_formulas_exactly():
     assert square.scale.shape == (2, 2) and dl._calibrate(np.array(0.7), 1.0, 0.0, 25.0).scale.shape == ()
 
 
+def _on_grid_case(k: np.ndarray, magnitude: float, jump: int, rng) -> None:
+    """on_grid against the ldexp formula on one set of grids 2^k (x up to ``magnitude`` grid steps, |z| < ``jump``)."""
+    x = np.ldexp(rng.uniform(-magnitude, magnitude, k.size), k)
+    low, high = -(2**45) + rng.integers(0, 9, k.size), 2**45 - rng.integers(0, 9, k.size)
+    cal = dl.Calibration(k, np.ones(k.size, dtype=np.int64), np.ones(k.size, dtype=np.int64), low, high, 1.0)
+    z = rng.integers(-jump, jump, size=(7, k.size))
+    want = np.ldexp(np.clip(np.rint(np.ldexp(x, -k)).astype(np.int64) + z, low, high).astype(np.float64), k)
+    got = dl.on_grid(x, cal, z)
+    assert np.array_equal(got, want) and np.array_equal(np.signbit(got), np.signbit(want)), int(k.min())
+
+
 def test_on_grid_is_ldexp_of_the_clamped_grid_steps_bit_for_bit():
-    """on_grid multiplies by g = 2^k (issue 34: ldexp was most of its cost) and falls back to ldexp where 2^k is
-    not a double (k < −1074): both give ldexp(clamp(round(x/g) + z), k) exactly, for grids from 2^−1100 to 2^972."""
+    """on_grid multiplies by 2^−k and 2^k (issue 34: ldexp was most of its cost) and falls back to ldexp where one of
+    them is not a normal double: both give ldexp(clamp(round(ldexp(x, −k)) + z), k) exactly, for grids from 2^−1100
+    to 2^1023, on either side of the boundaries ±1022."""
     rng = np.random.default_rng(34)
-    for exponent in (-1100, -1080, -1074, -1060, -1023, -1022, -600, -40, -20, 0, 30, 970):
-        k = np.full(50, exponent, dtype=np.int64) + rng.integers(0, 3, 50)
-        x = np.ldexp(rng.uniform(-2**40, 2**40, 50), k)
-        low, high = -(2**45) + rng.integers(0, 9, 50), 2**45 - rng.integers(0, 9, 50)
-        cal = dl.Calibration(k, np.ones(50, dtype=np.int64), np.ones(50, dtype=np.int64), low, high, 1.0)
-        z = rng.integers(-2**46, 2**46, size=(7, 50))
-        want = np.ldexp(np.clip(np.rint(np.ldexp(x, -k)).astype(np.int64) + z, low, high).astype(np.float64), k)
-        got = dl.on_grid(x, cal, z)
-        assert np.array_equal(got, want) and np.array_equal(np.signbit(got), np.signbit(want))
+    for exponent in (-1100, -1080, -1074, -1060, -1024, -1023, -1022, -600, -40, -20, 0, 30, 970):
+        _on_grid_case(np.full(50, exponent, dtype=np.int64) + rng.integers(0, 3, 50), 2.0**40, 2**46, rng)
+    for exponent in (1020, 1021, 1022, 1023):  # the largest grids: values of a few steps, below 2^1024
+        _on_grid_case(np.full(50, exponent, dtype=np.int64), 0.4, 1, rng)
