@@ -80,6 +80,23 @@ def test_summary_checks_theorem_2_against_the_real_landmarks():
         assert summary.first.shape == x.shape and summary.budgets.shape == x.shape
 
 
+@given(st.integers(2, 12), st.integers(1, 40), st.floats(0.01, 5.0), st.booleans())
+def test_summary_worst_sigma_is_theorem_2_over_every_repetition(reps, n, eps, same):
+    """worst_sigma is the largest Theorem 2 loss over every repetition and t, bit for bit: computed on one row when
+    the rows are equal (a data-independent scheme, issue 34) and on all of them when they differ (Adaptive, L′)."""
+    from types import SimpleNamespace
+
+    from lmdk import privacy
+
+    rng = np.random.default_rng(reps * 1_000 + n)
+    landmarks = np.flatnonzero(rng.random(n) < 0.3)
+    budgets = rng.uniform(0, eps, size=(1 if same else reps, n)).repeat(reps if same else 1, axis=0)
+    release = SimpleNamespace(values=rng.normal(size=(reps, n)), budgets=budgets, published=budgets > 0)
+    summary = views.summarize("adaptive", np.zeros(n), release, landmarks, eps, "laplace")
+    assert summary.worst_sigma == float(privacy.landmark_loss(budgets, landmarks).max())
+
+
+
 def test_release_inputs_fit_each_kind():
     from lmdk import data
 
