@@ -559,7 +559,7 @@ def on_grid(x_clamped: np.ndarray, cal: Calibration, z: np.ndarray) -> np.ndarra
     # with g = 2^k a normal double, x·2^−k and q·2^k are ldexp(x, −k) and ldexp(q, k) exactly (one correctly rounded
     # product of the same real number either way) at a fifth of ldexp's cost per cell (issue 34)
     ratio = x_clamped * _power_of_two(-exponent) if scaled else np.ldexp(x_clamped, -exponent)
-    steps = np.rint(ratio).astype(np.int64) + z
+    steps = np.asarray(np.rint(ratio).astype(np.int64) + z)  # an array even for one value (numpy gives a scalar)
     np.maximum(steps, cal.low, out=steps)  # in place: two passes instead of np.clip's copy (a hot path, issue 34)
     np.minimum(steps, cal.high, out=steps)
     out = steps.astype(np.float64)

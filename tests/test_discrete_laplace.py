@@ -207,6 +207,17 @@ def test_same_seed_same_numbers():
     assert not np.array_equal(dl.release_values(x, 0.5, 25, (0, 25), 4), dl.release_values(x, 0.5, 25, (0, 25), 5))
 
 
+def test_one_value_and_broadcast_budgets_release_as_their_cells_do():
+    """release_values of one value is a 0-d release with the first draw of a one-cell release (it raised "return
+    arrays must be of ArrayType" before); budgets of shape (2, 1) against 3 values give the cells of (2, 3) budgets."""
+    one = dl.release_values(3.0, 1.0, 1.0, (0, 10), np.random.default_rng(1))
+    assert one.shape == () and one == dl.release_values([3.0], 1.0, 1.0, (0, 10), np.random.default_rng(1))[0]
+    x, eps = np.array([3.0, 4.0, 9.5]), np.array([[1.0], [2.0]])
+    broadcast = dl.release_values(x, eps, 1.0, (0, 10), np.random.default_rng(2))
+    full = dl.release_values(np.tile(x, (2, 1)), np.repeat(eps, 3, axis=1), 1.0, (0, 10), np.random.default_rng(2))
+    assert broadcast.shape == (2, 3) and np.array_equal(broadcast, full)
+
+
 def test_outputs_are_multiples_of_the_grid_inside_the_range():
     rng = np.random.default_rng(2)
     x = rng.uniform(-10, 40, (3, 400))
