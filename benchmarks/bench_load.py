@@ -16,6 +16,7 @@ link, where what one session computed serves the others. The server is measured 
     python benchmarks/bench_load.py --sessions 1 10 30 [--duration 60] [--period 10] [--one-link]
     python benchmarks/bench_load.py --sessions 100 --replicas 2 --one-link   # deploy/'s nginx in front of 2 replicas
     python benchmarks/bench_load.py --sessions 30 --warm   # the lecturer opened the page before the class arrived
+    python benchmarks/bench_load.py --sessions 30 --query reps=50   # every link adds reps=50 (a trial default)
     python benchmarks/bench_load.py --sessions 30 --page schemes_utility temporal_loss dummy_landmarks audit \
         spatiotemporal_events
 
@@ -76,13 +77,14 @@ def percentile(values: list[float], q: float) -> float:
 
 async def student(url: str, k: int, steady: asyncio.Event, duration: float, period: float,
                   rng: random.Random, opens: list, changes: list, failures: list,
-                  page: str = "schemes_utility", one_link: bool = False) -> None:
+                  page: str = "schemes_utility", one_link: bool = False, extra: str = "") -> None:
     """One session: open the page within the first period, then, once every session is open, change ε every
     period for ``duration`` seconds (the steady phase starts when the last session opened, however long that
-    took on a loaded machine). ``one_link``: the class's shared link (seed 1) instead of a seed of its own."""
+    took on a loaded machine). ``one_link``: the class's shared link (seed 1) instead of a seed of its own;
+    ``extra``: more of the link's query (``reps=50``)."""
     await asyncio.sleep(rng.uniform(0, period))
     slider = PAGES[page]
-    async with Session(url, page, query=f"seed={1 if one_link else k + 1}") as s:
+    async with Session(url, page, query=f"seed={1 if one_link else k + 1}" + (f"&{extra}" if extra else "")) as s:
         opens.append((await s.load(expect=slider)).seconds)
         await steady.wait()
         labels = s.options(slider)
@@ -102,7 +104,7 @@ async def student(url: str, k: int, steady: asyncio.Event, duration: float, peri
 
 
 async def classroom(url: str, pid: int | list[int], sessions: int, duration: float, period: float, seed: int,
-                    page: str = "schemes_utility", one_link: bool = False) -> dict:
+                    page: str = "schemes_utility", one_link: bool = False, extra: str = "") -> dict:
     """Run K sessions against the server at ``url`` (process ``pid``, or the replicas' processes behind a proxy);
     returns the measurements (server CPU and RSS summed over the replicas)."""
     rng = random.Random(seed)
@@ -110,7 +112,8 @@ async def classroom(url: str, pid: int | list[int], sessions: int, duration: flo
     steady = asyncio.Event()
     t0 = time.monotonic()
     tasks = [asyncio.create_task(student(url, k, steady, duration, period,
-                                         random.Random(rng.random()), opens, changes, failures, page, one_link))
+                                         random.Random(rng.random()), opens, changes, failures, page, one_link,
+                                         extra))
              for k in range(sessions)]
     while len(opens) < sessions and not any(t.done() for t in tasks):
         await asyncio.sleep(0.05)
@@ -168,6 +171,9 @@ def main() -> None:
     parser.add_argument("--warm", action="store_true",
                         help="open the page once (seed 0, as the lecturer before the class) before the sessions "
                              "arrive; default: the sessions meet a server that has served nobody yet")
+    parser.add_argument("--query", default="",
+                        help="more of every session's link, e.g. reps=50 (a view's default changed for a trial); "
+                             "default: the page's defaults")
     parser.add_argument("--replicas", type=int, default=1,
                         help="app replicas behind nginx running deploy/lmdk.conf (default 1: one server, no proxy); "
                              "server CPU and RSS are summed over them")
@@ -175,7 +181,8 @@ def main() -> None:
     print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores", flush=True)
     if args.replicas > 1:
         print(f"{args.replicas} replicas behind nginx (deploy/lmdk.conf)", flush=True)
-    print("sessions: " + ("one shared link (?seed=1)" if args.one_link else "a seed of their own each"), flush=True)
+    print("sessions: " + ("one shared link (?seed=1)" if args.one_link else "a seed of their own each")
+          + (f", with {args.query}" if args.query else ""), flush=True)
     print(HEADER)
     for page in args.page:
         for k in args.sessions:
@@ -184,7 +191,7 @@ def main() -> None:
                     seconds = asyncio.run(warm_page(url, page))[0]
                     print(f"warmed by one opening of {page} in {seconds:.1f} s", flush=True)
                 result = asyncio.run(classroom(url, pids, k, args.duration, args.period, args.seed, page,
-                                                args.one_link))
+                                                args.one_link, args.query))
             print(row(result), flush=True)
             for failure in result["failures"][:5]:
                 print("  failure:", failure, file=sys.stderr)
