@@ -97,7 +97,7 @@ def parse_times(frame: pd.DataFrame, spec: ImportSpec, mapper) -> pd.Series:
         values = np.full(nanos.shape, np.iinfo(np.int64).min, dtype=np.int64)  # NaT where the cell is empty
         known = ~np.isnan(nanos)  # cast only numbers: NaN has no int64 (numpy warned on every empty cell)
         values[known] = nanos[known].astype(np.int64) + base
-        parsed = pd.Series(values.astype(np.int64).view("datetime64[ns]"), index=frame.index)
+        parsed = pd.Series(values.view("datetime64[ns]"), index=frame.index)
         zone = spec.timezone if spec.time_format == "relative_s" else "UTC"
         return _zoned(parsed, zone if zone else None, already_utc=spec.time_format != "relative_s")
     text = datetime_text(frame, time_column, spec.date_column)
