@@ -178,11 +178,11 @@ def _read_bundle() -> dict:
             data = pickle.load(f)  # the app's own file, shipped beside its code (not user input)
         return {"tokens": set(data["tokens"]), "audits": dict(data["audits"])}
     except FileNotFoundError:
-        return {"tokens": set(), "audits": {}}
+        pass
     except (OSError, pickle.UnpicklingError, AttributeError, ImportError, EOFError, KeyError, TypeError) as exc:
         logging.getLogger(__name__).warning("%s does not load (%s): the Adversary lab computes its default view; "
                                             "run python deploy/bundle_audit.py", path, exc)
-        return {"tokens": set(), "audits": {}}
+    return {"tokens": set(), "audits": {}}
 
 
 @contextmanager
