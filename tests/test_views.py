@@ -96,7 +96,6 @@ def test_summary_worst_sigma_is_theorem_2_over_every_repetition(reps, n, eps, sa
     assert summary.worst_sigma == float(privacy.landmark_loss(budgets, landmarks).max())
 
 
-
 def test_release_inputs_fit_each_kind():
     from lmdk import data
 
