@@ -105,7 +105,7 @@ def _may_run(cur, chosen, protected, settings: tuple, key: str) -> bool:
     """Whether to show (or run) the audits now: remembered, the first view, cheap, or the button pressed
     (ui.run_gate)."""
     return run_gate.ready("adversary_lab", key, cached=ui_audit.remembered(cur, chosen, *settings),
-                          seconds=ui_audit.estimated_seconds(cur.n, len(chosen), settings[3], settings[6]),
+                          seconds=ui_audit.estimated_seconds(cur.n, chosen, settings[3], settings[6]),
                           what="the audit")
 
 

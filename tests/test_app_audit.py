@@ -105,3 +105,23 @@ def test_event_level_is_flagged_and_trials_are_capped_for_long_series():
     headline = next(m.value for m in at.markdown if m.value.startswith("##### "))
     assert "Event level leaks more than promised" in headline
     assert ui_audit.trials_cap(10_000) == 500 and ui_audit.trials_cap(1_000) == 5_000
+
+
+def test_the_lab_audits_the_baselines_with_the_correlated_attack():
+    """Before, any baseline in the schemes (bd, ba, fast, pegasus: opt-in on Schemes & utility) left the lab with one
+    internal error ("not part of population releases") from the correlated attack, and nothing else."""
+    ui_audit.clear()
+    at = open_page(schemes="uniform,bd,fast", aud_n="200", aud_corr="strong")
+    assert not at.error and not at.exception
+    assert app_support.headline(at).startswith("##### ")
+    figs = charts(at)
+    assert len(figs) == 4 and meta_of(figs[0]["layout"])["schemes"] == ["uniform", "bd", "fast"]
+    loss = at.dataframe[0].value
+    assert list(dict.fromkeys(loss["scheme"])) == ["uniform", "bd", "fast"]
+
+
+def test_the_estimate_counts_the_row_by_row_correlated_attack_of_pegasus():
+    plain = ui_audit.estimated_seconds(1000, ["uniform", "bd"], 1000, 0.1)
+    assert plain == ui_audit.estimated_seconds(1000, ["skip", "fast"], 1000, 0.1)
+    assert ui_audit.estimated_seconds(1000, ["uniform", "pegasus"], 1000, 0.1) > plain + 20  # ~22 s more
+    assert ui_audit.estimated_seconds(1000, ["uniform", "pegasus"], 1000, None) < plain  # no correlated attack

@@ -2,7 +2,8 @@
 
 For the schemes and samplers ``schemes.release`` itself implements (no dummies), this follows its code path step by
 step with one Generator — same budgets, same calibration, same draws in the same order — only ``x`` has a row per
-repetition (rows all equal to x give exactly ``schemes.release(x, …, repetitions, rng)``; tested). Anything else
+repetition (rows all equal to x give exactly ``schemes.release(x, …, repetitions, rng)``; tested). The baselines go
+through ``lmdk.baselines.rows``, which does the same for them. Anything else
 (dummy landmarks, snapping for locations, schemes added later) goes through ``lmdk.population.batch``, which is
 byte-identical per row to ``schemes.release`` with a Generator per row (slower: each row draws on its own).
 """
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from lmdk.baselines import BASELINES
 from lmdk.rng import as_generator
 
 FAST = ("event", "user", "w-event", "uniform", "skip", "adaptive")
@@ -30,10 +32,11 @@ class RowsRelease:
 
 def _batch(x, mask, scheme, epsilon, mechanism, gen, w, calibration, dummies) -> RowsRelease:
     """The per-row Generator path (lmdk.population.batch)."""
+    from lmdk.baselines.rows import row_generators
     from lmdk.population.batch import release_batch
 
     reps, n = x.shape[:2]
-    generators = [np.random.default_rng(s) for s in np.random.SeedSequence(gen.integers(0, 2**63)).spawn(reps)]
+    generators = row_generators(gen, reps)
     rel = release_batch(x, np.broadcast_to(mask, (reps, n)).copy(), np.full(reps, n), scheme, epsilon,
                         mechanism=mechanism, generators=generators, w=w, dummies=dummies, **calibration.options())
     return RowsRelease(rel.values, rel.budgets, rel.published, mechanism, rel.sensitivity)
@@ -52,6 +55,12 @@ def release_rows(x, landmarks, scheme: str, epsilon: float, *, mechanism: str, r
     gen = as_generator(rng)
     mask = landmark_mask(landmarks, n)
     sampler = calibration.sampler
+    if scheme in BASELINES:  # BD, BA, FAST, PeGaSus: lmdk.baselines.rows (the population batch refuses them)
+        from lmdk.baselines.rows import release_rows as baseline_rows
+
+        values, budgets, published, delta = baseline_rows(x, scheme, epsilon, calibration, rng=gen, w=w,
+                                                          dummies=dummies, mechanism=mechanism)
+        return RowsRelease(values, budgets, published, mechanism, delta)
     if dummies is not None or scheme not in FAST or (sampler == "snapping" and mechanism != "randomized_response"):
         return _batch(x, mask, scheme, epsilon, mechanism, gen, w, calibration, dummies)
     eps = schemes._total_epsilon(epsilon)

@@ -65,9 +65,42 @@ def _release_baseline(series, landmarks, scheme: str, epsilon, calibration, *, m
     """The baselines' engine: ``release_baseline`` with the relation's :class:`lmdk.relation.Calibration`."""
     from lmdk import release_common as common
     from lmdk.baselines._noise import Noise
-    from lmdk.mechanisms import validate_sensitivity
     from lmdk.privacy import landmark_mask
     from lmdk.rng import as_generator
+
+    delta, value_range_ = _checked(scheme, mechanism, dummies, calibration)
+    x = common._prepare_series(series, mechanism)
+    n = x.shape[0]
+    eps = common._total_epsilon(epsilon)
+    reps = common._repetitions(repetitions)
+    window = None
+    if scheme in ("bd", "ba"):
+        window = common._window(w, n, "w-event")
+    base = common._default_value(default, x, mechanism)
+    mask = landmark_mask(landmarks, n)
+    if mask.ndim == 2 and mask.shape[0] not in (1, reps):
+        raise ParameterError(f"landmarks mask has {mask.shape[0]} rows but repetitions={reps}")
+    mask = np.broadcast_to(mask, (reps, n))
+    if value_range_ is not None:
+        x = np.clip(x, *value_range_)
+        base = np.clip(base, *value_range_)
+    if scheme == "fast" and samples is not None and (isinstance(samples, bool) or
+                                                     not isinstance(samples, (int, np.integer)) or
+                                                     not 1 <= samples <= n):
+        raise ParameterError(f"samples (FAST's M) must be an integer in 1..n={n}, got {samples!r}")
+    noise = Noise(as_generator(rng), reps, n, delta, value_range_)
+    values, budgets, published = _algorithm(scheme, x, eps, window, noise, base, samples)
+    arrays = {"values": values, "budgets": budgets, "published": published, "landmarks": np.array(mask)}
+    for arr in arrays.values():
+        arr.flags.writeable = False
+    return common.Release(**arrays, scheme=scheme, mechanism=mechanism, epsilon=eps, selection_epsilon=0.0,
+                           publishing_epsilon=eps, sensitivity=delta, w=window, protects=protects)
+
+
+def _checked(scheme: str, mechanism: str, dummies, calibration) -> tuple[float, tuple[float, float] | None]:
+    """(Δ, public range of the discrete sampler or None) of a baseline's release, or a ParameterError saying why not."""
+    from lmdk import release_common as common
+    from lmdk.mechanisms import validate_sensitivity
 
     if scheme not in BASELINES:
         raise ParameterError(f"baseline must be one of {BASELINES}, got {scheme!r}")
@@ -78,46 +111,27 @@ def _release_baseline(series, landmarks, scheme: str, epsilon, calibration, *, m
     if dummies is not None:
         raise ParameterError(f"{scheme} is not landmark-aware: dummy landmarks change nothing it does; leave "
                              "dummies out")
-    sensitivity, sampler, value_range = calibration.sensitivity, calibration.sampler, calibration.value_range
+    sampler = calibration.sampler
     if sampler not in ("textbook", "discrete"):
         raise ParameterError(f"{scheme} draws with sampler 'textbook' or 'discrete' (exports of values: the exact "
                              f"discrete Laplace with value_range), not {sampler!r}")
-    x = common._prepare_series(series, mechanism)
-    n = x.shape[0]
-    eps = common._total_epsilon(epsilon)
-    delta = validate_sensitivity(sensitivity)
-    reps = common._repetitions(repetitions)
-    window = None
-    if scheme in ("bd", "ba"):
-        window = common._window(w, n, "w-event")
-    base = common._default_value(default, x, mechanism)
-    mask = landmark_mask(landmarks, n)
-    if mask.ndim == 2 and mask.shape[0] not in (1, reps):
-        raise ParameterError(f"landmarks mask has {mask.shape[0]} rows but repetitions={reps}")
-    mask = np.broadcast_to(mask, (reps, n))
-    value_range_ = common._discrete_range(value_range, mechanism) if sampler == "discrete" else None
-    if value_range_ is not None:
-        x = np.clip(x, *value_range_)
-        base = np.clip(base, *value_range_)
-    noise = Noise(as_generator(rng), reps, n, delta, value_range_)
+    delta = validate_sensitivity(calibration.sensitivity)
+    value_range = common._discrete_range(calibration.value_range, mechanism) if sampler == "discrete" else None
+    return delta, value_range
+
+
+def _algorithm(scheme: str, x: np.ndarray, eps: float, window: int | None, noise, base, samples: int | None = None):
+    """(values, budgets, published) of BD/BA/FAST/PeGaSus on ``x``: values (n,), or (n, reps) with one series per
+    repetition (BD, BA and FAST only)."""
     if window is not None:  # BD and BA, the baselines with a window
         from lmdk.baselines.bd_ba import budget_absorption, budget_distribution
 
         run = budget_distribution if scheme == "bd" else budget_absorption
-        values, budgets, published = run(x, eps, window, noise, base)
-    elif scheme == "fast":
+        return run(x, eps, window, noise, base)
+    if scheme == "fast":
         from lmdk.baselines.fast import fast, max_samples
 
-        if samples is not None and (isinstance(samples, bool) or not isinstance(samples, (int, np.integer))
-                                    or not 1 <= samples <= n):
-            raise ParameterError(f"samples (FAST's M) must be an integer in 1..n={n}, got {samples!r}")
-        values, budgets, published = fast(x, eps, noise, samples=samples if samples is not None else max_samples(n))
-    else:
-        from lmdk.baselines.pegasus import pegasus
+        return fast(x, eps, noise, samples=samples if samples is not None else max_samples(noise.n))
+    from lmdk.baselines.pegasus import pegasus
 
-        values, budgets, published = pegasus(x, eps, noise)
-    arrays = {"values": values, "budgets": budgets, "published": published, "landmarks": np.array(mask)}
-    for arr in arrays.values():
-        arr.flags.writeable = False
-    return common.Release(**arrays, scheme=scheme, mechanism=mechanism, epsilon=eps, selection_epsilon=0.0,
-                           publishing_epsilon=eps, sensitivity=delta, w=window, protects=protects)
+    return pegasus(x, eps, noise)

@@ -27,7 +27,8 @@ from lmdk.baselines._noise import Noise
 
 
 def budget_distribution(x: np.ndarray, epsilon: float, w: int, noise: Noise, default: np.ndarray):
-    """BD (Kellaris et al. 2014, Alg. 2) on values ``x`` (n,): (values, budgets, published), each (reps, n)."""
+    """BD (Kellaris et al. 2014, Alg. 2) on values ``x`` (n,), or (n, reps) with one series per repetition:
+    (values, budgets, published), each (reps, n)."""
     reps, n = noise.reps, noise.n
     eps1 = epsilon / (2.0 * w)  # Alg. 2, M_{t,1}: ε_{t,1} = ε/(2w)
     half = epsilon / 2.0  # publications may spend ε/2 in any window of w (M_{t,2})
@@ -57,7 +58,8 @@ def budget_distribution(x: np.ndarray, epsilon: float, w: int, noise: Noise, def
 
 
 def budget_absorption(x: np.ndarray, epsilon: float, w: int, noise: Noise, default: np.ndarray):
-    """BA (Kellaris et al. 2014, Alg. 3) on values ``x`` (n,): (values, budgets, published), each (reps, n)."""
+    """BA (Kellaris et al. 2014, Alg. 3) on values ``x`` (n,), or (n, reps) with one series per repetition:
+    (values, budgets, published), each (reps, n)."""
     reps, n = noise.reps, noise.n
     unit = epsilon / (2.0 * w)  # Alg. 3: ε_{t,1} = ε/(2w), and each timestamp's publication share ε/(2w)
     test = noise.statistic(unit, noise.width)

@@ -44,7 +44,8 @@ def max_samples(n: int, share: float = SAMPLE_SHARE) -> int:
 
 
 def fast(x: np.ndarray, epsilon: float, noise: Noise, *, samples: int | None = None):
-    """FAST (Fan & Xiong 2014, Alg. 1) on values ``x`` (n,): (values, budgets, published), each (reps, n)."""
+    """FAST (Fan & Xiong 2014, Alg. 1) on values ``x`` (n,), or (n, reps) with one series per repetition:
+    (values, budgets, published), each (reps, n)."""
     reps, n = noise.reps, noise.n
     m = max_samples(n) if samples is None else int(samples)
     per_sample = epsilon / m  # Alg. 1: perturb z_k = x_k + Lap(Δ·M/α) — ε/M per sample
@@ -68,7 +69,7 @@ def fast(x: np.ndarray, epsilon: float, noise: Noise, *, samples: int | None = N
         rows = np.flatnonzero(sample)
         z = np.zeros(reps)
         if rows.size:
-            z[rows] = draws.noisy(x[t], rows, np.minimum(count[rows], m - 1))
+            z[rows] = draws.noisy(x[t] if x.ndim == 1 else x[t, rows], rows, np.minimum(count[rows], m - 1))
         if t == 0:  # the first sample is released as drawn (nothing to correct it with)
             post = np.where(sample, z, prior)
             p = p_minus
