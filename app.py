@@ -52,6 +52,7 @@ except ValueError as exc:  # lmdk errors are ValueErrors with a message meant fo
 st.session_state[state.CURRENT] = current
 if page.title not in ("Population", "Policies"):  # those pages work on many users, not on the current series
     widgets.landmark_status(current)
+widgets.forget_fragment_reruns()  # the page sets them again when it draws its fragment
 page.run()
 state.sync_query_params()
 widgets.share_link()

@@ -48,6 +48,13 @@ def rerun_fragment_on(keys, fragment: str) -> None:
     st.session_state[RERUN_FRAGMENT] = {key: (_page_hash(), fragment) for key in keys}
 
 
+def forget_fragment_reruns() -> None:
+    """Before a full run draws a page: no setting reruns a fragment until the page calls ``rerun_fragment_on`` again.
+    A page that stops before drawing its fragment (no scheme chosen, a missing public range) must not leave the last
+    run's targets behind: Streamlit refuses to rerun a fragment that was not drawn, with an error page."""
+    st.session_state[RERUN_FRAGMENT] = {}
+
+
 def bind(key: str) -> dict:
     """Keyword arguments that bind a widget to the configuration key ``key`` (see module docstring)."""
     ensure_entrypoint()  # a page that reaches its widgets without app.py reruns through it
