@@ -27,9 +27,11 @@ with st.sidebar:
     st.radio("Users", ["fleet", "upload"], format_func={"fleet": "Synthetic users", "upload": "Upload"}.get,
              horizontal=True, **widgets.bind(state.POP_SOURCE))
     if ss[state.POP_SOURCE] == "fleet":
-        st.number_input("users", min_value=1, max_value=MAX_USERS, step=50, **widgets.bind(state.POP_USERS))
+        st.number_input("users", min_value=1, max_value=MAX_USERS, step=50, **widgets.bind(state.POP_USERS),
+                        help=f"users × hours per user: at most {MAX_CELLS:,} readings on this page")
         st.number_input("hours per user", min_value=10, max_value=MAX_EVENTS, step=100,
-                        **widgets.bind(state.POP_EVENTS))
+                        **widgets.bind(state.POP_EVENTS),
+                        help=f"users × hours per user: at most {MAX_CELLS:,} readings on this page")
         st.slider("landmark share of the users", 0.0, 1.0, step=0.05, **widgets.bind(state.POP_SHARE),
                   help="Each user gets a share drawn uniformly from this range, and one of the four landmark "
                        "distributions of the paper (§4.1.2): its quiet hours are its landmarks.")
@@ -63,7 +65,11 @@ if ss.get("_pop_error"):
     st.error(ss["_pop_error"])
 pop = population.population()
 if pop is None:
-    st.info("Upload a multi-user file in the sidebar, or switch to synthetic users.")
+    too_large = population.fleet_too_large() if ss[state.POP_SOURCE] == "fleet" else None
+    if too_large:
+        st.error(too_large, icon=":material/error:")
+    else:
+        st.info("Upload a multi-user file in the sidebar, or switch to synthetic users.")
     st.stop()
 
 rule = ss[state.POP_RULE] or pop.default_rule

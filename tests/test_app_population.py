@@ -100,3 +100,16 @@ def test_the_total_opens_on_the_single_series_pages_with_its_aggregate_relation(
     assert held["relation"]["kind"] == "aggregate" and held["relation"]["users"] == 30
     said = " ".join(c.value for c in at.sidebar.caption)
     assert "sum over 30 users" in said and "Δ = 25" in said
+
+
+def test_a_fleet_over_the_page_size_names_the_fields_and_the_fix():
+    """Before, 2,000 users × 1,000 hours (each inside its own input's bounds) ended in Streamlit's error page: the
+    fleet generator's ParameterError was not caught."""
+    at = open_page(pop_users="2000", pop_n="1000")
+    assert not at.exception
+    said = at.error[0].value
+    assert "2,000 users × 1,000 hours per user = 2,000,000 readings" in said
+    assert "at most 1,000 at 1,000 hours" in said and "at most 500 for 2,000 users" in said
+    assert "lmdk population" in said and not at.get("plotly_chart")
+    at.number_input(key=state.widget_key(state.POP_USERS)).set_value(10).run()
+    assert not at.exception and not at.error and at.get("plotly_chart")

@@ -39,8 +39,24 @@ def _fleet(users: int, events: int, share: tuple[float, float], seed: int):
     return synthetic_fleet(users, events, share, rng=seed)
 
 
+def fleet_too_large() -> str | None:
+    """Why the synthetic fleet of the sidebar is over the page's size (users × hours per user ≤ MAX_CELLS), naming
+    the fields and the fix; None when it fits."""
+    from lmdk.population.fleet import MAX_CELLS
+
+    ss = st.session_state
+    users, hours = int(ss[state.POP_USERS]), int(ss[state.POP_EVENTS])
+    if users * hours <= MAX_CELLS:
+        return None
+    return (f"{users:,} users × {hours:,} hours per user = {users * hours:,} readings, over this page's "
+            f"{MAX_CELLS:,}: lower *users* (at most {MAX_CELLS // hours:,} at {hours:,} hours) or *hours per user* "
+            f"(at most {MAX_CELLS // users:,} for {users:,} users) in the sidebar; larger fleets run with "
+            "`lmdk population` on the command line.")
+
+
 def population() -> Population | None:
-    """This session's population (None, with the reason shown, when an upload is missing or unreadable)."""
+    """This session's population (None when an upload is missing or unreadable, or the synthetic fleet is over the
+    page's size: ``fleet_too_large`` says why)."""
     from lmdk.population.fleet import FLEET_RULE
     from lmdk.population.input import frame_source
 
@@ -48,6 +64,8 @@ def population() -> Population | None:
     if ss[state.POP_SOURCE] == "fleet":
         args = (int(ss[state.POP_USERS]), int(ss[state.POP_EVENTS]), tuple(ss[state.POP_SHARE]),
                 int(ss[state.POP_FLEET_SEED]))
+        if fleet_too_large() is not None:
+            return None
         fleet = _fleet(*args)
         return Population(frame_source(fleet.table), "fleet:" + ":".join(map(str, args)), "values",
                           f"{args[0]:,} synthetic users (smart meters) × {args[1]:,} hours", FLEET_RULE)
