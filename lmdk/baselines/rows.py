@@ -40,7 +40,7 @@ def release_rows(x, scheme: str, epsilon: float, calibration, *, rng, w=None, du
     window = common._window(w, n, "w-event") if scheme in ("bd", "ba") else None
     base = np.zeros(())  # the public value before the first release, as schemes.release's default
     if value_range is not None:
-        x = np.clip(x, *value_range)
+        x, base = np.clip(x, *value_range), np.clip(base, *value_range)
     gen = as_generator(rng)
     if scheme not in ROW_BY_ROW:
         noise = Noise(gen, reps, n, delta, value_range)

@@ -15,7 +15,8 @@ from lmdk.errors import ParameterError
 
 RANGE = relation.public_range(0, 25, "kWh")
 SAMPLERS = {"discrete": RANGE.calibration("laplace"),
-            "textbook": relation.Calibration(25.0, "textbook")}  # the views' sampler (Δ = the range's width)
+            "textbook": relation.Calibration(25.0, "textbook"),  # the views' sampler (Δ = the range's width)
+            "above-zero": relation.public_range(0.5, 30, "kWh").calibration("laplace")}  # BD/BA start at 0.5
 
 
 def _series(n: int = 120) -> np.ndarray:
