@@ -91,7 +91,8 @@ def parse_times(frame: pd.DataFrame, spec: ImportSpec, mapper) -> pd.Series:
             mapper._fail(col, bad, f"is not a number of {unit}")
         scale = 1e6 if spec.time_format == "epoch_ms" else 1e9
         base = pd.Timestamp(spec.start).value if spec.time_format == "relative_s" else 0
-        nanos = np.round(numbers.to_numpy(dtype=float) * scale)
+        with np.errstate(over="ignore"):  # 1e308 seconds overflows to inf, refused just below as past 2262
+            nanos = np.round(numbers.to_numpy(dtype=float) * scale)
         if np.nanmax(np.abs(nanos), initial=0.0) + abs(base) > 9.2e18:
             mapper._fail(col, numbers.abs() == numbers.abs().max(), "lies beyond the year 2262")
         values = np.full(nanos.shape, np.iinfo(np.int64).min, dtype=np.int64)  # NaT where the cell is empty
