@@ -50,7 +50,7 @@ def test_a_refusal_after_the_reservation_charges_nothing(tmp_path, capsys):
 
 def test_cap_dataset_and_period_need_a_ledger(tmp_path, capsys):
     assert main(RELEASE + ["--out", str(tmp_path / "r.csv"), "--cap", "2"]) == 2
-    assert "--cap need --ledger URL" in capsys.readouterr().err
+    assert "--cap needs --ledger URL" in capsys.readouterr().err
 
 
 @pytest.fixture

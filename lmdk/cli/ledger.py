@@ -65,7 +65,8 @@ def _needs_ledger(args) -> None:
     given = [flag for flag, name in (("--cap", "cap"), ("--dataset", "dataset"), ("--period", "period"))
              if getattr(args, name, None) is not None]
     if given and not getattr(args, "ledger", None):
-        raise ParameterError(f"{', '.join(given)} need --ledger URL: the ledger keeps the budget "
+        verb = "needs" if len(given) == 1 else "need"
+        raise ParameterError(f"{' and '.join(given)} {verb} --ledger URL: the ledger keeps the budget "
                              "(e.g. --ledger sqlite:///ledger.db)")
 
 
