@@ -9,6 +9,7 @@ from lmdk import priste
 from lmdk.errors import LmdkError
 from lmdk.present import headlines
 from lmdk.priste import views as priste_views
+from lmdk.priste.grid import GridTooLarge
 from ui import charts, explain, run_gate, text, widgets
 from ui.charts import alt_text, maps
 from ui.session import cache, config, state
@@ -234,6 +235,11 @@ try:
         M = priste.estimate_transition(cells, 0.01, m=grid.m)
     elif M is None:
         M = priste.gaussian_transition(grid, sigma)
+except GridTooLarge as exc:  # the sidebar's words, not the API's parameter
+    larger = " a larger *cell size (m)* or" if cell_m < state.PRISTE_CELL_SIZES[-1] else ""
+    st.error(f"Covering this trace with {exc.cell_size_m:g} m cells needs {exc.rows}×{exc.cols} cells, more than "
+             f"the page's {exc.max_cells}: choose{larger} fewer *timestamps* in the sidebar.")
+    st.stop()
 except LmdkError as exc:
     st.error(f"Cannot put this trace on a grid: {text.escape_markdown(exc)}")
     st.stop()

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from app_support import APP, array, headline, navigation_mode  # noqa: F401 (autouse fixture)
 from hypothesis import given
 from hypothesis import strategies as st
@@ -217,3 +218,22 @@ def test_band_charts_are_built_once_per_run(monkeypatch):
     assert chart(first, "priste_alpha_chart") == chart(second, "priste_alpha_chart")
     open_page(**{state.ST_SEED: "32"})  # another run: drawn afresh
     assert len(built) == 4
+
+
+def test_a_trace_too_wide_for_the_grid_names_the_sidebar_controls():
+    """Before, the page passed on the core's words for API users: "… (> 400); increase cell_size_m"."""
+    at = open_page(**{state.ST_T: "80", state.ST_CELL: "500"})
+    said = at.error[0].value
+    assert said.startswith("Covering this trace with 500 m cells needs 38×54 cells, more than the page's 400")
+    assert "a larger *cell size (m)* or fewer *timestamps* in the sidebar" in said and "cell_size_m" not in said
+    at.select_slider(key=W(state.ST_CELL)).set_value(2000).run()
+    assert not at.exception and not at.error
+
+
+def test_the_grid_refusal_is_a_typed_parameter_error_for_the_api():
+    from lmdk.errors import ParameterError
+    from lmdk.priste.grid import GridTooLarge, grid_around
+
+    with pytest.raises(GridTooLarge, match="increase cell_size_m") as caught:
+        grid_around(np.array([39.9, 40.2]), np.array([116.3, 116.6]), 100.0)
+    assert isinstance(caught.value, ParameterError) and caught.value.rows * caught.value.cols > 400

@@ -110,15 +110,22 @@ class Grid:
         return (float(self.origin_lat), float(self.origin_lon))
 
 
+class GridTooLarge(ParameterError):
+    """A trace that needs more cells than allowed at this cell size (``rows``×``cols`` > ``max_cells``)."""
+
+    def __init__(self, rows: int, cols: int, cell_size_m: float, max_cells: int):
+        super().__init__(f"covering the trace with {cell_size_m:g} m cells needs {rows}×{cols} cells (> {max_cells}); "
+                         "increase cell_size_m")
+        self.rows, self.cols, self.cell_size_m, self.max_cells = rows, cols, cell_size_m, max_cells
+
+
 def grid_around(lat, lon, cell_size_m: float, *, max_cells: int = 400) -> Grid:
     """Smallest anchored grid of ``cell_size_m`` cells covering the points (lat, lon), at most ``max_cells`` cells."""
     xy, origin = latlon_to_metres(lat, lon)
     lo, hi = xy.reshape(-1, 2).min(axis=0), xy.reshape(-1, 2).max(axis=0)
     cols, rows = (np.floor((hi - lo) / cell_size_m).astype(int) + 1).tolist()
     if rows * cols > max_cells:
-        raise ParameterError(
-            f"covering the trace with {cell_size_m:g} m cells needs {rows}×{cols} cells (> {max_cells}); "
-            "increase cell_size_m")
+        raise GridTooLarge(rows, cols, cell_size_m, max_cells)
     lat0, lon0 = metres_to_latlon(lo, origin)
     return Grid(rows, cols, cell_size_m, float(lat0), float(lon0))
 
