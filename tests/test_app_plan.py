@@ -165,3 +165,12 @@ def test_the_report_holds_the_plan_and_every_mae_with_its_interval():
     assert list(report.plan["scheme"]) == ["uniform", "skip"] and "ε needed" in report.plan.columns
     shown = plan_ui.with_plus_minus(report.mae_table)
     assert all(" ± " in v for v in shown["MAE ± 95 % CI"])
+
+
+def test_a_target_at_events_the_series_has_none_of_says_it_in_the_sidebars_words():
+    """Before, the core's words for the API: "target at 'regular': … measure at 'all' or change the landmarks"."""
+    at = open_page(source="synthetic", syn_frac="1", target="0.5", target_at="regular")
+    said = at.error[0].value
+    assert said.startswith("The plan measures the error at *the regular events*, and this series has none")
+    assert "choose *all events* under *measured at* in the sidebar" in said and "'all'" not in said
+    assert plan_chart(at) is None and not at.exception

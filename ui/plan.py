@@ -220,6 +220,12 @@ def section(cur, chosen) -> None:
         st.error("The target needs an error > 0 and a probability between 0.5 and 1 (or none).")
         return
     st.subheader(f"Plan: ε for an error of {goal.error:g} {text.escape_markdown(unit)}")
+    measured = {"landmarks": int(cur.landmarks.size), "regular": cur.n - int(cur.landmarks.size)}.get(goal.at)
+    if measured == 0:  # the core's refusal names its API values ('regular', 'all'): say it with the sidebar's words
+        st.error(f"The plan measures the error at *{AT_LABELS[goal.at]}*, and this series has none "
+                 f"(|L| = {cur.landmarks.size:,} of {cur.n:,} events): choose *{AT_LABELS['all']}* under *measured "
+                 "at* in the sidebar, or change the landmarks.")
+        return
     try:
         with st.spinner("Planning ε per scheme…"):
             result = current_plan(cur, chosen)
