@@ -203,6 +203,12 @@ def _results(cur, chosen: list[str]) -> None:
                    f"(about 45 s at 35,040 events): it is offered up to {HEURISTIC_MAX_REGULAR:,} regular events. "
                    "Choose **partitioned** (Algorithm 1) or **random** for this series.", icon=":material/timer:")
         return
+    if method == "optimal" and cur.n - cur.landmarks.size > dummies.OPTIMAL_MAX_REGULAR:
+        st.warning(f"**Optimal** tries every nested chain of the regular events — 2^(n − |L|) of them: it is offered "
+                   f"up to {dummies.OPTIMAL_MAX_REGULAR} regular events, and this series has "
+                   f"{cur.n - cur.landmarks.size:,}. Choose **partitioned** (Algorithm 1) or **heuristic** for this "
+                   "series.", icon=":material/timer:")
+        return
     try:
         sel = cache_loss.selection(cur.token, cur.n, cur.landmarks, eps_sel, method, utility, seed)
     except LmdkError as exc:

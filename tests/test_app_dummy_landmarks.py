@@ -75,15 +75,18 @@ def test_default_render_shows_real_and_dummy_landmarks_options_budgets_and_mae()
     assert not app_support.same_labels(at)
 
 
-def test_optimal_on_a_long_series_shows_the_core_error():
+def test_optimal_on_a_long_series_says_its_limit_in_the_pages_words():
+    """Before, the core's refusal for API users: "method='optimal' is exponential … Use method='heuristic' …"."""
     at = open_page()
     at.segmented_control(key=state.widget_key(state.DUMMY_METHOD)).set_value("optimal").run()
-    assert not at.exception
-    assert at.error and "exceeds the limit" in at.error[0].value and "heuristic" in at.error[0].value
+    assert not at.exception and not at.error
+    said = at.warning[0].value
+    assert said.startswith("**Optimal** tries every nested chain of the regular events") and "method=" not in said
+    assert "offered up to 20 regular events, and this series has 790" in said and "**partitioned**" in said
     assert not at.get("plotly_chart")
     assert not at.title  # the method reran only the results fragment (issue 34)
     at.run()  # AppTest's tree after a fragment-only run holds just the fragment: the full page keeps the explanation
-    assert at.error and "exceeds the limit" in at.error[0].value
+    assert at.warning and "**Optimal**" in at.warning[0].value
     assert main_expanders(at)[0].label == "What am I looking at?"
 
 
