@@ -76,6 +76,10 @@ rule = ss[state.POP_RULE] or pop.default_rule
 entered = st.text_input("Landmark rule, applied to each user's own series", value=rule, key="pop_rule_text",
                         help="The same rules as `lmdk release --landmarks`: percentile:20, below:0.1, share:20, "
                              "stay:30min, … — each user's landmarks come from that user's data.")
+if not entered.strip():
+    st.info("Enter a landmark rule above, e.g. `percentile:20` (the lowest 20 % of each user's readings) or "
+            "`calendar:sun@09:00-12:00` (declared windows).")
+    st.stop()
 if entered != rule:
     from lmdk.landmarks import parse_rule
 
@@ -91,6 +95,11 @@ if not chosen:
     st.warning("Pick at least one scheme in the sidebar.")
     st.stop()
 eps, w, seed = float(ss[state.EPSILON]), int(ss[state.W]), int(ss[state.SEED])
+shortest = int(ss[state.POP_EVENTS]) if ss[state.POP_SOURCE] == "fleet" else None
+if shortest is not None and w > shortest and any(s == "w-event" for s in chosen):
+    st.error(f"*w* = {w:,} is longer than each user's series ({shortest:,} hours): choose *w* ≤ {shortest:,} in the "
+             "sidebar, or leave *w-event* out of the schemes.", icon=":material/error:")
+    st.stop()
 try:
     with st.spinner("Releasing every user's series…"):
         protected = population.relation(pop, ss[state.POP_SOURCE] == "fleet")

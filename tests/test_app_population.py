@@ -113,3 +113,20 @@ def test_a_fleet_over_the_page_size_names_the_fields_and_the_fix():
     assert "lmdk population" in said and not at.get("plotly_chart")
     at.number_input(key=state.widget_key(state.POP_USERS)).set_value(10).run()
     assert not at.exception and not at.error and at.get("plotly_chart")
+
+
+def test_a_window_longer_than_the_users_series_says_which_input_to_change():
+    """Before, the core's words: "w (w-event window length) must be an integer in 1..n for every user; …"."""
+    at = open_page(pop_users="5", pop_n="10", w="500")
+    assert not at.exception
+    assert at.error[0].value == ("*w* = 500 is longer than each user's series (10 hours): choose *w* ≤ 10 in the "
+                                 "sidebar, or leave *w-event* out of the schemes.")
+    at = open_page(pop_users="5", pop_n="10", w="500", schemes="uniform,skip")  # w acts on w-event only
+    assert not at.error and at.get("plotly_chart")
+
+
+def test_an_empty_landmark_rule_asks_for_one():
+    at = open_page(pop_users="10", pop_n="100")
+    at.text_input(key="pop_rule_text").input("").run()
+    assert not at.exception and not at.error
+    assert at.info[0].value.startswith("Enter a landmark rule above, e.g. `percentile:20`")
