@@ -96,7 +96,7 @@ if not chosen:
     st.stop()
 eps, w, seed = float(ss[state.EPSILON]), int(ss[state.W]), int(ss[state.SEED])
 shortest = int(ss[state.POP_EVENTS]) if ss[state.POP_SOURCE] == "fleet" else None
-if shortest is not None and w > shortest and any(s == "w-event" for s in chosen):
+if shortest is not None and w > shortest and "w-event" in chosen:
     st.error(f"*w* = {w:,} is longer than each user's series ({shortest:,} hours): choose *w* ≤ {shortest:,} in the "
              "sidebar, or leave *w-event* out of the schemes.", icon=":material/error:")
     st.stop()

@@ -38,7 +38,7 @@ def release_rows(x, scheme: str, epsilon: float, calibration, *, rng, w=None, du
     reps, n = x.shape
     eps = common._total_epsilon(epsilon)
     window = common._window(w, n, "w-event") if scheme in ("bd", "ba") else None
-    base = np.zeros(())  # the public value before the first release, as schemes.release's default
+    base = common._default_value(None, x[0], mechanism)  # the public start value, as _release_baseline takes it
     if value_range is not None:
         x, base = np.clip(x, *value_range), np.clip(base, *value_range)
     gen = as_generator(rng)
