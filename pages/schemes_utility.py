@@ -133,6 +133,18 @@ def badges(cur, chosen: list[str], summaries: dict, eps: float) -> None:
                 + " &emsp; ".join(cells), unsafe_allow_html=True)
 
 
+def exports(cur, mechanism: str, origin, summaries: dict, saved) -> None:
+    """The release to hand out, the demonstration release, the landmark set, RunConfig, script and the session's
+    privacy ledger (``widgets.release_downloads``), in an expander built only while it is open: closed, an ε change
+    does not rebuild its two dozen widgets (a quarter of a change's server time when a class follows one link, issue
+    34); opening it reruns this fragment, and it stays open for the session."""
+    box = st.expander("Export: the release to hand out (CSV), RunConfig, script, this session's privacy ledger",
+                      icon=":material/ios_share:", key=state.EXPORTS_OPEN, on_change="rerun")
+    with box:
+        if box.open:
+            widgets.release_downloads(cur, mechanism, origin, summaries, chosen, saved)
+
+
 @st.fragment(key=RESULTS)
 def results() -> None:
     """Everything ε, w, repetitions and seed change: badges, charts, MAE and downloads. Their sidebar widgets rerun
@@ -245,8 +257,8 @@ def results() -> None:
                               mime="text/html", icon=":material/description:",
                               help="One self-contained page: headline, settings, verdicts, table and interactive "
                                    "charts; opens offline, prints to PDF from the browser. No data inside.")
-    widgets.release_downloads(cur, mechanism, origin, summaries, chosen, saved)
     st.caption(widgets.PNG_NOTE)
+    exports(cur, mechanism, origin, summaries, saved)
     state.sync_query_params()  # app.py does this after a full run; a fragment rerun must keep the URL current too
 
 

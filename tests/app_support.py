@@ -50,6 +50,16 @@ def open_page(page: str, timeout: float, **query) -> AppTest:
     return at
 
 
+def open_exports(at: AppTest) -> AppTest:
+    """Open Schemes & utility's exports expander (as a click on its label does: it reruns) and run the page."""
+    from ui.session import state
+
+    at.session_state[state.EXPORTS_OPEN] = True
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
 def audits_computed(monkeypatch) -> list[str]:
     """Forget every remembered audit and count what the Adversary lab computes from now on: the list of the schemes
     ``lmdk.audit.audit`` is called for (the real audit still runs)."""

@@ -42,7 +42,7 @@ def test_a_deeply_nested_runconfig_is_a_parameter_error():
 def test_runconfig_epsilon_off_the_slider_is_mapped_on_a_log_scale_and_said():
     assert state.nearest_epsilon(1e17) == max(state.EPSILON_OPTIONS)
     assert state.nearest_epsilon(1e-9) == min(state.EPSILON_OPTIONS)
-    at = app_support.open_page("pages/schemes_utility.py", 60)
+    at = app_support.open_exports(app_support.open_page("pages/schemes_utility.py", 60))
     cfg = RunConfig(data="sample:hue", events=1000, landmarks=(1, 2), schemes=("uniform",), mechanism="laplace",
                     epsilon=1e17, s=0.1)
     at.file_uploader(key=state.CONFIG_UPLOAD).set_value(("cfg.json", cfg.to_json().encode(), "application/json"))

@@ -21,7 +21,8 @@ def test_a_download_past_the_databases_cap_is_refused_with_an_error(tmp_path, mo
     entry = ledger.LedgerEntry(fingerprint=fingerprint, epsilon=1.0, scheme="uniform", mechanism="laplace")
     ledger.reserve_users(url, None, {ledger.SINGLE_USER: 1.0}, cap=1.5, entry=entry)  # 0.5 left for the sample
     monkeypatch.setenv("LMDK_LEDGER_URL", url)
-    at = app_support.open_page("pages/schemes_utility.py", 120, reps="5", schemes="uniform,adaptive")
+    at = app_support.open_exports(app_support.open_page("pages/schemes_utility.py", 120, reps="5",
+                                                        schemes="uniform,adaptive"))
     assert not at.exception, at.exception
     assert _release_button(at).proto.disabled  # the page's ε = 1 passes the cap of 1.5 (1 spent)
     (error,) = [e.value for e in at.error if "privacy ledger" in e.value]

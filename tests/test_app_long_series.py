@@ -104,13 +104,14 @@ def test_the_runconfig_of_a_daily_window_names_the_sample_and_its_view_and_resto
 
     from lmdk.data import RunConfig
 
-    at = app_support.open_page("pages/schemes_utility.py", 300, source="sample", sample="hue", agg="daily",
-                               n="400", **{"from": "100"}, reps="5", schemes="uniform")
+    at = app_support.open_exports(app_support.open_page("pages/schemes_utility.py", 300, source="sample", sample="hue",
+                                                        agg="daily", n="400", **{"from": "100"}, reps="5",
+                                                        schemes="uniform"))
     cur = at.session_state[state.CURRENT]
     saved = RunConfig.from_json(downloaded(at, "RunConfig (JSON)"))
     assert saved.data == "sample:hue" and saved.view == {"start": 100, "aggregate": "daily", "how": "sum"}
     assert saved.sample_series().source_hash == cur.series.source_hash  # the CLI and scripts get the same events
-    fresh = app_support.open_page("pages/schemes_utility.py", 300)
+    fresh = app_support.open_exports(app_support.open_page("pages/schemes_utility.py", 300))
     fresh.file_uploader(key=state.CONFIG_UPLOAD).set_value(("run.json", saved.to_json().encode(), "application/json"))
     fresh.run()
     assert not fresh.exception, fresh.exception

@@ -142,11 +142,11 @@ def downloaded(at: AppTest, label: str) -> bytes:
 def test_the_runconfig_carries_the_target_and_restores_it():
     from lmdk.data.runconfig import RunConfig
 
-    at = open_page(target="0.7", target_at="regular", target_p="0.9", schemes="uniform")
+    at = app_support.open_exports(open_page(target="0.7", target_at="regular", target_p="0.9", schemes="uniform"))
     assert "with probability 90 %" in sentence(at)
     saved = RunConfig.from_json(downloaded(at, "RunConfig (JSON)"))
     assert saved.target == {"error": 0.7, "at": "regular", "probability": 0.9}
-    at2 = open_page()
+    at2 = app_support.open_exports(open_page())
     cfg = RunConfig(data="sample:hue", events=1000, landmarks=(1, 2, 3), schemes=("uniform", "skip"),
                     mechanism="laplace", epsilon=0.5, repetitions=20, target={"error": 0.3, "at": "landmarks"})
     at2.file_uploader(key=state.CONFIG_UPLOAD).set_value(("run.json", cfg.to_json().encode(), "application/json"))

@@ -153,7 +153,7 @@ def test_clamping_adds_the_clamped_bars_and_reports_the_saving():
 
 
 def test_runconfig_upload_applies_settings_and_bad_config_errors():
-    at = open_page()
+    at = app_support.open_exports(open_page())
     from lmdk.data.runconfig import RunConfig
 
     cfg = RunConfig(data="sample:hue", events=1000, landmarks=(1, 2, 3), schemes=("uniform",),
@@ -242,7 +242,7 @@ def test_synthetic_series_render_with_their_downloads():
 
     from lmdk.data.runconfig import RunConfig
 
-    at = open_page(source="synthetic", syn_n="300")
+    at = app_support.open_exports(open_page(source="synthetic", syn_n="300"))
     assert not at.exception
     buttons = {b.proto.label: b.proto for b in at.get("download_button")}
     for label in ("Landmark set (JSON)", "RunConfig (JSON)", "Python script"):
@@ -261,7 +261,7 @@ def test_data_derived_landmarks_are_handed_out_only_when_asked_and_the_statement
     statement starts with NOT PROTECTED."""
     import re
 
-    at = open_page()
+    at = app_support.open_exports(open_page())
     said = re.sub(r"\\(.)", r"\1", " ".join(str(m.value) for m in at.markdown)).replace("\u2060", "")
     assert "Landmark set: declared in advance (calendar:daily@01:00-06:00)" in said
     at.session_state[state.LANDMARKS_ORIGIN] = "data"
@@ -284,7 +284,7 @@ def test_a_shared_link_keeps_a_detectors_set_data_derived():
     at.session_state[state.LANDMARKS_DEFAULT] = False
     at.run()
     assert at.query_params.get(state.LANDMARKS_ORIGIN_LINK) == "data", at.query_params
-    linked = open_page(lm=at.query_params[state.LANDMARKS], lmo="data")
+    linked = app_support.open_exports(open_page(lm=at.query_params[state.LANDMARKS], lmo="data"))
     assert not linked.exception
     assert linked.session_state[state.LANDMARKS_ORIGIN] == "data"
     assert linked.button(key="dl_release_csv_off").disabled

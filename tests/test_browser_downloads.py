@@ -135,6 +135,13 @@ CLICKED = {"": 2, "data_landmarks": 2, "temporal_loss": 3, "dummy_landmarks": 4,
            "experiments": 2}
 
 
+def open_exports(page) -> None:
+    """Open Schemes & utility's exports expander (built only once open: a click reruns the page's fragment)."""
+    page.locator(".st-key-show_exports summary").click()
+    page.get_by_role("button", name="RunConfig (JSON)").wait_for(timeout=60_000)
+    wait_idle(page)
+
+
 def check_downloads(page, path: str) -> None:
     """Every download button of the loaded page ``path`` (a key of CLICKED) delivers a file that parses; the page's
     HTML report (REPORTS) is the one clicked here, then opened offline."""
@@ -158,6 +165,7 @@ def test_schemes_downloads_reproduce_hand_out_new_releases_and_fill_the_ledger(c
     try:
         page.goto(f"{app_url}/schemes_utility?schemes=skip&reps=5&seed=3&eps=10&rhi=8")
         wait_idle(page, timeout=120_000)
+        open_exports(page)
         files = every_download(page)  # the release to hand out among them: the first release handed out
         names = [name for _, name, _ in files]
         assert len(files) >= 5 and "runconfig.json" in names and any(n.startswith("release_") for n in names)
@@ -210,6 +218,7 @@ def test_stakeholder_walk_cold_link_headline_report_and_script(browser_context, 
                               " return [Array.from(d.y), Array.from(d.x)]; }")
         report = tmp_path / "report.html"
         report.write_bytes(download(page, page.get_by_role("button", name="Report (HTML)"))[1])
+        open_exports(page)
         script = tmp_path / "reproduce_schemes.py"
         script.write_bytes(download(page, page.get_by_role("button", name="Python script"))[1])
     finally:
