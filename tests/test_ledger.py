@@ -231,10 +231,8 @@ def schemes_page():
     available without further input."""
     import app_support
 
-
-    at = app_support.open_page("pages/schemes_utility.py", 120, reps="5", schemes="uniform,adaptive")
-    assert not at.exception, at.exception
-    return at
+    return app_support.open_exports(app_support.open_page("pages/schemes_utility.py", 120, reps="5",
+                                                          schemes="uniform,adaptive"))
 
 
 def _metrics(at) -> dict:

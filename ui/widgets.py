@@ -160,7 +160,8 @@ def scheme_controls(kind: str, n: int, *, container=None) -> None:
                      help="Each repetition releases all n events with fresh noise; the MAE and its confidence "
                           f"interval average them. At most {state.REPETITION_CELLS_MAX:,} released values per scheme.")
     if state.default_repetitions(n) < state.PARAMS[state.REPETITIONS].default:
-        box.caption(f"Long series: {state.default_repetitions(n)} repetitions by default (not 100), so an ε change "
+        box.caption(f"Long series: {state.default_repetitions(n)} repetitions by default (not "
+                    f"{state.PARAMS[state.REPETITIONS].default}), so an ε change "
                     f"stays quick — each releases all {n:,} events. More give tighter intervals and slower updates.")
     box.number_input("Seed", min_value=0, max_value=state.SEED_MAX, step=1, **bind(state.SEED))
 
