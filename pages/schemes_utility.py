@@ -199,7 +199,9 @@ def results() -> None:
                    f"(repetition 1) of {map_scheme} — what an analyst would receive. The MAE below averages "
                    f"{reps} repetitions.")
         alt_text.describe("released_map", alt_text.track_table(cur.series.timestamps, latlon[:, 0], latlon[:, 1],
-                                                               cur.landmarks, {map_scheme: (lat, lon)}),
+                                                               cur.landmarks, {map_scheme: (lat, lon)},
+                                                               labels=cache.time_labels(cur.token,
+                                                                                        cur.series.timestamps)),
                           what=f"The path and one release of {map_scheme}", over="t")
     else:
         y_title = "share reported as 1" if mechanism == "randomized_response" else f"value ({unit})"
@@ -218,7 +220,8 @@ def results() -> None:
                    "only paint the panel.")
         alt_text.describe_run("release_chart", run, lambda: alt_text.release_table(
             cur.series.timestamps, x, {s: (summaries[s].median, summaries[s].low, summaries[s].high) for s in chosen},
-            value_name=y_title), what=f"Original and released series, {y_title}", over="t",
+            value_name=y_title, labels=cache.time_labels(cur.token, cur.series.timestamps)),
+            what=f"Original and released series, {y_title}", over="t",
             said=[f"original {y_title}", *(f"{s} median" for s in chosen)])
 
     st.subheader("Utility: mean absolute error")

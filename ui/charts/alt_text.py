@@ -202,16 +202,20 @@ def budget_table(budgets_by_scheme: dict[str, np.ndarray], landmarks: Iterable[i
 
 
 def series_table(timestamps: Timestamps, values: np.ndarray, landmarks: Iterable[int], *, value_name: str,
-                 dummies: Iterable[int] = ()) -> pd.DataFrame:
-    """t, time, the value, landmark (, dummy) — the timeline's events."""
+                 dummies: Iterable[int] = (), labels: list[str] | None = None) -> pd.DataFrame:
+    """t, time, the value, landmark (, dummy) — the timeline's events; ``labels``: ``time_labels(timestamps)`` when
+    the caller keeps them (``ui.session.cache.time_labels``)."""
     values = np.asarray(values, dtype=float)
-    return pd.DataFrame({"t": np.arange(values.size), "time": time_labels(timestamps), value_name: values,
+    labels = labels if labels is not None else time_labels(timestamps)
+    return pd.DataFrame({"t": np.arange(values.size), "time": labels, value_name: values,
                          **_flags(values.size, landmarks, dummies)})
 
 
-def release_table(timestamps: Timestamps, original: np.ndarray, summaries: dict, *, value_name: str) -> pd.DataFrame:
-    """t, time, original, then every scheme's median and its band (low, high) over the repetitions."""
-    columns = {"t": np.arange(len(original)), "time": time_labels(timestamps),
+def release_table(timestamps: Timestamps, original: np.ndarray, summaries: dict, *, value_name: str,
+                  labels: list[str] | None = None) -> pd.DataFrame:
+    """t, time, original, then every scheme's median and its band (low, high) over the repetitions (``labels`` as
+    in ``series_table``)."""
+    columns = {"t": np.arange(len(original)), "time": labels if labels is not None else time_labels(timestamps),
                f"original {value_name}": np.asarray(original, dtype=float)}
     for scheme, (median, low, high) in summaries.items():
         columns |= {f"{scheme} median": np.asarray(median, dtype=float), f"{scheme} low": np.asarray(low, dtype=float),
@@ -220,10 +224,13 @@ def release_table(timestamps: Timestamps, original: np.ndarray, summaries: dict,
 
 
 def track_table(timestamps: Timestamps, lat: np.ndarray, lon: np.ndarray, landmarks: Iterable[int],
-                released: dict[str, tuple[np.ndarray, np.ndarray]] | None = None) -> pd.DataFrame:
-    """t, time, lat, lon, landmark, then each release's lat/lon — a map's events."""
+                released: dict[str, tuple[np.ndarray, np.ndarray]] | None = None, *,
+                labels: list[str] | None = None) -> pd.DataFrame:
+    """t, time, lat, lon, landmark, then each release's lat/lon — a map's events (``labels`` as in
+    ``series_table``)."""
     lat = np.asarray(lat, dtype=float)
-    table = pd.DataFrame({"t": np.arange(lat.size), "time": time_labels(timestamps), "latitude": lat,
+    labels = labels if labels is not None else time_labels(timestamps)
+    table = pd.DataFrame({"t": np.arange(lat.size), "time": labels, "latitude": lat,
                           "longitude": np.asarray(lon, dtype=float), **_flags(lat.size, landmarks, ())})
     for name, (rlat, rlon) in (released or {}).items():
         table[f"{name} latitude"] = np.asarray(rlat, dtype=float)

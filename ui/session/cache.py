@@ -360,6 +360,15 @@ def drawn(kind: str, key: str, _build, restyle: bool = True):
     return charts.DrawOnceFigure(spec["data"], spec["layout"])
 
 
+@bounded_cache(MAX_ENTRIES, read_only=True)
+def time_labels(token: str, _timestamps) -> list[str]:
+    """The events' times as the "Show data" tables write them (``ui.charts.alt_text.time_labels``) for the series
+    ``token`` names: once per series, not on every ε change (issue 34)."""
+    from ui.charts import alt_text
+
+    return alt_text.time_labels(_timestamps)
+
+
 def run_key(*parts) -> str:
     """One string naming a Monte-Carlo run or configuration by everything that fixes it (``data_key``, the schemes,
     ε, the seed, …): the key under which ``drawn`` and ``chart_text`` keep what is built from it."""

@@ -18,9 +18,13 @@ from collections.abc import Callable
 import numpy as np
 import streamlit as st
 
+from lmdk.relation import Relation
 from ui.session import state
 
 TTL_S = 3600  # a shared entry unused for an hour goes: a class's hundred sessions leave no memory behind overnight
+# a Relation (frozen dataclass) by its repr, which names every field: Streamlit's hasher pickled it, ~0.3 ms of every
+# cached call that takes one (every scheme summary of an ε change, issue 34)
+HASH_FUNCS = {Relation: repr}
 SESSION_KEY = "_upload_cache"  # {function name: OrderedDict(digest → result)} of this session only
 
 
@@ -77,7 +81,7 @@ def bounded_cache(max_entries: int, session_entries: int = 16, *, read_only: boo
 
     def wrap(func: Callable) -> Callable:
         """``func`` cached in ``st.cache_data`` for shared data and in the session while it works on an upload."""
-        shared = store(max_entries=max_entries, ttl=TTL_S, show_spinner=False)(func)
+        shared = store(max_entries=max_entries, ttl=TTL_S, show_spinner=False, hash_funcs=HASH_FUNCS)(func)
         name = f"{func.__module__}.{func.__qualname__}"
         # positional arguments whose parameter name starts with "_" are not part of the key either
         params = func.__code__.co_varnames[:func.__code__.co_argcount]
