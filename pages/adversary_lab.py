@@ -250,7 +250,7 @@ def _page() -> None:
                 "takes any length.", icon=":material/info:")
         return
     _controls(cur)
-    words_plural = headlines.event_word(cur.series.kind, headlines.median_step_seconds(cur.series.timestamps))
+    words_plural = cache.event_words(cur)
     event = words_plural.removesuffix("s")
     settings, key = _configuration(cur, chosen, protected)
     if not _may_run(cur, chosen, protected, settings, key):

@@ -216,7 +216,7 @@ def _results(cur, chosen: list[str]) -> None:
         return
     dm = sel.dummies
     disclosure = dummies.membership_disclosure(sel)
-    words = headlines.event_word(cur.series.kind, headlines.median_step_seconds(cur.series.timestamps))
+    words = cache.event_words(cur)
     said = headlines.dummies_headline(int(sel.chosen.size), int(cur.landmarks.size), disclosure.chosen, words)
     st.markdown("##### " + said)
 

@@ -76,7 +76,7 @@ def clamp_range(mechanism: str) -> tuple[float, float] | None:
 def headline(cur, summaries: dict, eps: float, unit: str, guess) -> str:
     """The page's verdict in plain words (lmdk.present.headlines), at most two sentences, and what ε protects
     under it; returns the headline."""
-    words = headlines.event_word(cur.series.kind, headlines.median_step_seconds(cur.series.timestamps))
+    words = cache.event_words(cur)
     protected = relation.current(cur)
     protects = (protected.protects(words.removesuffix("s")) if protected is not None
                 else "changes of up to 1 unit in one value (Δ = 1: no public range set yet)")

@@ -172,7 +172,7 @@ def _results(cur, scheme: str, P: np.ndarray, described: str) -> None:
     corr = ss[state.CORRELATION] if ss[state.CORRELATION] in ("weak", "moderate", "strong") else "the chosen"
     if ss.get(MATRIX_KEY) is not None:
         corr = "the uploaded"
-    words = headlines.event_word(cur.series.kind, headlines.median_step_seconds(cur.series.timestamps))
+    words = cache.event_words(cur)
     answer = float(losses.bound.max())  # the valid bound: the smaller of the landmark loss and Σ εₜ (composition)
     said = headlines.temporal_loss_headline(eps, scheme, corr, answer, float(losses.reference.max()), words)
     st.markdown("##### " + said)

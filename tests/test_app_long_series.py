@@ -89,7 +89,8 @@ def test_hue_daily_sums_get_the_public_range_of_a_day():
 
 
 def test_long_series_default_to_fewer_repetitions_and_say_so():
-    assert state.default_repetitions(1_000) == state.REPETITIONS_DEFAULT == 30 and state.default_repetitions(3_333) == 30
+    assert state.default_repetitions(1_000) == state.REPETITIONS_DEFAULT == 30
+    assert state.default_repetitions(3_333) == 30
     assert state.default_repetitions(8_760) == 11
     assert state.default_repetitions(35_040) == 3 and state.repetitions_cap(105_120) == 19
     at = app_support.open_page("pages/temporal_loss.py", 300, source="synthetic", syn_n="35040")

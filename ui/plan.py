@@ -16,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from ui import text
-from ui.session import state
+from ui.session import cache, state
 from ui.session.cache_scope import bounded_cache
 from ui.session.plan_target import restore, target, target_dict  # noqa: F401 (ui.plan's public names)
 
@@ -211,7 +211,7 @@ def section(cur, chosen) -> None:
         return
     # imported once a target is set: the planner brings scipy's optimize, a second of a server's first opening
     from lmdk import plan as planner
-    from lmdk.present.headlines import event_word, median_step_seconds, plan_headline
+    from lmdk.present.headlines import plan_headline
     from ui import charts, relation
 
     goal = target()
@@ -235,7 +235,7 @@ def section(cur, chosen) -> None:
     if result is None:
         st.info("Pick at least one of the six schemes to plan for.")
         return
-    words = event_word(cur.series.kind, median_step_seconds(cur.series.timestamps))
+    words = cache.event_words(cur)
     st.markdown("##### " + plan_headline(result, text.escape_markdown(unit), words))
     fig = chart(result, unit)
     st.plotly_chart(fig, key="plan_chart", **charts.PLOTLY_KW)

@@ -15,7 +15,7 @@ import numpy as np
 import streamlit as st
 
 from ui import charts, ensure_entrypoint, text
-from ui.session import config, state
+from ui.session import cache, config, state
 
 RERUN_FRAGMENT = "_rerun_fragment"  # {configuration key: (page script hash, st.fragment key)}, see rerun_fragment_on
 
@@ -437,9 +437,7 @@ def landmark_source(cur):
 
 def _event(cur) -> str:
     """What one event of the current series is called in statements ("hour", "location", …)."""
-    from lmdk.present.headlines import event_word, median_step_seconds
-
-    return event_word(cur.series.kind, median_step_seconds(cur.series.timestamps)).removesuffix("s")
+    return cache.event_words(cur).removesuffix("s")
 
 
 def statement_lines(cur, chosen: list[str], summaries: dict, mechanism: str) -> list[str] | None:

@@ -369,6 +369,20 @@ def time_labels(token: str, _timestamps) -> list[str]:
     return alt_text.time_labels(_timestamps)
 
 
+def event_words(cur: Current) -> str:
+    """What one event of the series is called in headlines ("hours", "days", "readings", …;
+    ``lmdk.present.headlines.event_word``), worked out once per series rather than on every ε change (issue 34)."""
+    return _event_words(cur.token, cur.series.kind, cur.series.timestamps)
+
+
+@bounded_cache(MAX_ENTRIES)
+def _event_words(token: str, kind: str, _timestamps) -> str:
+    """``event_words`` of the series ``token`` names."""
+    from lmdk.present.headlines import event_word, median_step_seconds
+
+    return event_word(kind, median_step_seconds(_timestamps))
+
+
 def run_key(*parts) -> str:
     """One string naming a Monte-Carlo run or configuration by everything that fixes it (``data_key``, the schemes,
     ε, the seed, …): the key under which ``drawn`` and ``chart_text`` keep what is built from it."""

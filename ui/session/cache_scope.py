@@ -14,6 +14,7 @@ import hashlib
 import pickle
 from collections import OrderedDict
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import streamlit as st
@@ -24,7 +25,7 @@ from ui.session import state
 TTL_S = 3600  # a shared entry unused for an hour goes: a class's hundred sessions leave no memory behind overnight
 # a Relation (frozen dataclass) by its repr, which names every field: Streamlit's hasher pickled it, ~0.3 ms of every
 # cached call that takes one (every scheme summary of an ε change, issue 34)
-HASH_FUNCS = {Relation: repr}
+HASH_FUNCS: dict[str | type, Callable[[Any], Any]] = {Relation: repr}
 SESSION_KEY = "_upload_cache"  # {function name: OrderedDict(digest → result)} of this session only
 
 

@@ -21,11 +21,12 @@ N_MAX = 110_000  # longest series the app takes whole: a year of 5-minute readin
 #                  user chooses (ui.long_series) — never cut silently
 N_MIN = 10
 REPETITIONS_MAX = 200  # repetitions of every release
-REPETITIONS_DEFAULT = 30  # the views' default (issue 34): 30 × 1,000 releases per scheme put the MAE's 95 % interval
-#                           within about ±1 % and cost a third of the paper's 100 (§4.1), which a class of a hundred on one
-#                           server cannot afford per ε change; the Experiments page keeps the paper's 100
+# the views' default (issue 34): 30 × 1,000 releases per scheme put the MAE's 95 % interval within about ±1 % and cost
+# a third of the paper's 100 (§4.1), which a class of a hundred on one server cannot afford per ε change; the
+# Experiments page keeps the paper's 100
+REPETITIONS_DEFAULT = 30
 REPETITION_CELLS_MAX = 2_000_000  # repetitions × n per scheme (16 MB of releases; 6 schemes ≤ 12 M numbers): the cap
-REPETITION_CELLS_DEFAULT = 100_000  # default repetitions × n of a long series (fewer than REPETITIONS_DEFAULT from n = 3,334)
+REPETITION_CELLS_DEFAULT = 100_000  # default repetitions × n of a long series (< REPETITIONS_DEFAULT from n = 3,334)
 REPETITIONS_LONG_MIN = 3  # … but at least this many (a median, a band and a confidence interval need them)
 EPSILON_OPTIONS = (
     0.01, 0.015, 0.02, 0.03, 0.05, 0.07, 0.1, 0.15, 0.2, 0.3, 0.5, 0.7,
