@@ -248,8 +248,7 @@ def _results(cur, chosen: list[str]) -> None:
                f"({method}, {utility} utility, seed {seed}). An observer of the release sees only L′.")
     alt_text.describe_run("dummy_timeline", chosen_set,
                           lambda: alt_text.series_table(cur.series.timestamps, y, cur.landmarks, value_name=y_title,
-                                                        dummies=dm, labels=cache.time_labels(cur.token,
-                                                                                             cur.series.timestamps)),
+                                                        dummies=dm, labels=cache.time_labels(cur)),
                           what="The series, its landmarks and the dummies", over="t")
 
     st.info(f"**What the dummies protect.** An observer who knows this method sees {sel.chosen.size:,} marked events; "

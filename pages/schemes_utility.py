@@ -133,7 +133,7 @@ def badges(cur, chosen: list[str], summaries: dict, eps: float) -> None:
                 + " &emsp; ".join(cells), unsafe_allow_html=True)
 
 
-def exports(cur, mechanism: str, origin, summaries: dict, saved) -> None:
+def exports(cur, chosen: list[str], mechanism: str, origin, summaries: dict, saved) -> None:
     """The release to hand out, the demonstration release, the landmark set, RunConfig, script and the session's
     privacy ledger (``widgets.release_downloads``), in an expander built only while it is open: closed, an ε change
     does not rebuild its two dozen widgets (a quarter of a change's server time when a class follows one link, issue
@@ -200,8 +200,7 @@ def results() -> None:
                    f"{reps} repetitions.")
         alt_text.describe("released_map", alt_text.track_table(cur.series.timestamps, latlon[:, 0], latlon[:, 1],
                                                                cur.landmarks, {map_scheme: (lat, lon)},
-                                                               labels=cache.time_labels(cur.token,
-                                                                                        cur.series.timestamps)),
+                                                               labels=cache.time_labels(cur)),
                           what=f"The path and one release of {map_scheme}", over="t")
     else:
         y_title = "share reported as 1" if mechanism == "randomized_response" else f"value ({unit})"
@@ -220,7 +219,7 @@ def results() -> None:
                    "only paint the panel.")
         alt_text.describe_run("release_chart", run, lambda: alt_text.release_table(
             cur.series.timestamps, x, {s: (summaries[s].median, summaries[s].low, summaries[s].high) for s in chosen},
-            value_name=y_title, labels=cache.time_labels(cur.token, cur.series.timestamps)),
+            value_name=y_title, labels=cache.time_labels(cur)),
             what=f"Original and released series, {y_title}", over="t",
             said=[f"original {y_title}", *(f"{s} median" for s in chosen)])
 
@@ -261,7 +260,7 @@ def results() -> None:
                               help="One self-contained page: headline, settings, verdicts, table and interactive "
                                    "charts; opens offline, prints to PDF from the browser. No data inside.")
     st.caption(widgets.PNG_NOTE)
-    exports(cur, mechanism, origin, summaries, saved)
+    exports(cur, chosen, mechanism, origin, summaries, saved)
     state.sync_query_params()  # app.py does this after a full run; a fragment rerun must keep the URL current too
 
 

@@ -360,10 +360,15 @@ def drawn(kind: str, key: str, _build, restyle: bool = True):
     return charts.DrawOnceFigure(spec["data"], spec["layout"])
 
 
+def time_labels(cur: Current) -> list[str]:
+    """The events' times as the "Show data" tables write them (``ui.charts.alt_text.time_labels``): once per series,
+    not on every ε change (issue 34)."""
+    return _time_labels(cur.token, cur.series.timestamps)
+
+
 @bounded_cache(MAX_ENTRIES, read_only=True)
-def time_labels(token: str, _timestamps) -> list[str]:
-    """The events' times as the "Show data" tables write them (``ui.charts.alt_text.time_labels``) for the series
-    ``token`` names: once per series, not on every ε change (issue 34)."""
+def _time_labels(token: str, _timestamps) -> list[str]:
+    """``time_labels`` of the series ``token`` names."""
     from ui.charts import alt_text
 
     return alt_text.time_labels(_timestamps)
