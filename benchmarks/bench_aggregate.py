@@ -71,7 +71,7 @@ def main() -> None:
               f"({args.users * args.bins / seconds / 1e6:.1f} M rows/s); same sums as in process: {same}")
     if args.release:
         from lmdk import landmarks, relation
-        from lmdk.data.export import export_scheme_release
+        from lmdk.exports.export import export_scheme_release
 
         series = agg.to_series(units="kWh")
         L = landmarks.parse_rule("calendar:sun@09:00-12:00").indices(series)

@@ -8,7 +8,7 @@ The names a notebook needs, importable from the top::
     out = lmdk.release(series.values, L, "adaptive", 1.0, protects=lmdk.relation.public_range(0, 25, "kWh"),
                        repetitions=10, rng=0)
 
-Subpackages, one per concept of the papers: :mod:`lmdk.data`, :mod:`lmdk.tpl`, :mod:`lmdk.dummies`,
+Subpackages, one per concept of the papers: :mod:`lmdk.data`, :mod:`lmdk.exports`, :mod:`lmdk.tpl`, :mod:`lmdk.dummies`,
 :mod:`lmdk.priste`, :mod:`lmdk.experiments`, :mod:`lmdk.population`, :mod:`lmdk.audit` (the adversary lab);
 modules :mod:`lmdk.mechanisms`, :mod:`lmdk.schemes`, :mod:`lmdk.privacy`, :mod:`lmdk.metrics`, :mod:`lmdk.landmarks`,
 :mod:`lmdk.synthetic`, :mod:`lmdk.snapping`, :mod:`lmdk.relation` (what ε protects: ``protects=``).
@@ -27,7 +27,7 @@ from lmdk.version import __version__ as __version__
 # in scipy's spatial, optimize and special, numba and every subpackage — most of a server's first page opening
 # (issue 34), where a page needs a few of them.
 _NAMES = {
-    "RunConfig": "lmdk.data", "Series": "lmdk.data", "load_series": "lmdk.data", "sample": "lmdk.data",
+    "RunConfig": "lmdk.exports", "Series": "lmdk.data", "load_series": "lmdk.data", "sample": "lmdk.data",
     "DummySpec": "lmdk.dummies", "select": "lmdk.dummies", "mae": "lmdk.metrics",
     "worst_case_leakage": "lmdk.priste", "landmark_loss": "lmdk.privacy",
     "satisfies_landmark_privacy": "lmdk.privacy", "SCHEMES": "lmdk.schemes", "Release": "lmdk.schemes",
@@ -37,7 +37,7 @@ _NAMES = {
 # Subpackages and modules, one per concept of the papers; the command line, the errors, and two presentation
 # modules kept under their old names (generated scripts call ``lmdk.views.release_input``).
 _MODULES = {
-    "data": "lmdk.data", "dummies": "lmdk.dummies", "experiments": "lmdk.experiments",
+    "data": "lmdk.data", "exports": "lmdk.exports", "dummies": "lmdk.dummies", "experiments": "lmdk.experiments",
     "landmarks": "lmdk.landmarks", "mechanisms": "lmdk.mechanisms", "metrics": "lmdk.metrics",
     "priste": "lmdk.priste", "privacy": "lmdk.privacy", "schemes": "lmdk.schemes", "synthetic": "lmdk.synthetic",
     "tpl": "lmdk.tpl", "relation": "lmdk.relation", "discrete_laplace": "lmdk.discrete_laplace",
@@ -50,7 +50,7 @@ __all__ = [
     "DummySpec", "Release", "RunConfig", "SCHEMES", "Series", "allocate", "landmark_loss",
     "landmark_temporal_privacy_loss", "load_series", "mae", "release", "sample", "satisfies_landmark_privacy",
     "select", "temporal_privacy_loss", "worst_case_leakage",
-    "data", "dummies", "experiments", "landmarks", "mechanisms", "metrics", "privacy", "priste", "schemes",
+    "data", "exports", "dummies", "experiments", "landmarks", "mechanisms", "metrics", "privacy", "priste", "schemes",
     "synthetic", "tpl", "relation", "discrete_laplace", "snapping", "ledger", "population", "cli", "errors", "plan",
     "present", "views", "views_loss", "audit",
 ]  # what _NAMES and _MODULES hold (tests/test_lazy_imports.py checks they agree)
@@ -82,6 +82,7 @@ if TYPE_CHECKING:  # the same names for the type checker and editors
         dummies,
         errors,
         experiments,
+        exports,
         landmarks,
         ledger,
         mechanisms,
@@ -97,8 +98,9 @@ if TYPE_CHECKING:  # the same names for the type checker and editors
         synthetic,
         tpl,
     )
-    from lmdk.data import RunConfig, Series, load_series, sample
+    from lmdk.data import Series, load_series, sample
     from lmdk.dummies import DummySpec, select
+    from lmdk.exports import RunConfig
     from lmdk.metrics import mae
     from lmdk.present import views, views_loss
     from lmdk.priste import worst_case_leakage

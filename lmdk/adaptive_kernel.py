@@ -1,5 +1,5 @@
 """The compiled step loop of the Adaptive scheme (§3.2, Figure 4) with the exact discrete Laplace (sampler="discrete",
-laplace values): ``lmdk.schemes._adaptive``'s budget management, sampling and change test, step by step and row by
+laplace values): ``lmdk.schemes.run_adaptive``'s budget management, sampling and change test, step by step and row by
 row in one numba pass instead of a dozen numpy calls per timestamp (issue 34: Adaptive was a third of a view's
 server CPU).
 

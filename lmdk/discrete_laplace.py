@@ -510,7 +510,7 @@ class Calibration:
         return self.steps / self.scale
 
 
-def _calibrate(eps: np.ndarray, delta: float, low: float, high: float) -> Calibration:
+def calibrate_unchecked(eps: np.ndarray, delta: float, low: float, high: float) -> Calibration:
     """``calibrate`` without validation (eps > 0 finite array, low < high, delta > 0): the hot path.
 
     Per element (``lmdk.discrete_laplace_kernel.calibrate_cells``, compiled): k = ⌊log₂ min(Δ, Δ/ε)⌋ − GRID_BITS
@@ -540,7 +540,7 @@ def calibrate(epsilon, sensitivity, value_range) -> Calibration:
     from lmdk.mechanisms import validate_epsilon, validate_sensitivity
 
     low, high = validate_range(value_range)
-    return _calibrate(validate_epsilon(epsilon), validate_sensitivity(sensitivity), low, high)
+    return calibrate_unchecked(validate_epsilon(epsilon), validate_sensitivity(sensitivity), low, high)
 
 
 _NORMAL_EXPONENTS = (-1022, 1022)  # k with 2^k and 2^−k both normal doubles: _power_of_two's bit pattern is exact
@@ -576,11 +576,11 @@ def release_values(x, epsilon, sensitivity, value_range, rng=None) -> np.ndarray
     Every output is a multiple of its grid g inside ``value_range``; ``calibrate(epsilon, sensitivity,
     value_range).epsilon`` is the ε each element is guaranteed (≤ ``epsilon``).
     """
-    from lmdk.mechanisms import _broadcast_shape, _finite_array
+    from lmdk.mechanisms import broadcast_shape, finite_array
 
-    values = _finite_array(x, "x")
+    values = finite_array(x, "x")
     cal = calibrate(epsilon, sensitivity, value_range)
-    shape = _broadcast_shape(values.shape, cal.scale.shape, "x")
+    shape = broadcast_shape(values.shape, cal.scale.shape, "x")
     low, high = validate_range(value_range)
     z = discrete_laplace(np.broadcast_to(cal.scale, shape), 1, rng)
     return on_grid(np.clip(values, low, high), cal, z)  # z has the release's shape; x and the calibration broadcast

@@ -241,9 +241,9 @@ def parts_stream(t: np.ndarray, s: np.ndarray, first: int, count: int, halves: n
 @njit(cache=True, nogil=True)
 def calibrate_one(eps: float, delta: float, low: float, high: float, grid_bits: int) -> tuple[int, float, float,
                                                                                                 float, float]:
-    """(k, Δ_int, t, lowest and highest grid index) of one budget: ``lmdk.discrete_laplace._calibrate``'s formulas
-    with the same IEEE operations in the same order (frexp, ldexp, floor and ceil are exact; one division and one
-    product), so the same numbers; floats, which the caller checks against 2^52 and 2^61 before casting."""
+    """(k, Δ_int, t, lowest and highest grid index) of one budget: ``lmdk.discrete_laplace.calibrate_unchecked``'s
+    formulas with the same IEEE operations in the same order (frexp, ldexp, floor and ceil are exact; one division and
+    one product), so the same numbers; floats, which the caller checks against 2^52 and 2^61 before casting."""
     _, e = math.frexp(min(delta, delta / eps))
     k = e - 1 - grid_bits
     n_steps = np.floor(math.ldexp(delta, -k)) + 1.0  # Δ/g is exact (g = 2^k)

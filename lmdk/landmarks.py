@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from lmdk.data.series import epoch_ns
+from lmdk.declared.files import read_text
 from lmdk.errors import ParameterError
 
 EARTH_RADIUS_M = 6_371_008.8
@@ -419,7 +420,7 @@ class LandmarkRule:
 
             return parse(self.spec or "").indices(series, tz)
         if self.kind in ("ics", "times"):
-            from lmdk.declared.spans import positions
+            from lmdk.declared.marks import positions
 
             return positions(self.kind, self._path(), series, tz)
         if self.kind == "place":
@@ -537,18 +538,9 @@ def near_place(lat, lon, place: tuple[float, float], radius_m: float) -> np.ndar
     return np.flatnonzero(np.sum((points - centre) ** 2, axis=1) <= _chord2(float(radius_m))).astype(np.int64)
 
 
-def _read_text(path: str, what: str) -> str:
-    """A small text file's content, with a clear error when it cannot be read."""
-    try:
-        with open(path, encoding="utf-8-sig") as handle:
-            return handle.read(10_000_000)
-    except OSError as exc:
-        raise ParameterError(f"cannot read the {what} {path!r}: {exc.strerror or exc}") from None
-
-
 def _read_watchlist(path: str) -> list:
     """Contact ids, one per line or separated by commas/whitespace; integers where they all are."""
-    tokens = [t for t in _read_text(path, "watchlist").replace(",", " ").split() if t]
+    tokens = [t for t in read_text(path, "watchlist").replace(",", " ").split() if t]
     try:
         return [int(t) for t in tokens]
     except ValueError:
@@ -557,7 +549,7 @@ def _read_watchlist(path: str) -> list:
 
 def _read_indices(path: str) -> list[int]:
     """Landmark positions from the app's landmark JSON ({"landmarks": [...]}) or a list of integers."""
-    return landmark_positions(_read_text(path, "landmark file"), name=f"the landmark file {path!r}").tolist()
+    return landmark_positions(read_text(path, "landmark file"), name=f"the landmark file {path!r}").tolist()
 
 
 def landmark_positions(text: str, timestamps=None, *, name: str = "the landmark file") -> np.ndarray:

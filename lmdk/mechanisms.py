@@ -50,7 +50,7 @@ def validate_sensitivity(sensitivity, name: str = "sensitivity") -> float:
     return value
 
 
-def _finite_array(values, name: str) -> np.ndarray:
+def finite_array(values, name: str) -> np.ndarray:
     """Convert to a float array and reject NaN/inf with a message naming ``name``."""
     try:
         arr = np.asarray(values, dtype=float)
@@ -61,7 +61,7 @@ def _finite_array(values, name: str) -> np.ndarray:
     return arr
 
 
-def _broadcast_shape(data_shape: tuple, eps_shape: tuple, data_name: str) -> tuple:
+def broadcast_shape(data_shape: tuple, eps_shape: tuple, data_name: str) -> tuple:
     """Common shape of data and ε, or a ParameterError naming both arguments."""
     try:
         return np.broadcast_shapes(data_shape, eps_shape)
@@ -111,10 +111,10 @@ def perturb(mechanism: str, values: np.ndarray, epsilon: np.ndarray, noise: np.n
 
 def laplace(values, epsilon, sensitivity: float = 1.0, rng=None) -> np.ndarray:
     """Laplace mechanism (§2.1.1): values + Laplace(0, Δf/ε); output has the broadcast shape."""
-    x = _finite_array(values, "values")
+    x = finite_array(values, "values")
     eps = validate_epsilon(epsilon)
     delta = validate_sensitivity(sensitivity)
-    shape = _broadcast_shape(x.shape, eps.shape, "values")
+    shape = broadcast_shape(x.shape, eps.shape, "values")
     return perturb("laplace", x, eps, unit_noise("laplace", shape, rng), delta)
 
 
@@ -122,11 +122,11 @@ def randomized_response(bits, epsilon, rng=None) -> np.ndarray:
     """Randomized response (§2.1.1, §4.1.2): keep each bit with probability e^ε/(e^ε+1), else flip."""
     b = np.asarray(bits)
     if b.dtype != bool:
-        numeric = _finite_array(b, "bits")
+        numeric = finite_array(b, "bits")
         if not np.all((numeric == 0) | (numeric == 1)):
             raise ParameterError("bits must contain only 0/1 (or False/True) values")
     eps = validate_epsilon(epsilon)
-    shape = _broadcast_shape(b.shape, eps.shape, "bits")
+    shape = broadcast_shape(b.shape, eps.shape, "bits")
     return perturb("randomized_response", b, eps, unit_noise("randomized_response", shape, rng))
 
 
@@ -144,11 +144,11 @@ def planar_laplace(xy, epsilon, rng=None) -> np.ndarray:
     Draws a uniform angle, then a uniform p mapped through the radius inverse CDF
     C_ε(r) = 1 − (1 + εr)e^{−εr} with the Lambert W₋₁ branch (so r ~ Gamma(2, 1/ε)).
     """
-    pts = _finite_array(xy, "xy")
+    pts = finite_array(xy, "xy")
     if pts.ndim < 1 or pts.shape[-1] != 2:
         raise ParameterError(f"xy must have shape (..., 2) (x, y in metres), got {pts.shape}")
     eps = validate_epsilon(epsilon)
-    shape = _broadcast_shape(pts.shape[:-1], eps.shape, "xy[..., 0]")
+    shape = broadcast_shape(pts.shape[:-1], eps.shape, "xy[..., 0]")
     return perturb("planar_laplace", pts, eps, unit_noise("planar_laplace", shape, rng))
 
 
@@ -159,12 +159,12 @@ def exponential(utilities, epsilon, sensitivity: float = 1.0, rng=None):
     leading axes. Returns ``(index, probabilities)``: an int for 1-D utilities (else an int array of
     the leading shape) and the selection probabilities, computed with log-sum-exp.
     """
-    u = _finite_array(utilities, "utilities")
+    u = finite_array(utilities, "utilities")
     if u.ndim < 1 or u.shape[-1] == 0:
         raise ParameterError("utilities must contain at least one option (options on the last axis)")
     eps = validate_epsilon(epsilon)
     delta = validate_sensitivity(sensitivity)
-    lead = _broadcast_shape(u.shape[:-1], eps.shape, "utilities[..., 0]")
+    lead = broadcast_shape(u.shape[:-1], eps.shape, "utilities[..., 0]")
     logits = np.broadcast_to(eps, lead)[..., None] * u / (2.0 * delta)
     logits = logits - logits.max(axis=-1, keepdims=True)
     weights = np.exp(logits)
@@ -178,8 +178,8 @@ def exponential(utilities, epsilon, sensitivity: float = 1.0, rng=None):
 
 def _check_latlon(lat, lon) -> tuple[np.ndarray, np.ndarray]:
     """Validate latitude/longitude arrays of equal shape in degrees."""
-    la = _finite_array(lat, "lat")
-    lo = _finite_array(lon, "lon")
+    la = finite_array(lat, "lat")
+    lo = finite_array(lon, "lon")
     if la.shape != lo.shape:
         raise ParameterError(f"lat and lon must have the same shape, got {la.shape} and {lo.shape}")
     if np.any(np.abs(la) > 90):
@@ -220,7 +220,7 @@ def latlon_to_metres(lat, lon, origin=None) -> tuple[np.ndarray, tuple[float, fl
 
 def metres_to_latlon(xy, origin) -> tuple[np.ndarray, np.ndarray]:
     """Inverse of :func:`latlon_to_metres`: local metres (..., 2) around ``origin`` back to (lat, lon) degrees."""
-    pts = _finite_array(xy, "xy")
+    pts = finite_array(xy, "xy")
     if pts.ndim < 1 or pts.shape[-1] != 2:
         raise ParameterError(f"xy must have shape (..., 2), got {pts.shape}")
     lat0, lon0 = (float(v) for v in _check_latlon(np.asarray(origin[0]), np.asarray(origin[1])))

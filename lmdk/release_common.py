@@ -1,8 +1,9 @@
 """What every release shares, whichever scheme allocates its budget: the :class:`Release` record, the checks of
-its inputs (series, ε, w, repetitions, the public default) and the exact discrete sampler's two entry points.
+its inputs (series, ε, w, repetitions, the public default, ``protects=``, landmarks on a Series) and the exact discrete
+sampler's two entry points.
 
-Used by the landmark schemes (:mod:`lmdk.schemes`, which re-exports every name here) and by the state of the art
-beside them (:mod:`lmdk.baselines`), so that neither imports the other's module at import time.
+Used by the landmark schemes (:mod:`lmdk.schemes`, which re-exports every public name here) and by the state of the art
+beside them (:mod:`lmdk.baselines`, a layer below the schemes: it never imports them).
 """
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ class Release:
         return int(self.budgets.shape[1])
 
 
-def _total_epsilon(epsilon) -> float:
+def total_epsilon(epsilon) -> float:
     """Validate the total budget ε (a positive scalar)."""
     eps = validate_epsilon(epsilon)
     if eps.ndim != 0:
@@ -52,7 +53,7 @@ def _total_epsilon(epsilon) -> float:
     return float(eps)
 
 
-def _window(w, n: int, scheme: str) -> int:
+def window_length(w, n: int, scheme: str) -> int:
     """Validate the w-event window length (default: the whole series, i.e. user level); other schemes ignore w."""
     if w is None or scheme != "w-event":
         return n
@@ -61,7 +62,7 @@ def _window(w, n: int, scheme: str) -> int:
     return int(w)
 
 
-def _prepare_series(series, mechanism: str) -> np.ndarray:
+def prepare_series(series, mechanism: str) -> np.ndarray:
     """Validate the series for a mechanism: 1-D values, 1-D 0/1 bits, or (n, 2) metres."""
     if mechanism not in MECHANISMS:
         raise ParameterError(f"mechanism must be one of {MECHANISMS}, got {mechanism!r}")
@@ -82,7 +83,7 @@ def _prepare_series(series, mechanism: str) -> np.ndarray:
     return x
 
 
-def _default_value(default, series: np.ndarray, mechanism: str) -> np.ndarray:
+def default_value(default, series: np.ndarray, mechanism: str) -> np.ndarray:
     """The public, data-independent value released before any noisy release exists."""
     shape = series.shape[1:]
     if default is None:
@@ -97,7 +98,7 @@ def _default_value(default, series: np.ndarray, mechanism: str) -> np.ndarray:
     return d
 
 
-def _discrete_range(value_range, mechanism: str) -> tuple[float, float] | None:
+def discrete_range(value_range, mechanism: str) -> tuple[float, float] | None:
     """The public range of sampler="discrete" (laplace), None for randomized_response; refuses locations."""
     if mechanism == "planar_laplace":
         raise ParameterError("sampler='discrete' draws values (laplace) only; locations: use sampler='snapping' "
@@ -124,7 +125,7 @@ def discrete_cells(x, budgets: np.ndarray, published: np.ndarray, sensitivity: f
                                                                                                budgets.shape)):
         return _column_cells(x, budgets, published, sensitivity, value_range, rng)
     values = np.array(xs, dtype=np.float64)
-    cal = dl._calibrate(budgets[published], sensitivity, *value_range)
+    cal = dl.calibrate_unchecked(budgets[published], sensitivity, *value_range)
     values[published] = dl.on_grid(xs[published], cal, dl.discrete_laplace(cal.scale, 1, rng))
     return values
 
@@ -139,7 +140,7 @@ def _column_cells(x, budgets: np.ndarray, published: np.ndarray, sensitivity: fl
 
     everywhere = bool(published.all())
     used = np.ones(budgets.shape[1], dtype=bool) if everywhere else published.any(axis=0)
-    cal = dl._calibrate(np.where(used, budgets[0], 1.0), sensitivity, *value_range)  # unused columns may hold 0
+    cal = dl.calibrate_unchecked(np.where(used, budgets[0], 1.0), sensitivity, *value_range)  # unused columns: 0
     if everywhere:
         z = dl.discrete_laplace(np.tile(cal.scale, budgets.shape[0]), 1, rng).reshape(budgets.shape)
     else:
@@ -166,7 +167,7 @@ def discrete_step(noise, sensitivity: float, value_range):
         cal = memo.get(key)
         if cal is None:
             memo.clear()
-            cal = memo[key] = dl._calibrate(np.where(budget > 0, budget, 1.0), sensitivity, low, high)
+            cal = memo[key] = dl.calibrate_unchecked(np.where(budget > 0, budget, 1.0), sensitivity, low, high)
         if pub.all():
             return dl.on_grid(out, cal, noise.step(t, cal.scale))
         rows = np.flatnonzero(pub)
@@ -178,8 +179,60 @@ def discrete_step(noise, sensitivity: float, value_range):
     return draw
 
 
-def _repetitions(repetitions) -> int:
+def repetition_count(repetitions) -> int:
     """Validate the number of repetitions."""
     if isinstance(repetitions, bool) or not isinstance(repetitions, (int, np.integer)) or repetitions < 1:
         raise ParameterError(f"repetitions must be a positive integer, got {repetitions!r}")
     return int(repetitions)
+
+
+REMOVED_OPTIONS = ("sensitivity", "sampler", "bound", "value_range", "relation", "options")
+"""Keywords the relation replaced (``protects=``): each is refused with a ParameterError naming it."""
+PROTECTS_FIX = ("what ε protects, e.g. protects=lmdk.relation.public_range(0, 25, \"kWh\") (the papers' figures: "
+                "protects=lmdk.relation.PAPERS_UNIT_CHANGE)")
+"""The one-line fix a missing or removed keyword's ParameterError gives."""
+
+
+def refuse_removed(where: str, removed: dict) -> None:
+    """Refuse keywords ``protects=`` replaced (a ParameterError naming it), and unknown ones as Python does."""
+    if not removed:
+        return
+    old = [k for k in removed if k in REMOVED_OPTIONS]
+    if old:
+        raise ParameterError(f"{where}: {', '.join(k + '=' for k in old)} no longer exist(s): the relation fixes Δ, "
+                             f"sampler and public range together; give protects=, {PROTECTS_FIX}")
+    raise TypeError(f"{where}() got an unexpected keyword argument {next(iter(removed))!r}")
+
+
+def protects_relation(where: str, protects):
+    """The Relation of ``protects=`` (a Relation or its dict); missing → a ParameterError with the one-line fix."""
+    if protects is None:
+        raise ParameterError(f"{where}() needs protects=: {PROTECTS_FIX}")
+    from lmdk.relation import Relation
+
+    return Relation.from_dict(protects)
+
+
+def series_landmarks(series, landmarks):
+    """(series as the engine takes it, landmarks): a landmark rule (``lmdk.landmarks.LandmarkRule``: anything with
+    ``indices(series)``) resolved on ``series`` (an lmdk Series, or plain values for value rules); an lmdk Series
+    becomes its mechanism input. A rule string is parsed first (``lmdk.landmarks.parse_rule``; ``lmdk.schemes.release``
+    does it), as this layer does not read rules."""
+    if isinstance(landmarks, str):
+        raise ParameterError(f"landmarks {landmarks!r}: give indices, a mask or "
+                             f"lmdk.landmarks.parse_rule({landmarks!r}) (lmdk.schemes.release takes the rule string)")
+    is_rule = callable(getattr(landmarks, "indices", None))
+    if not is_rule and not hasattr(series, "kind"):
+        return series, landmarks
+    if is_rule:
+        target = series
+        if not hasattr(series, "kind"):
+            from lmdk.data.series import from_values
+
+            target = from_values(np.asarray(series, dtype=float).ravel())
+        landmarks = landmarks.indices(target)
+    if hasattr(series, "kind"):
+        from lmdk.data.mechanism_input import release_input
+
+        series = release_input(series, landmarks)[0]
+    return series, landmarks

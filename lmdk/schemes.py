@@ -17,15 +17,20 @@ from lmdk.errors import ParameterError
 from lmdk.mechanisms import perturb, unit_noise, validate_sensitivity
 from lmdk.privacy import landmark_mask
 from lmdk.release_common import (  # noqa: F401 — re-exported: callers import these names from here
+    PROTECTS_FIX,
+    REMOVED_OPTIONS,
     Release,
-    _default_value,
-    _discrete_range,
-    _prepare_series,
-    _repetitions,
-    _total_epsilon,
-    _window,
+    default_value,
     discrete_cells,
+    discrete_range,
     discrete_step,
+    prepare_series,
+    protects_relation,
+    refuse_removed,
+    repetition_count,
+    series_landmarks,
+    total_epsilon,
+    window_length,
 )
 from lmdk.rng import as_generator
 
@@ -46,7 +51,7 @@ ADAPTIVE_MAX_INTERVAL = 16
 """Adaptive: longest sampling interval (timestamps between two noisy publications)."""
 
 
-def _check_scheme(scheme: str) -> str:
+def check_scheme(scheme: str) -> str:
     """Validate a scheme name."""
     if scheme in BASELINE_SCHEMES:
         raise ParameterError(f"{scheme!r} (lmdk.baselines) runs through schemes.release on one series only: it is "
@@ -56,7 +61,7 @@ def _check_scheme(scheme: str) -> str:
     return scheme
 
 
-def _allocate_mask(scheme: str, mask: np.ndarray, eps: float, w: int, lengths=None) -> np.ndarray:
+def allocate_mask(scheme: str, mask: np.ndarray, eps: float, w: int, lengths=None) -> np.ndarray:
     """Budgets of shape mask.shape for a (reps, n) landmark mask; adaptive gets its initial reservation.
 
     ``lengths``: (reps, 1) true series lengths of a padded batch (lmdk.population); default n for every row.
@@ -87,7 +92,7 @@ def allocate(scheme: str, n: int, landmarks, epsilon, *, w=None) -> np.ndarray:
     (ε, L)-landmark privacy only when |L| + 1 ≤ w (|L| ≤ w when L = T).
     """
     mask = landmark_mask(landmarks, n)
-    return _allocate_mask(_check_scheme(scheme), mask, _total_epsilon(epsilon), _window(w, n, scheme))
+    return allocate_mask(check_scheme(scheme), mask, total_epsilon(epsilon), window_length(w, n, scheme))
 
 
 def _perturb_step(mechanism: str, x_t, budget: np.ndarray, noise_t: np.ndarray, sensitivity: float):
@@ -110,7 +115,7 @@ def _change(noisy: np.ndarray, last: np.ndarray) -> np.ndarray:
     return np.hypot(d[:, 0], d[:, 1]) if d.ndim == 2 else np.abs(d)
 
 
-def _forward_fill(noisy: np.ndarray, published: np.ndarray, default: np.ndarray) -> np.ndarray:
+def forward_fill(noisy: np.ndarray, published: np.ndarray, default: np.ndarray) -> np.ndarray:
     """Replace unpublished entries by the most recent published one (or the default before any)."""
     reps, n = published.shape
     idx = np.where(published, np.arange(n), -1)
@@ -163,7 +168,7 @@ def _adaptive_plan(mask, regular, size, eps):
     return inv_left, mask_t, frees_t, level, eps - level
 
 
-def _adaptive(x, mask, eps, mechanism, sensitivity, noise, default, post=None, lengths=None, draw=None):
+def run_adaptive(x, mask, eps, mechanism, sensitivity, noise, default, post=None, lengths=None, draw=None):
     """Adaptive scheme (§3.2, Figure 4), vectorised over repetitions, one step per timestamp.
 
     ``x`` is one series ((n,) or (n, 2)) shared by every repetition, or one series per row ((reps, n) or
@@ -296,7 +301,7 @@ _COMPILED_ADAPTIVE = True  # tests switch it off to compare the compiled loop wi
 
 
 def _adaptive_discrete(x, mask, eps, delta, value_range, default, noise):
-    """``_adaptive`` with sampler="discrete" (laplace values, one clamped series for every row) in the compiled step
+    """``run_adaptive`` with sampler="discrete" (laplace values, one clamped series for every row) in the compiled step
     loop (lmdk.adaptive_kernel): the same numbers, bit for bit; the samples that need their row's Generator (more
     bits of F, a restart) are finished here (``LockstepNoise.finish``) and the loop resumes at their step."""
     from lmdk import adaptive_kernel as kernel
@@ -313,7 +318,7 @@ def _adaptive_discrete(x, mask, eps, delta, value_range, default, noise):
     values, budgets, published = np.empty((n, reps)), np.empty((n, reps)), np.empty((n, reps), dtype=bool)
     v, f, b = noise.parts()
     low, high = value_range
-    cal_delta = min(delta, float(np.nextafter(high - low, np.inf)))  # as lmdk.discrete_laplace._calibrate
+    cal_delta = min(delta, float(np.nextafter(high - low, np.inf)))  # as lmdk.discrete_laplace.calibrate_unchecked
     x = np.ascontiguousarray(x, dtype=np.float64)
     any_landmark = np.ascontiguousarray(mask_t.any(axis=1))
     start = 0
@@ -326,7 +331,7 @@ def _adaptive_discrete(x, mask, eps, delta, value_range, default, noise):
         if status == kernel.DONE:
             break
         if status == kernel.OUT_OF_RANGE:
-            dl._calibrate(np.where(budget > 0, budget, 1.0), delta, low, high)  # raises its ParameterError
+            dl.calibrate_unchecked(np.where(budget > 0, budget, 1.0), delta, low, high)  # raises its ParameterError
             raise RuntimeError(f"the compiled Adaptive loop and the calibration disagree at step {t}")
         for r in np.flatnonzero(need).tolist():
             fixed[r] = noise.finish(t, r, int(need_t[r]), int(need_x[r]), bool(need_sure[r]))
@@ -337,7 +342,7 @@ def _adaptive_discrete(x, mask, eps, delta, value_range, default, noise):
     return np.moveaxis(values, 0, 1), budgets.T.copy(), published.T.copy()
 
 
-def _dummy_landmarks(n, mask, eps, dummies, reps, gen):
+def dummy_landmarks(n, mask, eps, dummies, reps, gen):
     """Run the dummy-landmark hook (§3.4) and check what it returns: (L′ mask, ε_publish, ε_select)."""
     if mask.ndim != 1:
         raise ParameterError("dummies need one landmark set L (indices or an (n,) mask), not a per-repetition mask")
@@ -354,53 +359,15 @@ def _dummy_landmarks(n, mask, eps, dummies, reps, gen):
     return chosen, float(eps_pub), float(eps_sel)
 
 
-REMOVED_OPTIONS = ("sensitivity", "sampler", "bound", "value_range", "relation", "options")
-"""Keywords the relation replaced (``protects=``): each is refused with a ParameterError naming it."""
-PROTECTS_FIX = ("what ε protects, e.g. protects=lmdk.relation.public_range(0, 25, \"kWh\") (the papers' figures: "
-                "protects=lmdk.relation.PAPERS_UNIT_CHANGE)")
+def resolve_landmarks(series, landmarks):
+    """(series as the engine takes it, landmarks): a rule string (``lmdk.landmarks.parse_rule``) or LandmarkRule
+    resolved on ``series`` (an lmdk Series, or plain values for value rules); an lmdk Series becomes its mechanism
+    input (:func:`lmdk.release_common.series_landmarks`)."""
+    if isinstance(landmarks, str):
+        from lmdk.landmarks import parse_rule
 
-
-def refuse_removed(where: str, removed: dict) -> None:
-    """Refuse keywords ``protects=`` replaced (a ParameterError naming it), and unknown ones as Python does."""
-    if not removed:
-        return
-    old = [k for k in removed if k in REMOVED_OPTIONS]
-    if old:
-        raise ParameterError(f"{where}: {', '.join(k + '=' for k in old)} no longer exist(s): the relation fixes Δ, "
-                             f"sampler and public range together; give protects=, {PROTECTS_FIX}")
-    raise TypeError(f"{where}() got an unexpected keyword argument {next(iter(removed))!r}")
-
-
-def protects_relation(where: str, protects):
-    """The Relation of ``protects=`` (a Relation or its dict); missing → a ParameterError with the one-line fix."""
-    if protects is None:
-        raise ParameterError(f"{where}() needs protects=: {PROTECTS_FIX}")
-    from lmdk.relation import Relation
-
-    return Relation.from_dict(protects)
-
-
-def _resolve_landmarks(series, landmarks):
-    """(series as the engine takes it, landmarks): a rule string or LandmarkRule resolved on ``series`` (an lmdk
-    Series, or plain values for value rules); an lmdk Series becomes its mechanism input."""
-    from lmdk.landmarks import LandmarkRule, parse_rule
-
-    is_rule = isinstance(landmarks, (str, LandmarkRule))
-    if not is_rule and not hasattr(series, "kind"):
-        return series, landmarks
-    if is_rule:
-        rule = parse_rule(landmarks) if isinstance(landmarks, str) else landmarks
-        target = series
-        if not hasattr(series, "kind"):
-            from lmdk.data.series import from_values
-
-            target = from_values(np.asarray(series, dtype=float).ravel())
-        landmarks = rule.indices(target)
-    if hasattr(series, "kind"):
-        from lmdk.data.mechanism_input import release_input
-
-        series = release_input(series, landmarks)[0]
-    return series, landmarks
+        landmarks = parse_rule(landmarks)
+    return series_landmarks(series, landmarks)
 
 
 def release(
@@ -438,12 +405,12 @@ def release(
     """
     refuse_removed("release", removed)
     relation = protects_relation("release", protects)
-    series, landmarks = _resolve_landmarks(series, landmarks)
-    return _release(series, landmarks, scheme, epsilon, relation.calibration(mechanism), mechanism=mechanism,
+    series, landmarks = resolve_landmarks(series, landmarks)
+    return release_engine(series, landmarks, scheme, epsilon, relation.calibration(mechanism), mechanism=mechanism,
                     repetitions=repetitions, rng=rng, w=w, dummies=dummies, default=default, protects=relation)
 
 
-def _release(series, landmarks, scheme: str, epsilon, calibration, *, mechanism: str = "laplace",
+def release_engine(series, landmarks, scheme: str, epsilon, calibration, *, mechanism: str = "laplace",
              repetitions: int = 1, rng=None, w=None, dummies=None, default=None, protects=None) -> Release:
     """The release engine: ``release`` with the relation's :class:`lmdk.relation.Calibration` (Δ, sampler — "textbook",
     "discrete" (the exact discrete Laplace on a 2^k grid inside the public ``value_range``; lmdk.discrete_laplace;
@@ -453,32 +420,32 @@ def _release(series, landmarks, scheme: str, epsilon, calibration, *, mechanism:
     sensitivity, sampler = calibration.sensitivity, calibration.sampler
     bound, value_range = calibration.bound, calibration.value_range
     if scheme in BASELINE_SCHEMES:  # issue 29: w-event BD/BA, FAST, PeGaSus — not landmark-aware
-        from lmdk.baselines import _release_baseline
+        from lmdk.baselines import baseline_engine
 
-        return _release_baseline(series, landmarks, scheme, epsilon, calibration, mechanism=mechanism,
+        return baseline_engine(series, landmarks, scheme, epsilon, calibration, mechanism=mechanism,
                                  repetitions=repetitions, rng=rng, w=w, dummies=dummies, default=default,
                                  protects=protects)
-    scheme = _check_scheme(scheme)
-    x = _prepare_series(series, mechanism)
+    scheme = check_scheme(scheme)
+    x = prepare_series(series, mechanism)
     n = x.shape[0]
-    eps = _total_epsilon(epsilon)
+    eps = total_epsilon(epsilon)
     delta = validate_sensitivity(sensitivity)
     if mechanism == "randomized_response" and delta != 1.0:
         raise ParameterError("sensitivity does not apply to randomized response (one bit flips); leave it at 1.0")
-    reps = _repetitions(repetitions)
-    window = _window(w, n, scheme)
-    base = _default_value(default, x, mechanism)
+    reps = repetition_count(repetitions)
+    window = window_length(w, n, scheme)
+    base = default_value(default, x, mechanism)
     gen = as_generator(rng)
     mask = landmark_mask(landmarks, n)
     eps_pub, eps_sel = eps, 0.0
     if dummies is not None:
-        mask, eps_pub, eps_sel = _dummy_landmarks(n, mask, eps, dummies, reps, gen)
+        mask, eps_pub, eps_sel = dummy_landmarks(n, mask, eps, dummies, reps, gen)
     elif mask.ndim == 2 and mask.shape[0] not in (1, reps):
         raise ParameterError(f"landmarks mask has {mask.shape[0]} rows but repetitions={reps}")
     mask = np.broadcast_to(mask, (reps, n))
     post = draw = discrete = None
     if sampler == "discrete":
-        discrete = _discrete_range(value_range, mechanism)
+        discrete = discrete_range(value_range, mechanism)
     if sampler == "discrete" and discrete is not None:
         x = np.clip(x, *discrete)
         base = np.clip(base, *discrete)  # the public value before any release lies in the public range too
@@ -507,9 +474,9 @@ def _release(series, landmarks, scheme: str, epsilon, calibration, *, mechanism:
         else:
             if discrete is not None:
                 draw = discrete_step(lockstep, delta, discrete)
-            values, budgets, published = _adaptive(x, mask, eps_pub, mechanism, delta, noise, base, post, draw=draw)
+            values, budgets, published = run_adaptive(x, mask, eps_pub, mechanism, delta, noise, base, post, draw=draw)
     else:
-        budgets = _allocate_mask(scheme, mask, eps_pub, window)
+        budgets = allocate_mask(scheme, mask, eps_pub, window)
         published = budgets > 0
         safe = np.where(published, budgets, 1.0)
         if noise is not None:
@@ -519,7 +486,7 @@ def _release(series, landmarks, scheme: str, epsilon, calibration, *, mechanism:
         if post is not None:
             values = post(values, safe)
         if not published.all():
-            values = _forward_fill(values, published, base)
+            values = forward_fill(values, published, base)
     arrays = {"values": values, "budgets": budgets, "published": published, "landmarks": np.array(mask)}
     for arr in arrays.values():
         arr.flags.writeable = False

@@ -61,8 +61,17 @@ def unit_noise(mechanism: str, shape: tuple, rng=None) -> np.ndarray:
 
 
 def grid(scale) -> np.ndarray:
-    """Λ: the smallest power of two ≥ the noise scale."""
-    return np.exp2(np.ceil(np.log2(np.asarray(scale, dtype=np.float64))))
+    """Λ: the smallest power of two ≥ the noise scale, exactly (Mironov's condition Λ ≥ λ).
+
+    Read off the binary exponent (``frexp``: λ = m·2^e with m in [0.5, 1)), not ``log2`` in floating point, which
+    rounds a scale a few ulps above a power of two down onto it and so gives Λ < λ.
+    """
+    scale = np.asarray(scale, dtype=np.float64)
+    mantissa, exponent = np.frexp(scale)
+    exact = np.ldexp(1.0, np.where(mantissa == 0.5, exponent - 1, exponent))
+    ordinary = np.isfinite(scale) & (scale > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):  # 0, inf and NaN keep log2's answers (0, inf, NaN)
+        return np.where(ordinary, exact, np.exp2(np.ceil(np.log2(np.where(ordinary, 1.0, scale)))))
 
 
 def snap(values: np.ndarray, scale, bound: float, lam=None) -> np.ndarray:

@@ -11,9 +11,10 @@ from lmdk.errors import LmdkError
 from lmdk.present import audit as words
 from lmdk.present import headlines
 from ui import audit as ui_audit
-from ui import charts, explain, relation, run_gate, text, widgets
+from ui import charts, explain, run_gate, text, widgets
 from ui.charts import alt_text, audit_charts
-from ui.session import cache, config, state
+from ui.downloads import download_deferred
+from ui.session import cache, config, relation, state
 
 CORRELATION_HELP = ("A second experiment: the series becomes a two-state chain (the public range's two ends) with "
                     "the paper's correlation presets (§4.1.2: weak s = 1, moderate 0.1, strong 0.01); the attacker "
@@ -111,7 +112,7 @@ def _may_run(cur, chosen, protected, settings: tuple, key: str) -> bool:
 
 def _loss_section(audits: list[dict], key: str) -> object:
     st.subheader("Could an attacker tell the two versions apart?")
-    fig = cache.drawn("loss", key, _build=lambda: audit_charts.loss_intervals(audits))
+    fig = charts.drawn("loss", key, _build=lambda: audit_charts.loss_intervals(audits))
     st.plotly_chart(fig, key="audit_loss_chart", **charts.PLOTLY_KW)
     st.caption("Each marker is the measured lower bound ε̂ of one neighbouring pair (95 % confidence); the bar "
                "above it reaches the largest loss that pair's strongest test is compatible with (cut at the top of "
@@ -128,7 +129,7 @@ def _loss_section(audits: list[dict], key: str) -> object:
 
 def _positions_section(audits: list[dict], cur, key: str) -> object:
     st.subheader("Could an attacker tell when the landmarks were?")
-    fig = cache.drawn("positions", key, _build=lambda: audit_charts.position_auc(audits))
+    fig = charts.drawn("positions", key, _build=lambda: audit_charts.position_auc(audits))
     st.plotly_chart(fig, key="audit_positions_chart", **charts.PLOTLY_KW)
     st.caption(f"The attacker sees only the released values and ranks all {cur.n:,} timestamps; AUC is how often a "
                f"real landmark ranks above a regular event (0.5 = guessing). Shaded, patterned bars: the same scheme "
@@ -147,7 +148,7 @@ def _positions_section(audits: list[dict], cur, key: str) -> object:
 
 def _values_section(audits: list[dict], key: str) -> object:
     st.subheader("Could an attacker guess one event's value?")
-    fig = cache.drawn("values", key, _build=lambda: audit_charts.value_waffles(audits))
+    fig = charts.drawn("values", key, _build=lambda: audit_charts.value_waffles(audits))
     st.plotly_chart(fig, key="audit_values_chart", **charts.PLOTLY_KW)
     first = next((a["value_inference"] for a in audits if a.get("value_inference")), None)
     if first is not None:
@@ -178,7 +179,7 @@ def _correlation_section(results: dict, audits: list[dict], cur, key: str) -> ob
         ss[SCHEME_KEY] = "skip" if "skip" in with_corr else with_corr[0]
     scheme = st.segmented_control("Scheme", with_corr, required=True, key=SCHEME_KEY)
     result = results[scheme].correlation
-    fig = cache.drawn(f"correlation {scheme}", key,
+    fig = charts.drawn(f"correlation {scheme}", key,
                          _build=lambda: audit_charts.correlation_curves(result, scheme, cur.landmarks))
     st.plotly_chart(fig, key="audit_correlation_chart", **charts.PLOTLY_KW)
     t = result.target
@@ -215,11 +216,11 @@ def _handover(cur, results: dict, audits: list[dict], said: str, figures: list) 
     c1 = c2 = c3 = widgets.button_row()
     widgets.json_download("Results (JSON)", ui_audit.to_json(results, configuration), "lmdk_adversary_lab.json",
                           key="dl_audit_json", container=c1)
-    widgets.download_deferred("Report (HTML)", audit_report,
-                              (said, configuration, audits, [charts.figure_spec(f) for f in figures],
-                               describe_series(cur.series, cur.n)),
-                              key="dl_audit_report", file_name="lmdk_adversary_lab_report.html", mime="text/html",
-                              container=c2, icon=":material/description:")
+    download_deferred("Report (HTML)", audit_report,
+                      (said, configuration, audits, [charts.figure_spec(f) for f in figures],
+                       describe_series(cur.series, cur.n)),
+                      key="dl_audit_report", file_name="lmdk_adversary_lab_report.html", mime="text/html",
+                      container=c2, icon=":material/description:")
     name = (ss.get(state.UPLOAD_FILE_NAME) or "YOUR_FILE") if ss[state.SOURCE] == "upload" else None
     cfg = config.run_config(cur)
     from dataclasses import replace

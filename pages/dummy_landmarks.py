@@ -6,9 +6,10 @@ import streamlit as st
 from lmdk import dummies, schemes
 from lmdk.errors import LmdkError
 from lmdk.present import headlines, views
-from ui import charts, explain, relation, text, widgets
+from ui import charts, explain, text, widgets
 from ui.charts import alt_text, loss_charts, zoom
-from ui.session import cache, cache_loss, config, state
+from ui.downloads import download_deferred
+from ui.session import cache, cache_loss, config, relation, state
 
 SHARE_OPTIONS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 0.9)  # share of ε spent on the selection
 METHOD_HELP = {
@@ -135,17 +136,17 @@ def handover(cur, chosen, sel, disclosure, eps, eps_pub, said: str, mae_table: p
                                      "value": [f"{100 * disclosure.chosen:.0f} %", f"{100 * disclosure.expected:.0f} %",
                                                "known to be a regular event"]})
     c1 = c2 = widgets.button_row()
-    widgets.download_deferred("Report (HTML)", _report,
-                              (said, configuration, verdicts, mae_table, disclosure_table,
-                               tuple(figures), describe_series(cur.series, cur.n)),
-                              key="dl_dummy_report", file_name="lmdk_dummies_report.html", mime="text/html",
-                              container=c1, icon=":material/description:")
+    download_deferred("Report (HTML)", _report,
+                      (said, configuration, verdicts, mae_table, disclosure_table,
+                       tuple(figures), describe_series(cur.series, cur.n)),
+                      key="dl_dummy_report", file_name="lmdk_dummies_report.html", mime="text/html",
+                      container=c1, icon=":material/description:")
     name = (ss.get(state.UPLOAD_FILE_NAME) or "YOUR_FILE") if ss[state.SOURCE] == "upload" else None
     # written on click from the configuration captured here (issue 34: the script's JSON and text were a fifth of
     # this view's ε change when served from the cache)
-    widgets.download_deferred("Python script", _script, (config.run_config(cur), method, utility, share, name),
-                              key="dl_dummy_script", file_name="reproduce_dummies.py", mime="text/x-python",
-                              container=c2, icon=":material/code:")
+    download_deferred("Python script", _script, (config.run_config(cur), method, utility, share, name),
+                      key="dl_dummy_script", file_name="reproduce_dummies.py", mime="text/x-python",
+                      container=c2, icon=":material/code:")
 
 
 def _script(args) -> str:
@@ -235,20 +236,20 @@ def _results(cur, chosen: list[str]) -> None:
     y, y_title = views.timeline_values(cur.series)
     window = zoom.control(cur)  # long series: the stretch the timeline and the budget chart draw
     chosen_set = cache.run_key(cache.data_key(cur.token, cur.landmarks, sel.chosen), y_title)  # fixes L′ and its table
-    # the figures are built once per configuration and shared (ui.session.cache.drawn): a class following one link
+    # the figures are built once per configuration and shared (ui.charts.drawn): a class following one link
     # builds each once (issue 34)
-    timeline = cache.drawn("dummy_timeline", cache.run_key(chosen_set, eps, window),
-                           _build=lambda: charts.timeline(cur.series.timestamps, y, cur.landmarks, dummies=dm,
-                                                          y_title=y_title, selectable=False,
-                                                          meta={"eps": eps, "dummies": int(dm.size)}, window=window,
-                                                          draw_once=True))
+    timeline = charts.drawn("dummy_timeline", cache.run_key(chosen_set, eps, window),
+                            _build=lambda: charts.timeline(cur.series.timestamps, y, cur.landmarks, dummies=dm,
+                                                           y_title=y_title, selectable=False,
+                                                           meta={"eps": eps, "dummies": int(dm.size)}, window=window,
+                                                           draw_once=True))
     st.plotly_chart(timeline, key="dummy_timeline", **charts.PLOTLY_KW)
     st.caption(f"Strip under the series: black ticks (row L) are the {cur.landmarks.size} real landmarks, grey ticks "
                f"(row dummy) the {dm.size} dummies "
                f"({method}, {utility} utility, seed {seed}). An observer of the release sees only L′.")
     alt_text.describe_run("dummy_timeline", chosen_set,
                           lambda: alt_text.series_table(cur.series.timestamps, y, cur.landmarks, value_name=y_title,
-                                                        dummies=dm, labels=cache.time_labels(cur)),
+                                                        dummies=dm, labels=alt_text.series_time_labels(cur)),
                           what="The series, its landmarks and the dummies", over="t")
 
     st.info(f"**What the dummies protect.** An observer who knows this method sees {sel.chosen.size:,} marked events; "
@@ -261,9 +262,9 @@ def _results(cur, chosen: list[str]) -> None:
     st.subheader("Options and their selection probability")
     dummy_counts = np.asarray(sel.options.sizes) - sel.options.landmarks.size
     selected = cache.run_key(cache.data_key(cur.token, cur.landmarks), cur.n, eps_sel, method, utility, seed)
-    opt_fig = cache.drawn("options_chart", cache.run_key(selected, eps),
-                          _build=lambda: loss_charts.selection_options(dummy_counts, sel.scores, sel.probabilities,
-                                                                       sel.index, utility=utility, epsilon=eps))
+    opt_fig = charts.drawn("options_chart", cache.run_key(selected, eps),
+                           _build=lambda: loss_charts.selection_options(dummy_counts, sel.scores, sel.probabilities,
+                                                                        sel.index, utility=utility, epsilon=eps))
     options_table = _options_table(sel)
     left, right = st.columns([4, 3], gap="medium")
     with left:
@@ -303,10 +304,10 @@ def _results(cur, chosen: list[str]) -> None:
         st.error(text.escape_markdown(exc), icon=":material/error:")
         return
     budget_run = cache.run_key(chosen_set, key, scheme, eps, eps_pub, mechanism, seed, w, reps, options)
-    budget_fig = cache.drawn("dummy_budget_chart", cache.run_key(budget_run, window),
-                             _build=lambda: loss_charts.budgets_before_after(scheme, before, after, cur.landmarks, dm,
-                                                                             epsilon=eps, publishing_epsilon=eps_pub,
-                                                                             window=window))
+    budget_fig = charts.drawn("dummy_budget_chart", cache.run_key(budget_run, window),
+                              _build=lambda: loss_charts.budgets_before_after(scheme, before, after, cur.landmarks, dm,
+                                                                              epsilon=eps, publishing_epsilon=eps_pub,
+                                                                              window=window))
     st.plotly_chart(budget_fig, key="dummy_budget_chart", **charts.PLOTLY_KW)
     st.caption("Bars: εₜ of one run, both panels on one scale. Strip under them: black ticks (row L) are the real "
                "landmarks, grey ticks (row dummy) the dummies, which now get a landmark's budget.")
@@ -318,7 +319,7 @@ def _results(cur, chosen: list[str]) -> None:
     st.subheader("The cost of the protection: mean absolute error")
     unit = views.MAE_UNIT[mechanism] or (cur.series.units or "value units")
     guess = relation.data_free_guess(cur, x, mechanism)
-    mae_fig = cache.drawn("dummy_mae_chart", cache.run_key(key, tuple(chosen), eps, mechanism, reps, seed, w, method,
+    mae_fig = charts.drawn("dummy_mae_chart", cache.run_key(key, tuple(chosen), eps, mechanism, reps, seed, w, method,
                                                            share, utility, options, unit),
                           _build=lambda: loss_charts.mae_with_without(rows, unit=unit, epsilon=eps,
                                                                       guess=guess.mae if guess else None))

@@ -6,6 +6,7 @@ from lmdk import privacy, schemes
 from lmdk.present import headlines, report, reproduce
 from ui import charts, ensure_entrypoint, explain, widgets
 from ui.charts import alt_text
+from ui.downloads import download_deferred
 from ui.session import state
 
 ensure_entrypoint()  # this page needs no series, so it does not start with state.current()
@@ -63,10 +64,10 @@ for col, (scheme, budget) in zip(cols, example.items(), strict=True):
               icon=":material/check_circle:" if ok else ":material/cancel:")
     col.caption(f"worst Σ = {worst:.3g}")
 d1 = d2 = widgets.button_row()
-widgets.download_deferred("Report (HTML)", report.overview_report,
-                          (said, eps, landmarks, example, charts.figure_spec(fig)), key="dl_home_report",
-                          file_name="lmdk_overview.html", mime="text/html", container=d1,
-                          icon=":material/description:")
+download_deferred("Report (HTML)", report.overview_report,
+                  (said, eps, landmarks, example, charts.figure_spec(fig)), key="dl_home_report",
+                  file_name="lmdk_overview.html", mime="text/html", container=d1,
+                  icon=":material/description:")
 d2.download_button("Python script", data=reproduce.overview_script(landmarks, eps),
                    file_name="reproduce_overview.py", mime="text/x-python", key="dl_home_script", on_click="ignore",
                    icon=":material/code:")

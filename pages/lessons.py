@@ -5,6 +5,7 @@ from lmdk import lessons
 from lmdk.errors import LmdkError
 from lmdk.lessons import sheets
 from ui import explain, text, widgets
+from ui.downloads import download_deferred
 from ui.session import state
 
 QUERY = "lesson"  # ?lesson=N opens lesson N (kept in the URL by this page, not by state.PARAMS)
@@ -152,12 +153,12 @@ st.selectbox("Lesson", [lesson.number for lesson in lessons.LESSONS], format_fun
 st.query_params[QUERY] = str(ss[PICK])
 _progress()
 downloads = widgets.button_row(key="lessons_downloads")
-widgets.download_deferred("Worksheet (HTML)", sheets.worksheet, lessons.LESSONS, key="dl_lessons_worksheet",
-                          file_name="lmdk_lessons_worksheet.html", mime="text/html", container=downloads,
-                          icon=":material/assignment:", help="Every question, printable, one lesson per page.")
-widgets.download_deferred("Answer sheet (HTML)", sheets.answer_sheet, lessons.LESSONS, key="dl_lessons_answers",
-                          file_name="lmdk_lessons_answers.html", mime="text/html", container=downloads,
-                          icon=":material/fact_check:",
-                          help="The answers and the numbers behind them at each lesson's default setting (fixed "
-                               f"seed {lessons.SEED}: every copy agrees).")
+download_deferred("Worksheet (HTML)", sheets.worksheet, lessons.LESSONS, key="dl_lessons_worksheet",
+                  file_name="lmdk_lessons_worksheet.html", mime="text/html", container=downloads,
+                  icon=":material/assignment:", help="Every question, printable, one lesson per page.")
+download_deferred("Answer sheet (HTML)", sheets.answer_sheet, lessons.LESSONS, key="dl_lessons_answers",
+                  file_name="lmdk_lessons_answers.html", mime="text/html", container=downloads,
+                  icon=":material/fact_check:",
+                  help="The answers and the numbers behind them at each lesson's default setting (fixed "
+                       f"seed {lessons.SEED}: every copy agrees).")
 _lesson(lessons.LESSONS[ss[PICK] - 1])

@@ -114,7 +114,7 @@ except ValueError as exc:
 
 unit = {"values": "kWh" if ss[state.POP_SOURCE] == "fleet" else "value units", "trajectory": "m",
         "contacts": "% wrong"}[pop.kind]
-from lmdk.population.explore import flagged, headline  # noqa: E402 (only once a population is loaded, after st.stop)
+from lmdk.present.population import flagged, headline  # noqa: E402 (only once a population is loaded, after st.stop)
 
 guess = population.data_free_guess(pop, protected, unit)
 st.markdown(f"##### {headline(table, chosen, eps, unit, guess)}")

@@ -4,10 +4,11 @@ import streamlit as st
 
 from lmdk.present import headlines, views
 from ui import baselines as baseline_ui  # BD/BA/FAST/PeGaSus beside the landmark schemes
-from ui import charts, explain, relation, text, widgets
+from ui import charts, explain, text, widgets
 from ui import plan as plan_ui
 from ui.charts import alt_text, maps, zoom
-from ui.session import cache, config, state
+from ui.downloads import download_deferred
+from ui.session import cache, config, relation, state
 
 RESULTS = "schemes_results"  # key of the st.fragment below
 
@@ -97,7 +98,7 @@ class Report:
     def __init__(self, headline_text, config, verdicts, mae_table, figures, series, statement=None):
         self.headline, self.config, self.verdicts = headline_text, config, verdicts
         self.mae_table, self.figures, self.series = mae_table, figures, series
-        self.statement = statement  # lines of lmdk.data.statement.Guarantee of the default export scheme
+        self.statement = statement  # lines of lmdk.exports.statement.Guarantee of the default export scheme
 
 
 def build_report(r: Report) -> str:
@@ -172,9 +173,9 @@ def results() -> None:
         absolute = st.toggle("One fixed εₜ axis for every scheme and every ε (logarithmic)",
                              help="Off: one linear εₜ axis shared by every scheme (the largest εₜ of any).",
                              **widgets.bind(state.BUDGET_ABSOLUTE))
-    budget_fig = cache.drawn("budgets", cache.run_key(run, absolute, first, stop), restyle=False,
-                             _build=lambda: charts.budgets({s: summaries[s].budgets for s in chosen}, cur.landmarks,
-                                                           epsilon=eps, absolute=absolute, window=(first, stop)))
+    budget_fig = charts.drawn("budgets", cache.run_key(run, absolute, first, stop), restyle=False,
+                              _build=lambda: charts.budgets({s: summaries[s].budgets for s in chosen}, cur.landmarks,
+                                                            epsilon=eps, absolute=absolute, window=(first, stop)))
     st.plotly_chart(budget_fig, key="budget_chart", **charts.PLOTLY_KW)
     st.caption("εₜ of one run (repetition 1) per scheme; the darker parts are the budgets spent on landmarks, whose "
                "positions are the black ticks in the strip L on top. All schemes share one εₜ scale: a low row spends "
@@ -200,17 +201,17 @@ def results() -> None:
                    f"{reps} repetitions.")
         alt_text.describe("released_map", alt_text.track_table(cur.series.timestamps, latlon[:, 0], latlon[:, 1],
                                                                cur.landmarks, {map_scheme: (lat, lon)},
-                                                               labels=cache.time_labels(cur)),
+                                                               labels=alt_text.series_time_labels(cur)),
                           what=f"The path and one release of {map_scheme}", over="t")
     else:
         y_title = "share reported as 1" if mechanism == "randomized_response" else f"value ({unit})"
         zoomed = slice(first, stop)
-        release_fig = cache.drawn("releases", cache.run_key(run, first, stop), restyle=False,
-                                  _build=lambda: charts.releases(
-                                      cur.series.timestamps[zoomed], x[zoomed],
-                                      {s: (summaries[s].median[zoomed], summaries[s].low[zoomed],
-                                           summaries[s].high[zoomed]) for s in chosen},
-                                      cur.landmarks, y_title=y_title, epsilon=eps))
+        release_fig = charts.drawn("releases", cache.run_key(run, first, stop), restyle=False,
+                                   _build=lambda: charts.releases(
+                                       cur.series.timestamps[zoomed], x[zoomed],
+                                       {s: (summaries[s].median[zoomed], summaries[s].low[zoomed],
+                                            summaries[s].high[zoomed]) for s in chosen},
+                                       cur.landmarks, y_title=y_title, epsilon=eps))
         st.plotly_chart(release_fig, key="release_chart", **charts.PLOTLY_KW)
         st.caption(f"Black: original; coloured line: median of {reps} repetitions; band: the central 90 % of them. "
                    "Each panel keeps the original's own scale; where the noise reaches further, the panel says how "
@@ -219,7 +220,7 @@ def results() -> None:
                    "only paint the panel.")
         alt_text.describe_run("release_chart", run, lambda: alt_text.release_table(
             cur.series.timestamps, x, {s: (summaries[s].median, summaries[s].low, summaries[s].high) for s in chosen},
-            value_name=y_title, labels=cache.time_labels(cur)),
+            value_name=y_title, labels=alt_text.series_time_labels(cur)),
             what=f"Original and released series, {y_title}", over="t",
             said=[f"original {y_title}", *(f"{s} median" for s in chosen)])
 
@@ -255,10 +256,10 @@ def results() -> None:
                     [f for f in (budget_fig, release_fig, mae_fig) if f is not None], cur.series,
                     widgets.statement_lines(cur, chosen, summaries, mechanism))
     report.plan = plan_ui.report_table(cur, chosen)
-    widgets.download_deferred("Report (HTML)", build_report, report, key="dl_report", file_name="lmdk_report.html",
-                              mime="text/html", icon=":material/description:",
-                              help="One self-contained page: headline, settings, verdicts, table and interactive "
-                                   "charts; opens offline, prints to PDF from the browser. No data inside.")
+    download_deferred("Report (HTML)", build_report, report, key="dl_report", file_name="lmdk_report.html",
+                      mime="text/html", icon=":material/description:",
+                      help="One self-contained page: headline, settings, verdicts, table and interactive "
+                           "charts; opens offline, prints to PDF from the browser. No data inside.")
     st.caption(widgets.PNG_NOTE)
     exports(cur, chosen, mechanism, origin, summaries, saved)
     state.sync_query_params()  # app.py does this after a full run; a fragment rerun must keep the URL current too

@@ -12,7 +12,8 @@ from lmdk.priste import views as priste_views
 from lmdk.priste.grid import GridTooLarge
 from ui import charts, explain, run_gate, text, widgets
 from ui.charts import alt_text, maps
-from ui.session import cache, config, state
+from ui.downloads import download_deferred
+from ui.session import config, state
 from ui.session.cache_scope import bounded_cache
 
 # the configuration lives in ui.session.state (ST_* keys, mirrored to the URL); these are session-only
@@ -147,16 +148,16 @@ def handover(view: dict, said: str, res, grid, figures) -> None:
 
         ss[state.MECHANISM] = MECHANISM_FOR_KIND[cur.series.kind]  # as the scheme controls set it for this series
         saved = config.run_config(cur)
-        view = {**view, "load": 'from lmdk.data.runconfig import RunConfig\n\nconfig = RunConfig.from_json(r"""'
+        view = {**view, "load": 'from lmdk.exports.runconfig import RunConfig\n\nconfig = RunConfig.from_json(r"""'
                 + saved.to_json() + '""")\n' + load_lines(saved, name)}
     else:
         description = {"data": f"{SOURCE_LABELS[view['source']]} (synthetic, seed {view['trace_seed']})"}
     c1 = c2 = widgets.button_row()
-    widgets.download_deferred("Report (HTML)", spatiotemporal_report,
-                              (said, configuration, res, float(view["epsilon"]),
-                               [charts.figure_spec(f) for f in figures], description), key="dl_priste_report",
-                              file_name="lmdk_spatiotemporal_report.html", mime="text/html", container=c1,
-                              icon=":material/description:")
+    download_deferred("Report (HTML)", spatiotemporal_report,
+                      (said, configuration, res, float(view["epsilon"]),
+                       [charts.figure_spec(f) for f in figures], description), key="dl_priste_report",
+                      file_name="lmdk_spatiotemporal_report.html", mime="text/html", container=c1,
+                      icon=":material/description:")
     c2.download_button("Python script", data=spatiotemporal_script(view),
                        file_name="reproduce_spatiotemporal.py", mime="text/x-python", key="dl_priste_script",
                        on_click="ignore", icon=":material/code:")
@@ -312,7 +313,7 @@ alt_text.describe(K_MAP, trace_table, what="The trace on the grid", over="t", su
 
 # ------------------------------------------------------------------ leakage and α
 st.subheader("3 · Event leakage over time")
-leak_fig = cache.drawn("leakage", run_key, restyle=False, _build=lambda: band_figure(
+leak_fig = charts.drawn("leakage", run_key, restyle=False, _build=lambda: band_figure(
     t, {"plain α-PLM": (res.plain_leakage, PLAIN), "PriSTE": (res.priste_leakage, PRISTE)},
     y_title="worst-case leakage (nats)", reference=float(eps), reference_label=f"ε = {eps:g}", window=window,
     log_y=bool(np.all(res.plain_leakage["low"] > 0)), eps=float(eps)))
@@ -325,7 +326,7 @@ alt_text.describe("priste_leak_chart",
                   said=["plain α-PLM median", "PriSTE median"])
 
 st.subheader("4 · PriSTE's calibrated α per timestamp")
-alpha_fig = cache.drawn("alpha", run_key, restyle=False, _build=lambda: band_figure(
+alpha_fig = charts.drawn("alpha", run_key, restyle=False, _build=lambda: band_figure(
     t, {"PriSTE": (res.priste_alpha, PRISTE)}, y_title="α used (per km)", reference=float(alpha),
     reference_label=f"α₀ = {alpha:g}", window=window, log_y=bool(np.all(res.priste_alpha["low"] > 0)),
     eps=float(eps)))

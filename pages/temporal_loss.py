@@ -6,9 +6,10 @@ import streamlit as st
 from lmdk import schemes, tpl
 from lmdk.errors import LmdkError
 from lmdk.present import views, views_loss
-from ui import charts, explain, relation, text, widgets
+from ui import charts, explain, text, widgets
 from ui.charts import alt_text, loss_charts, zoom
-from ui.session import cache, cache_loss, config, state
+from ui.downloads import download_deferred
+from ui.session import cache, cache_loss, config, relation, state
 
 S_OPTIONS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 100.0)  # log-scale s slider
 PRESETS = ("weak", "moderate", "strong")
@@ -258,9 +259,9 @@ def _results(cur, scheme: str, P: np.ndarray, described: str) -> None:
                                      float(losses.reference.max()), total]})
     report = (said, config.run_config(cur), {scheme: (bool(summary.satisfies), float(summary.worst_sigma))}, maxima,
               [fig1, fig2, fig3], cur.series, described)
-    widgets.download_deferred("Report (HTML)", _report_html, report, key="dl_tpl_report",
-                              file_name="lmdk_temporal_loss_report.html", mime="text/html",
-                              icon=":material/description:", help="One self-contained page, readable offline.")
+    download_deferred("Report (HTML)", _report_html, report, key="dl_tpl_report",
+                      file_name="lmdk_temporal_loss_report.html", mime="text/html",
+                      icon=":material/description:", help="One self-contained page, readable offline.")
     from lmdk.present.reproduce import tpl_script
 
     name = (ss.get(state.UPLOAD_FILE_NAME) or "YOUR_FILE") if ss[state.SOURCE] == "upload" else None

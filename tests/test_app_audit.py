@@ -82,9 +82,9 @@ def test_each_chart_is_drawn_once_per_configuration(monkeypatch):
     from ui.charts import audit_charts
 
     ui_audit.clear()
-    from ui.session import cache
+    from ui import charts as ui_charts
 
-    cache.drawn.clear()
+    ui_charts.drawn.clear()
     built = []
     for name in ("loss_intervals", "position_auc", "value_waffles"):
         real = getattr(audit_charts, name)

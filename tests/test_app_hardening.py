@@ -8,8 +8,9 @@ import app_support
 import pytest
 from app_support import navigation_mode  # noqa: F401 (autouse fixture)
 
-from lmdk.data import RunConfig, load_series
+from lmdk.data import load_series
 from lmdk.errors import DataError, ParameterError
+from lmdk.exports import RunConfig
 from ui.session import state
 
 open_page = partial(app_support.open_page, "pages/data_landmarks.py", 60)

@@ -104,7 +104,7 @@ def test_long_series_default_to_fewer_repetitions_and_say_so():
 def test_the_runconfig_of_a_daily_window_names_the_sample_and_its_view_and_restores_it():
     from test_app_plan import downloaded
 
-    from lmdk.data import RunConfig
+    from lmdk.exports import RunConfig
 
     at = app_support.open_exports(app_support.open_page("pages/schemes_utility.py", 300, source="sample", sample="hue",
                                                         agg="daily", n="400", **{"from": "100"}, reps="5",

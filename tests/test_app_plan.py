@@ -118,7 +118,7 @@ def test_an_infeasible_scheme_is_said_in_words():
 
 def downloaded(at: AppTest, label: str) -> bytes:
     """The content of a download button: a deferred one's is what its click builds (from the inputs the run left in
-    the session state, ui.widgets.download_deferred); one built during the run is read from AppTest's in-memory
+    the session state, ui.downloads.download_deferred); one built during the run is read from AppTest's in-memory
     media storage."""
     import gc
 
@@ -140,7 +140,7 @@ def downloaded(at: AppTest, label: str) -> bytes:
 
 
 def test_the_runconfig_carries_the_target_and_restores_it():
-    from lmdk.data.runconfig import RunConfig
+    from lmdk.exports.runconfig import RunConfig
 
     at = app_support.open_exports(open_page(target="0.7", target_at="regular", target_p="0.9", schemes="uniform"))
     assert "with probability 90 %" in sentence(at)

@@ -154,7 +154,7 @@ def test_clamping_adds_the_clamped_bars_and_reports_the_saving():
 
 def test_runconfig_upload_applies_settings_and_bad_config_errors():
     at = app_support.open_exports(open_page())
-    from lmdk.data.runconfig import RunConfig
+    from lmdk.exports.runconfig import RunConfig
 
     cfg = RunConfig(data="sample:hue", events=1000, landmarks=(1, 2, 3), schemes=("uniform",),
                     mechanism="laplace", epsilon=0.2, repetitions=20)
@@ -240,7 +240,7 @@ def test_synthetic_series_render_with_their_downloads():
     landmark, RunConfig and script downloads are built on click (issue 34) from what the run left in the session."""
     from test_app_plan import downloaded
 
-    from lmdk.data.runconfig import RunConfig
+    from lmdk.exports.runconfig import RunConfig
 
     at = app_support.open_exports(open_page(source="synthetic", syn_n="300"))
     assert not at.exception
@@ -298,10 +298,9 @@ def test_a_session_on_a_run_already_drawn_reuses_its_charts_and_their_text(monke
     every session had the same seed); another ε builds them afresh."""
     from ui import charts as ui_charts
     from ui.charts import alt_text
-    from ui.session import cache
 
-    cache.drawn.clear()
-    cache.chart_text.clear()
+    ui_charts.drawn.clear()
+    alt_text.chart_text.clear()
     built = []
     for module, name in ((ui_charts, "releases"), (alt_text, "release_table")):  # drawn by this page only
         real = getattr(module, name)

@@ -11,8 +11,8 @@ import pytest
 
 import lmdk
 from lmdk import cli, privacy
-from lmdk.data.export import export_release
-from lmdk.data.runconfig import RunConfig, scheme_rng
+from lmdk.exports.export import export_release
+from lmdk.exports.runconfig import RunConfig, scheme_rng
 from lmdk.present import views
 
 HUE_RULE = "percentile:20"  # data-derived: exports need --allow-data-landmarks or --landmark-epsilon (issue 33)
@@ -74,7 +74,7 @@ def test_cli_app_and_python_api_agree(capsys, hue_config):
     rel = lmdk.release(series.values, L, "skip", 1.0,
                        protects=lmdk.relation.PAPERS_UNIT_CHANGE, mechanism="laplace", repetitions=3,
                        rng=scheme_rng(7, "skip"))
-    api = lmdk.data.export.released_frame(series, rel, L, "laplace")
+    api = lmdk.exports.export.released_frame(series, rel, L, "laplace")
     assert api.to_csv(index=False, lineterminator="\n") == first_block.to_csv(index=False, lineterminator="\n")
     assert api.to_csv(index=False, lineterminator="\n") == app_released_csv(
         RunConfig(data="sample:hue", events=1000, landmarks=tuple(map(int, L)), schemes=("skip",),

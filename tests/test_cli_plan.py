@@ -8,7 +8,7 @@ import pytest
 
 import lmdk
 from lmdk import cli, plan, relation
-from lmdk.data.runconfig import RunConfig
+from lmdk.exports.runconfig import RunConfig
 
 BASE = ("plan", "sample:hue", "--landmarks", "percentile:20", "--range", "0", "25")
 

@@ -16,7 +16,7 @@ def cell_by_cell(x, budgets, published, delta, seed):
     """The definition: each published cell calibrated at its own budget, drawn in row-major order, put on its grid."""
     xs = np.broadcast_to(x, budgets.shape)
     values = np.array(xs, dtype=np.float64)
-    cal = dl._calibrate(budgets[published], delta, *RANGE)
+    cal = dl.calibrate_unchecked(budgets[published], delta, *RANGE)
     values[published] = dl.on_grid(xs[published], cal, dl.discrete_laplace(cal.scale, 1, np.random.default_rng(seed)))
     return values
 
@@ -39,6 +39,6 @@ def test_repeated_budgets_give_the_cell_by_cell_release(reps, n, seed, delta, pe
 def test_a_fully_published_scheme_releases_on_its_grid_inside_the_range():
     budgets = np.full((50, 40), 0.5)
     got = discrete_cells(np.linspace(0, 25, 40), budgets, budgets > 0, 1.0, RANGE, np.random.default_rng(1))
-    g = dl._calibrate(budgets[0], 1.0, *RANGE).grid
+    g = dl.calibrate_unchecked(budgets[0], 1.0, *RANGE).grid
     assert got.min() >= 0 and got.max() <= 25 and np.all(got / g == np.rint(got / g))
     assert np.std(got - np.linspace(0, 25, 40), axis=0).min() > 0  # noise in every column

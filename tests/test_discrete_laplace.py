@@ -361,19 +361,19 @@ def test_discrete_sampler_options_are_checked():
     x, L = _series()
     Calibration = lmdk.relation.Calibration  # the engine's checks: a relation never builds these
     with pytest.raises(ParameterError, match="value_range is required"):
-        schemes._release(x, L, "uniform", 1.0, Calibration(1.0, "discrete"))
+        schemes.release_engine(x, L, "uniform", 1.0, Calibration(1.0, "discrete"))
     with pytest.raises(ParameterError, match="value_range"):
-        schemes._release(x, L, "uniform", 1.0, Calibration(1.0, "discrete", (5, 5)))
+        schemes.release_engine(x, L, "uniform", 1.0, Calibration(1.0, "discrete", (5, 5)))
     with pytest.raises(ParameterError, match="sampler='snapping'"):
-        schemes._release(np.zeros((5, 2)), [], "uniform", 1.0, Calibration(1.0, "discrete", RANGE),
-                         mechanism="planar_laplace")
+        schemes.release_engine(np.zeros((5, 2)), [], "uniform", 1.0, Calibration(1.0, "discrete", RANGE),
+                               mechanism="planar_laplace")
     with pytest.raises(ParameterError, match="sampler must be"):
-        schemes._release(x, L, "uniform", 1.0, Calibration(1.0, "exact"))
+        schemes.release_engine(x, L, "uniform", 1.0, Calibration(1.0, "exact"))
     with pytest.raises(ParameterError, match="protects="):
         schemes.release(x, L, "uniform", 1.0, sampler="exact")
     bits = (x > 10).astype(float)
-    rr = schemes._release(bits, L, "adaptive", 1.0, Calibration(1.0, "discrete"), mechanism="randomized_response",
-                          rng=3)
+    rr = schemes.release_engine(bits, L, "adaptive", 1.0, Calibration(1.0, "discrete"), mechanism="randomized_response",
+                                rng=3)
     snap = schemes.release(bits, L, "adaptive", 1.0, protects=lmdk.relation.FLIP, mechanism="randomized_response",
                            rng=3)
     assert np.array_equal(rr.values, snap.values)  # randomized response: the same full-precision flip
@@ -390,7 +390,7 @@ def test_repeated_budget_rows_are_calibrated_once_with_the_same_draws():
     x = np.random.default_rng(4).uniform(0, 10, 200)
     fast = release_common.discrete_cells(x, budgets, published, 10.0, (0.0, 10.0), np.random.default_rng(5))
     xs = np.broadcast_to(x, budgets.shape)
-    cal = dl._calibrate(budgets[published], 10.0, 0.0, 10.0)
+    cal = dl.calibrate_unchecked(budgets[published], 10.0, 0.0, 10.0)
     slow = np.array(xs)
     slow[published] = dl.on_grid(xs[published], cal, dl.discrete_laplace(cal.scale, 1, np.random.default_rng(5)))
     assert np.array_equal(fast, slow)
@@ -448,11 +448,11 @@ def test_runs_of_one_budget_are_calibrated_as_every_budget_is():
         eps = eps[rng.permutation(eps.size)] if rng.random() < 0.3 else eps
         delta, low, high = float(np.exp(rng.uniform(-3, 3))), 0.0, float(np.exp(rng.uniform(0, 8)))
         k, steps, t, lo, hi = _numpy_calibration(eps, delta, low, high)
-        cal = dl._calibrate(eps, delta, low, high)
+        cal = dl.calibrate_unchecked(eps, delta, low, high)
         for got, want in ((cal.exponent, k), (cal.steps, steps), (cal.scale, t), (cal.low, lo), (cal.high, hi)):
             assert np.array_equal(got, want.astype(np.int64))
     with pytest.raises(ParameterError, match="too small"):
-        dl._calibrate(np.array([1.0, 1.0, 1e-300, 1e-300, 1.0]), 1.0, 0.0, 25.0)
+        dl.calibrate_unchecked(np.array([1.0, 1.0, 1e-300, 1e-300, 1.0]), 1.0, 0.0, 25.0)
 
 
 def test_the_compiled_calibration_is_the_formulas_exactly():
@@ -468,13 +468,13 @@ def test_the_compiled_calibration_is_the_formulas_exactly():
         k, steps, t, lo, hi = _numpy_calibration(eps, delta, low, high)
         if np.any(t > dl.MAX_SCALE) or np.any(np.abs(lo) > dl.MAX_STEPS) or np.any(np.abs(hi) > dl.MAX_STEPS):
             with pytest.raises(ParameterError):
-                dl._calibrate(eps, delta, low, high)
+                dl.calibrate_unchecked(eps, delta, low, high)
             continue
-        cal = dl._calibrate(eps, delta, low, high)
+        cal = dl.calibrate_unchecked(eps, delta, low, high)
         for got, want in ((cal.exponent, k), (cal.steps, steps), (cal.scale, t), (cal.low, lo), (cal.high, hi)):
             assert got.dtype == np.int64 and np.array_equal(got, want.astype(np.int64))
-    square = dl._calibrate(np.array([[0.5, 1.0], [2.0, 3.0]]), 1.0, 0.0, 25.0)
-    assert square.scale.shape == (2, 2) and dl._calibrate(np.array(0.7), 1.0, 0.0, 25.0).scale.shape == ()
+    square = dl.calibrate_unchecked(np.array([[0.5, 1.0], [2.0, 3.0]]), 1.0, 0.0, 25.0)
+    assert square.scale.shape == (2, 2) and dl.calibrate_unchecked(np.array(0.7), 1.0, 0.0, 25.0).scale.shape == ()
 
 
 def _on_grid_case(k: np.ndarray, magnitude: float, jump: int, rng) -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from lmdk import data, relation
 from lmdk.data import mapping as mp
-from lmdk.data.export import export_scheme_release
+from lmdk.exports.export import export_scheme_release
 from lmdk.present.audit import positions_headline
 
 REALWORLD = Path(__file__).resolve().parents[2] / "shared" / "data" / "realworld"

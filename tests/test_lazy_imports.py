@@ -42,7 +42,7 @@ def test_the_experiments_package_names_resolve_too():
     from lmdk.experiments import registry, runner, spec
 
     assert experiments.FIGURES is registry.FIGURES and experiments.FigureSpec is spec.FigureSpec
-    assert experiments.run_figure is runner.run_figure and experiments.main is runner.main
+    assert experiments.run_figure is runner.run_figure and experiments.load_cached is runner.load_cached
     with pytest.raises(AttributeError):
         experiments.nothing_here  # noqa: B018
 

@@ -21,7 +21,7 @@ def test_release_past_the_cap_exits_4_naming_cap_spent_and_asked_and_draws_nothi
         assert main(RELEASE + ["--out", str(tmp_path / f"r{i}.csv"), "--ledger", url, "--dataset", "hue",
                                "--cap", "2"]) == 0
     capsys.readouterr()
-    import lmdk.data.export as export
+    import lmdk.exports.export as export
 
     def no_noise(*args, **kwargs):
         raise AssertionError("noise drawn for a refused export")

@@ -8,8 +8,10 @@ import pytest
 
 import lmdk
 from lmdk import plan, relation, schemes
-from lmdk.data.runconfig import RunConfig
 from lmdk.errors import ParameterError
+from lmdk.exports.runconfig import RunConfig
+from lmdk.plan.model import _laplace_mae, _laplace_within
+from lmdk.plan.search import _skip_sources
 
 RANGE = relation.public_range(0, 25, "kWh")
 TARGET = 0.5
@@ -78,14 +80,14 @@ def test_the_clamped_closed_form_is_the_simulated_error_of_the_clamped_laplace(h
     for b in (0.2, 2.0, 20.0, 200.0):
         noisy = np.clip(x + rng.laplace(0, b, size=(400, len(x))), 0, 25)
         simulated = np.abs(noisy - x).mean()
-        assert plan._laplace_mae(x, b, (0, 25))[0] == pytest.approx(simulated, rel=0.01)
+        assert _laplace_mae(x, b, (0, 25))[0] == pytest.approx(simulated, rel=0.01)
         r = 0.5
         share = (np.abs(noisy - x) <= r).mean()
-        assert plan._laplace_within(x, b, r, (0, 25))[0] == pytest.approx(share, abs=0.005)
+        assert _laplace_within(x, b, r, (0, 25))[0] == pytest.approx(share, abs=0.005)
     outside = np.array([-3.0, 30.0, 12.0])
     noisy = np.clip(np.clip(outside, 0, 25) + rng.laplace(0, 4.0, size=(200_000, 3)), 0, 25)
-    assert plan._laplace_mae(outside, 4.0, (0, 25))[0] == pytest.approx(np.abs(noisy - outside).mean(), rel=0.01)
-    assert plan._laplace_within(outside, 4.0, 5.0, (0, 25))[0] == pytest.approx(
+    assert _laplace_mae(outside, 4.0, (0, 25))[0] == pytest.approx(np.abs(noisy - outside).mean(), rel=0.01)
+    assert _laplace_within(outside, 4.0, 5.0, (0, 25))[0] == pytest.approx(
         (np.abs(noisy - outside) <= 5.0).mean(), abs=0.005)
 
 
@@ -93,7 +95,7 @@ def test_an_infeasible_target_is_reported_as_such_with_its_floor(hue):
     x, L = hue
     mask = np.zeros(len(x), bool)
     mask[L] = True
-    src = plan._skip_sources(mask)[mask]  # Skip's landmarks show the previous regular release
+    src = _skip_sources(mask)[mask]  # Skip's landmarks show the previous regular release
     floor = np.abs(np.where(src >= 0, x[np.maximum(src, 0)], 0.0) - x[mask]).mean()
     result = plan.plan(x, L, plan.Target(floor / 2, at="landmarks"), protects=RANGE, schemes=["skip", "uniform"],
                        rng=0)

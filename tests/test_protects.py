@@ -10,8 +10,8 @@ import pytest
 
 import lmdk
 from lmdk import baselines, relation, schemes
-from lmdk.data import export
 from lmdk.errors import ParameterError
+from lmdk.exports import export
 from lmdk.landmarks import parse_rule
 from lmdk.mechanisms import unit_noise
 from lmdk.population.fleet import synthetic_fleet
@@ -70,15 +70,15 @@ def test_a_release_records_what_it_protects_and_is_calibrated_by_it(hue):
     rel = lmdk.release(hue.values, [3, 9], "skip", 1.0, protects=RANGE.to_dict(), rng=0)
     assert rel.protects == RANGE and rel.sensitivity == 25.0
     assert np.all((rel.values >= 0) & (rel.values <= 25))  # the exact sampler clamps into the public range
-    engine = schemes._release(hue.values, [3, 9], "skip", 1.0, RANGE.calibration("laplace"), rng=0)
+    engine = schemes.release_engine(hue.values, [3, 9], "skip", 1.0, RANGE.calibration("laplace"), rng=0)
     assert np.array_equal(rel.values, engine.values)
 
 
 def test_a_miscalibrated_relation_draws_for_its_noise_delta_and_keeps_its_claim(hue):
     broken = relation.miscalibrated(RANGE, noise_sensitivity=1.0)
     rel = lmdk.release(hue.values, [], "event", 1.0, protects=broken, repetitions=2, rng=4)
-    honest_delta_one = schemes._release(hue.values, [], "event", 1.0, relation.Calibration(1.0, "discrete", (0, 25)),
-                                        repetitions=2, rng=4)
+    honest_delta_one = schemes.release_engine(hue.values, [], "event", 1.0,
+                                              relation.Calibration(1.0, "discrete", (0, 25)), repetitions=2, rng=4)
     assert np.array_equal(rel.values, honest_delta_one.values) and rel.protects.label() == RANGE.label()
 
 

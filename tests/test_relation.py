@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from lmdk import relation as rel
-from lmdk.data.runconfig import RunConfig
 from lmdk.errors import ParameterError
+from lmdk.exports.runconfig import RunConfig
 
 
 def test_sensitivity_is_the_width_of_the_range_or_d_or_the_radius():

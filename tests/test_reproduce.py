@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import lmdk
-from lmdk.data.runconfig import RunConfig, scheme_rng
+from lmdk.exports.runconfig import RunConfig, scheme_rng
 from lmdk.present import views
 from lmdk.present.reproduce import schemes_script
 
@@ -158,7 +158,7 @@ def test_dummies_script_prints_the_pages_selection_and_mae(tmp_path):
     sel = cache_loss.selection(token, 300, L, 0.05, "partitioned", "position", 3)
     assert f"|L′| = {sel.chosen.size:,}" in done.stdout
     assert f"chosen {dummies.membership_disclosure(sel).chosen:.6g}" in done.stdout
-    options = (("protects", lmdk.relation.PAPERS_UNIT_CHANGE),)  # ui.relation.options
+    options = (("protects", lmdk.relation.PAPERS_UNIT_CHANGE),)  # ui.session.relation.options
     maes = cache_loss.dummy_maes(cache.data_key(token, x, L), ("uniform", "adaptive"), 1.0, mechanism, 4, 3, 10,
                                  "partitioned", 0.05, "position", options, _token=token, _x=x, _landmarks=L)
     for scheme, (mae, ci) in maes.items():

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 import lmdk
@@ -63,7 +65,7 @@ def test_release_with_the_snapping_sampler_stays_on_each_timestamps_grid():
     L = lmdk.landmarks.by_percentile(series.values, 0.2)
     for scheme in ("uniform", "adaptive", "skip"):
         snap = lmdk.relation.Calibration(1.0, "snapping", None, 10.0)  # the engine: no relation snaps values
-        rel = lmdk.schemes._release(series.values, L, scheme, 1.0, snap, rng=5)
+        rel = lmdk.schemes.release_engine(series.values, L, scheme, 1.0, snap, rng=5)
         budgets = lmdk.allocate("uniform", len(series), L, 1.0) if scheme == "uniform" else None
         values = rel.values[0]
         assert np.all(np.abs(values) <= 10.0)
@@ -78,9 +80,9 @@ def test_snapping_epsilon_and_bound_checks():
     assert snapping.snapping_epsilon(1.0, 2.0**49) == pytest.approx(2.0)
     assert snapping.snapping_epsilon(0.5, 100.0, sensitivity=4.0) == pytest.approx(0.5 * (1 + 2.0**-49 * 25))
     with pytest.raises(ParameterError, match="bound"):
-        lmdk.schemes._release(np.ones(5), [], "user", 1.0, lmdk.relation.Calibration(1.0, "snapping"))
+        lmdk.schemes.release_engine(np.ones(5), [], "user", 1.0, lmdk.relation.Calibration(1.0, "snapping"))
     with pytest.raises(ParameterError, match="sampler"):
-        lmdk.schemes._release(np.ones(5), [], "user", 1.0, lmdk.relation.Calibration(1.0, "fancy"))
+        lmdk.schemes.release_engine(np.ones(5), [], "user", 1.0, lmdk.relation.Calibration(1.0, "fancy"))
     with pytest.raises(ParameterError, match="bound"):
         lmdk.relation.radius(200, bound=-1)
 
@@ -89,3 +91,17 @@ def test_fresh_generator_differs_between_calls():
     a = snapping.fresh_generator().random(4)
     b = snapping.fresh_generator().random(4)
     assert not np.array_equal(a, b)
+
+
+@settings(max_examples=300, deadline=None)
+@given(power=st.integers(-60, 60), ulps=st.integers(0, 5))
+def test_the_grid_is_the_smallest_power_of_two_at_or_above_the_scale(power, ulps):
+    """Λ ≥ λ exactly (Mironov's condition), also for scales a few ulps above a power of two, where log2 in floating
+    point rounds down onto the power (issue 52: 180 of 300 such scales gave Λ < λ)."""
+    scale = np.ldexp(1.0, power)
+    for _ in range(ulps):
+        scale = np.nextafter(scale, np.inf)
+    lam = float(snapping.grid(scale))
+    assert lam >= scale and lam / 2 < scale
+    assert lam == (scale if ulps == 0 else np.ldexp(1.0, power + 1))
+    assert (snapping.grid(np.array([scale, 3.0])) == [lam, 4.0]).all()

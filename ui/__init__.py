@@ -3,11 +3,16 @@
 Where things live
 -----------------
 - ``ui.charts``: every chart and map (figures, their style, decimation, text alternatives, the zoom window);
-- ``ui.session``: the session's state — its keys and the URL sync, the caches, the saved configuration;
-- ``ui`` itself: the widgets and sections the pages draw — ``widgets`` (shared controls, downloads),
-  ``import_step``, ``long_series`` and ``landmark_keys`` (Data & landmarks), ``relation`` (what ε protects),
-  ``plan`` (the planner), ``baselines``, ``population`` and ``audit`` (their pages' state and runs), ``ledger``
-  (the privacy ledger), ``copy_link``, ``explain``, ``text`` (escaping user text) and ``a11y``.
+- ``ui.session``: the session's state — its keys and the URL sync, the caches, the neighbouring relation
+  (``relation``: what ε protects), the saved configuration;
+- ``ui`` itself: the widgets and sections the pages draw — ``widgets`` (shared controls, figure downloads),
+  ``downloads`` (files built on click), ``import_step``, ``long_series`` and ``landmark_keys`` (Data &
+  landmarks), ``plan`` (the planner), ``baselines``, ``population`` and ``audit`` (their pages' state and runs),
+  ``ledger`` (the privacy ledger), ``copy_link``, ``explain``, ``text`` (escaping user text) and ``a11y``.
+
+No import cycle, between packages or modules (``lint-imports``): ``ui.session`` imports neither ``ui.charts`` nor
+the widgets; ``ui.charts`` imports ``ui.session`` and ``ui.downloads`` but never ``ui.widgets``, which imports them.
+A helper two of them share moves down to the lowest one that needs it.
 
 How to add a page
 -----------------
@@ -40,12 +45,14 @@ Conventions
   browser benchmark read it).
   Pass ``**charts.PLOTLY_KW`` to ``st.plotly_chart``: PNG export via the camera icon and our own light
   styling (``theme=None``; Streamlit's client-side theme costs hundreds of ms on big multi-panel charts).
-  Under every chart, ``ui.charts.alt_text.describe`` writes its text alternative.
+  Under every chart, ``ui.charts.alt_text.describe`` writes its text alternative. A Monte-Carlo run's figures are
+  built once and shared through ``charts.drawn`` (their texts through ``alt_text.describe_run``).
 - ``ui.charts.maps``: ``trajectory_deck`` (explicit view state, LineLayer path, pickable ScatterplotLayer
   with id ``maps.EVENTS_LAYER``; no base map unless asked).
 - ``ui.widgets``: the landmark status in the sidebar (drawn by ``app.py``), ``scheme_controls``,
   ``download_figure`` (HTML built on click; its callable holds only a weak reference to the figure),
-  ``json_download`` (text built during the run). Never pass ``download_button`` a callable that reads
+  ``json_download`` (text built during the run); ``ui.downloads.download_deferred`` (a file built on click from
+  inputs the session holds). Never pass ``download_button`` a callable that reads
   ``st.session_state`` or closes over page globals: it runs outside the script run and outlives the session.
 - ``ui.text.escape_markdown``: wrap every user-provided text (file/column names, cells, error messages that
   quote them) before ``st.error/warning/info/caption/markdown``.

@@ -24,13 +24,13 @@ GENERIC_ERROR = ("This file could not be read. Upload a text table (CSV, TSV, se
                  "any extension) or Parquet with a time column and a value, latitude/longitude or contact column.")
 
 
-def _file():
+def uploaded_file():
     """(bytes, name) of this session's upload, or None."""
     file = st.session_state.get(UPLOAD_WIDGET)
     return None if file is None else (file.getvalue(), file.name)
 
 
-def _load(spec, upload=None) -> None:
+def load_upload(spec, upload=None) -> None:
     """Apply ``spec`` to the uploaded file (or ``upload``: (bytes, name) kept in the session); the series or the error
     goes to the session."""
     import io
@@ -38,7 +38,7 @@ def _load(spec, upload=None) -> None:
     from lmdk.data import mapping
 
     ss = st.session_state
-    upload = upload or _file()
+    upload = upload or uploaded_file()
     if upload is None:
         return
     raw, name = upload
@@ -70,7 +70,7 @@ def on_upload() -> None:
     for key in (state.UPLOAD_ERROR, state.IMPORT_DETECTION, state.IMPORT_SPEC, state.SERIES_UPLOAD):
         ss[key] = None
     _clear_form()
-    upload = _file()
+    upload = uploaded_file()
     if upload is None:
         return
     raw, name = upload
@@ -84,7 +84,7 @@ def on_upload() -> None:
         ss[state.UPLOAD_ERROR] = GENERIC_ERROR
         return
     ss[state.IMPORT_DETECTION] = detection
-    _load(detection.spec)
+    load_upload(detection.spec)
     memory.release_freed_memory()  # the parse's temporaries, and whatever sessions that ended left freed
 
 
@@ -118,11 +118,11 @@ def _on_apply() -> None:
             parse = dict(delimiter=value("delimiter", old.delimiter), decimal=value("decimal", old.decimal),
                          header=bool(value("header", old.header)), skip_rows=int(value("skip_rows", old.skip_rows)))
             if any(getattr(old, k) != v for k, v in parse.items()):
-                upload = _file()
+                upload = uploaded_file()
                 detection = mapping.propose_bytes(upload[0], replace(old, **parse))
                 ss[state.IMPORT_DETECTION] = detection
                 _clear_form()
-                _load(detection.spec)
+                load_upload(detection.spec)
                 return
             spec = replace(old, time_column=column("time_column"), date_column=column("date_column"),
                            time_format=value("time_format", old.time_format), start=value("start", old.start),
@@ -131,7 +131,7 @@ def _on_apply() -> None:
                            lon_column=column("lon_column"), contact_column=column("contact_column"),
                            units=value("units", old.units) or "")
         if detection.entity_candidates and column("entity_column") != spec.entity_column:
-            upload = _file()  # a user/device column chosen (or dropped): count its ids, the largest is proposed
+            upload = uploaded_file()  # a user/device column chosen (or dropped): count its ids, the largest is proposed
             detection = mapping.with_entity_column(upload[0], replace(detection, spec=spec),
                                                    column("entity_column"), filename=upload[1])
             spec = detection.spec
@@ -142,7 +142,7 @@ def _on_apply() -> None:
         ss[state.UPLOAD_ERROR] = str(exc)
         return
     ss[state.IMPORT_DETECTION] = replace(detection, spec=spec)
-    _load(spec)
+    load_upload(spec)
 
 
 def _select(container, label: str, options: list, current, name: str, **kw):
@@ -160,7 +160,7 @@ def import_step() -> None:
     if ss.get(state.UPLOAD_ERROR):
         st.error(text.escape_markdown(ss[state.UPLOAD_ERROR]), icon=":material/error:")
     detection = ss.get(state.IMPORT_DETECTION)
-    if detection is None or _file() is None:
+    if detection is None or uploaded_file() is None:
         return
     for question in detection.questions:
         st.warning(text.escape_markdown(question), icon=":material/help:")

@@ -57,21 +57,23 @@ def reserving(build: Callable, fields: dict) -> Callable:
 
 def _reserve_then_build(build: Callable, url: str, fields: dict, payload) -> str:
     """Reserve the release described by ``fields`` in ``url``, then draw it from ``payload``; or the refusal."""
+    from lmdk.ledger.reserve import Budget
+
     entry = ledger.LedgerEntry(**fields)
     try:
-        reservation = ledger.reserve_users(url, None, {ledger.SINGLE_USER: entry.epsilon}, entry=entry)
+        reservation = Budget(url).reserve_single(entry)  # the one reservation of lmdk release and the app
     except LmdkError as exc:  # the database refused the entry or is unreachable: draw nothing
         return f"# The privacy ledger could not record this release: {exc}. Nothing was released.\n"
-    if reservation.withheld:
+    if reservation is not None and reservation.withheld:
         why = next(iter(reservation.withheld.values()))
         return f"# Refused by the privacy ledger: {why}. Nothing was released or charged.\n"
     return build(payload)
 
 
 def _protected(cur):
-    """The neighbouring relation of the current view (``ui.relation.current``), or None where there is none."""
+    """The neighbouring relation of the current view (``ui.session.relation.current``), or None where there is none."""
     try:
-        from ui import relation
+        from ui.session import relation
     except ImportError:
         return None
     current = getattr(relation, "current", None)
@@ -81,7 +83,7 @@ def _protected(cur):
 def entry_fields(cur, scheme: str, mechanism: str, epsilon: float, w: int) -> dict:
     """What one release to hand out of the current view records (all but the time of the click)."""
     try:
-        from lmdk.data.export import sampler_for
+        from lmdk.exports.export import sampler_for
 
         sampler = sampler_for(mechanism)
     except ImportError:

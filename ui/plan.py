@@ -73,7 +73,7 @@ def current_plan(cur, chosen):
     """The plan of the current view (cached), or None without a target or a scheme to plan."""
     from lmdk import plan as planner
     from lmdk.present import views
-    from ui import relation
+    from ui.session import relation
 
     goal = target()
     schemes = tuple(s for s in chosen if s in planner.PLAN_SCHEMES)
@@ -212,7 +212,8 @@ def section(cur, chosen) -> None:
     # imported once a target is set: the planner brings scipy's optimize, a second of a server's first opening
     from lmdk import plan as planner
     from lmdk.present.headlines import plan_headline
-    from ui import charts, relation
+    from ui import charts
+    from ui.session import relation
 
     goal = target()
     unit = unit_of(cur)

@@ -141,8 +141,8 @@ def data_free_guess(pop: Population, protected, unit: str):
     middle of the public range without the data; None without a public range or for other kinds than values."""
     if pop.kind != "values" or protected is None or protected.value_range is None:
         return None
-    from lmdk.population.explore import guess_errors
     from lmdk.present.headlines import Guess
+    from lmdk.present.population import guess_errors
 
     memo = st.session_state.setdefault(state.POP_RESULTS, {})
     key = ("guess", pop.token, protected.value_range)
@@ -153,10 +153,10 @@ def data_free_guess(pop: Population, protected, unit: str):
 
 
 def summaries(pop: Population, rule: str, schemes: tuple, epsilon: float, w: int, seed: int, protected=None):
-    """Per-user summaries of every scheme (lmdk.population.explore.compare_schemes), memoised in the session;
+    """Per-user summaries of every scheme (lmdk.present.population.compare_schemes), memoised in the session;
     ``protected``: the relation (its Δ and sampler calibrate every user's release, as an export's)."""
     from lmdk.population import Policy
-    from lmdk.population.explore import compare_schemes
+    from lmdk.present.population import compare_schemes
     from lmdk.relation import PAPERS_UNIT_CHANGE
 
     memo = st.session_state.setdefault(state.POP_RESULTS, {})
@@ -176,7 +176,7 @@ def open_user(pop: Population, user: str, rule: str) -> None:
     import numpy as np
 
     from lmdk.landmarks import parse_rule
-    from lmdk.population.explore import user_series
+    from lmdk.present.population import user_series
 
     ss = st.session_state
     series = user_series(pop.source, user, name=f"user {user} of the population")

@@ -1,6 +1,7 @@
 """The Data page's choice for a multi-user upload: one user's own series, or the total, mean or count over all users
 (or one group) — built by :mod:`lmdk.aggregate.upload`; the chosen statistic becomes the series of every page, and
-its relation (which change of which person's data, Δ over the users, the clamp) goes with it (``ui.relation``)."""
+its relation (which change of which person's data, Δ over the users, the clamp) goes with it
+(``ui.session.relation``)."""
 from __future__ import annotations
 
 import streamlit as st
@@ -30,7 +31,7 @@ def _upload():
     from ui import import_step
 
     ss = st.session_state
-    upload = import_step._file()
+    upload = import_step.uploaded_file()
     kept = ss.get(FILE)
     if upload is not None and (kept is None or kept[1] != upload[1] or kept[0] != upload[0]):
         ss[FILE] = upload
@@ -72,7 +73,7 @@ def _apply() -> None:
     if ss[STAT] == "one":
         ss.pop(state.TOTAL_OF_USERS, None)
         ss[APPLIED] = {STAT: "one"}
-        import_step._load(spec, upload)
+        import_step.load_upload(spec, upload)
         return
     try:
         chosen = choose(upload[0], upload[1], spec, _choice(), units=spec.units or "", tz=spec.timezone)
@@ -92,7 +93,7 @@ def _apply() -> None:
 
 def _groups(column: str) -> list[str]:
     """The group names of ``column`` in this session's upload (read once per file and column)."""
-    from lmdk.aggregate.upload import group_pairs
+    from lmdk.aggregate.inputs import Upload, group_pairs
 
     ss = st.session_state
     upload = _upload()
@@ -102,7 +103,7 @@ def _groups(column: str) -> list[str]:
     memo = ss.get(_GROUPS)
     if memo is None or memo[0] != key:
         try:
-            names = sorted(set(group_pairs(upload[0], upload[1], _spec(), column)["group"]))
+            names = sorted(set(group_pairs(Upload(upload[0], upload[1]), column, _spec())["group"]))
         except ValueError as exc:
             ss[ERROR] = str(exc)
             names = []
@@ -124,7 +125,7 @@ def _seed(spec) -> None:
 
 def in_use() -> str:
     """'Now studied: …' — the series every page works on, and what its ε protects."""
-    from ui import relation
+    from ui.session import relation
 
     ss = st.session_state
     total = relation.aggregate_relation()

@@ -15,6 +15,7 @@ import numpy as np
 import streamlit as st
 
 from ui import charts, ensure_entrypoint, text
+from ui.downloads import download_deferred
 from ui.session import cache, config, state
 
 RERUN_FRAGMENT = "_rerun_fragment"  # {configuration key: (page script hash, st.fragment key)}, see rerun_fragment_on
@@ -99,7 +100,7 @@ def landmark_status(cur) -> None:
     box.metric("Landmarks", f"{k:,}", f"{100 * k / n:.1f} % of {n:,} events", delta_color="off",  # fits long n
                delta_arrow="off")
     box.caption(f"Series: {text.escape_markdown(cur.series.name or cur.token)} · {cur.series.kind}")
-    from ui import relation
+    from ui.session import relation
 
     if (total := relation.aggregate_relation()) is not None:  # a statistic over many people: say what one moves
         box.caption(f"A {total.statistic} over {total.users:,} {total.who}s: {total.label()}.")
@@ -168,7 +169,7 @@ def scheme_controls(kind: str, n: int, *, container=None) -> None:
 
 def relation_controls(cur, box) -> None:
     """Sidebar: what ε protects — the public range (values, or changes of up to d), the radius (locations)."""
-    from ui import relation
+    from ui.session import relation
 
     kind = cur.series.kind
     base = relation.default(cur)
@@ -233,36 +234,6 @@ def download_figure(fig, name: str, *, key: str, label: str, container=None) -> 
                              "in the chart's toolbar (top right of the chart).")
 
 
-def download_deferred(label: str, build: Callable, payload, *, key: str, file_name: str, mime: str, container=None,
-                      **kwargs) -> None:
-    """A download built on click from ``payload`` held in the session state (the callable holds a weak reference)."""
-    held = _Held(payload, build)
-    st.session_state.setdefault(state.DOWNLOAD_FIGURES, {})[key] = held
-    (container or st).download_button(label, data=functools.partial(_built, weakref.ref(held)),
-                                      file_name=file_name, mime=mime, key=key, **{"on_click": "ignore", **kwargs})
-
-
-class _Held:
-    """A session-owned box around a download's inputs (tuples and dicts cannot be weakly referenced)."""
-
-    def __init__(self, value, build: Callable | None = None):
-        """Hold ``value`` (the figure) so a weak reference can point at it, and ``build``, which makes the file."""
-        self.value, self.build = value, build
-
-    def content(self) -> str:
-        """The download's text (what a click builds; tests read it here)."""
-        assert self.build is not None
-        return self.build(self.value)
-
-
-def _built(ref) -> str:
-    """The download's text built from the inputs behind ``ref``, or a note when its session has ended."""
-    held = ref()
-    if held is None:
-        return "<p>This view's session has ended: open the page again to download it.</p>"
-    return held.content()
-
-
 def _figure_html(ref) -> str:
     """The chart's standalone HTML, or a note when its session has ended."""
     fig = ref()
@@ -309,7 +280,7 @@ def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list
     ss = st.session_state
     c1, c2 = st.columns(2, vertical_alignment="bottom")
     scheme = c1.selectbox("Release of the scheme", chosen, index=_default_export_scheme(chosen), key="export_scheme")
-    from ui import relation
+    from ui.session import relation
 
     protected = relation.current(cur)
     needs_bound = mechanism == "planar_laplace"  # values take their public range from the relation
@@ -410,7 +381,7 @@ def _schemes_script(args) -> str:
 
 def _hand_out_csv(args) -> str:
     """A new release to hand out, drawn when its button is clicked: every click is a fresh release."""
-    from lmdk.data import export
+    from lmdk.exports import export
 
     series, landmarks, scheme, epsilon, w, bound, private, protected, event, from_data = args
     return export.export_scheme_release(series, landmarks, scheme, epsilon, w=w, bound=bound, protects=protected,
@@ -442,9 +413,9 @@ def _event(cur) -> str:
 
 def statement_lines(cur, chosen: list[str], summaries: dict, mechanism: str) -> list[str] | None:
     """The guarantee of the scheme a release to hand out starts with (for reports); None without a relation."""
-    from lmdk.data.export import sampler_for
-    from lmdk.data.statement import guarantee
-    from ui import relation
+    from lmdk.exports.export import sampler_for
+    from lmdk.exports.statement import guarantee
+    from ui.session import relation
 
     protected = relation.current(cur)
     if protected is None:
@@ -458,8 +429,8 @@ def statement_lines(cur, chosen: list[str], summaries: dict, mechanism: str) -> 
 
 def guarantee_box(cur, protected, scheme: str, summ, mechanism: str) -> None:
     """The statement a privacy officer signs, next to the download buttons: protected, not protected, sampler."""
-    from lmdk.data.export import sampler_for
-    from lmdk.data.statement import guarantee
+    from lmdk.exports.export import sampler_for
+    from lmdk.exports.statement import guarantee
 
     if protected is None:
         st.warning("No public range yet: a release to hand out needs the range of one value (sidebar, *What ε "
@@ -476,7 +447,7 @@ def guarantee_box(cur, protected, scheme: str, summ, mechanism: str) -> None:
 
 def _demonstration_csv(args) -> str:
     """The demonstration release as CSV text (built when its button is clicked)."""
-    from lmdk.data import export
+    from lmdk.exports import export
 
     series, release, landmarks, mechanism, origin = args
     return export.released_frame(series, release, landmarks, mechanism, origin).to_csv(index=False, lineterminator="\n")

@@ -41,7 +41,7 @@ def _real_parser(name: str, parser: argparse.ArgumentParser) -> argparse.Argumen
     """``lmdk experiments`` is a stub in the main parser (main() hands its arguments to the experiments runner):
     document the runner's own parser under that name."""
     if name == "experiments" and not parser.add_help:
-        from lmdk.experiments.runner import build_parser as experiments_parser
+        from lmdk.cli.experiments import build_parser as experiments_parser
 
         return experiments_parser("lmdk experiments")
     return parser

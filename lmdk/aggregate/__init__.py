@@ -2,6 +2,7 @@
 statistic a utility, a transport authority or a contact study publishes — released under landmark privacy."""
 from __future__ import annotations
 
-from lmdk.aggregate.build import ALL, STATISTICS, Aggregate, Region, build, membership
+from lmdk.aggregate.build import STATISTICS, Aggregate, build, membership
+from lmdk.aggregate.partial import ALL, Region
 
 __all__ = ["ALL", "STATISTICS", "Aggregate", "Region", "build", "membership"]

@@ -31,37 +31,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from lmdk.aggregate.partial import ALL, Region, bin_starts, frame_partial
 from lmdk.errors import DataError, ParameterError
 
 STATISTICS = ("sum", "mean", "count")
 SMALL_GROUP = 10
 """A group with fewer users than this is warned about: its statistic is nearly one person's series."""
-ALL = "all"
-"""The group name of an aggregate over every user (no ``by``)."""
-EARTH_RADIUS_M = 6_371_008.8
-
-
-@dataclass(frozen=True)
-class Region:
-    """A public region for location counts: a circle of ``radius_m`` metres around (lat, lon)."""
-
-    lat: float
-    lon: float
-    radius_m: float
-
-    def __post_init__(self) -> None:
-        """Refuse a centre off the globe or a radius that is not positive."""
-        if not (-90 <= self.lat <= 90 and -180 <= self.lon <= 180):
-            raise ParameterError(f"region centre ({self.lat}, {self.lon}) is not a latitude/longitude in degrees")
-        if not (np.isfinite(self.radius_m) and self.radius_m > 0):
-            raise ParameterError(f"region radius must be a positive number of metres, not {self.radius_m!r}")
-
-    def holds(self, lat: np.ndarray, lon: np.ndarray) -> np.ndarray:
-        """Which points lie inside (great-circle distance ≤ radius)."""
-        p1, p2 = np.radians(self.lat), np.radians(lat)
-        dphi, dlmb = p2 - p1, np.radians(lon - self.lon)
-        a = np.sin(dphi / 2) ** 2 + np.cos(p1) * np.cos(p2) * np.sin(dlmb / 2) ** 2
-        return 2 * EARTH_RADIUS_M * np.arcsin(np.sqrt(np.clip(a, 0, 1))) <= self.radius_m
 
 
 @dataclass(frozen=True)
@@ -100,9 +75,9 @@ class Aggregate:
         data = self.series[group]
         index = pd.DatetimeIndex(data.index, name="timestamp")
         if tz is not None:
-            from lmdk.declared.calendar import _check_zone
+            from lmdk.declared.calendar import check_zone
 
-            _check_zone(tz)
+            check_zone(tz)
             index = index.tz_localize("UTC").tz_convert(tz)
         frame = pd.DataFrame({"value": data.to_numpy(dtype=float)}, index=index)
         name = f"{self.statistic} over {self.users[group]:,} users" + ("" if group == ALL else f" ({group})")
@@ -138,50 +113,6 @@ def _check(statistic: str, kind: str, value_range, max_per_user: int, region: Re
         raise ParameterError("a count of locations needs a public region (centre lat, lon and a radius in metres)")
     if isinstance(max_per_user, bool) or not isinstance(max_per_user, (int, np.integer)) or max_per_user < 1:
         raise ParameterError(f"max_per_user must be a whole number ≥ 1, not {max_per_user!r}")
-
-
-def _bins(timestamps: pd.Series, width: pd.Timedelta) -> np.ndarray:
-    """Bin starts (int64 ns) of every timestamp: naive times as they stand (wall clock), zone-aware ones as
-    instants in UTC — so the repeated hour of an autumn clock change is two bins, not one bin of duplicates
-    (``Aggregate.to_series(tz=…)`` shows them in the zone again)."""
-    if isinstance(timestamps, pd.Series) and getattr(timestamps.dtype, "tz", None) is not None:
-        timestamps = timestamps.dt.tz_convert("UTC").dt.tz_localize(None)
-    ns = np.asarray(timestamps, dtype="datetime64[ns]").view(np.int64)
-    return ns - np.mod(ns, width.value)  # bins start at multiples of the width from 1970-01-01, as pandas' floor
-
-
-def _value_runs(frame: pd.DataFrame, width: pd.Timedelta, low: float, high: float
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int, int]:
-    """One reading per (user, bin) of a frame of whole users — the mean of the user's clamped readings in the
-    bin — as (users, first row of each user's run, run bins, run means), plus how many rows were averaged away,
-    how many were dropped for a missing value and how many were clamped to [low, high]. Vectorised: users come
-    contiguous (user_frames), bins are sorted within a user when they are not already."""
-    values = frame["value"].to_numpy(dtype=float)
-    keep = np.isfinite(values)
-    missing = int((~keep).sum())
-    user = frame["user"].to_numpy()
-    bins = _bins(frame["timestamp"], width) // width.value
-    x = np.clip(values, low, high)
-    clamped = int(np.count_nonzero(keep & (x != values)))
-    if missing:
-        user, bins, x = user[keep], bins[keep], x[keep]
-    new_user = np.empty(user.size, dtype=bool)
-    new_user[:1] = True
-    np.not_equal(user[1:], user[:-1], out=new_user[1:])
-    code = np.cumsum(new_user) - 1
-    if user.size > 1 and np.any((code[1:] == code[:-1]) & (bins[1:] < bins[:-1])):
-        order = np.lexsort((bins, code))
-        code, bins, x = code[order], bins[order], x[order]
-    run = np.empty(user.size, dtype=bool)
-    run[:1] = True
-    run[1:] = (code[1:] != code[:-1]) | (bins[1:] != bins[:-1])
-    starts = np.flatnonzero(run)
-    if starts.size == user.size:  # one reading per user and bin: nothing to average
-        return user[new_user], code, bins, x, 0, missing, clamped
-    sizes = np.diff(np.append(starts, user.size))
-    means = np.add.reduceat(x, starts) / sizes if starts.size else x[:0]
-    users = user[new_user]
-    return users, code[starts], bins[starts], means, int(user.size - starts.size), missing, clamped
 
 
 class _Totals:
@@ -232,7 +163,7 @@ def _capped_contacts(frame: pd.DataFrame, width: pd.Timedelta, k: int) -> tuple[
     """Bins of the contact rows kept when each person contributes at most k rows per bin (a row counts for both
     people it joins; rows in time order, the first k of a person kept), and how many rows were dropped."""
     order = np.argsort(frame["timestamp"].to_numpy(), kind="stable")
-    bins = _bins(frame["timestamp"].iloc[order], width)
+    bins = bin_starts(frame["timestamp"].iloc[order], width)
     a = frame["user"].to_numpy()[order]
     b = frame["contact"].to_numpy()[order]
     codes, _ = pd.factorize(np.concatenate([a, b]))
@@ -246,18 +177,6 @@ def _cap_rows(bins: np.ndarray, a: np.ndarray, b: np.ndarray, k: int) -> np.ndar
 
     return cap_rows(np.ascontiguousarray(bins), np.ascontiguousarray(a, dtype=np.int64),
                     np.ascontiguousarray(b, dtype=np.int64), int(k), int(max(a.max(initial=0), b.max(initial=0))) + 1)
-
-
-def _groups_of(users: np.ndarray, groups: pd.DataFrame | None) -> np.ndarray:
-    """The group of every user id (``ALL`` without groups)."""
-    if groups is None:
-        return np.full(len(users), ALL, dtype=object)
-    table = groups.set_index("user")["group"]
-    found = table.reindex(pd.Index(users))
-    if found.isna().any():
-        missing = pd.Index(users)[found.isna().to_numpy()][:5].tolist()
-        raise DataError(f"users without a group: {missing}; every user needs one value in the group column")
-    return found.astype(str).to_numpy(dtype=object)
 
 
 def membership(pairs: pd.DataFrame) -> pd.DataFrame:
@@ -317,48 +236,6 @@ def build(source, statistic: str, *, value_range: tuple[float, float] | None = N
                              clamped, (low, high)))
 
 
-@dataclass
-class Partial:
-    """What one frame of whole users adds: per group the bins and their sums, the users, the rows averaged away
-    or missing, and the first and last bin of its events."""
-
-    sums: dict[str, tuple[np.ndarray, np.ndarray]]
-    users: dict[str, list]
-    averaged: int
-    missing: int
-    span: tuple[int, int]
-    clamped: int = 0
-
-
-def frame_partial(frame: pd.DataFrame, kind: str, width: pd.Timedelta, low: float, high: float,
-                  member: pd.DataFrame | None, region: Region | None) -> Partial:
-    """The contribution of a frame of whole users (canonical columns) to every group's per-bin sums."""
-    if not len(frame):
-        return Partial({}, {}, 0, 0, (np.iinfo(np.int64).max, np.iinfo(np.int64).min))
-    averaged = missing = clamped = 0
-    if kind == "values":
-        ids, run_user, bins, means, averaged, missing, clamped = _value_runs(frame, width, low, high)
-        every = bins
-    else:
-        assert region is not None  # _check refused a location count without a region
-        every = _bins(frame["timestamp"], width) // width.value
-        inside = region.holds(frame["lat"].to_numpy(float), frame["lon"].to_numpy(float))
-        ids = pd.unique(frame["user"].to_numpy())
-        code = pd.Index(ids).get_indexer(frame["user"].to_numpy()[inside])
-        hits = np.unique(np.stack([code, every[inside]]), axis=1)
-        run_user, bins, means = hits[0], hits[1], np.ones(hits.shape[1])
-    span = (int(every.min()), int(every.max())) if every.size else (np.iinfo(np.int64).max, np.iinfo(np.int64).min)
-    group_of = _groups_of(np.asarray(ids), member)
-    users: dict[str, list] = {}
-    for g, u in zip(group_of, ids, strict=True):
-        users.setdefault(g, []).append(u)
-    if member is None:
-        return Partial({ALL: (bins, means)}, users, averaged, missing, span, clamped)
-    run_group = group_of[run_user]
-    sums = {g: (bins[run_group == g], means[run_group == g]) for g in users}
-    return Partial(sums, users, averaged, missing, span, clamped)
-
-
 def _partials_dask(src, width: pd.Timedelta, low: float, high: float, member, region, rows: int,
                    scheduler: str | None, workers: int | None):
     """The partials of a Dask run (:mod:`lmdk.aggregate.engine`), as they complete."""
@@ -382,7 +259,7 @@ def _contact_count(src, bin: str, width: pd.Timedelta, k: int, rows: int) -> Agg
     bins, dropped = _capped_contacts(frame, width, k)
     people = set(pd.unique(frame["user"].to_numpy())) | set(pd.unique(frame["contact"].to_numpy()))
     totals = _Totals()
-    totals.span(_bins(frame["timestamp"], width) // width.value)
+    totals.span(bin_starts(frame["timestamp"], width) // width.value)
     totals.add(ALL, bins // width.value, np.ones(bins.size))
     return _finish("count", "contacts", bin, width, totals, {ALL: people}, None, k,
                    _warnings(0, 0, dropped, k, {ALL: len(people)}))

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pandas as pd
 
-from lmdk.aggregate.build import Partial, Region, frame_partial
+from lmdk.aggregate.partial import Partial, Region, frame_partial
 
 
 def rows_partial(files: tuple[str, ...], layout, start: int, stop: int, width: pd.Timedelta, low: float,

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from lmdk.aggregate.build import ALL, Region, build, membership
+from lmdk.aggregate.build import ALL, build, membership
+from lmdk.aggregate.inputs import Upload, group_pairs
+from lmdk.aggregate.partial import Region
 from lmdk.errors import DataError, ParameterError
 
 if TYPE_CHECKING:
@@ -57,35 +56,11 @@ class Chosen:
     groups: tuple[str, ...]
 
 
-def _frame(raw: bytes, filename: str, spec) -> pd.DataFrame:
-    """The upload's rows as a table (Parquet, or text read with the import mapping ``spec``)."""
-    from lmdk.data import mapping as mp
-    from lmdk.data.read import check_text, decode_input
-
-    if raw[:4] == b"PAR1":
-        return pd.read_parquet(io.BytesIO(raw))
-    raw, filename = decode_input(raw, filename)
-    return mp.read_table(check_text(raw), spec)
-
-
 def group_columns(columns, spec) -> list[str]:
     """Columns that can name a group: every column but the user, time and reading ones."""
     used = {spec.entity_column, spec.time_column, spec.date_column, spec.value_column, spec.lat_column,
             spec.lon_column, spec.contact_column}
     return [str(c) for c in columns if c not in used]
-
-
-def group_pairs(raw: bytes, filename: str, spec, by: str) -> pd.DataFrame:
-    """(user, group) rows of the upload's column ``by``, users named as the multi-user reader names them."""
-    frame = _frame(raw, filename, spec)
-    if by not in frame.columns:
-        raise ParameterError(f"group column {by!r}: the file has no such column; its columns are "
-                             f"{', '.join(map(str, frame.columns))}")
-    if spec.entity_column not in frame.columns:
-        raise DataError(f"{Path(filename).name}: no user column {spec.entity_column!r} to group")
-    users = frame[spec.entity_column]
-    users = users.astype(str).str.strip() if raw[:4] != b"PAR1" else users
-    return pd.DataFrame({"user": users.to_numpy(), "group": frame[by].astype(str).str.strip().to_numpy()})
 
 
 def _clock_notes(raw: bytes, filename: str, spec) -> tuple[str, ...]:
@@ -125,7 +100,7 @@ def choose(raw: bytes, filename: str, spec, choice: UploadStatistic, *, units: s
             raise ParameterError("a sum or mean needs the public range of one reading (low and high, from the "
                                  "device — never from the data)")
         value_range = (float(choice.low), float(choice.high))
-    pairs = membership(group_pairs(raw, filename, spec, choice.by)) if choice.by is not None else None
+    pairs = membership(group_pairs(Upload(raw, filename), choice.by, spec)) if choice.by is not None else None
     agg = build(source, choice.statistic, value_range=value_range, bin=choice.bin, groups=pairs,
                 max_per_user=choice.max_per_user, region=choice.region)
     group = ALL if choice.by is None else str(choice.group)

@@ -63,12 +63,12 @@ def release_rows(x, landmarks, scheme: str, epsilon: float, *, mechanism: str, r
         return RowsRelease(values, budgets, published, mechanism, delta)
     if dummies is not None or scheme not in FAST or (sampler == "snapping" and mechanism != "randomized_response"):
         return _batch(x, mask, scheme, epsilon, mechanism, gen, w, calibration, dummies)
-    eps = schemes._total_epsilon(epsilon)
+    eps = schemes.total_epsilon(epsilon)
     delta = validate_sensitivity(calibration.sensitivity)
-    window = schemes._window(w, n, scheme)
-    base = schemes._default_value(None, x[0], mechanism)
+    window = schemes.window_length(w, n, scheme)
+    base = schemes.default_value(None, x[0], mechanism)
     mask = np.broadcast_to(mask, (reps, n))
-    discrete = schemes._discrete_range(calibration.value_range, mechanism) if sampler == "discrete" else None
+    discrete = schemes.discrete_range(calibration.value_range, mechanism) if sampler == "discrete" else None
     noise = draw = None
     if discrete is not None:
         x, base = np.clip(x, *discrete), np.clip(base, *discrete)
@@ -83,14 +83,14 @@ def release_rows(x, landmarks, scheme: str, epsilon: float, *, mechanism: str, r
             from lmdk.discrete_laplace import LockstepNoise
 
             draw = schemes.discrete_step(LockstepNoise.from_generator(gen, reps, n), delta, discrete)
-        values, budgets, published = schemes._adaptive(x, mask, eps, mechanism, delta, noise, base, None, draw=draw)
+        values, budgets, published = schemes.run_adaptive(x, mask, eps, mechanism, delta, noise, base, None, draw=draw)
     else:
-        budgets = schemes._allocate_mask(scheme, mask, eps, window)
+        budgets = schemes.allocate_mask(scheme, mask, eps, window)
         published = budgets > 0
         if noise is not None:
             values = perturb(mechanism, x, np.where(published, budgets, 1.0), noise, delta)
         else:  # the discrete sampler draws at the budgets
             values = schemes.discrete_cells(x, budgets, published, delta, discrete, gen)
         if not published.all():
-            values = schemes._forward_fill(values, published, base)
+            values = schemes.forward_fill(values, published, base)
     return RowsRelease(values, budgets, published, mechanism, delta)

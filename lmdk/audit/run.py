@@ -152,12 +152,12 @@ def _release(x, landmarks, scheme, epsilon, mechanism, w, options, trials, seed,
         reps = min(CHUNK, trials - start)
         gen = stream(seed, scheme, part, index * 1000 + c)
         if spec is None:
-            rel = schemes._release(x, landmarks, scheme, epsilon, cal, mechanism=mechanism, repetitions=reps, rng=gen,
-                                   w=w, protects=protects)
+            rel = schemes.release_engine(x, landmarks, scheme, epsilon, cal, mechanism=mechanism, repetitions=reps,
+                                         rng=gen, w=w, protects=protects)
         else:
             masks, eps_pub = dummy_masks(len(x), landmarks, epsilon, spec, reps, gen)
-            rel = schemes._release(x, masks, scheme, eps_pub, cal, mechanism=mechanism, repetitions=reps, rng=gen,
-                                   w=w, protects=protects)
+            rel = schemes.release_engine(x, masks, scheme, eps_pub, cal, mechanism=mechanism, repetitions=reps,
+                                         rng=gen, w=w, protects=protects)
         for name, arrays in parts.items():
             arrays.append(np.asarray(getattr(rel, name))[:, keep])
         tick(reps)
@@ -377,8 +377,8 @@ def _flip_pair(x, rule, t, a, b, scheme, epsilon, landmark_epsilon, relation, me
             gen = stream(seed, scheme, "flip", side * 1000 + c)
             mask = (select_masks(np.tile(xw, (reps, 1)), parsed, float(landmark_epsilon), value_range, gen)
                     if landmark_epsilon is not None else fixed)
-            rel = schemes._release(xw, mask, scheme, epsilon, options["calibration"], mechanism=mechanism,
-                                   repetitions=reps, rng=gen, w=w, protects=options["protects"])
+            rel = schemes.release_engine(xw, mask, scheme, epsilon, options["calibration"], mechanism=mechanism,
+                                         repetitions=reps, rng=gen, w=w, protects=options["protects"])
             values = np.asarray(rel.values)[:, keep]
             budgets = np.asarray(rel.budgets)[:, keep]
             published = np.asarray(rel.published)[:, keep]

@@ -44,39 +44,41 @@ def release_baseline(series, landmarks, scheme: str, epsilon, *, protects=None, 
     """Run baseline ``scheme`` ("bd", "ba", "fast", "pegasus") ``repetitions`` times; a :class:`lmdk.schemes.Release`.
 
     Arguments as :func:`lmdk.schemes.release` (``protects=`` required: what ε protects fixes Δ, sampler and public
-    range); ``landmarks`` are validated and recorded, never used (see the module docstring). ``w``: BD/BA's window
+    range); ``landmarks`` are validated and recorded, never used (see the module docstring); a rule is a
+    ``lmdk.landmarks.LandmarkRule`` (``parse_rule(text)``: the rule string itself goes through
+    :func:`lmdk.schemes.release`, as the baselines sit below the rules' layer). ``w``: BD/BA's window
     (default: the whole series). ``samples``: FAST's M (default ⌈0.15·n⌉). ``default``: BD/BA's public value before
     their first release. Refuses locations and contact bits, dummy landmarks and the snapping sampler with a
     ParameterError saying why.
     """
-    from lmdk.schemes import _resolve_landmarks, protects_relation, refuse_removed
+    from lmdk import release_common as common
 
-    refuse_removed("release_baseline", removed)
-    relation = protects_relation("release_baseline", protects)
-    series, landmarks = _resolve_landmarks(series, landmarks)
-    return _release_baseline(series, landmarks, scheme, epsilon, relation.calibration(mechanism), mechanism=mechanism,
-                             repetitions=repetitions, rng=rng, w=w, dummies=dummies, default=default, samples=samples,
-                             protects=relation)
+    common.refuse_removed("release_baseline", removed)
+    relation = common.protects_relation("release_baseline", protects)
+    series, landmarks = common.series_landmarks(series, landmarks)
+    return baseline_engine(series, landmarks, scheme, epsilon, relation.calibration(mechanism), mechanism=mechanism,
+                           repetitions=repetitions, rng=rng, w=w, dummies=dummies, default=default, samples=samples,
+                           protects=relation)
 
 
-def _release_baseline(series, landmarks, scheme: str, epsilon, calibration, *, mechanism: str = "laplace",
-                      repetitions: int = 1, rng=None, w=None, dummies=None, default=None, samples: int | None = None,
-                      protects=None):
+def baseline_engine(series, landmarks, scheme: str, epsilon, calibration, *, mechanism: str = "laplace",
+                    repetitions: int = 1, rng=None, w=None, dummies=None, default=None, samples: int | None = None,
+                    protects=None):
     """The baselines' engine: ``release_baseline`` with the relation's :class:`lmdk.relation.Calibration`."""
     from lmdk import release_common as common
     from lmdk.baselines._noise import Noise
     from lmdk.privacy import landmark_mask
     from lmdk.rng import as_generator
 
-    delta, value_range_ = _checked(scheme, mechanism, dummies, calibration)
-    x = common._prepare_series(series, mechanism)
+    delta, value_range_ = check_calibration(scheme, mechanism, dummies, calibration)
+    x = common.prepare_series(series, mechanism)
     n = x.shape[0]
-    eps = common._total_epsilon(epsilon)
-    reps = common._repetitions(repetitions)
+    eps = common.total_epsilon(epsilon)
+    reps = common.repetition_count(repetitions)
     window = None
     if scheme in ("bd", "ba"):
-        window = common._window(w, n, "w-event")
-    base = common._default_value(default, x, mechanism)
+        window = common.window_length(w, n, "w-event")
+    base = common.default_value(default, x, mechanism)
     mask = landmark_mask(landmarks, n)
     if mask.ndim == 2 and mask.shape[0] not in (1, reps):
         raise ParameterError(f"landmarks mask has {mask.shape[0]} rows but repetitions={reps}")
@@ -89,7 +91,7 @@ def _release_baseline(series, landmarks, scheme: str, epsilon, calibration, *, m
                                                      not 1 <= samples <= n):
         raise ParameterError(f"samples (FAST's M) must be an integer in 1..n={n}, got {samples!r}")
     noise = Noise(as_generator(rng), reps, n, delta, value_range_)
-    values, budgets, published = _algorithm(scheme, x, eps, window, noise, base, samples)
+    values, budgets, published = run_algorithm(scheme, x, eps, window, noise, base, samples)
     arrays = {"values": values, "budgets": budgets, "published": published, "landmarks": np.array(mask)}
     for arr in arrays.values():
         arr.flags.writeable = False
@@ -97,7 +99,7 @@ def _release_baseline(series, landmarks, scheme: str, epsilon, calibration, *, m
                            publishing_epsilon=eps, sensitivity=delta, w=window, protects=protects)
 
 
-def _checked(scheme: str, mechanism: str, dummies, calibration) -> tuple[float, tuple[float, float] | None]:
+def check_calibration(scheme: str, mechanism: str, dummies, calibration) -> tuple[float, tuple[float, float] | None]:
     """(Δ, public range of the discrete sampler or None) of a baseline's release, or a ParameterError saying why not."""
     from lmdk import release_common as common
     from lmdk.mechanisms import validate_sensitivity
@@ -116,11 +118,11 @@ def _checked(scheme: str, mechanism: str, dummies, calibration) -> tuple[float, 
         raise ParameterError(f"{scheme} draws with sampler 'textbook' or 'discrete' (exports of values: the exact "
                              f"discrete Laplace with value_range), not {sampler!r}")
     delta = validate_sensitivity(calibration.sensitivity)
-    value_range = common._discrete_range(calibration.value_range, mechanism) if sampler == "discrete" else None
+    value_range = common.discrete_range(calibration.value_range, mechanism) if sampler == "discrete" else None
     return delta, value_range
 
 
-def _algorithm(scheme: str, x: np.ndarray, eps: float, window: int | None, noise, base, samples: int | None = None):
+def run_algorithm(scheme: str, x: np.ndarray, eps: float, window: int | None, noise, base, samples: int | None = None):
     """(values, budgets, published) of BD/BA/FAST/PeGaSus on ``x``: values (n,), or (n, reps) with one series per
     repetition (BD, BA and FAST only)."""
     if window is not None:  # BD and BA, the baselines with a window

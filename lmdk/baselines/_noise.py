@@ -64,18 +64,20 @@ class Noise:
 
             noise = dl.LockstepNoise.from_generator(self.gen, self.reps, self.n)
             low, high = self.value_range
-            fixed = None if levels is None else dl._calibrate(np.asarray(levels, dtype=float), delta, low, high)
+            fixed = None if levels is None else dl.calibrate_unchecked(np.asarray(levels, dtype=float), delta, low,
+                                                                       high)
 
-            unit_cal = dl._calibrate(np.ones(1), delta, low, high)  # every ε ≤ 1 has this grid, Δ_int and range
+            # every ε ≤ 1 has this grid, Δ_int and range
+            unit_cal = dl.calibrate_unchecked(np.ones(1), delta, low, high)
 
             def calibrate(eps):
-                """dl._calibrate(eps, …): for budgets ≤ 1 only the integer scale t = ⌈Δ_int/ε⌉ differs from
-                ε = 1's (the grid comes from min(Δ, Δ/ε) = Δ), computed as _calibrate computes it."""
+                """dl.calibrate_unchecked(eps, …): for budgets ≤ 1 only the integer scale t = ⌈Δ_int/ε⌉ differs from
+                ε = 1's (the grid comes from min(Δ, Δ/ε) = Δ), computed as calibrate_unchecked computes it."""
                 if not np.all(eps <= 1.0):
-                    return dl._calibrate(eps, delta, low, high)
+                    return dl.calibrate_unchecked(eps, delta, low, high)
                 t_int = np.ceil(unit_cal.steps[0] / eps * (1.0 + 2.0**-40))
                 if np.any(t_int > dl.MAX_SCALE):
-                    return dl._calibrate(eps, delta, low, high)  # raises, naming the budget
+                    return dl.calibrate_unchecked(eps, delta, low, high)  # raises, naming the budget
                 return dl.Calibration(unit_cal.exponent[0], unit_cal.steps[0], t_int.astype(np.int64), unit_cal.low[0],
                                       unit_cal.high[0], unit_cal.sensitivity)
 
@@ -101,7 +103,7 @@ class Noise:
         if self.value_range is not None:
             from lmdk import discrete_laplace as dl
 
-            cal = dl._calibrate(np.asarray(float(epsilon)), self.sensitivity, *self.value_range)
+            cal = dl.calibrate_unchecked(np.asarray(float(epsilon)), self.sensitivity, *self.value_range)
             return Samples(cal, dl.discrete_laplace(cal.scale, 1, self.gen, size=(self.reps, m)))
         return Samples(None, unit_noise("laplace", (self.reps, m), self.gen) * (self.sensitivity / epsilon))
 
@@ -114,7 +116,7 @@ class Noise:
             return Statistic(None, unit * (np.asarray(scales)[:, None, None] * sensitivity / epsilon))
         from lmdk import discrete_laplace as dl
 
-        cal = dl._calibrate(np.asarray([float(epsilon)]), float(sensitivity), 0.0, float(sensitivity))
+        cal = dl.calibrate_unchecked(np.asarray([float(epsilon)]), float(sensitivity), 0.0, float(sensitivity))
         steps = int(cal.steps[0])
         draws = []
         for c in scales:  # ⌈c·Δ_int/ε⌉ with the calibration's margin: c·Δ_int/t ≤ ε exactly

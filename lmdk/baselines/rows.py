@@ -27,26 +27,26 @@ def release_rows(x, scheme: str, epsilon: float, calibration, *, rng, w=None, du
     """Row r of ``x`` (reps, n) released as repetition r of baseline ``scheme`` (module docstring); returns (values,
     budgets, published, Δ), each array (reps, n). ``calibration``: a :class:`lmdk.relation.Calibration`."""
     from lmdk import release_common as common
-    from lmdk.baselines import _algorithm, _checked
+    from lmdk.baselines import check_calibration, run_algorithm
     from lmdk.baselines._noise import Noise
     from lmdk.rng import as_generator
 
-    delta, value_range = _checked(scheme, mechanism, dummies, calibration)
+    delta, value_range = check_calibration(scheme, mechanism, dummies, calibration)
     x = np.asarray(x, dtype=np.float64)
     if x.ndim != 2 or not x.size or not np.all(np.isfinite(x)):
         raise ParameterError("x must be finite values, one series per row (reps, n)")
     reps, n = x.shape
-    eps = common._total_epsilon(epsilon)
-    window = common._window(w, n, "w-event") if scheme in ("bd", "ba") else None
-    base = common._default_value(None, x[0], mechanism)  # the public start value, as _release_baseline takes it
+    eps = common.total_epsilon(epsilon)
+    window = common.window_length(w, n, "w-event") if scheme in ("bd", "ba") else None
+    base = common.default_value(None, x[0], mechanism)  # the public start value, as baseline_engine takes it
     if value_range is not None:
         x, base = np.clip(x, *value_range), np.clip(base, *value_range)
     gen = as_generator(rng)
     if scheme not in ROW_BY_ROW:
         noise = Noise(gen, reps, n, delta, value_range)
-        values, budgets, published = _algorithm(scheme, np.ascontiguousarray(x.T), eps, window, noise, base)
+        values, budgets, published = run_algorithm(scheme, np.ascontiguousarray(x.T), eps, window, noise, base)
         return values, budgets, published, delta
-    parts = [_algorithm(scheme, row, eps, window, Noise(g, 1, n, delta, value_range), base)
+    parts = [run_algorithm(scheme, row, eps, window, Noise(g, 1, n, delta, value_range), base)
              for row, g in zip(x, row_generators(gen, reps), strict=True)]
     values, budgets, published = (np.concatenate(arrays) for arrays in zip(*parts, strict=True))
     return values, budgets, published, delta

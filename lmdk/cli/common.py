@@ -8,34 +8,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
 
 from lmdk.cli.arguments import positive_float, positive_int
 from lmdk.errors import ParameterError
-from lmdk.relation import Relation
+from lmdk.present.release import Policy
 
 EXIT_OK, EXIT_INPUT, EXIT_VIOLATION = 0, 2, 3
 SAMPLE_PREFIX = "sample:"
 PREFERRED_SCHEMES = ("adaptive", "skip", "uniform", "user", "w-event", "event")  # default pick among a config's
-
-
-@dataclass(frozen=True)
-class Policy:
-    """What a release needs besides the data: landmarks, scheme, mechanism, ε, w, repetitions, seed."""
-
-    landmarks: np.ndarray
-    scheme: str
-    mechanism: str
-    epsilon: float
-    w: int | None
-    repetitions: int  # releases written
-    seed: int | None
-    dummies: dict | None = None
-    draws: int = 1  # releases drawn: a RunConfig's repetitions, so a seeded stream matches the app's
-    relation: Relation | None = None  # what ε protects (Δ = its sensitivity)
 
 
 # --------------------------------------------------------------------------- input
@@ -87,6 +68,7 @@ def _load_placed(args, cfg):
     """INPUT read with --tz (the zone of its naive times: a clock change's repeated hour becomes two instants) and
     --start (the date/time relative seconds count from) on top of its mapping (given, the config's, or detected)."""
     from lmdk import data
+    from lmdk.aggregate.inputs import placed_spec
     from lmdk.data import mapping as mp
     from lmdk.data.read import MAX_BYTES, read_source
 
@@ -101,40 +83,16 @@ def _load_placed(args, cfg):
             raise ParameterError(f"INPUT {args.input!r} is not a file; give a path or sample:hue|taxi|contacts")
         raw, filename = read_source(args.input, MAX_BYTES)
         spec = mp.detect_bytes(raw, filename).spec
-    return data.load_series(args.input, mapping=placed_spec(spec, args))
+    return data.load_series(args.input, mapping=placed_spec(spec, args.tz, args.start))
 
 
-def placed_spec(spec, args):
-    """``spec`` (an import mapping) with --tz (the zone of naive times) and --start (the date/time relative seconds
-    count from) applied."""
-    from dataclasses import replace
-
-    import pandas as pd
-
-    changes: dict = {}
-    if args.tz is not None:
-        changes["timezone"] = args.tz
-    if args.start is not None:
-        try:
-            start = pd.Timestamp(args.start)
-        except (TypeError, ValueError):
-            raise ParameterError(f"--start {args.start!r} is not a date/time; use e.g. 2009-10-01 or "
-                                 "'2009-10-01 08:00'") from None
-        changes.update(start=str(start.tz_localize(None) if start.tzinfo else start), time_format="relative_s")
-    return replace(spec, **changes)
-
-
-def landmarks_from_args(args, series, cfg=None) -> np.ndarray:
+def landmarks_from_args(args, series, cfg=None):
     """The landmark set: --landmarks RULE on the series (calendar windows in --tz's wall clock), else the config's
     positions."""
-    from lmdk import landmarks as lmk
+    from lmdk.present.release import landmark_positions
 
-    if args.landmarks is not None:
-        rule = lmk.parse_rule(args.landmarks)
-        return np.asarray(rule.indices(series, getattr(args, "tz", None)), dtype=np.int64)
-    if cfg is not None:
-        return np.asarray(cfg.landmarks, dtype=np.int64)
-    raise ParameterError("no landmarks: pass --landmarks RULE (e.g. percentile:20, or none) or --config")
+    return landmark_positions(args.landmarks, series, getattr(args, "tz", None),
+                              cfg.landmarks if cfg is not None else None)
 
 
 def report_loading(args, text: str, series) -> None:
@@ -168,7 +126,7 @@ def read_json(path: str, flag: str) -> dict:
 
 def read_config(path: str):
     """A RunConfig saved by the app (or written by hand)."""
-    from lmdk.data.runconfig import RunConfig
+    from lmdk.exports.runconfig import RunConfig
 
     return RunConfig.from_json(read_bytes(path, "--config"))
 

@@ -15,9 +15,15 @@ import math
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lmdk.cli.common import EXIT_OK
-from lmdk.errors import LmdkError, ParameterError
+from lmdk.errors import ParameterError
+from lmdk.ledger.reserve import refused_line, withheld_line  # noqa: F401 (the lines the exporting commands print)
+
+if TYPE_CHECKING:
+    from lmdk.ledger import Reservation
+    from lmdk.ledger.reserve import Budget
 
 LEDGER_EXAMPLES = """examples:
   lmdk release meter.csv --config runconfig.json --bound 25 --out r1.csv --ledger ledger.jsonl
@@ -60,20 +66,18 @@ def ledger_flag(parser: argparse.ArgumentParser) -> None:
                              "month of release time")
 
 
-def _needs_ledger(args) -> None:
-    """--cap/--dataset/--period without --ledger: nowhere to keep the budget."""
-    given = [flag for flag, name in (("--cap", "cap"), ("--dataset", "dataset"), ("--period", "period"))
-             if getattr(args, name, None) is not None]
-    if given and not getattr(args, "ledger", None):
-        verb = "needs" if len(given) == 1 else "need"
-        raise ParameterError(f"{' and '.join(given)} {verb} --ledger URL: the ledger keeps the budget "
-                             "(e.g. --ledger sqlite:///ledger.db)")
+def budget_from_args(args) -> Budget:
+    """Where an export's ε is reserved: --ledger, --dataset, --cap and --period (absent flags: None)."""
+    from lmdk.ledger.reserve import Budget
+
+    return Budget(getattr(args, "ledger", None), getattr(args, "dataset", None), getattr(args, "cap", None),
+                  getattr(args, "period", None))
 
 
 def _release_entry(args, series, policy):
     """The ledger entry of one ``lmdk release`` export, known before any noise is drawn."""
     from lmdk import ledger
-    from lmdk.data.export import sampler_for
+    from lmdk.exports.export import sampler_for
 
     sensitivity, relation = ledger.relation_of(policy, mechanism=policy.mechanism)
     selection = float(args.landmark_epsilon or 0.0)
@@ -85,41 +89,19 @@ def _release_entry(args, series, policy):
         landmark_epsilon=selection)
 
 
-def reserve_release(args, series, policy):
+def reserve_release(args, series, policy) -> Reservation | None:
     """Reserve one ``lmdk release`` export's ε for the single series (one user) before any noise is drawn: the
     Reservation, or None without --ledger or for a demonstration (--seed). ``withheld`` non-empty: refused."""
-    _needs_ledger(args)
-    if not getattr(args, "ledger", None) or policy.seed is not None:
+    budget = budget_from_args(args)
+    budget.check()
+    if not budget.url or policy.seed is not None:
         return None
-    from lmdk import ledger
-
-    entry = _release_entry(args, series, policy)
-    return ledger.reserve_users(args.ledger, args.dataset, {ledger.SINGLE_USER: entry.epsilon}, args.cap,
-                                args.period, entry=entry)
+    return budget.reserve_single(_release_entry(args, series, policy))
 
 
-def refused_line(reservation) -> str:
-    """The one line of an export the cap refused: the cap, the ε spent and the ε asked."""
-    return "lmdk: refused: " + next(iter(reservation.withheld.values())) + "; nothing was released or charged"
-
-
-def cancel(args, reservation) -> None:
+def cancel(args, reservation: Reservation | None) -> None:
     """Withdraw a reservation whose export was then refused (a refusal charges nothing)."""
-    if reservation is not None and reservation.id:
-        from lmdk import ledger
-
-        ledger.cancel(args.ledger, reservation)
-
-
-def reserve_users(args, entry, charges: dict):
-    """Reserve each user's ε ({user: ε}) of a population or aggregate run before any noise is drawn: the
-    Reservation (``granted``, ``withheld`` {user: reason}), or None without --ledger or for a demonstration."""
-    _needs_ledger(args)
-    if not getattr(args, "ledger", None) or entry is None:
-        return None
-    from lmdk import ledger
-
-    return ledger.reserve_users(args.ledger, args.dataset, charges, args.cap, args.period, entry=entry)
+    budget_from_args(args).cancel(reservation)
 
 
 def reserve_population(args, policy, source, charges: dict | None = None):
@@ -127,10 +109,11 @@ def reserve_population(args, policy, source, charges: dict | None = None):
     policy's total ε for each user of ``source``; with --policies each user's own, see
     :func:`lmdk.policies.assign.charges`): the Reservation, or None without --ledger or for a demonstration.
     The run releases ``granted`` and withholds ``withheld`` ({user: reason})."""
-    _needs_ledger(args)
-    if not getattr(args, "ledger", None) or policy.seed is not None:
+    budget = budget_from_args(args)
+    budget.check()
+    if not budget.url or policy.seed is not None:
         return None
-    from lmdk.data.export import sampler_for
+    from lmdk.exports.export import sampler_for
     from lmdk.population.users import user_ids
 
     mechanism = policy.mechanism_for(source.kind)
@@ -139,60 +122,7 @@ def reserve_population(args, policy, source, charges: dict | None = None):
         charges = {str(user): entry.epsilon for user in user_ids(source)}
     elif getattr(args, "policies", None) is not None:  # per-user policies: each user's own ε is in charges
         entry = replace(entry, scheme="per user", landmarks=f"per-user policies ({args.policies})")
-    return reserve_users(args, entry, charges)
-
-
-def aggregate_source(args, source):
-    """(the source to build from, the Reservation) of an ``lmdk aggregate`` run: every user's ε reserved before
-    any noise is drawn, the users the cap withholds left out of the statistic. Without --ledger: (source, None)."""
-    _needs_ledger(args)
-    if not getattr(args, "ledger", None):
-        return source, None
-    from lmdk import ledger
-    from lmdk.data.export import sampler_for
-    from lmdk.population.input import open_source
-    from lmdk.population.users import user_ids, without_users
-
-    src = open_source(source)
-    if args.statistic == "count":
-        sensitivity, within = float(args.max_per_user), f"0 to {args.max_per_user} per bin"
-    else:
-        low, high = args.range
-        sensitivity, within = float(high - low), f"anywhere in [{low:g}, {high:g}]"
-    entry = ledger.LedgerEntry(
-        fingerprint=ledger.fingerprint_path(args.input), epsilon=float(args.epsilon), scheme=args.scheme,
-        mechanism="laplace", landmarks=args.landmarks, w=args.w, sensitivity=sensitivity,
-        relation=f"one user's readings at L ∪ {{t}}, each {within} (the {args.statistic} per {args.bin})",
-        sampler=sampler_for("laplace"), tool="lmdk aggregate",
-        dummies=None if getattr(args, "dummies", None) is None else {"method": args.dummies, "share": 0.01,
-                                                                       "utility": "position"})
-    reservation = reserve_users(args, entry, {str(user): float(args.epsilon) for user in user_ids(src)})
-    args.reservation = reservation  # cancelled by refund_on_refusal when the run is refused afterwards
-    return (without_users(src, reservation.withheld) if reservation.withheld else source), reservation
-
-
-def refund_on_refusal(command):
-    """An exporting command that cancels its reservation (``args.reservation``) when it is refused afterwards
-    (a bad input or Theorem 2): a refusal charges nothing."""
-    def run(args) -> int:
-        try:
-            code = command(args)
-        except LmdkError:
-            cancel(args, getattr(args, "reservation", None))
-            raise
-        if code not in (EXIT_OK, EXIT_CAP):
-            cancel(args, getattr(args, "reservation", None))
-        return code
-
-    run.__doc__ = command.__doc__
-    return run
-
-
-def withheld_line(reservation, what: str = "users") -> str:
-    """How many users the cap withheld, with the first reason."""
-    first = next(iter(reservation.withheld.values()))
-    return (f"lmdk: withheld {len(reservation.withheld):,} {what} (nothing released or charged for them; the "
-            f"summary's 'withheld' column says why), e.g. {first}")
+    return budget.reserve(entry, charges)
 
 
 def population_entry(args, policy, mechanism: str, sampler: str):

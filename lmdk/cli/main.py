@@ -86,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``lmdk`` command; returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "experiments":
-        from lmdk.experiments.runner import main as experiments_main
+        from lmdk.cli.experiments import main as experiments_main
 
         return experiments_main(argv[1:], prog="lmdk experiments")
     parser = build_parser()

@@ -138,14 +138,9 @@ def target_from_args(args, cfg):
 
 def cmd_plan_aggregate(args) -> int:
     """``lmdk plan --statistic …``: the relative-error plan of an aggregate (or --users-for: the N it needs)."""
-    import numpy as np
-
-    from lmdk import relation
-    from lmdk.aggregate import Region, build
-    from lmdk.cli.aggregate import _mapping
-    from lmdk.landmarks import parse_rule
-    from lmdk.plan import PLAN_SCHEMES
-    from lmdk.plan.aggregate import plan_relative, users_for
+    from lmdk.aggregate.planning import plan_aggregate
+    from lmdk.cli.aggregate import population_spec_from_args
+    from lmdk.population.input import open_source
 
     if args.target_relative_mae is None:
         raise ParameterError("--statistic needs --target-relative-mae R (e.g. 0.02: the MAE may be 2 % of the mean "
@@ -159,39 +154,24 @@ def cmd_plan_aggregate(args) -> int:
     if not path.exists():
         raise ParameterError(f"INPUT {args.input!r} does not exist; give a population (long table, multi-user file "
                              "or folder)")
-    spec = _mapping(args, path)
-    from lmdk.population.input import open_source
-
-    agg = build(open_source(str(path), spec), args.statistic,
-                value_range=tuple(args.range) if args.range is not None else None, bin=args.bin,
-                max_per_user=args.max_per_user, region=Region(*args.region) if args.region else None)
-    series = agg.to_series(tz=args.tz)
-    L = np.asarray(parse_rule(args.landmarks).indices(series, args.tz), dtype=np.int64)
-    n0 = agg.users["all"]
-    counted = None if args.statistic != "count" else "contacts" if agg.kind == "contacts" else "region"
-    low, high = (args.range if args.statistic != "count" else (None, None))
-
-    def relation_for(n: int):
-        return relation.aggregate(args.statistic, users=n, low=low, high=high, counted=counted,
-                                  max_per_user=args.max_per_user if counted == "contacts" else 1)
-
-    schemes = tuple(s for s in args.schemes.split(",") if s) if args.schemes else PLAN_SCHEMES
-    values = series.values
+    spec = population_spec_from_args(args, path)
+    planned = plan_aggregate(
+        open_source(str(path), spec), args.statistic, args.landmarks, args.target_relative_mae,
+        value_range=(args.range[0], args.range[1]) if args.range is not None else None, bin=args.bin,
+        max_per_user=args.max_per_user, region=tuple(args.region) if args.region else None, tz=args.tz,
+        schemes=tuple(s for s in args.schemes.split(",") if s) if args.schemes else None, w=args.w, seed=args.seed,
+        repetitions=args.repetitions, users_for=args.users_for)
+    result = planned.result
     if args.users_for is not None:
-        answers = users_for(values, n0, L, args.users_for, args.target_relative_mae, relation_for, schemes=schemes,
-                            w=args.w, seed=args.seed)
-        result = {name: a.to_json() for name, a in answers.items()}
         print(f"users needed for a relative MAE of {100 * args.target_relative_mae:g} % at ε = {args.users_for:g} "
-              f"({args.statistic} per {args.bin}, |L| = {len(L):,} of {len(series):,} bins; the file's {n0:,} users' "
-              "statistic scaled to N):")
+              f"({args.statistic} per {args.bin}, |L| = {planned.landmarks:,} of {planned.bins:,} bins; the file's "
+              f"{planned.users:,} users' statistic scaled to N):")
         for name, a in result.items():
             users = f"{a['users']:,}" if a["feasible"] else "infeasible"
             print(f"  {name:<10} {users:>14}  achieved {100 * a['achieved_relative_mae']:.3g} %")
     else:
-        result = plan_relative(values, L, args.target_relative_mae, relation_for(n0), schemes=schemes, w=args.w,
-                               rng=args.seed, repetitions=args.repetitions)
         print(f"ε per scheme for a relative MAE of {100 * args.target_relative_mae:g} % on the {args.statistic} over "
-              f"{n0:,} users ({len(series):,} bins of {args.bin}, |L| = {len(L):,}):")
+              f"{planned.users:,} users ({planned.bins:,} bins of {args.bin}, |L| = {planned.landmarks:,}):")
         for name, a in result.items():
             eps = "infeasible" if not a["feasible"] else f"{a['epsilon']:.3g}"
             got = "—" if a["achieved_relative_mae"] is None else f"{100 * a['achieved_relative_mae']:.3g} %"

@@ -73,7 +73,7 @@ def _policy(args):
     applied."""
     from dataclasses import replace
 
-    from lmdk.population.policy import Policy, load_policy
+    from lmdk.policies.policy import Policy, load_policy
 
     if args.config is None and args.policies is None:
         raise ParameterError("give the policy: --config FILE (one policy for every user) or --policies FILE (a policy "

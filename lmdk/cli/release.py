@@ -8,13 +8,10 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
-
 from lmdk.cli.arguments import positive_float, positive_int, seed
 from lmdk.cli.common import (
     EXIT_OK,
     EXIT_VIOLATION,
-    Policy,
     data_landmark_flags,
     dummies_flag,
     event_word,
@@ -28,6 +25,7 @@ from lmdk.cli.common import (
 )
 from lmdk.cli.ledger import EXIT_CAP, cancel, ledger_flag, refused_line, reserve_release
 from lmdk.errors import LmdkError, ParameterError
+from lmdk.present.release import Policy
 
 RELEASE_EXAMPLES = """examples:
   lmdk release sample:hue --scheme adaptive --epsilon 1 --landmarks calendar:daily@18:00-22:00 --range 0 25 --out r.csv
@@ -50,66 +48,6 @@ entropy that is never recorded: values use the exact discrete Laplace on a 2^k g
 locations the snapping sampler inside the public box --bound B. Every export carries the statement of what it
 protects and what it does not. With --seed S the output is reproducible (a demonstration: anyone with the seed
 can remove the noise)."""
-
-def run_release(series, policy: Policy):
-    """(mechanism input, Release, origin) of ``policy`` on ``series``; fresh entropy unless a seed is set."""
-    from lmdk import schemes
-    from lmdk.data.mechanism_input import release_input
-    from lmdk.data.runconfig import scheme_rng
-
-    x, _, origin = release_input(series, policy.landmarks)
-    rng = scheme_rng(policy.seed, policy.scheme) if policy.seed is not None else np.random.default_rng()
-    rel = schemes.release(x, policy.landmarks, policy.scheme, policy.epsilon, protects=view_relation(policy),
-                          mechanism=policy.mechanism, repetitions=policy.draws, rng=rng, w=policy.w,
-                          dummies=policy.dummies)
-    return x, rel, origin
-
-
-def view_relation(policy: Policy):
-    """What a demonstration protects: the policy's relation (its Δ and the exports' sampler, as the app's views),
-    or the papers' Δ = 1 without one (the command says so)."""
-    from lmdk.relation import PAPERS_UNIT_CHANGE
-
-    return policy.relation if policy.relation is not None else PAPERS_UNIT_CHANGE
-
-
-def release_summary(series, policy: Policy, rel) -> dict:
-    """n, |L|, budgets, the worst Σ ε over L ∪ {t} and the Theorem 2 verdict of one release."""
-    from lmdk import privacy
-
-    budgets = np.atleast_2d(rel.budgets)
-    worst = float(np.max(privacy.landmark_loss(budgets, policy.landmarks))) if budgets.size else 0.0
-    return {
-        "events": len(series), "landmarks": int(len(policy.landmarks)), "scheme": policy.scheme,
-        "mechanism": policy.mechanism, "epsilon": policy.epsilon, "budget_min": float(budgets.min()),
-        "budget_max": float(budgets.max()), "budget_total": float(budgets.sum(axis=-1).max()),
-        "worst_sum_over_L_and_t": worst, "theorem2_holds": bool(worst <= policy.epsilon * (1 + 1e-9)),
-        "reproducible_seed": policy.seed is not None,
-    }
-
-
-def _summary_line(summary: dict) -> str:
-    verdict = ("satisfies (ε, L)-landmark privacy (Theorem 2)" if summary["theorem2_holds"]
-               else "VIOLATES (ε, L)-landmark privacy (Theorem 2)")
-    return (f"{summary['scheme']}: n = {summary['events']:,}, |L| = {summary['landmarks']:,}, "
-            f"ε = {summary['epsilon']:g}, budgets {summary['budget_min']:.4g}..{summary['budget_max']:.4g} per event, "
-            f"worst Σ over L ∪ {{t}} = {summary['worst_sum_over_L_and_t']:.4g} → {verdict}")
-
-
-def released_table(series, policy: Policy, rel, origin):
-    """The released series as a table: the app's released-series CSV, one block per repetition."""
-    import pandas as pd
-
-    from lmdk.data.export import released_frame
-
-    frames = []
-    for r in range(policy.repetitions):
-        frame = released_frame(series, rel, policy.landmarks, policy.mechanism, origin, repetition=r)
-        if policy.repetitions > 1:
-            frame.insert(0, "repetition", r + 1)
-        frames.append(frame)
-    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-
 
 def cmd_release(args) -> int:
     """``lmdk release``: load, mark landmarks, reserve ε in the ledger, release, write, summarise; refuse
@@ -135,7 +73,14 @@ def cmd_release(args) -> int:
 
 def _release(args, cfg, series, policy: Policy) -> int:
     """Release, write and summarise (the ledger has reserved the ε already)."""
-    from lmdk.data.export import export_scheme_release
+    from lmdk.exports.export import export_scheme_release
+    from lmdk.present.release import (
+        demonstration_landmarks,
+        release_summary,
+        released_table,
+        run_release,
+        summary_line,
+    )
 
     source = None
     if policy.seed is None:
@@ -153,11 +98,8 @@ def _release(args, cfg, series, policy: Policy) -> int:
             policy = replace(policy, landmarks=source.indices)
     else:
         if args.landmark_epsilon is not None:  # the demonstration selects as an export would, from its seed
-            from lmdk.selection.export import export_landmarks
-
-            source = export_landmarks(series, args.landmarks if args.landmarks is not None else policy.landmarks,
-                                      landmark_epsilon=args.landmark_epsilon, relation=policy.relation,
-                                      rng=np.random.default_rng([policy.seed, 33]), allow_data_landmarks=True)
+            source = demonstration_landmarks(series, args.landmarks if args.landmarks is not None
+                                             else policy.landmarks, policy, args.landmark_epsilon)
             policy = replace(policy, landmarks=source.indices)
         if policy.relation is None and series.kind != "contacts":
             say(args, "no --range/--radius given: this demonstration protects changes of up to 1 unit (Δ = 1, the "
@@ -173,12 +115,12 @@ def _release(args, cfg, series, policy: Policy) -> int:
         summary["sensitivity"] = exported.relation.sensitivity
         summary["sampler"] = exported.sampler
     if not summary["theorem2_holds"] and not args.allow_violation:
-        say(args, _summary_line(summary))
+        say(args, summary_line(summary))
         print(f"lmdk: refused: scheme {policy.scheme!r} violates the landmark-privacy policy; choose a scheme "
               "that satisfies it (adaptive, skip, uniform, user) or pass --allow-violation", file=sys.stderr)
         return EXIT_VIOLATION
     write_table(table, args.out, note)
-    say(args, _summary_line(summary))
+    say(args, summary_line(summary))
     if note is not None:
         for line in note.splitlines():
             say(args, line.lstrip("# "))

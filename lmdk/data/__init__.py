@@ -1,4 +1,4 @@
-"""Data in and out: ``load_series`` for uploads, ``Series``, bundled samples, exports, ``RunConfig``.
+"""Data in: ``load_series`` for uploads, ``Series``, bundled samples (exports live in :mod:`lmdk.exports`).
 
 Recognised layouts (§4.1.1 of the landmark-privacy paper):
 - HUE ``date,hour,energy_kWh`` (hour 0..24 in BC local time → tz-aware hourly timestamps);
@@ -12,13 +12,11 @@ Recognised layouts (§4.1.1 of the landmark-privacy paper):
 """
 from __future__ import annotations
 
-from lmdk.data import export, mapping, mechanism_input, resample, runconfig, statement
+from lmdk.data import mapping, mechanism_input, resample
 from lmdk.data.columns import HUE_TIMEZONE
-from lmdk.data.export import export_release, release_frame
 from lmdk.data.load import load_series
 from lmdk.data.mapping import Detection, ImportSpec, detect
 from lmdk.data.read import MAX_BYTES, MAX_ROWS, DataTooLargeError
-from lmdk.data.runconfig import RunConfig
 from lmdk.data.samples import SAMPLES, sample
 from lmdk.data.series import KINDS, NON_PARTICIPANT, NOTHING_FOUND, Series, from_contacts, from_trajectory, from_values
 from lmdk.errors import DataError
@@ -26,8 +24,8 @@ from lmdk.errors import DataError
 __all__ = [
     "DataError", "DataTooLargeError", "Detection", "ImportSpec", "detect", "HUE_TIMEZONE", "KINDS", "MAX_BYTES",
     "MAX_ROWS",
-    "NON_PARTICIPANT", "NOTHING_FOUND", "RunConfig", "SAMPLES", "Series", "export_release",
-    "from_contacts", "from_trajectory", "from_values", "load_series", "release_frame", "sample",
-    # modules of the API reference: exports and what they guarantee, import mappings, run configurations
-    "export", "statement", "mapping", "runconfig", "mechanism_input", "resample",
+    "NON_PARTICIPANT", "NOTHING_FOUND", "SAMPLES", "Series",
+    "from_contacts", "from_trajectory", "from_values", "load_series", "sample",
+    # modules of the API reference: import mappings, mechanism inputs, resampling
+    "mapping", "mechanism_input", "resample",
 ]

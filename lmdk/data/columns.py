@@ -46,7 +46,7 @@ def to_series(table: RawTable, kind: str = "auto", entity=None, name: str = "",
     if kind not in ("auto",) + KINDS:
         raise DataError(f"kind must be 'auto' or one of {', '.join(KINDS)}, not {kind!r}")
     notes: list[str] = []
-    mapper = _Mapper(table, notes)
+    mapper = ColumnMapper(table, notes)
     frame, kind, units, default_name = mapper.build(kind, entity)
     explain = ""
     if kind != "contacts" and frame["timestamp"].duplicated().any():
@@ -54,12 +54,12 @@ def to_series(table: RawTable, kind: str = "auto", entity=None, name: str = "",
         explain = entity_advice([mapper.original.get(c, c) for c in found],
                                 "load the file without strict=True and choose one with entity=...",
                                 column_examples(mapper.table.frame[found[0]]) if found else ())
-    frame = _clean(frame, kind, notes, table, explain=explain)
+    frame = clean_frame(frame, kind, notes, table, explain=explain)
     return Series(frame=frame, kind=kind, units=units, name=name or default_name,
                   warnings=tuple(notes), source_hash=source_hash)
 
 
-class _Mapper:
+class ColumnMapper:
     """Finds the timestamp and payload columns of one raw table and converts them."""
 
     def __init__(self, table: RawTable, notes: list[str]):
@@ -122,7 +122,7 @@ class _Mapper:
                               "dropped")
         times = pd.Series(local, index=frame.index)
         values = self._numeric(value_col)
-        units = _units(self.original[value_col])
+        units = units_in_name(self.original[value_col])
         return pd.DataFrame({"timestamp": times, "value": values}), "values", units, "HUE residence"
 
     def _table(self, kind: str, entity):
@@ -159,7 +159,7 @@ class _Mapper:
         value_col = self._value_column(exclude={time_col, entity_col})
         values = self._numeric(value_col)
         frame = pd.DataFrame({"timestamp": times, "value": values})
-        return frame, kind, _units(self.original[value_col]), self.original[value_col]
+        return frame, kind, units_in_name(self.original[value_col]), self.original[value_col]
 
     # -- payloads ------------------------------------------------------------------------
     def _trajectory(self, times: pd.Series, lat: str = "lat", lon: str = "lon") -> pd.DataFrame:
@@ -443,7 +443,7 @@ def _mostly_numbers(column: pd.Series) -> bool:
     return bool(numbers.notna().mean() >= 0.9)
 
 
-def _clean(frame: pd.DataFrame, kind: str, notes: list[str], table: RawTable, explain: str = "") -> pd.DataFrame:
+def clean_frame(frame: pd.DataFrame, kind: str, notes: list[str], table: RawTable, explain: str = "") -> pd.DataFrame:
     """Apply the module's missing/duplicate/order policy and set the timestamp index (``explain``: why the
     timestamps may repeat, added to the warning about them)."""
     missing = frame.isna().any(axis=1).to_numpy()
@@ -528,7 +528,7 @@ def _first(columns, names) -> str | None:
     return next((n for n in names if n in present), None)
 
 
-def _units(column: str) -> str:
+def units_in_name(column: str) -> str:
     """Units from a column name such as 'energy_kWh', 'energy (kWh)' or 'power [W]'."""
     bracket = re.search(r"[\(\[]([^\)\]]{1,12})[\)\]]\s*$", column)
     if bracket:

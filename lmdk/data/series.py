@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 import pandas as pd
 
+from lmdk.data.import_spec import KINDS
 from lmdk.errors import DataError, ParameterError
 
 if TYPE_CHECKING:
-    from lmdk.data.mapping import ImportSpec
+    from lmdk.data.import_spec import ImportSpec
 
-KINDS = ("values", "trajectory", "contacts")
 COLUMNS = {"values": ("value",), "trajectory": ("lat", "lon"), "contacts": ("contact",)}
 UNITS = {"values": "", "trajectory": "degrees", "contacts": "contact id"}
 
@@ -54,7 +54,7 @@ class Series:
     """One user's time series: ``frame`` holds the events (see module docstring for the index).
 
     ``warnings`` says in words what loading did to the file's rows (dropped, averaged, sorted, converted) and
-    which choices it made; ``mapping`` is the import mapping (``lmdk.data.mapping.ImportSpec``) the file was
+    which choices it made; ``mapping`` is the import mapping (``lmdk.data.import_spec.ImportSpec``) the file was
     read with, None for ``load_series(..., strict=True)`` and for series built in memory.
     """
 
@@ -64,7 +64,7 @@ class Series:
     name: str = ""
     warnings: tuple[str, ...] = ()
     source_hash: str = ""
-    mapping: ImportSpec | None = None  # imported for the checker only: mapping builds Series
+    mapping: ImportSpec | None = None  # imported for the checker only
 
     def __post_init__(self) -> None:
         """Check the invariants every consumer relies on."""

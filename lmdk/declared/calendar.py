@@ -149,13 +149,13 @@ def wall_clock(timestamps, tz: str | None = None) -> pd.DatetimeIndex:
     except (TypeError, ValueError) as exc:
         raise ParameterError(f"calendar rule: the timestamps cannot be read as date/times ({exc})") from None
     if tz is not None:
-        _check_zone(tz)
+        check_zone(tz)
     if index.tz is None:
         return index
     return (index.tz_convert(tz) if tz else index).tz_localize(None)
 
 
-def _check_zone(tz: str) -> None:
+def check_zone(tz: str) -> None:
     """Refuse an unknown time zone, naming an example of a valid one."""
     try:
         pd.Timestamp("2000-01-01").tz_localize(tz)

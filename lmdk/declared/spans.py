@@ -90,17 +90,3 @@ def span_range(timestamps, margin_days: int = 1) -> tuple[pd.Timestamp, pd.Times
     margin = pd.Timedelta(days=margin_days)
     return wall.min() - margin, wall.max() + margin
 
-
-def positions(kind: str, path: str, series, tz: str | None = None) -> np.ndarray:
-    """Positions an ``ics:`` calendar or a ``times:`` file marks in ``series`` (an ``lmdk.data.Series``; naive
-    timestamps are wall-clock times in ``tz``)."""
-    index = getattr(series, "timestamps", None)
-    if not isinstance(index, pd.DatetimeIndex):
-        raise ParameterError(f"landmark rule '{kind}:{path}' needs a series with timestamps (an lmdk Series)")
-    if kind == "ics":
-        from lmdk.declared.ics import ics_mask
-
-        return np.flatnonzero(ics_mask(path, index, tz)).astype(np.int64)
-    from lmdk.declared.times import times_mask
-
-    return np.flatnonzero(times_mask(path, index, tz)).astype(np.int64)

@@ -13,6 +13,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from lmdk.declared.files import read_text
 from lmdk.declared.spans import Spans, mask
 from lmdk.errors import ParameterError
 
@@ -23,9 +24,7 @@ _EMPTY = np.zeros(0, dtype=np.int64)
 
 def _entries(path: str) -> list[str]:
     """The file's non-empty lines (a first line that is no date/time, e.g. 'time', is a header)."""
-    from lmdk.landmarks import _read_text
-
-    lines = [line.strip().strip('"').strip(",") for line in _read_text(path, "times file").splitlines()]
+    lines = [line.strip().strip('"').strip(",") for line in read_text(path, "times file").splitlines()]
     lines = [line for line in lines if line]
     if lines and not lines[0][:1].isdigit():
         lines = lines[1:]

@@ -10,12 +10,12 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-# imported on first use (PEP 562): the runner brings the command line and its commands, which a module reading one
+# imported on first use (PEP 562): the runner brings numpy, pandas and the figures, which a module reading one
 # helper of this package (ui.charts.style: lmdk.experiments.charts) does not need (issue 34: a first page opening)
 _HOMES = {"FIGURES": "registry", "figure_names": "registry", "figures": "registry", "load_cached": "runner",
-          "main": "runner", "run_figure": "runner", "FigureSpec": "spec"}
+          "run_figure": "runner", "FigureSpec": "spec"}
 
-__all__ = ["FIGURES", "FigureSpec", "figure_names", "figures", "load_cached", "main", "run_figure"]
+__all__ = ["FIGURES", "FigureSpec", "figure_names", "figures", "load_cached", "run_figure"]
 
 
 def __getattr__(name: str):
@@ -27,5 +27,5 @@ def __getattr__(name: str):
 
 if TYPE_CHECKING:
     from lmdk.experiments.registry import FIGURES, figure_names, figures
-    from lmdk.experiments.runner import load_cached, main, run_figure
+    from lmdk.experiments.runner import load_cached, run_figure
     from lmdk.experiments.spec import FigureSpec

@@ -1,4 +1,5 @@
-"""Experiment runner reproducing the figures of both papers; ``python -m lmdk.experiments FIGURE``.
+"""Experiment runner reproducing the figures of both papers (its command line, ``python -m lmdk.experiments
+FIGURE``, is :mod:`lmdk.cli.experiments`).
 
 Each figure is a :class:`FigureSpec`: a grid of configurations, a function that runs one
 configuration for a block of repetitions (repetitions are a numpy axis inside it) and a
@@ -10,13 +11,13 @@ plotting: charts are drawn by :mod:`lmdk.experiments.charts`, which imports plot
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
@@ -24,7 +25,6 @@ import numpy as np
 import pandas as pd
 
 from lmdk.assets import ASSETS
-from lmdk.cli.arguments import positive_float, positive_int, seed
 from lmdk.errors import ParameterError
 from lmdk.experiments.registry import FIGURES, GROUPS, figure_names, figures, ordered_names  # noqa: F401 (re-exported)
 from lmdk.experiments.spec import (  # noqa: F401 (re-exported: figure code and tests use them via the runner)
@@ -266,125 +266,64 @@ def load_cached(name: str, cache: Path = DEFAULT_CACHE) -> tuple[pd.DataFrame, d
     return pd.read_csv(csv), info
 
 
-# --------------------------------------------------------------------------- CLI
+# --------------------------------------------------------------------------- a run of figures
 
 
-def _formats(text: str) -> tuple[str, ...]:
-    parts = tuple(p.strip().lower() for p in text.split(",") if p.strip())
-    bad = [p for p in parts if p not in FORMATS]
-    if bad or not parts:
-        raise argparse.ArgumentTypeError(
-            f"formats must be a comma-separated subset of {','.join(FORMATS)}, got {text!r}"
-        )
-    return parts
+@dataclass(frozen=True)
+class RunOptions:
+    """How to run figures (the flags of ``python -m lmdk.experiments``): repetitions (None: each figure's
+    default), master seed, worker processes, output folder and formats, the PriSTE cell and the raw rows."""
+
+    repetitions: int | None = None
+    seed: int = 0
+    jobs: int = 1
+    out: Path = Path("out")
+    formats: tuple[str, ...] = FORMATS
+    cell_km: float | None = None
+    raw: bool = False
+
+    def overrides(self) -> dict:
+        """The figure-wide parameters these options set (``cell_km``)."""
+        return {} if self.cell_km is None else {"cell_km": self.cell_km}
 
 
-def build_parser(prog: str = "python -m lmdk.experiments") -> argparse.ArgumentParser:
-    """The command-line interface of ``python -m lmdk.experiments`` (also ``lmdk experiments``)."""
-    names = ordered_names() + list(GROUPS)
-    parser = argparse.ArgumentParser(
-        prog=prog,
-        description="Reproduce a figure of the landmark-privacy or PriSTE paper: "
-        "writes FIGURE.csv (tidy), FIGURE.html and FIGURE.png into --out.",
-        epilog="figures: " + ", ".join(f"{n} ({FIGURES[n].title})" for n in ordered_names())
-        + "; groups: all, landmark, priste.",
-    )
-    parser.add_argument("figure", metavar="FIGURE", help="one of: " + ", ".join(names))
-    parser.add_argument(
-        "--repetitions", type=positive_int("--repetitions", MAX_REPETITIONS), default=None,
-        help="repetitions per configuration (default: the paper's, 100)",
-    )
-    parser.add_argument("--seed", type=seed, default=0, help="master seed (default 0)")
-    parser.add_argument("--out", type=Path, default=Path("out"), help="output directory (default ./out)")
-    parser.add_argument(
-        "--jobs", type=positive_int("--jobs", MAX_JOBS), default=1,
-        help="worker processes running configurations in parallel (default 1)",
-    )
-    parser.add_argument(
-        "--formats", type=_formats, default=FORMATS, help="comma-separated subset of csv,html,png (default all)"
-    )
-    parser.add_argument(
-        "--cell-km", type=positive_float("--cell-km"), default=None, metavar="KM",
-        help="PriSTE figures: side of a grid cell in km; α is per km, so only α·cell matters for the calibration "
-             "(default: each figure's, 0.1 = the paper's scale inferred from its Table 2; 1 = our earlier runs)",
-    )
-    parser.add_argument("--raw", action="store_true",
-                        help="also write FIGURE.raw.csv.gz: the per-repetition rows behind the summary")
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
-    return parser
+@dataclass(frozen=True)
+class FigureRun:
+    """One figure run and written: its rows, computing time and the files written."""
+
+    name: str
+    rows: int
+    seconds: float
+    written: dict[str, Path]
 
 
-def main(argv: Sequence[str] | None = None, prog: str = "python -m lmdk.experiments") -> int:
-    """Entry point: parse arguments, run the figure(s), write outputs, print a summary."""
-    parser = build_parser(prog)
-    args = parser.parse_args(argv)
-    if args.figure in GROUPS:
-        names = figure_names(args.figure)
-    elif args.figure in FIGURES:
-        names = [args.figure]
+def run_and_write(name: str, options: RunOptions, progress: TextIO | Callable[[int, int], None] | None = None,
+                  png_batch: list | None = None) -> FigureRun:
+    """Run figure ``name`` under ``options`` and write its outputs (CSV, HTML, PNG or queued in ``png_batch``, the
+    run's metadata JSON, with ``raw`` the per-repetition rows) into ``options.out``."""
+    spec = FIGURES[name]
+    reps = spec.default_repetitions if options.repetitions is None else options.repetitions
+    params = {k: v for k, v in options.overrides().items() if k in spec.parameters}
+    t0 = time.perf_counter()
+    result = run_figure(name, repetitions=reps, seed=options.seed, jobs=options.jobs, progress=progress,
+                        parameters=params, keep_raw=options.raw)
+    seconds = time.perf_counter() - t0
+    if isinstance(result, tuple):  # raw: (summary, raw)
+        df, raw = result
+        options.out.mkdir(parents=True, exist_ok=True)
+        raw.to_csv(options.out / f"{name}.raw.csv.gz", index=False, float_format="%.10g")
     else:
-        parser.error(
-            f"unknown figure {args.figure!r}; choose one of: {', '.join(ordered_names() + list(GROUPS))}"
-        )
-    overrides = {} if args.cell_km is None else {"cell_km": args.cell_km}
-    if overrides and not any("cell_km" in FIGURES[n].parameters for n in names):
-        parser.error(f"--cell-km applies to the PriSTE figures only, not to {', '.join(names)}")
-    if args.out.exists() and not args.out.is_dir():
-        parser.error(f"--out {str(args.out)!r} exists and is not a directory; choose a directory")
-    if "png" in args.formats:
-        from lmdk.experiments import charts as charts
-
-        problem = charts.png_unavailable()
-        if problem:
-            parser.error(f"PNG output is unavailable: {problem} (or pass --formats csv,html)")
-    stream = None if args.quiet else sys.stderr
-    total = 0.0
-    pngs: list = []
-    for i, name in enumerate(names, start=1):
-        spec = FIGURES[name]
-        if stream is not None and len(names) > 1:
-            stream.write(f"[{i}/{len(names)}] {name}: {spec.title}\n")
-        reps = spec.default_repetitions if args.repetitions is None else args.repetitions
-        params = {k: v for k, v in overrides.items() if k in spec.parameters}
-        t0 = time.perf_counter()
-        try:
-            result = run_figure(name, repetitions=reps, seed=args.seed, jobs=args.jobs, progress=stream,
-                                parameters=params, keep_raw=args.raw)
-        except ParameterError as exc:
-            parser.error(str(exc))
-        seconds = time.perf_counter() - t0
-        total += seconds
-        if isinstance(result, tuple):  # --raw: (summary, raw)
-            df, raw = result
-            args.out.mkdir(parents=True, exist_ok=True)
-            raw.to_csv(args.out / f"{name}.raw.csv.gz", index=False, float_format="%.10g")
-        else:
-            df = result
-        meta = {
-            "figure": name, "title": spec.title, "paper": PAPERS[spec.paper], "repetitions": reps,
-            "seed": args.seed, "jobs": args.jobs, "seconds": round(seconds, 2), "rows": len(df),
-            "lmdk_version": _version(), **spec.with_parameters(params), **spec.extra.get("units", {}),
-        }
-        written = write_outputs(name, df, args.out, args.formats, meta, png_batch=pngs)
-        print(f"{name}: {len(df)} rows in {seconds:.1f}s -> " + ", ".join(str(p) for p in written.values()))
-    if len(names) > 1:
-        print(f"total computing time: {total:.1f}s")
-    if pngs:
-        from lmdk.experiments import charts as charts
-
-        if stream is not None:
-            stream.write(f"writing {len(pngs)} PNG chart(s) with headless Chromium…\n")
-        t0 = time.perf_counter()
-        charts.write_pngs(pngs)
-        print(f"{len(pngs)} PNG chart(s) written in {time.perf_counter() - t0:.1f}s")
-    return 0
+        df = result
+    meta = {
+        "figure": name, "title": spec.title, "paper": PAPERS[spec.paper], "repetitions": reps,
+        "seed": options.seed, "jobs": options.jobs, "seconds": round(seconds, 2), "rows": len(df),
+        "lmdk_version": _version(), **spec.with_parameters(params), **spec.extra.get("units", {}),
+    }
+    written = write_outputs(name, df, options.out, options.formats, meta, png_batch=png_batch)
+    return FigureRun(name, len(df), seconds, written)
 
 
 def _version() -> str:
     from lmdk.version import __version__
 
     return __version__
-
-
-if __name__ == "__main__":
-    sys.exit(main())

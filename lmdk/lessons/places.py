@@ -17,9 +17,9 @@ def _district(users: int):
     """(one home's readings, the hourly sum over ``users`` homes, the declared landmarks) of a synthetic district."""
     from lmdk.aggregate import build
     from lmdk.landmarks import parse_rule
-    from lmdk.population.explore import user_series
     from lmdk.population.fleet import synthetic_fleet
     from lmdk.population.input import frame_source
+    from lmdk.present.population import user_series
 
     fleet = synthetic_fleet(users, HOURS, (0.05, 0.6), rng=SEED)
     source = frame_source(fleet.table)

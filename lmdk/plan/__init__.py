@@ -55,9 +55,7 @@ validation and ``tradeoff``).
 """
 from __future__ import annotations
 
-from lmdk.plan.model import _closed_stat, _laplace_mae, _laplace_within, _Setup, _setup, _share, _solve_closed
-from lmdk.plan.run import _answer, _automatic, _validate, plan, tradeoff
-from lmdk.plan.search import _cell_stat, _search, _skip_sources
+from lmdk.plan.run import plan, tradeoff
 from lmdk.plan.target import (
     ADAPTIVE_CELLS,
     ADAPTIVE_POINTS,
@@ -82,7 +80,4 @@ __all__ = [
     "ADAPTIVE_CELLS", "ADAPTIVE_POINTS", "AT", "CELLS_PER_PASS", "CLOSED_FORM", "COARSE_POINTS", "EPSILON_MAX",
     "EPSILON_MIN", "FINE_POINTS", "PLAN_SCHEMES", "Plan", "SEARCH_REPETITIONS", "SEARCH_SPAN", "SchemePlan",
     "TOLERANCE", "Target", "VALIDATION_REPETITIONS", "plan", "tradeoff",
-    # the model's pieces, for tests and benchmarks
-    "_Setup", "_answer", "_automatic", "_cell_stat", "_closed_stat", "_laplace_mae", "_laplace_within", "_search",
-    "_setup", "_share", "_skip_sources", "_solve_closed", "_validate",
 ]

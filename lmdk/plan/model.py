@@ -15,7 +15,7 @@ from lmdk.relation import Calibration, Relation
 
 
 @dataclass(frozen=True)
-class _Setup:
+class Setup:
     x: np.ndarray  # the original series ((n,), (n,) 0/1 or (n, 2) metres)
     xc: np.ndarray  # clamped into the public range (values), else x
     mask: np.ndarray  # (n,) landmarks
@@ -30,12 +30,12 @@ class _Setup:
     default: np.ndarray
 
 
-def _setup(series, landmarks, target, mechanism, protects, w) -> _Setup:
+def setup(series, landmarks, target, mechanism, protects, w) -> Setup:
     """The planner's inputs, validated; Δ, the public range and the sampler come from ``protects`` (a Relation)."""
     from lmdk.privacy import landmark_mask
-    from lmdk.schemes import _prepare_series
+    from lmdk.schemes import prepare_series
 
-    x = _prepare_series(series, mechanism)
+    x = prepare_series(series, mechanism)
     n = x.shape[0]
     mask = landmark_mask(landmarks, n)
     if mask.ndim != 1:
@@ -61,10 +61,10 @@ def _setup(series, landmarks, target, mechanism, protects, w) -> _Setup:
         w = n
     if isinstance(w, bool) or not isinstance(w, (int, np.integer)) or not 1 <= w <= n:
         raise ParameterError(f"w (w-event window length) must be an integer in 1..n={n}, got {w!r}")
-    return _Setup(x, xc, mask, cells, mechanism, delta, value_range, protects, calibration, target, int(w), default)
+    return Setup(x, xc, mask, cells, mechanism, delta, value_range, protects, calibration, target, int(w), default)
 
 
-def _share(scheme: str, s: _Setup) -> float:
+def share(scheme: str, s: Setup) -> float:
     """c of the fixed per-event budget ε/c of a data-independent scheme (paper §3.2)."""
     n, k = s.mask.size, int(s.mask.sum())
     return {"event": 1.0, "user": float(n), "w-event": float(s.w),
@@ -102,7 +102,7 @@ def _laplace_within(x: np.ndarray, b, r: float, value_range) -> np.ndarray:
     return np.where(inside, p_in, p_out).mean(axis=1)
 
 
-def _closed_stat(s: _Setup, budget) -> np.ndarray:
+def _closed_stat(s: Setup, budget) -> np.ndarray:
     """The target's statistic (MAE, or the share within ±error) at per-event budgets ``budget`` (array)."""
     e = np.atleast_1d(np.asarray(budget, dtype=float))
     x = s.x[s.cells]
@@ -120,7 +120,7 @@ def _closed_stat(s: _Setup, budget) -> np.ndarray:
     return 100 * expit(-e)  # randomized response: % wrong reports
 
 
-def _solve_closed(s: _Setup, c: float) -> tuple[float | None, bool, float]:
+def solve_closed(s: Setup, c: float) -> tuple[float | None, bool, float]:
     """(ε, any_epsilon, predicted) of a fixed per-event budget ε/c; ε None when no ε meets the target."""
     t = s.target
     lo_e, hi_e = EPSILON_MIN / c, EPSILON_MAX / c

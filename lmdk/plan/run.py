@@ -8,16 +8,16 @@ import numpy as np
 
 from lmdk.errors import ParameterError
 from lmdk.metrics import UNITS, mean_ci95
-from lmdk.plan.model import _Setup, _setup, _share, _solve_closed
+from lmdk.plan.model import Setup, setup, share, solve_closed
 from lmdk.plan.search import (
-    _adaptive_evaluator,
-    _cell_stat,
-    _reference,
-    _release_evaluator,
-    _search,
-    _skip_evaluator,
-    _span,
-    _unit_noise,
+    adaptive_evaluator,
+    cell_stat,
+    epsilon_span,
+    reference_epsilon,
+    release_evaluator,
+    search_epsilon,
+    search_noise,
+    skip_evaluator,
 )
 from lmdk.plan.target import (
     ADAPTIVE_CELLS,
@@ -36,7 +36,7 @@ from lmdk.plan.target import (
 from lmdk.rng import as_generator
 
 
-def _validate(s: _Setup, scheme: str, epsilon: float, reps: int, rng, dummies) -> tuple:
+def _validate(s: Setup, scheme: str, epsilon: float, reps: int, rng, dummies) -> tuple:
     """The real sampler's release at ε: (MAE at the cells with CI, share within ±error with CI or None, Theorem 2)."""
     from lmdk import privacy
     from lmdk.schemes import release
@@ -45,11 +45,11 @@ def _validate(s: _Setup, scheme: str, epsilon: float, reps: int, rng, dummies) -
                   dummies=dummies, protects=s.protects)
     released = rel.values[:, s.cells]
     mae_target = Target(error=s.target.error, at=s.target.at)
-    per_rep = _cell_stat(_Setup(**{**s.__dict__, "target": mae_target}), released)
+    per_rep = cell_stat(Setup(**{**s.__dict__, "target": mae_target}), released)
     mae = mean_ci95(per_rep)
     within = None
     if s.target.probability is not None:
-        within = mean_ci95(_cell_stat(s, released))
+        within = mean_ci95(cell_stat(s, released))
     worst = float(np.max(privacy.landmark_loss(rel.budgets, rel.landmarks)))
     return mae, within, worst <= epsilon * (1 + 1e-9)
 
@@ -86,7 +86,7 @@ def plan(series, landmarks, target, *, protects=None, mechanism: str = "laplace"
         source = export_landmarks(series, landmarks, landmark_epsilon=landmark_epsilon, relation=relation,
                                   rng=gen.spawn(1)[0])
         landmarks, selection = source.indices, source.selection_epsilon
-    s = _setup(series, landmarks, target, mechanism, relation, w)
+    s = setup(series, landmarks, target, mechanism, relation, w)
     names = (schemes,) if isinstance(schemes, str) else tuple(schemes)
     unknown = [name for name in names if name not in known]
     if not names or unknown:
@@ -106,25 +106,25 @@ def plan(series, landmarks, target, *, protects=None, mechanism: str = "laplace"
         reps = repetitions or _automatic(cells, VALIDATION_REPETITIONS, factor)
         search_reps = search_repetitions or _automatic(cells, SEARCH_REPETITIONS, factor)
         if dummies is None and scheme in CLOSED_FORM:
-            c = _share(scheme, s)
-            epsilon, any_eps, predicted = _solve_closed(s, c)
+            c = share(scheme, s)
+            epsilon, any_eps, predicted = solve_closed(s, c)
             method, top = "closed form", EPSILON_MAX
         else:
-            c = _share("uniform", s) if scheme == "adaptive" else 1.0
+            c = share("uniform", s) if scheme == "adaptive" else 1.0
             if dummies is None and scheme == "skip":
-                evaluate = _skip_evaluator(s, _unit_noise(s, search_reps, search_rng))
+                evaluate = skip_evaluator(s, search_noise(s, search_reps, search_rng))
             elif dummies is None and scheme == "adaptive":
-                evaluate = _adaptive_evaluator(s, _unit_noise(s, search_reps, search_rng))
+                evaluate = adaptive_evaluator(s, search_noise(s, search_reps, search_rng))
             else:
-                evaluate = _release_evaluator(s, scheme, int(search_rng.integers(2**63)), search_reps, dummies)
-            wide = _span(_reference(s, c))
+                evaluate = release_evaluator(s, scheme, int(search_rng.integers(2**63)), search_reps, dummies)
+            wide = epsilon_span(reference_epsilon(s, c))
             if dummies is None and scheme == "adaptive":
                 # Adaptive's regular budget lies between uniform's reservation ε/(|L|+1) and ε (§3.2), so its ε lies
                 # near [event level's, uniform's]: the first grid spans that (×/÷ 2..4), the rest only if needed
-                first = (max(wide[0], _reference(s, 1.0) / 2), min(wide[1], _reference(s, c) * 4))
-                epsilon, any_eps, predicted = _search(s, evaluate, wide, first, ADAPTIVE_POINTS, 0)
+                first = (max(wide[0], reference_epsilon(s, 1.0) / 2), min(wide[1], reference_epsilon(s, c) * 4))
+                epsilon, any_eps, predicted = search_epsilon(s, evaluate, wide, first, ADAPTIVE_POINTS, 0)
             else:
-                epsilon, any_eps, predicted = _search(s, evaluate, wide)
+                epsilon, any_eps, predicted = search_epsilon(s, evaluate, wide)
             method, top = "search", wide[1]
         out[scheme] = _answer(s, scheme, epsilon, any_eps, predicted, method, top, reps, check_rng, tolerance,
                               dummies)

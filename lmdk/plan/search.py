@@ -6,11 +6,11 @@ import math
 
 import numpy as np
 
-from lmdk.plan.model import _Setup
+from lmdk.plan.model import Setup
 from lmdk.plan.target import COARSE_POINTS, EPSILON_MAX, EPSILON_MIN, FINE_POINTS, SEARCH_SPAN
 
 
-def _cell_stat(s: _Setup, released: np.ndarray) -> np.ndarray:
+def cell_stat(s: Setup, released: np.ndarray) -> np.ndarray:
     """Per-row statistic of released values at the target's cells: MAE (metrics units) or the share within ±r."""
     x = s.x[s.cells]
     if s.mechanism == "planar_laplace":
@@ -31,7 +31,7 @@ def _skip_sources(mask: np.ndarray) -> np.ndarray:
     return np.maximum.accumulate(idx)
 
 
-def _skip_evaluator(s: _Setup, noise: np.ndarray):
+def skip_evaluator(s: Setup, noise: np.ndarray):
     """Skip (§3.2: ε at regular events, the previous release republished at landmarks) at many ε at once."""
     from lmdk.mechanisms import perturb
 
@@ -51,15 +51,15 @@ def _skip_evaluator(s: _Setup, noise: np.ndarray):
             if not fresh.all():
                 default = np.broadcast_to(s.default, (noise.shape[0], 1) + s.default.shape).astype(vals.dtype)
                 vals = np.concatenate([default, vals], axis=1)  # the −1 source is the first in ``used``
-            out[i] = _cell_stat(s, vals[:, inverse])
+            out[i] = cell_stat(s, vals[:, inverse])
         return out
 
     return evaluate
 
 
-def _adaptive_evaluator(s: _Setup, noise: np.ndarray):
+def adaptive_evaluator(s: Setup, noise: np.ndarray):
     """Adaptive (§3.2, Figure 4) at many ε at once: one vectorised run with ε per row and the same noise."""
-    from lmdk.schemes import _adaptive
+    from lmdk.schemes import run_adaptive
 
     reps = noise.shape[0]
     post = None
@@ -71,13 +71,13 @@ def _adaptive_evaluator(s: _Setup, noise: np.ndarray):
         rows = eps.size * reps
         mask = np.broadcast_to(s.mask, (rows, s.mask.size))
         tiled = np.broadcast_to(noise, (eps.size,) + noise.shape).reshape((rows,) + noise.shape[1:])
-        values, _, _ = _adaptive(s.xc, mask, np.repeat(eps, reps), s.mechanism, s.delta, tiled, s.default, post)
-        return _cell_stat(s, values[:, s.cells]).reshape(eps.size, reps)
+        values, _, _ = run_adaptive(s.xc, mask, np.repeat(eps, reps), s.mechanism, s.delta, tiled, s.default, post)
+        return cell_stat(s, values[:, s.cells]).reshape(eps.size, reps)
 
     return evaluate
 
 
-def _release_evaluator(s: _Setup, scheme: str, seed: int, reps: int, dummies):
+def release_evaluator(s: Setup, scheme: str, seed: int, reps: int, dummies):
     """Any scheme of lmdk.schemes (baselines, dummies) through schemes.release with the same seed at every ε."""
     from lmdk.schemes import release
 
@@ -86,18 +86,18 @@ def _release_evaluator(s: _Setup, scheme: str, seed: int, reps: int, dummies):
         for i, e in enumerate(eps):
             rel = release(s.x, s.mask, scheme, float(e), mechanism=s.mechanism, repetitions=reps,
                           rng=np.random.default_rng(seed), w=s.w, dummies=dummies, protects=s.protects)
-            out[i] = _cell_stat(s, rel.values[:, s.cells])
+            out[i] = cell_stat(s, rel.values[:, s.cells])
         return out
 
     return evaluate
 
 
-def _excess(s: _Setup, mean: np.ndarray) -> np.ndarray:
+def _excess(s: Setup, mean: np.ndarray) -> np.ndarray:
     """≤ 0 where the target is met (per ε: the mean over the repetitions)."""
     return mean - s.target.error if s.target.probability is None else s.target.probability - mean
 
 
-def _crossing(s: _Setup, eps: np.ndarray, stat: np.ndarray, k: int) -> tuple[float, float]:
+def _crossing(s: Setup, eps: np.ndarray, stat: np.ndarray, k: int) -> tuple[float, float]:
     """(ε, stat) where the target is crossed between eps[k] (not met) and eps[k + 1] (met): interpolated in log ε,
     and in log MAE for MAE targets (a MAE falls like a power of ε)."""
     t = s.target
@@ -112,8 +112,8 @@ def _crossing(s: _Setup, eps: np.ndarray, stat: np.ndarray, k: int) -> tuple[flo
     return math.exp(lo + frac * (hi - lo)), float(math.exp(at) if t.probability is None and a != stat[k] else at)
 
 
-def _search(s: _Setup, evaluate, wide: tuple[float, float], first: tuple[float, float] | None = None,
-            coarse: int = COARSE_POINTS, fine: int = FINE_POINTS) -> tuple[float | None, bool, float]:
+def search_epsilon(s: Setup, evaluate, wide: tuple[float, float], first: tuple[float, float] | None = None,
+                   coarse: int = COARSE_POINTS, fine: int = FINE_POINTS) -> tuple[float | None, bool, float]:
     """(ε, any_epsilon, predicted): a log grid of ``coarse`` ε over ``first`` (default: ``wide``), extended over the
     rest of ``wide`` when the target lies beyond it, then ``fine`` points between the two that bracket the target
     (none: interpolate on the coarse grid). The answer is the last crossing: every larger ε of the grid meets it."""
@@ -145,12 +145,12 @@ def _search(s: _Setup, evaluate, wide: tuple[float, float], first: tuple[float, 
     return eps, False, predicted
 
 
-def _span(reference: float) -> tuple[float, float]:
+def epsilon_span(reference: float) -> tuple[float, float]:
     """The ε a search considers around ``reference``: ×/÷ SEARCH_SPAN within [EPSILON_MIN, EPSILON_MAX]."""
     return max(EPSILON_MIN, reference / SEARCH_SPAN), min(EPSILON_MAX, reference * SEARCH_SPAN)
 
 
-def _reference(s: _Setup, c: float) -> float:
+def reference_epsilon(s: Setup, c: float) -> float:
     """A first guess of ε for a per-event budget ε/c (the unclamped closed form), centre of the search grid."""
     t = s.target
     if s.mechanism == "randomized_response":
@@ -162,7 +162,8 @@ def _reference(s: _Setup, c: float) -> float:
     return s.delta * c / scale
 
 
-def _unit_noise(s: _Setup, reps: int, rng) -> np.ndarray:
+def search_noise(s: Setup, reps: int, rng) -> np.ndarray:
+    """The common random numbers of a search: ``reps`` rows of the mechanism's textbook unit noise over the series."""
     from lmdk.mechanisms import unit_noise
 
     return unit_noise(s.mechanism, (reps, s.mask.size), rng)

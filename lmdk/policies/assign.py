@@ -27,7 +27,7 @@ class Bounds:
 
     def __post_init__(self) -> None:
         """Check the bounds, naming the flag."""
-        from lmdk.population.policy import SCHEME_NAMES
+        from lmdk.policies.policy import SCHEME_NAMES
 
         if self.max_epsilon is not None and not float(self.max_epsilon) > 0:
             raise ParameterError(f"--max-epsilon must be a number > 0, not {self.max_epsilon!r}")

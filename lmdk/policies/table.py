@@ -141,10 +141,10 @@ def _dummies(value, where: str) -> dict | None:
         except json.JSONDecodeError:
             raise _fail(where, "dummies", f"{value!r} is not JSON", 'write an object such as {"share": 0.05} or leave '
                                                                     "it empty") from None
-    from lmdk.data.runconfig import RunConfig
+    from lmdk.exports.runconfig import RunConfig
 
     try:
-        return RunConfig._dummies(dict(data) if isinstance(data, dict) else data)
+        return RunConfig.dummy_options(dict(data) if isinstance(data, dict) else data)
     except (ValueError, TypeError) as exc:
         raise _fail(where, "dummies", str(exc), 'write an object such as {"share": 0.05} or leave it empty') from None
 
@@ -193,7 +193,7 @@ def _choice(value, where: str, column: str, allowed: tuple[str, ...], optional: 
 
 def _row(number: int, cells: dict, base: Path | None, files: bool = True) -> PolicyRow:
     """One validated row."""
-    from lmdk.population.policy import MECHANISM_NAMES, SCHEME_NAMES
+    from lmdk.policies.policy import MECHANISM_NAMES, SCHEME_NAMES
 
     if _blank(cells.get("user")):
         raise _fail(f"policy table row {number}", "user", "the cell is empty", "write the user's id as in the data")

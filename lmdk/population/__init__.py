@@ -17,8 +17,8 @@ command line (``command``).
 """
 from __future__ import annotations
 
+from lmdk.policies.policy import Policy, load_policy
 from lmdk.population.api import PopulationRelease, release, with_scheme
 from lmdk.population.batch import BatchRelease, release_batch
-from lmdk.population.policy import Policy, load_policy
 
 __all__ = ["BatchRelease", "Policy", "PopulationRelease", "load_policy", "release", "release_batch", "with_scheme"]

@@ -6,7 +6,7 @@ are meaningless). Each user's randomness is drawn from that user's own Generator
 noise at the budgets, each user's cells from its own Generator), and every later step is
 elementwise along the users axis, so row r is byte-identical to
 ``lmdk.schemes.release(x[r, :lengths[r]], L_r, ..., repetitions=1, rng=generators[r])``. Adaptive's loop over
-t runs once per batch (``lmdk.schemes._adaptive`` with one series per row), not once per user.
+t runs once per batch (``lmdk.schemes.run_adaptive`` with one series per row), not once per user.
 """
 from __future__ import annotations
 
@@ -96,7 +96,7 @@ def _draw(mechanism: str, sampler: str, lengths: np.ndarray, n: int, mask: np.nd
         mask = mask.copy()
     for r, (size, gen) in enumerate(zip(lengths.tolist(), generators, strict=True)):
         if dummies is not None:
-            chosen, eps_pub, eps_sel = schemes._dummy_landmarks(size, mask[r, :size], epsilon, dummies, 1, gen)
+            chosen, eps_pub, eps_sel = schemes.dummy_landmarks(size, mask[r, :size], epsilon, dummies, 1, gen)
             mask[r, :size] = chosen[0]
         if draw is not None and noise is not None:  # both or neither
             noise[r, :size] = draw(mechanism, (1, size), gen)[0]
@@ -110,7 +110,7 @@ def _discrete_cells(x, budgets, published, valid, lengths, sensitivity: float, v
 
     cells = published & valid
     values = np.array(x, dtype=np.float64)
-    cal = dl._calibrate(budgets[cells], sensitivity, *value_range)
+    cal = dl.calibrate_unchecked(budgets[cells], sensitivity, *value_range)
     rows = np.repeat(np.arange(cells.shape[0]), cells.sum(axis=1))
     values[cells] = dl.on_grid(values[cells], cal, dl.discrete_laplace_rows(cal.scale, rows, generators))
     return values
@@ -135,14 +135,14 @@ def release_batch(x, landmarks, lengths, scheme: str, epsilon, *, mechanism: str
                   w=None, sensitivity: float = 1.0, dummies=None, sampler: str = "textbook",
                   bound: float | None = None, value_range: tuple[float, float] | None = None) -> BatchRelease:
     """Run ``scheme`` once for every user of a padded batch at once (users are axis 0); see the module docstring."""
-    scheme = schemes._check_scheme(scheme)
-    eps = schemes._total_epsilon(epsilon)
+    scheme = schemes.check_scheme(scheme)
+    eps = schemes.total_epsilon(epsilon)
     delta = validate_sensitivity(sensitivity)
     if mechanism == "randomized_response" and delta != 1.0:
         raise ParameterError("sensitivity does not apply to randomized response (one bit flips); leave it at 1.0")
     if sampler not in ("textbook", "snapping", "discrete"):
         raise ParameterError(f"sampler must be 'textbook', 'discrete' or 'snapping', not {sampler!r}")
-    discrete = schemes._discrete_range(value_range, mechanism) if sampler == "discrete" else None
+    discrete = schemes.discrete_range(value_range, mechanism) if sampler == "discrete" else None
     x, lengths = _check_batch(np.asarray(x), np.asarray(landmarks), lengths, mechanism)
     users, n = x.shape[:2]
     generators = list(generators)
@@ -151,7 +151,7 @@ def release_batch(x, landmarks, lengths, scheme: str, epsilon, *, mechanism: str
     valid = valid_mask(lengths, n)
     mask = np.asarray(landmarks) & valid
     window = _window(w, lengths, scheme)
-    base = schemes._default_value(None, x[0, :1], mechanism)
+    base = schemes.default_value(None, x[0, :1], mechanism)
     noise, mask, eps_pub, eps_sel = _draw(mechanism, sampler, lengths, n, mask, eps, dummies, generators)
     post = draw = None
     clamp = discrete  # the public range the values are clamped to, if any (BatchRelease.value_range)
@@ -173,10 +173,10 @@ def release_batch(x, landmarks, lengths, scheme: str, epsilon, *, mechanism: str
             return snapping.snap(noisy, per_coordinate / budget, b)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # padded cells only
         if scheme == "adaptive":
-            values, budgets, published = schemes._adaptive(x, mask, eps_pub, mechanism, delta, noise, base, post,
+            values, budgets, published = schemes.run_adaptive(x, mask, eps_pub, mechanism, delta, noise, base, post,
                                                            lengths=lengths, draw=draw)
         else:
-            budgets = schemes._allocate_mask(scheme, mask, eps_pub, window, lengths=lengths[:, None])
+            budgets = schemes.allocate_mask(scheme, mask, eps_pub, window, lengths=lengths[:, None])
             published = budgets > 0
             safe = np.where(published, budgets, 1.0)
             if noise is not None:
@@ -186,7 +186,7 @@ def release_batch(x, landmarks, lengths, scheme: str, epsilon, *, mechanism: str
             if post is not None:
                 values = _snap_shared(values, safe, budgets, published, per_coordinate, b)
             if not published.all():
-                values = schemes._forward_fill(values, published, base)
+                values = schemes.forward_fill(values, published, base)
     budgets = np.where(valid, budgets, 0.0)
     published = published & valid
     return BatchRelease(values=values, budgets=budgets, published=published, landmarks=mask, lengths=lengths,

@@ -165,7 +165,7 @@ class Source:
         return self.layout
 
 
-def _parquet_files(path: Path) -> list[str]:
+def parquet_files(path: Path) -> list[str]:
     """The Parquet files of a file or a folder (sorted, recursive)."""
     if path.is_file():
         return [str(path)]
@@ -391,7 +391,7 @@ def open_source(source, mapping=None) -> Source:
     if not path.exists():
         raise DataError(f"INPUT {str(source)!r} does not exist; give a file or a folder")
     if path.is_dir():
-        files = _parquet_files(path)
+        files = parquet_files(path)
         return parquet_source(files, spec) if files else folder_source(path, spec)
     with open(path, "rb") as handle:
         magic = handle.read(4)

@@ -1,11 +1,11 @@
 """Per-user policies in a population run: each user released under their own policy (``lmdk.policies``).
 
 The run is still one pass over the input: the Job carries one variant Job per distinct policy and which variant
-each user takes (or why they are withheld); :func:`process_assigned` splits every frame of whole users by variant
-and runs the one-policy batch function on each part, so users of one policy still run in lockstep. The summary
-gains, per user, the policy actually applied — ``scheme``, ``epsilon``, ``epsilon_total`` (with a private
-selection's ε_sel: what the ledger charges), ``landmark_rule``, ``landmark_origin`` (declared, private,
-unprotected) and ``policy`` (the table row or ``--config``) — and ``withheld``, the reason a user was not
+each user takes (or why they are withheld); :func:`lmdk.population.process.process_assigned` splits every frame of
+whole users by variant and runs the one-policy batch function on each part, so users of one policy still run in
+lockstep. The summary gains, per user, the policy actually applied — ``scheme``, ``epsilon``, ``epsilon_total``
+(with a private selection's ε_sel: what the ledger charges), ``landmark_rule``, ``landmark_origin`` (declared,
+private, unprotected) and ``policy`` (the table row or ``--config``) — and ``withheld``, the reason a user was not
 released (None when released). Each released file's note carries its own user's statement.
 """
 from __future__ import annotations
@@ -16,12 +16,10 @@ import numpy as np
 import pandas as pd
 
 from lmdk.errors import ParameterError, PolicyRefused
-from lmdk.population.summary import SUMMARY_COLUMNS
+from lmdk.population.prepared import prepare
 
-_WITHHELD_TYPES = {"landmarks": "Int64", "dropped": "Int64", "theorem2_holds": "boolean", "degenerate": "boolean"}
 _RULE_NEEDS = {"place": "trajectory", "stay": "trajectory", "contacts": "contacts", "below": "values",
                "above": "values", "percentile": "values"}  # the kind of series a rule reads (lmdk.landmarks)
-POLICY_COLUMNS = ("scheme", "epsilon", "epsilon_total", "landmark_rule", "landmark_origin", "policy", "withheld")
 
 
 def _origin(plan) -> str:
@@ -33,10 +31,8 @@ def _origin(plan) -> str:
 
 def assigned_job(assignment, plan, kind: str, protects, private_columns, staging, batch_cells):
     """The run's Job with one variant per distinct policy of ``assignment`` (``plan``: the base policy's); returns
-    (job, the variants' :class:`lmdk.population.api.Prepared`). A variant whose landmark rule reads the data is
+    (job, the variants' :class:`lmdk.population.prepared.Prepared`). A variant whose landmark rule reads the data is
     refused as a one-policy run is (:mod:`lmdk.selection.export`), naming where it came from."""
-    from lmdk.population.api import prepare
-
     prepared, variants = [], []
     for policy, origin in zip(assignment.variants, assignment.origins, strict=True):
         needs = _RULE_NEEDS.get(policy.rule.kind, kind)
@@ -54,29 +50,6 @@ def assigned_job(assignment, plan, kind: str, protects, private_columns, staging
         variants.append((ready.job, columns))
     job = replace(plan.job, variants=tuple(variants), assign=dict(assignment.by_user), fallback=assignment.fallback)
     return job, tuple(prepared)
-
-
-def process_assigned(frame: pd.DataFrame, job) -> pd.DataFrame:
-    """The summary rows of a frame of whole users, each released under their own variant (or withheld)."""
-    from lmdk.policies.table import user_key
-    from lmdk.population.process import process_frame
-
-    codes, users = pd.factorize(frame["user"])
-    assign = job.assign or {}
-    choice = np.array([assign.get(user_key(u), job.fallback) for u in users], dtype=object)
-    parts = []
-    for index, (variant, columns) in enumerate(job.variants):
-        members = np.flatnonzero(np.fromiter((c == index for c in choice), bool, len(choice)))
-        if members.size:
-            part = process_frame(frame[np.isin(codes, members)], variant)
-            parts.append(part.assign(**columns, withheld=None))
-    withheld = np.flatnonzero(np.fromiter((isinstance(c, str) or c is None for c in choice), bool, len(choice)))
-    if withheld.size:
-        counts = np.bincount(codes, minlength=len(users))[withheld]
-        rows = pd.DataFrame({"user": list(users[withheld]), "n": counts.astype(np.int64),
-                             "withheld": [str(choice[k]) for k in withheld]})
-        parts.append(rows.reindex(columns=[*SUMMARY_COLUMNS, *POLICY_COLUMNS]).astype(_WITHHELD_TYPES))
-    return pd.concat(parts, ignore_index=True)
 
 
 def released_rows(summary: pd.DataFrame) -> pd.DataFrame:

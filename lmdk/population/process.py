@@ -21,6 +21,9 @@ from lmdk.population.input import KIND_COLUMNS
 from lmdk.population.summary import SUMMARY_COLUMNS, batch_summary
 
 BATCH_CELLS = 8_000_000  # users × padded length per lockstep batch (~0.5 GB of working arrays)
+POLICY_COLUMNS = (  # a per-user run's summary columns beside SUMMARY_COLUMNS (lmdk.population.per_user)
+    "scheme", "epsilon", "epsilon_total", "landmark_rule", "landmark_origin", "policy", "withheld")
+_WITHHELD_TYPES = {"landmarks": "Int64", "dropped": "Int64", "theorem2_holds": "boolean", "degenerate": "boolean"}
 
 
 @dataclass(frozen=True)
@@ -239,8 +242,6 @@ def process_frame(frame: pd.DataFrame, job: Job) -> pd.DataFrame:
         if len(frame) == 0:
             return summary_meta()
     if job.variants:
-        from lmdk.population.per_user import process_assigned
-
         return process_assigned(frame, job)
     frame, dropped = _clean(frame, job.kind)
     frame, users, starts = _ordered(frame, job.kind)
@@ -263,4 +264,26 @@ def process_frame(frame: pd.DataFrame, job: Job) -> pd.DataFrame:
             times = frame["timestamp"].array.take(_row_index(b_starts, b_lengths))
             _write(job, Path(job.released), b_users, times, _released_columns(job, rel, valid, origins, b_lengths),
                    b_lengths)
+    return pd.concat(parts, ignore_index=True)
+
+
+def process_assigned(frame: pd.DataFrame, job) -> pd.DataFrame:
+    """The summary rows of a frame of whole users, each released under their own variant (or withheld)."""
+    from lmdk.policies.table import user_key
+
+    codes, users = pd.factorize(frame["user"])
+    assign = job.assign or {}
+    choice = np.array([assign.get(user_key(u), job.fallback) for u in users], dtype=object)
+    parts = []
+    for index, (variant, columns) in enumerate(job.variants):
+        members = np.flatnonzero(np.fromiter((c == index for c in choice), bool, len(choice)))
+        if members.size:
+            part = process_frame(frame[np.isin(codes, members)], variant)
+            parts.append(part.assign(**columns, withheld=None))
+    withheld = np.flatnonzero(np.fromiter((isinstance(c, str) or c is None for c in choice), bool, len(choice)))
+    if withheld.size:
+        counts = np.bincount(codes, minlength=len(users))[withheld]
+        rows = pd.DataFrame({"user": list(users[withheld]), "n": counts.astype(np.int64),
+                             "withheld": [str(choice[k]) for k in withheld]})
+        parts.append(rows.reindex(columns=[*SUMMARY_COLUMNS, *POLICY_COLUMNS]).astype(_WITHHELD_TYPES))
     return pd.concat(parts, ignore_index=True)

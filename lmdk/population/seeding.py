@@ -10,7 +10,7 @@ import hashlib
 
 import numpy as np
 
-from lmdk.population.policy import SCHEME_NAMES
+from lmdk.policies.policy import SCHEME_NAMES
 
 DOMAIN = 0x706F70  # "pop": keeps these streams apart from RunConfig's [seed, scheme] streams
 

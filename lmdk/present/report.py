@@ -102,7 +102,7 @@ def html_report(title: str, headline: str, configuration: dict, verdicts: dict[s
     """The report as one HTML document. ``verdicts``: scheme → (satisfies Theorem 2, worst Σ over L ∪ {t});
     ``tables``: caption → pandas DataFrame; ``figures``: plotly figure specs (dicts; drawn interactively, offline);
     ``verdict_labels``: (section title, name column, number column) of the verdict table; ``statement``: the lines of
-    what a release guarantees (``lmdk.data.statement.Guarantee.lines``), a section of its own when given."""
+    what a release guarantees (``lmdk.exports.statement.Guarantee.lines``), a section of its own when given."""
     import plotly.io as pio
     from plotly.offline import get_plotlyjs
 

@@ -9,7 +9,7 @@ SCHEMES_SCRIPT = '''"""Reproduces the Schemes & utility view of the lmdk app (ge
 Run it with `python {name}` after `pip install lmdk` (or inside a checkout of the project).
 """
 import lmdk
-from lmdk.data.runconfig import RunConfig
+from lmdk.exports.runconfig import RunConfig
 
 config = RunConfig.from_json(r"""{config}""")
 {load}
@@ -42,7 +42,7 @@ Run it with `python {name}` after `pip install lmdk` (or inside a checkout of th
 import numpy as np
 
 import lmdk
-from lmdk.data.runconfig import RunConfig, scheme_rng
+from lmdk.exports.runconfig import RunConfig, scheme_rng
 
 config = RunConfig.from_json(r"""{config}""")
 scheme = {scheme!r}
@@ -169,7 +169,7 @@ import numpy as np
 
 import lmdk
 from lmdk import dummies, metrics, schemes
-from lmdk.data.runconfig import RunConfig
+from lmdk.exports.runconfig import RunConfig
 
 config = RunConfig.from_json(r"""{config}""")
 method, utility, share = {method!r}, {utility!r}, {share!r}
@@ -213,7 +213,7 @@ import json
 
 import lmdk
 from lmdk.audit import audit
-from lmdk.data.runconfig import RunConfig
+from lmdk.exports.runconfig import RunConfig
 
 config = RunConfig.from_json(r"""{config}""")
 trials, prior, s = {trials!r}, {prior!r}, {s!r}  # s: correlation strength of the correlated attack (None: not run)

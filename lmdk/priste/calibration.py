@@ -40,7 +40,14 @@ from lmdk.priste.events import Event
 from lmdk.priste.grid import Grid, delta_location_set, planar_laplace_emission, restricted_emission
 from lmdk.priste.quantify import EventTracker, check_transition
 from lmdk.priste.transition import transition_operator
-from lmdk.priste.worst import QUICK_K, _prepare, _quick_search, _screen_from, lower_bound_rows, worst_case_from_vectors
+from lmdk.priste.worst import (
+    QUICK_K,
+    lower_bound_rows,
+    prepare_vectors,
+    quick_search,
+    screen_from,
+    worst_case_from_vectors,
+)
 from lmdk.rng import as_generator
 
 CHECKS = ("any_prior", "fixed_prior")
@@ -265,15 +272,15 @@ def _check_candidate(trackers, vectors, limit: float | None, method: str, exact:
         return leaks
     vecs, quick = [], []
     for tr, (b, d) in zip(trackers, vectors, strict=True):
-        v = _prepare(tr.a, b, d, tr.a_not)
-        q = _quick_search(v, QUICK_K, limit)
+        v = prepare_vectors(tr.a, b, d, tr.a_not)
+        q = quick_search(v, QUICK_K, limit)
         if limit is not None and q[0] > limit:
             return None  # a feasible prior leaks more than ε: rejected before any exact search
         vecs.append(v)
         quick.append(q)
     leaks = np.zeros(len(trackers))
     for k, (v, q) in enumerate(zip(vecs, quick, strict=True)):
-        leaks[k] = _screen_from(v, q, stop_above=limit, floor=None if exact or limit is None else limit)[0]
+        leaks[k] = screen_from(v, q, stop_above=limit, floor=None if exact or limit is None else limit)[0]
         if limit is not None and leaks[k] > limit:
             return None
     return leaks

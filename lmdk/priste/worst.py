@@ -150,15 +150,15 @@ def worst_case_from_vectors(a, b, d, *, a_not=None, method: str = "screen",
     """
     if method not in METHODS:
         raise ParameterError(f"method must be one of {METHODS}, got {method!r}")
-    vecs = _prepare(a, b, d, a_not)
+    vecs = prepare_vectors(a, b, d, a_not)
     a, an, b, d = vecs
     m = a.size
     if method == "screen" or stop_above is not None:  # the vertices and the segments among the most extreme cells
-        quick = _quick_search(vecs, QUICK_K, stop_above)
+        quick = quick_search(vecs, QUICK_K, stop_above)
         if stop_above is not None and quick[0] > stop_above:
             return _result(quick, m)
     if method == "screen":
-        best = _screen_from(vecs, quick)
+        best = screen_from(vecs, quick)
     elif method == "pairs":
         best = _search(_all_pairs(_distinct(np.stack((a, b, d), axis=1))), vecs)
     else:
@@ -170,9 +170,9 @@ def worst_case_from_vectors(a, b, d, *, a_not=None, method: str = "screen",
     return _result(best, m)
 
 
-def _screen_from(vecs, quick, *, stop_above: float | None = None,
-                 floor: float | None = None) -> tuple[float, tuple[int, int, float], float]:
-    """The exact supremum given :func:`_quick_search`'s result (which covers every vertex): search the
+def screen_from(vecs, quick, *, stop_above: float | None = None,
+                floor: float | None = None) -> tuple[float, tuple[int, int, float], float]:
+    """The exact supremum given :func:`quick_search`'s result (which covers every vertex): search the
     simplex edges whose mediant bound could still beat it, largest bound first, pruning as the best value
     rises (the edge theorem above makes this exact).
 
@@ -276,7 +276,7 @@ def _segment_points(ei, ej) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def lower_bound_rows(a, a_not, B, D) -> np.ndarray:
-    """Per row q of (B, D): a lower bound on the worst case for (a, ā, B[q], D[q]) — cheaper than :func:`_quick_search`.
+    """Per row q of (B, D): a lower bound on the worst case for (a, ā, B[q], D[q]) — cheaper than :func:`quick_search`.
 
     The best of the m vertices and of the segments among the four cells extremising log(b_i/a_i) and
     log(d_i/ā_i) (the cells :func:`leakage_upper_bound` combines); every value is attained by a prior,
@@ -365,7 +365,7 @@ def _log_likelihood_ratios(vecs) -> tuple[np.ndarray, np.ndarray]:
         return np.log(b) - np.log(a), np.log(an) - np.log(d)
 
 
-def _prepare(a, b, d, a_not) -> tuple:
+def prepare_vectors(a, b, d, a_not) -> tuple:
     """Validated float vectors (a, ā, b, d), b and d rescaled to max(b + d) = 1 (the ratio is homogeneous)."""
     a = np.asarray(a, dtype=float)
     b, d = np.asarray(b, dtype=float), np.asarray(d, dtype=float)
@@ -388,7 +388,7 @@ def leakage_upper_bound(a, b, d, *, a_not=None) -> float:
     Cells with 0/0 carry no mass in that world and are skipped. The bound is approached by priors that
     put a vanishing weight on the cell maximising one ratio and the rest on the cell extremising the other.
     """
-    P, R = _log_likelihood_ratios(_prepare(a, b, d, a_not))
+    P, R = _log_likelihood_ratios(prepare_vectors(a, b, d, a_not))
     if np.all(np.isnan(P)) or np.all(np.isnan(R)):
         return 0.0  # one world is impossible under every prior: no prior gives both positive probability
     with np.errstate(invalid="ignore"):  # +inf + −inf: both worlds' extremes are 0/c and c/0 — NaN → +inf below
@@ -407,11 +407,11 @@ def leakage_lower_bound(a, b, d, *, a_not=None, k: int = QUICK_K,
     exactly as in :func:`worst_case_from_vectors`. O(m + k²); a value above ε proves a release unsafe.
     With ``stop_above`` the segments are skipped when a vertex already exceeds it.
     """
-    vecs = _prepare(a, b, d, a_not)
-    return _result(_quick_search(vecs, k, stop_above), vecs[0].size)
+    vecs = prepare_vectors(a, b, d, a_not)
+    return _result(quick_search(vecs, k, stop_above), vecs[0].size)
 
 
-def _quick_search(vecs, k: int, stop_above: float | None = None) -> tuple[float, tuple[int, int, float], float]:
+def quick_search(vecs, k: int, stop_above: float | None = None) -> tuple[float, tuple[int, int, float], float]:
     """Best of the m vertices and of :func:`_search` over the segments among the 4k most extreme cells.
 
     With ``stop_above``, a vertex already above it is returned without searching the segments.

@@ -6,7 +6,7 @@ is seen. A rule that reads the values (locations, contacts) being released — `
 function of the data: two neighbours that differ in one value on either side of the rule's threshold get
 different landmark sets, and the scheme's budget, repeat and grid at that event tell them apart (Skip on
 [20, a, 20] under ``below:10``: a measured loss of 8.4 at a stated ε = 1). So every exporting front end (``lmdk
-release``, ``lmdk population``, :func:`lmdk.data.export.export_scheme_release`, the app's downloads) asks
+release``, ``lmdk population``, :func:`lmdk.exports.export.export_scheme_release`, the app's downloads) asks
 :func:`export_landmarks` for the landmark set, and gets one of three kinds, which the statement names:
 
 - **declared** (:data:`DECLARED`): ``calendar:`` windows, a file of times or positions given in advance, ``none``

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from lmdk.tpl.loss import LossFunction, _evaluate
+from lmdk.tpl.loss import LossFunction, evaluate
 
 MAX_SCAN_BUDGET = 300.0
 """Budgets above this (e^{−ε} under-flows soon after) use the direct recursion."""
@@ -99,7 +99,7 @@ def restarted(budgets: np.ndarray, restarts: np.ndarray, loss: LossFunction) -> 
         return out
     prev_rows = np.zeros(rows)
     for t in range(n):
-        prev_rows = budgets[:, t] + np.where(starts[:, t], 0.0, _evaluate(prev_rows, loss.q, loss.d))
+        prev_rows = budgets[:, t] + np.where(starts[:, t], 0.0, evaluate(prev_rows, loss.q, loss.d))
         out[:, t] = prev_rows
     return out
 
@@ -145,7 +145,7 @@ def _shared_chains(eps: np.ndarray, loss: LossFunction) -> np.ndarray:
         if k == 1:
             vals[0] = loss.scalar(vals[0]) + eps[p]
         elif k:
-            vals[:k] = _evaluate(vals[:k], loss.q, loss.d) + eps[p]
+            vals[:k] = evaluate(vals[:k], loss.q, loss.d) + eps[p]
         vals[k], err[k], first[k] = eps[p], 0.0, p
         k += 1
         if k > 1 and (p % MERGE_EVERY == 0 or k > 4 * MERGE_EVERY):

@@ -101,20 +101,20 @@ class LossFunction:
         a = np.asarray(alpha, dtype=float)
         if np.any(np.isnan(a)) or np.any(a < 0):
             raise ParameterError("alpha (a privacy loss) must be ≥ 0 and not NaN")
-        return _evaluate(a, self.q, self.d)
+        return evaluate(a, self.q, self.d)
 
     def scalar(self, alpha: float) -> float:
         """L(α) of one finite α ≥ 0 with plain floats (no checks): the hot path of step-by-step recursions."""
         x = math.expm1(alpha)
         if math.isinf(x):
-            return float(_evaluate(np.asarray(alpha, dtype=float), self.q, self.d))
+            return float(evaluate(np.asarray(alpha, dtype=float), self.q, self.d))
         best = 0.0
         for q, d in zip(self.q.tolist(), self.d.tolist(), strict=True):
             best = max(best, math.log1p(x * (q - d) / (1.0 + x * d)))
         return best
 
 
-def _evaluate(a: np.ndarray, q: np.ndarray, d: np.ndarray) -> np.ndarray:
+def evaluate(a: np.ndarray, q: np.ndarray, d: np.ndarray) -> np.ndarray:
     """max(0, max_v log((1 + xQ_v)/(1 + xD_v))) with x = e^α − 1, as log1p(x(Q−D)/(1+xD)): stable for all α."""
     if q.size == 0:
         return np.zeros_like(a)
@@ -165,7 +165,7 @@ def _cached_loss_function(raw: bytes, m: int) -> LossFunction:
         above = q_c > _envelope_height(d_v, q_v, d_c)  # points under the envelope can never win
         if np.any(above):
             d_v, q_v = _envelope(np.concatenate([d_v, d_c[above]]), np.concatenate([q_v, q_c[above]]))
-    keep = q_v > d_v  # drop the origin (value 0 is the floor in _evaluate)
+    keep = q_v > d_v  # drop the origin (value 0 is the floor in evaluate)
     q_v, d_v = q_v[keep].copy(), d_v[keep].copy()
     q_v.setflags(write=False)
     d_v.setflags(write=False)

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from lmdk import relation
-from lmdk.data.statement import guarantee
 from lmdk.errors import ParameterError
+from lmdk.exports.statement import guarantee
 
 
 def test_sum_delta_is_the_range_width_and_the_sum_lies_in_n_times_the_range():

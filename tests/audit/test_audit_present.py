@@ -14,7 +14,7 @@ import pytest
 import lmdk
 from lmdk import relation
 from lmdk.audit import VIEW_SEED, audit
-from lmdk.data.runconfig import RunConfig
+from lmdk.exports.runconfig import RunConfig
 from lmdk.present import audit as words
 from lmdk.present.report import audit_report
 from lmdk.present.reproduce import audit_script

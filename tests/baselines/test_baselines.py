@@ -293,9 +293,9 @@ def test_refusals_say_why(scheme):
         schemes.release(np.zeros(5), [1], scheme, 1.0,
                         protects=lmdk.relation.PAPERS_UNIT_CHANGE, dummies={"method": "random", "share": 0.1})
     with pytest.raises(ParameterError, match="discrete"):  # the engine: no relation calibrates values this way
-        schemes._release(np.zeros(5), [], scheme, 1.0, lmdk.relation.Calibration(1.0, "snapping", None, 5.0))
+        schemes.release_engine(np.zeros(5), [], scheme, 1.0, lmdk.relation.Calibration(1.0, "snapping", None, 5.0))
     with pytest.raises(ParameterError, match="value_range"):
-        schemes._release(np.zeros(5), [], scheme, 1.0, lmdk.relation.Calibration(1.0, "discrete"))
+        schemes.release_engine(np.zeros(5), [], scheme, 1.0, lmdk.relation.Calibration(1.0, "discrete"))
     with pytest.raises(ParameterError, match="protects="):
         lmdk.baselines.release_baseline(np.zeros(5), [], scheme, 1.0, sampler="discrete")
     with pytest.raises(ParameterError, match="needs protects="):

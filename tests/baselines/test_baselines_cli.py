@@ -11,7 +11,7 @@ import pytest
 
 import lmdk
 from lmdk import cli, schemes
-from lmdk.data.runconfig import scheme_rng
+from lmdk.exports.runconfig import scheme_rng
 from lmdk.relation import public_range
 
 

@@ -9,7 +9,7 @@ import lmdk
 from lmdk import relation
 from lmdk.audit import audit
 from lmdk.audit.rows import release_rows as audit_rows
-from lmdk.baselines import _release_baseline
+from lmdk.baselines import baseline_engine
 from lmdk.baselines.rows import ROW_BY_ROW, release_rows, row_generators
 from lmdk.errors import ParameterError
 
@@ -29,7 +29,7 @@ def test_equal_rows_are_the_release_of_one_series_with_repetitions(scheme, sampl
     x = _series()
     cal = SAMPLERS[sampler]
     values, budgets, published, delta = release_rows(np.tile(x, (7, 1)), scheme, 1.0, cal, rng=5, w=12)
-    one = _release_baseline(x, [], scheme, 1.0, cal, repetitions=7, rng=5, w=12)
+    one = baseline_engine(x, [], scheme, 1.0, cal, repetitions=7, rng=5, w=12)
     np.testing.assert_array_equal(values, one.values)
     np.testing.assert_array_equal(budgets, one.budgets)
     np.testing.assert_array_equal(published, one.published)
@@ -45,7 +45,7 @@ def test_row_by_row_baselines_release_each_row_from_its_own_generator(sampler):
     generators = row_generators(np.random.default_rng(9), 3)
     assert ROW_BY_ROW == ("pegasus",)
     for r, (row, gen) in enumerate(zip(rows, generators, strict=True)):
-        one = _release_baseline(row, [], "pegasus", 1.0, cal, rng=gen)
+        one = baseline_engine(row, [], "pegasus", 1.0, cal, rng=gen)
         np.testing.assert_array_equal(values[r], one.values[0])
         np.testing.assert_array_equal(budgets[r], one.budgets[0])
         np.testing.assert_array_equal(published[r], one.published[0])

@@ -1,5 +1,5 @@
 """lmdk.data.resample: windows and hourly/daily aggregation of long series; Adaptive's fast-forward over long
-stretches without publications is exact (lmdk.schemes._adaptive)."""
+stretches without publications is exact (lmdk.schemes.run_adaptive)."""
 import numpy as np
 import pandas as pd
 import pytest
@@ -101,12 +101,13 @@ def test_adaptive_fast_forward_is_exact(monkeypatch, fraction, reps, cal):
     n = 3_000
     x = np.clip(10 + np.cumsum(rng.normal(0, 0.3, n)), 0, 20)
     landmarks = np.flatnonzero(rng.random(n) < fraction)
-    fast = schemes._release(x, landmarks, "adaptive", 1.0, cal, repetitions=reps, rng=7)  # the engine: every sampler
+    # the engine: every sampler
+    fast = schemes.release_engine(x, landmarks, "adaptive", 1.0, cal, repetitions=reps, rng=7)
     per_row = rng.random((reps, n)) < fraction  # a landmark set per repetition (dummy landmarks, populations)
-    fast_rows = schemes._release(x, per_row, "adaptive", 0.7, cal, repetitions=reps, rng=8)
+    fast_rows = schemes.release_engine(x, per_row, "adaptive", 0.7, cal, repetitions=reps, rng=8)
     monkeypatch.setattr(schemes, "_FAST_FORWARD", False)
-    plain = schemes._release(x, landmarks, "adaptive", 1.0, cal, repetitions=reps, rng=7)
-    plain_rows = schemes._release(x, per_row, "adaptive", 0.7, cal, repetitions=reps, rng=8)
+    plain = schemes.release_engine(x, landmarks, "adaptive", 1.0, cal, repetitions=reps, rng=7)
+    plain_rows = schemes.release_engine(x, per_row, "adaptive", 0.7, cal, repetitions=reps, rng=8)
     for a, b in ((fast, plain), (fast_rows, plain_rows)):
         np.testing.assert_array_equal(a.values, b.values)
         np.testing.assert_array_equal(a.budgets, b.budgets)

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from lmdk.cli import experiments as command
 from lmdk.errors import ParameterError
 from lmdk.experiments import runner as ex
 
@@ -106,7 +107,7 @@ def test_mean_ci_edge_cases():
 )
 def test_cli_rejects_bad_arguments_with_clear_message(argv, message, capsys):
     with pytest.raises(SystemExit) as exc:
-        ex.main(argv)
+        command.main(argv)
     assert exc.value.code == 2
     assert message in capsys.readouterr().err
 
@@ -115,19 +116,19 @@ def test_cli_rejects_out_that_is_a_file(tmp_path, capsys):
     f = tmp_path / "file.txt"
     f.write_text("x")
     with pytest.raises(SystemExit):
-        ex.main(["toy-test", "--out", str(f)])
+        command.main(["toy-test", "--out", str(f)])
     assert "is not a directory" in capsys.readouterr().err
 
 
 def test_cli_writes_csv_and_json(tmp_path, capsys):
-    assert ex.main(["toy-test", "--out", str(tmp_path), "--formats", "csv", "--quiet", "--seed", "5"]) == 0
+    assert command.main(["toy-test", "--out", str(tmp_path), "--formats", "csv", "--quiet", "--seed", "5"]) == 0
     df = pd.read_csv(tmp_path / "toy-test.csv")
     assert len(df) == 5 and (tmp_path / "toy-test.json").exists()
     assert "toy-test: 5 rows" in capsys.readouterr().out
 
 
 def test_module_entry_point_reports_unknown_figure():
-    proc = subprocess.run([sys.executable, "-m", "lmdk.experiments.runner", "nope"], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "lmdk.experiments", "nope"], capture_output=True, text=True)
     assert proc.returncode == 2 and "unknown figure 'nope'" in proc.stderr
 
 

@@ -104,11 +104,12 @@ def test_window_means_pairs_each_span_with_the_timestamps_outside_both_windows()
 def test_cli_raw_writes_the_repetition_rows(tmp_path, monkeypatch):
     import dataclasses
 
+    from lmdk.cli import experiments as command
     from lmdk.experiments import runner as ex
 
     one = dataclasses.replace(ex.FIGURES["priste-table2"], configs=lambda: [{"alpha0": 1.0}])
     monkeypatch.setitem(ex.FIGURES, "priste-table2", one)
-    assert ex.main(["priste-table2", "--repetitions", "2", "--raw", "--formats", "csv", "--quiet",
+    assert command.main(["priste-table2", "--repetitions", "2", "--raw", "--formats", "csv", "--quiet",
                     "--out", str(tmp_path)]) == 0
     raw = pd.read_csv(tmp_path / "priste-table2.raw.csv.gz")
     assert len(raw) == 4 and set(raw["repetition"]) == {0, 1} and (raw["cell_km"] == 0.1).all()

@@ -61,14 +61,14 @@ def test_lockstep_equals_per_user_release(mechanism, sampler, scheme):
                 release_batch(x, mask, lengths, scheme, 0.7, mechanism=mechanism, w=w, **options,
                               generators=seeding.generators(11, scheme, range(USERS)))
             with pytest.raises(ValueError, match="snapping"):
-                schemes._release(x[0], mask[0], scheme, 0.7, _calibration(options), mechanism=mechanism, w=w)
+                schemes.release_engine(x[0], mask[0], scheme, 0.7, _calibration(options), mechanism=mechanism, w=w)
             return
     rel = release_batch(x, mask, lengths, scheme, 0.7, mechanism=mechanism, w=w, **options,
                         generators=seeding.generators(11, scheme, range(USERS)))
     for r, gen in enumerate(seeding.generators(11, scheme, range(USERS))):
         n = lengths[r]
-        one = schemes._release(x[r, :n], mask[r, :n], scheme, 0.7, _calibration(options), mechanism=mechanism, rng=gen,
-                               w=w)  # the engine: every sampler, as the population's batch takes them
+        one = schemes.release_engine(x[r, :n], mask[r, :n], scheme, 0.7, _calibration(options), mechanism=mechanism,
+                                     rng=gen, w=w)  # the engine: every sampler, as the population's batch takes them
         for field in ("values", "budgets", "published", "landmarks"):
             assert _same(getattr(rel, field)[r, :n], getattr(one, field)[0]), (r, field)
 
@@ -88,7 +88,7 @@ def test_lockstep_discrete_with_rare_paths_equals_per_user_release(scheme, monke
                                                                                                  range(USERS)))
     for r, gen in enumerate(seeding.generators(4, scheme, range(USERS))):
         n = lengths[r]
-        one = schemes._release(x[r, :n], mask[r, :n], scheme, 5.0, _calibration(options), rng=gen)
+        one = schemes.release_engine(x[r, :n], mask[r, :n], scheme, 5.0, _calibration(options), rng=gen)
         assert _same(rel.values[r, :n], one.values[0]), r
 
 

@@ -16,7 +16,7 @@ def outputs() -> dict[str, str]:
     import pandas as pd
 
     from lmdk import priste, tpl
-    from lmdk.data.runconfig import RunConfig
+    from lmdk.exports.runconfig import RunConfig
     from lmdk.present import report, reproduce
     from lmdk.priste import views as pv
     from ui.session import state

@@ -9,7 +9,8 @@ script that draws each chart's printed picture; the dummies script prints each M
 every RunConfig records its ``view`` (a window / aggregation of the data) and scripts take ``config.view_of(full)``;
 the temporal-loss and dummy scripts name what ε protects as ``protects=lmdk.relation.…`` (issue 32) instead of
 ``**config.relation_options()`` (same draws for the same seed); the reports put the headline, the data set and the
-settings first, charts before tables, and break the printed page only before the results (issue 35).
+settings first, charts before tables, and break the printed page only before the results (issue 35); the scripts
+import ``RunConfig`` from ``lmdk.exports.runconfig`` (issue 51: exports left ``lmdk.data``; nothing else changed).
 """
 from __future__ import annotations
 
@@ -17,12 +18,12 @@ import pytest
 from present_golden import digest, outputs
 
 BEFORE_THE_MOVE = {
-    "schemes_script": "409b6023b6333ec2967b501c8e141a58e4f3a2bfea1c3570ee633bfcfe7caf21",
-    "schemes_script_file": "29dece01b10071c49a3d562f35f5c4df28c6c7741fa01fcfecdf2d1e4cd38771",
-    "tpl_script": "cb4759ed5ac8b1d5b0ec62fb99082d623cf4cab180d42c189fa846563ed2a83d",
+    "schemes_script": "6000f3789579c2c5581fe1890f0bbf8d3064b48c8303c622c0c7cf274b788af8",
+    "schemes_script_file": "63b1e4881e8360acda90e0f1cf8f9954903f684b619ef31c9d2bc16320a9a600",
+    "tpl_script": "6430a410feb9de8369b5cf5b7a77f8b41fca08d387e0d64668959f1f8ebd965c",
     "overview_script": "a3a537a644890a85035900df6e786234ffa6667bf41f0e21865ffa8f1dcdba60",
     "spatiotemporal_script": "8e522538343cfcd5fb216757ae42a8471aa83ebaacff080eadf67273a119cd7d",
-    "dummies_script": "2e5ef3bd523887b25f4824385752756efba1a31849a3818bcfca96658f85411c",
+    "dummies_script": "42a8ee994308496fa9a8729a57e304c5085aa3f3a32b53f592ee9c0520bb86a4",
     "html_report": "629e8b3dce815599e4186f9cc77a9c1a73d9b597fa49504af4cbab9932778636",
     "overview_report": "d06c0dca825dd67907b5dd794625fb9264e3116af97759fe5907d84665f4de76",
     "spatiotemporal_report": "cde3b0179c4f17c3d8c4d513bb7d14d76a841bb6850cf30e57a454b6a60649a9",

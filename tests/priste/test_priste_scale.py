@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from lmdk.cli import experiments as command
 from lmdk.experiments import runner as ex
 from lmdk.experiments.priste_drivers import paper_event, synthetic_setup
 from lmdk.priste import release
@@ -46,7 +47,7 @@ def test_figures_take_the_cell_size_as_a_parameter_and_record_it(tmp_path):
 def test_cli_cell_km_is_recorded_in_the_json(tmp_path, monkeypatch):
     one = dataclasses.replace(ex.FIGURES["priste-runtime"], configs=lambda: [{"vary": "width", "size": 5}])
     monkeypatch.setitem(ex.FIGURES, "priste-runtime", one)
-    assert ex.main(["priste-runtime", "--repetitions", "1", "--cell-km", "0.25", "--formats", "csv", "--quiet",
+    assert command.main(["priste-runtime", "--repetitions", "1", "--cell-km", "0.25", "--formats", "csv", "--quiet",
                     "--out", str(tmp_path)]) == 0
     meta = json.loads((tmp_path / "priste-runtime.json").read_text())
     assert meta["cell_km"] == 0.25 and meta["alpha_unit"] == "per km"
@@ -59,5 +60,5 @@ def test_cli_cell_km_is_recorded_in_the_json(tmp_path, monkeypatch):
 ])
 def test_cli_rejects_a_bad_cell_km(argv, message, capsys):
     with pytest.raises(SystemExit):
-        ex.main(argv)
+        command.main(argv)
     assert message in capsys.readouterr().err

@@ -273,12 +273,12 @@ def test_screen_with_a_floor_or_a_stop_decides_exactly_what_the_supremum_would(s
     import lmdk.priste.worst as pw
 
     a, b, d = random_vectors(seed, m, spread, zeros)
-    vecs = pw._prepare(a, b, d, None)
-    quick = pw._quick_search(vecs, 1)
-    exact = pw._screen_from(vecs, quick)[0]
+    vecs = pw.prepare_vectors(a, b, d, None)
+    quick = pw.quick_search(vecs, 1)
+    exact = pw.screen_from(vecs, quick)[0]
     level = cut * exact if np.isfinite(exact) else 10.0 * cut
     for kw in ({"floor": level}, {"stop_above": level}, {"floor": level, "stop_above": level}):
-        got = pw._screen_from(vecs, quick, **kw)[0]
+        got = pw.screen_from(vecs, quick, **kw)[0]
         assert got <= exact or got == pytest.approx(exact, rel=1e-12)  # always a feasible prior's leakage
         assert (got > level * (1 + 1e-9)) == (exact > level * (1 + 1e-9))  # the decision is the exact one
 

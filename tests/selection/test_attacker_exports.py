@@ -17,9 +17,9 @@ from scipy.stats import beta
 
 import lmdk
 from lmdk import cli
-from lmdk.data.export import export_scheme_release
 from lmdk.data.series import from_values
 from lmdk.errors import PolicyRefused
+from lmdk.exports.export import export_scheme_release
 from lmdk.landmarks import parse_rule
 from lmdk.relation import public_range
 from lmdk.selection.private import select_masks

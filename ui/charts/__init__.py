@@ -11,6 +11,7 @@ re-exported here from the modules that build them, plus the warm-up that runs on
 - the figures of the pages, one module per kind: ``timeline_chart``, ``budget_chart``, ``scheme_charts``,
   ``loss_charts``, ``audit_charts``, ``population_charts`` (the ``_chart(s)`` suffix keeps a module's name apart
   from the function ``charts.budgets``/``charts.timeline`` and from the page modules ``ui.audit``, ``ui.population``);
+- ``run_figures``: ``drawn``, a run's figures built once and shared by every session asking for them;
 - ``maps``: pydeck trajectories; ``alt_text``: every chart's text alternative (summary, table, CSV);
   ``zoom``: the window of events the per-timestamp charts draw.
 """
@@ -22,6 +23,7 @@ from ui.charts.budget_chart import ABSOLUTE_RANGE, BAR_LIMIT, ROW_FILL, budgets
 from ui.charts.decimate import DRAW_POINTS
 from ui.charts.figure import DrawOnceFigure, data_revision, figure_spec, meta_of, single_draw, to_html
 from ui.charts.panels import DENSITY_BINS, RUG_DENSITY_LIMIT
+from ui.charts.run_figures import drawn
 from ui.charts.scheme_charts import mae, releases
 from ui.charts.style import (
     DUMMY_COLOUR,
@@ -47,7 +49,7 @@ __all__ = [
     "ABSOLUTE_RANGE", "BAR_LIMIT", "DENSITY_BINS", "DRAW_POINTS", "DUMMY_COLOUR", "DUMMY_MARKER", "FONT",
     "LANDMARK_COLOUR", "LANDMARK_MARKER", "MODEBAR", "ORIGINAL", "PLOTLY_KW", "REGULAR", "REGULAR_MARKER",
     "ROW_FILL", "RUG_DENSITY_LIMIT", "SCHEME_COLOURS", "TEMPLATE", "DrawOnceFigure", "budgets", "data_revision",
-    "figure_spec", "mae", "meta_of", "number", "releases", "rgba", "single_draw", "time_values",
+    "drawn", "figure_spec", "mae", "meta_of", "number", "releases", "rgba", "single_draw", "time_values",
     "top_legend", "timeline",
     "to_html",
 ]

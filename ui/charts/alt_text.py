@@ -20,6 +20,9 @@ import pandas as pd
 import streamlit as st
 
 from ui.charts.style import number
+from ui.downloads import download_deferred
+from ui.session.cache import MAX_ENTRIES
+from ui.session.cache_scope import bounded_cache
 
 TABLE_ROWS = 500  # rows shown in the expander (every k-th row beyond); the CSV holds all of them
 KEY_PREFIX = "chart_text_"
@@ -62,11 +65,18 @@ def describe(key: str, data: pd.DataFrame | None = None, *, what: str, summary: 
 def describe_run(key: str, run: str, build, *, what: str, over: str | None = None, said: list[str] | None = None,
                  **options) -> str:
     """``describe`` of the table ``build()`` makes from the run ``run`` (``ui.session.cache.run_key``): the table and
-    its sentence are built once per run and shared (``ui.session.cache.chart_text``), not on every rerun."""
-    from ui.session import cache
-
-    data, words = cache.chart_text(key, run, what, over, None if said is None else tuple(said), _build=build)
+    its sentence are built once per run and shared (``chart_text``), not on every rerun."""
+    data, words = chart_text(key, run, what, over, None if said is None else tuple(said), _build=build)
     return describe(key, data, what=what, summary=words, over=over, said=said, **options)
+
+
+@bounded_cache(MAX_ENTRIES, read_only=True)
+def chart_text(kind: str, key: str, what: str, over: str | None, said: tuple[str, ...] | None, _build):
+    """(table, sentence) of chart ``kind`` of the run ``key``: ``_build()``'s table and its ``sentence``, built once
+    per run and handed to every session asking for it, as ``ui.charts.drawn``'s figures are (issue 34: with the
+    charts, a third of an ε change's server time when a class follows one link)."""
+    data = _build()
+    return data, sentence(data, what, over=over, said=list(said) if said is not None else None)
 
 
 def sentence(data: pd.DataFrame, what: str, *, over: str | None = None, said: list[str] | None = None) -> str:
@@ -84,9 +94,7 @@ def _table_and_csv(key: str, data: pd.DataFrame, what: str, *, csv: bool, table:
     else:
         st.caption("The table shown with the chart holds these numbers.")
     if csv:
-        from ui import widgets
-
-        widgets.download_deferred(f"{what} (CSV)", _csv, data, key=f"dl_{KEY_PREFIX}{key}",
+        download_deferred(f"{what} (CSV)", _csv, data, key=f"dl_{KEY_PREFIX}{key}",
                                   file_name=f"{key}.csv", mime="text/csv", icon=":material/download:")
 
 
@@ -204,7 +212,7 @@ def budget_table(budgets_by_scheme: dict[str, np.ndarray], landmarks: Iterable[i
 def series_table(timestamps: Timestamps, values: np.ndarray, landmarks: Iterable[int], *, value_name: str,
                  dummies: Iterable[int] = (), labels: list[str] | None = None) -> pd.DataFrame:
     """t, time, the value, landmark (, dummy) — the timeline's events; ``labels``: ``time_labels(timestamps)`` when
-    the caller keeps them (``ui.session.cache.time_labels``)."""
+    the caller keeps them (``series_time_labels``)."""
     values = np.asarray(values, dtype=float)
     labels = labels if labels is not None else time_labels(timestamps)
     return pd.DataFrame({"t": np.arange(values.size), "time": labels, value_name: values,
@@ -250,6 +258,18 @@ def _flags(n: int, landmarks: Iterable[int], dummies: Iterable[int]) -> dict:
         d[dm[(dm >= 0) & (dm < n)]] = True
         flags["dummy"] = d & ~lm
     return flags
+
+
+def series_time_labels(cur) -> list[str]:
+    """The times of the current series' events (``ui.session.cache.Current``) as ``time_labels`` writes them: worked
+    out once per series, not on every ε change (issue 34)."""
+    return _series_time_labels(cur.token, cur.series.timestamps)
+
+
+@bounded_cache(MAX_ENTRIES, read_only=True)
+def _series_time_labels(token: str, _timestamps) -> list[str]:
+    """``time_labels`` of the series ``token`` names."""
+    return time_labels(_timestamps)
 
 
 def time_labels(timestamps: Timestamps) -> list[str]:

@@ -134,7 +134,7 @@ def district(users: int, n: int, statistic: str, seed: int):
 
     fleet = synthetic_fleet(users, n, (0.05, 0.6), rng=seed)
     if statistic == "one":
-        from lmdk.population.explore import user_series
+        from lmdk.present.population import user_series
 
         series = user_series(frame_source(fleet.table), 0, name="home 0 of the district")
         series = type(series)(frame=series.frame, kind="values", units="kWh", name=series.name)
@@ -310,7 +310,7 @@ def scheme_summary(
     repetitions: int, seed: int, w: int, clamp_range: tuple[float, float] | None, options: tuple = (),
 ) -> views.ReleaseSummary:
     """Run one scheme ``repetitions`` times (lmdk.schemes.release) and summarise it for drawing; ``options``: the
-    neighbouring relation's Δ, sampler and public range (``ui.relation.options``), as the exports use them."""
+    neighbouring relation's Δ, sampler and public range (``ui.session.relation.options``), as the exports use them."""
     return _summary(x, landmarks, scheme, epsilon, mechanism, repetitions, seed, w, clamp_range, options)
 
 
@@ -335,43 +335,13 @@ def scheme_summaries(
 
 
 def _summary(x, landmarks, scheme, epsilon, mechanism, repetitions, seed, w, clamp_range, options):
-    """One scheme's release (its own Generator from the seed: ``lmdk.data.runconfig.scheme_rng``), summarised."""
+    """One scheme's release (its own Generator from the seed: ``lmdk.exports.runconfig.scheme_rng``), summarised."""
     from lmdk import schemes
-    from lmdk.data.runconfig import scheme_rng
+    from lmdk.exports.runconfig import scheme_rng
 
     release = schemes.release(x, landmarks, scheme, epsilon, mechanism=mechanism, repetitions=repetitions,
                               rng=scheme_rng(seed, scheme), w=w, **dict(options))
     return views.summarize(scheme, x, release, landmarks, epsilon, mechanism, clamp_range=clamp_range)
-
-
-@bounded_cache(MAX_ENTRIES, read_only=True)
-def drawn(kind: str, key: str, _build, restyle: bool = True):
-    """The figure of ``_build()`` for chart ``kind`` of the Monte-Carlo run or configuration ``key`` (which fixes every
-    number in it), built once and handed to every session asking for it as a draw-once figure: restyled
-    (``ui.charts.single_draw``) or, with ``restyle`` False, with its own spec and template as they are. Plotly
-    validates a figure built trace by trace, half of opening such a page (issue 34); an upload's figures stay in its
-    session (``bounded_cache``)."""
-    from ui import charts
-
-    fig = _build()
-    if restyle:
-        return charts.single_draw(fig)
-    spec = fig.to_plotly_json()
-    return charts.DrawOnceFigure(spec["data"], spec["layout"])
-
-
-def time_labels(cur: Current) -> list[str]:
-    """The events' times as the "Show data" tables write them (``ui.charts.alt_text.time_labels``): once per series,
-    not on every ε change (issue 34)."""
-    return _time_labels(cur.token, cur.series.timestamps)
-
-
-@bounded_cache(MAX_ENTRIES, read_only=True)
-def _time_labels(token: str, _timestamps) -> list[str]:
-    """``time_labels`` of the series ``token`` names."""
-    from ui.charts import alt_text
-
-    return alt_text.time_labels(_timestamps)
 
 
 def event_words(cur: Current) -> str:
@@ -394,14 +364,3 @@ def run_key(*parts) -> str:
     from ui.session.cache_scope import digest
 
     return digest(parts, {})
-
-
-@bounded_cache(MAX_ENTRIES, read_only=True)
-def chart_text(kind: str, key: str, what: str, over: str | None, said: tuple[str, ...] | None, _build):
-    """(table, sentence) of chart ``kind`` of the run ``key``: ``_build()``'s table and its sentence
-    (``ui.charts.alt_text.sentence``), built once per run and handed to every session asking for it, as ``drawn``'s
-    figures are (issue 34: with the charts, a third of an ε change's server time when a class follows one link)."""
-    from ui.charts import alt_text
-
-    data = _build()
-    return data, alt_text.sentence(data, what, over=over, said=list(said) if said is not None else None)

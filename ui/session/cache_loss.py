@@ -73,7 +73,7 @@ def selection(token: str, n: int, landmarks: np.ndarray, epsilon: float, method:
 def budgets_for(token: str, x: np.ndarray, landmarks: np.ndarray, scheme: str, epsilon: float, mechanism: str,
                 seed: int, w: int, options: tuple = ()) -> np.ndarray:
     """Budgets of one run of ``scheme`` on a given landmark set (e.g. the chosen L′) with total ``epsilon``;
-    ``options``: the relation's Δ, sampler and range (``ui.relation.options``)."""
+    ``options``: the relation's Δ, sampler and range (``ui.session.relation.options``)."""
     return one_run_budgets(x, landmarks, scheme, epsilon, mechanism, seed, w, options)
 
 

@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import relation
-from ui.session import plan_target
+from ui.session import plan_target, relation
 from ui.session.state import (
     AGGREGATE,
     AGGREGATE_HOW,
@@ -40,8 +39,8 @@ from ui.session.state import (
 
 
 def run_config(cur):
-    """The lmdk.data.RunConfig of the current view (data reference, landmarks, scheme settings)."""
-    from lmdk.data.runconfig import RunConfig, sample_reference
+    """The lmdk.exports.RunConfig of the current view (data reference, landmarks, scheme settings)."""
+    from lmdk.exports.runconfig import RunConfig, sample_reference
 
     ss = st.session_state
     mapping = None
@@ -67,7 +66,7 @@ def run_config(cur):
 
 def load_run_config() -> None:
     """Callback of the RunConfig upload: validate it and apply it to the session (errors go to CONFIG_ERROR)."""
-    from lmdk.data.runconfig import RunConfig
+    from lmdk.exports.runconfig import RunConfig
 
     ss = st.session_state
     ss[CONFIG_ERROR] = ss[CONFIG_NOTE] = None

@@ -76,7 +76,7 @@ W = "w"
 REPETITIONS = "reps"
 SEED = "seed"
 CLAMP = "clamp"
-# the neighbouring relation (what ε protects); None: the data source's public default (ui.relation)
+# the neighbouring relation (what ε protects); None: the data source's public default (ui.session.relation)
 REL_KIND = "rel"  # "range" (any value in the public range) | "up_to" (changes of up to d)
 REL_LOW = "rlo"  # public range of one value
 REL_HIGH = "rhi"

@@ -8,10 +8,22 @@ silently: day/month order is decided once per column over all rows, relative sec
 Recognised layouts (HUE, GeoLife .plt, T-drive, Copenhagen) keep their own readers (``lmdk.data.columns``)
 and only take the entity from the mapping.
 
-By concern: ``spec`` (the choices, ``ImportSpec``, ``Detection``), ``detection`` (bytes → a proposed mapping),
-``reading`` (cells as text, times under a format and zone), ``applying`` (cells → a ``Series`` and its warnings),
-``cells`` (what a column's cells hold). Every public name is importable from here.
+By concern: :mod:`lmdk.data.import_spec` (the choices, ``ImportSpec``, ``Detection``; below ``Series``),
+``detection`` (bytes → a proposed mapping), ``reading`` (cells as text, times under a format and zone),
+``applying`` (cells → a ``Series`` and its warnings), ``cells`` (what a column's cells hold). Every public name
+is importable from here.
 """
+from lmdk.data.import_spec import (
+    DECIMALS,
+    DEFAULT_RELATIVE_START,
+    DELIMITERS,
+    KINDS,
+    LAYOUT_NAMES,
+    LAYOUTS,
+    TIME_FORMATS,
+    Detection,
+    ImportSpec,
+)
 from lmdk.data.mapping.applying import ADVICE, AUDIENCES, MISSING_MARKS, apply, apply_frame, apply_parsed
 from lmdk.data.mapping.cells import UNIT_WORDS
 from lmdk.data.mapping.detection import (
@@ -24,17 +36,6 @@ from lmdk.data.mapping.detection import (
     with_entity_column,
 )
 from lmdk.data.mapping.reading import parse_times, read_table, table_frame
-from lmdk.data.mapping.spec import (
-    DECIMALS,
-    DEFAULT_RELATIVE_START,
-    DELIMITERS,
-    KINDS,
-    LAYOUT_NAMES,
-    LAYOUTS,
-    TIME_FORMATS,
-    Detection,
-    ImportSpec,
-)
 
 __all__ = [
     "ADVICE", "AUDIENCES", "DECIMALS", "DEFAULT_RELATIVE_START", "DELIMITERS", "KINDS", "LAYOUTS", "LAYOUT_NAMES",

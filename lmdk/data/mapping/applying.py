@@ -6,9 +6,9 @@ from dataclasses import replace
 
 import pandas as pd
 
+from lmdk.data.import_spec import ImportSpec
 from lmdk.data.mapping.cells import is_number_column, units_of
 from lmdk.data.mapping.reading import parse_times, table_frame
-from lmdk.data.mapping.spec import ImportSpec
 from lmdk.data.read import MAX_BYTES, MAX_ROWS, RawTable, normalise_name, parse_raw, read_source
 from lmdk.data.series import Series
 from lmdk.errors import DataError
@@ -67,7 +67,7 @@ def apply_frame(frame: pd.DataFrame, spec: ImportSpec, *, filename: str = "", so
                 name: str = "", audience: str = "api") -> Series:
     """``apply`` after reading: a table-layout file's text cells (``read_table``) → the mapped ``Series``
     (lmdk.population reads a multi-entity file once and maps each entity's rows with this)."""
-    from lmdk.data.columns import _clean, _Mapper, column_examples, entity_advice, repeat_columns
+    from lmdk.data.columns import ColumnMapper, clean_frame, column_examples, entity_advice, repeat_columns
 
     if audience not in AUDIENCES:
         raise DataError(f"audience must be one of {', '.join(map(repr, AUDIENCES))}, not {audience!r}")
@@ -83,7 +83,7 @@ def apply_frame(frame: pd.DataFrame, spec: ImportSpec, *, filename: str = "", so
     table = RawTable(frame=frame.rename(columns=normalise_name), layout="table",
                      first_line=spec.skip_rows + (2 if spec.header else 1), filename=filename,
                      original={normalise_name(c): c for c in frame.columns})
-    mapper = _Mapper(table, notes)
+    mapper = ColumnMapper(table, notes)
     col = normalise_name
     times = parse_times(frame, spec, mapper)
     used = {spec.time_column, spec.date_column, spec.value_column, spec.lat_column, spec.lon_column,
@@ -110,7 +110,7 @@ def apply_frame(frame: pd.DataFrame, spec: ImportSpec, *, filename: str = "", so
         rest = frame[[c for c in frame.columns if c not in used - {spec.entity_column}]]
         found = repeat_columns(rest, times)
         explain = entity_advice(found, advice["entity"], column_examples(rest[found[0]]) if found else ())
-    cleaned = _clean(built, spec.kind, notes, table, explain=explain)
+    cleaned = clean_frame(built, spec.kind, notes, table, explain=explain)
     if spec.time_format == "relative_s":
         if audience == "app":
             notes.append(f"times are seconds from {pd.Timestamp(spec.start)} ({advice['start']})")

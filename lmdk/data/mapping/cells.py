@@ -66,8 +66,8 @@ UNIT_WORDS = {"kwh", "wh", "mwh", "kw", "w", "mw", "v", "a", "va", "var", "m", "
 
 def units_of(column: str | None) -> str:
     """Units from a header such as 'Verbrauch (kWh)' or 'energy_kWh' (a suffix only when it is a unit)."""
-    from lmdk.data.columns import _units
+    from lmdk.data.columns import units_in_name
 
-    found = _units(column) if column else ""
+    found = units_in_name(column) if column else ""
     bracketed = column is not None and column.rstrip().endswith((")", "]"))
     return found if bracketed or found.lower() in UNIT_WORDS else ""

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import pandas as pd
 
+from lmdk.data.import_spec import DEFAULT_RELATIVE_START, LAYOUT_NAMES, LAYOUTS, Detection, ImportSpec
 from lmdk.data.mapping.cells import (
     DMY,
     SAMPLE_CELLS,
@@ -18,7 +19,6 @@ from lmdk.data.mapping.cells import (
     units_of,
 )
 from lmdk.data.mapping.reading import read_table, table_frame
-from lmdk.data.mapping.spec import DEFAULT_RELATIVE_START, LAYOUT_NAMES, LAYOUTS, Detection, ImportSpec
 from lmdk.data.read import (
     MAX_BYTES,
     MAX_ROWS,

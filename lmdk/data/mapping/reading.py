@@ -9,8 +9,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from lmdk.data.import_spec import TIME_FORMATS, ImportSpec
 from lmdk.data.mapping.cells import DMY, datetime_text
-from lmdk.data.mapping.spec import TIME_FORMATS, ImportSpec
 from lmdk.data.read import MAX_ROWS, check_text, normalise_name, parse_raw, too_many_rows
 from lmdk.errors import DataError
 

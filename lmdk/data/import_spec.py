@@ -1,13 +1,16 @@
-"""The import mapping's vocabulary: the choices a file's reading can make (delimiters, decimal marks, time
-formats, layouts), :class:`ImportSpec` that names every choice, and :class:`Detection`, what detection proposes."""
+"""The import mapping's vocabulary: the kinds of series, the choices a file's reading can make (delimiters, decimal
+marks, time formats, layouts), :class:`ImportSpec` that names every choice, and :class:`Detection`, what detection
+proposes. Below :mod:`lmdk.data.series` (a ``Series`` records its ``ImportSpec``) and :mod:`lmdk.data.mapping`."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 
 import pandas as pd
 
-from lmdk.data.series import KINDS
 from lmdk.errors import DataError
+
+KINDS = ("values", "trajectory", "contacts")
+"""The kinds of series: a value per event, a location per event, or the device a Bluetooth scan found."""
 
 DELIMITERS = {",": "comma", ";": "semicolon", "\t": "tab", " ": "spaces", "|": "vertical bar"}
 DECIMALS = {".": "point (1.5)", ",": "comma (1,5)"}

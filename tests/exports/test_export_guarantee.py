@@ -13,9 +13,9 @@ from scipy.stats import beta
 
 import lmdk
 from lmdk import cli, relation
-from lmdk.data import export
 from lmdk.data.series import from_values
 from lmdk.errors import ParameterError
+from lmdk.exports import export
 
 SCHEMES = ("event", "user", "w-event", "uniform", "skip", "adaptive")
 

@@ -100,7 +100,7 @@ class RunConfig:
             raise ParameterError(f"w (window) must be an integer in 1..events={self.events} or null, not {self.w!r}")
         if self.s is not None and (not _is_number(self.s) or self.s <= 0):
             raise ParameterError(f"s (correlation smoothing strength) must be a number > 0 or null, not {self.s!r}")
-        object.__setattr__(self, "dummies", self._dummies(self.dummies))
+        object.__setattr__(self, "dummies", self.dummy_options(self.dummies))
         if not _is_int(self.repetitions) or not 1 <= self.repetitions <= MAX_REPETITIONS:
             raise ParameterError(f"repetitions must be an integer in 1..{MAX_REPETITIONS:,}, not {self.repetitions!r}")
         if not _is_int(self.seed) or not 0 <= self.seed < 2**63:
@@ -183,7 +183,7 @@ class RunConfig:
         return resample.window(series, view["start"], self.events)
 
     @staticmethod
-    def _dummies(value) -> dict | None:
+    def dummy_options(value) -> dict | None:
         """Dummy-landmark options: a dict of DummySpec fields, validated by DummySpec itself."""
         if value is None:
             return None

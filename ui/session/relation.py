@@ -1,4 +1,5 @@
-"""The neighbouring relation in the app: the source's public default, the sidebar controls, the view options.
+"""The neighbouring relation of the session: the source's public default, the user's settings, the view options
+(the sidebar controls that set it are ``ui.widgets.relation_controls``).
 
 Every view, download, report and script of a session uses ``current(cur)``: one relation, one Δ, one sampler
 (``Relation.calibration``, passed as ``protects=``), so a preview is what a release to hand out gives.

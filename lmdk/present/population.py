@@ -8,9 +8,9 @@ import pandas as pd
 
 from lmdk.data.series import Series
 from lmdk.errors import DataError
+from lmdk.policies.policy import Policy
 from lmdk.population.api import release
 from lmdk.population.input import KIND_COLUMNS, Source
-from lmdk.population.policy import Policy
 
 UNITS = {"values": "", "trajectory": "m", "contacts": "% wrong"}
 

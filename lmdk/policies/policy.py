@@ -99,10 +99,10 @@ class Policy:
             object.__setattr__(self, "sensitivity", protected.sensitivity)
             object.__setattr__(self, "relation", protected.to_dict())
         if self.dummies is not None:
-            from lmdk.data.runconfig import RunConfig
+            from lmdk.exports.runconfig import RunConfig
 
             try:
-                object.__setattr__(self, "dummies", RunConfig._dummies(self.dummies))
+                object.__setattr__(self, "dummies", RunConfig.dummy_options(self.dummies))
             except (ValueError, TypeError) as exc:
                 raise ParameterError(f"policy: {exc}") from None
         if self.mapping is not None:

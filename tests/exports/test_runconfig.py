@@ -8,9 +8,10 @@ import pytest
 
 import lmdk
 from lmdk import __version__, schemes
-from lmdk.data import RunConfig, sample
-from lmdk.data.runconfig import MECHANISM_NAMES, SCHEME_NAMES, sample_reference, scheme_rng
+from lmdk.data import sample
 from lmdk.errors import ParameterError
+from lmdk.exports import RunConfig
+from lmdk.exports.runconfig import MECHANISM_NAMES, SCHEME_NAMES, sample_reference, scheme_rng
 from lmdk.landmarks import by_fraction
 
 

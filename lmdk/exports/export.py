@@ -14,7 +14,7 @@ import pandas as pd
 from lmdk.errors import ParameterError
 
 if TYPE_CHECKING:  # annotations only
-    from lmdk.data.statement import Guarantee
+    from lmdk.exports.statement import Guarantee
     from lmdk.relation import Relation
     from lmdk.release_common import Release
     from lmdk.selection.export import LandmarkSource
@@ -117,7 +117,7 @@ def released_frame(series, release, landmarks, mechanism: str, origin=None, *, r
 def export_note(bound: float | None, epsilon: float, sensitivity: float, private_columns: bool,
                 guarantee=None, landmark_kind: str | None = None) -> str:
     """The metadata of an exported release: how its noise was drawn, what it leaves out, and (``guarantee``, a
-    :class:`lmdk.data.statement.Guarantee`) what it protects — one ``# `` line each."""
+    :class:`lmdk.exports.statement.Guarantee`) what it protects — one ``# `` line each."""
     if guarantee is None:  # population exports of a locations/contacts fleet still describe their sampler alone
         from lmdk.snapping import snapping_epsilon
 
@@ -238,7 +238,7 @@ def export_scheme_release(series, landmarks, scheme: str, epsilon: float, *, pro
     """
     from lmdk import privacy, schemes
     from lmdk.data.mechanism_input import release_input
-    from lmdk.data.statement import guarantee
+    from lmdk.exports.statement import guarantee
     from lmdk.selection.export import export_landmarks
     from lmdk.snapping import fresh_generator
 
@@ -256,9 +256,9 @@ def export_scheme_release(series, landmarks, scheme: str, epsilon: float, *, pro
             raise ParameterError("an export of locations needs a public bound B (metres around the series' centre, "
                                  "e.g. the city's radius): protects=lmdk.relation.radius(r, bound=B); it must not be "
                                  "derived from the data")
-    rel = schemes._release(x, landmarks, scheme, epsilon, protected.calibration(mechanism), mechanism=mechanism,
-                           repetitions=1, rng=rng if rng is not None else fresh_generator(), w=w, dummies=dummies,
-                           protects=protected)
+    rel = schemes.release_engine(x, landmarks, scheme, epsilon, protected.calibration(mechanism), mechanism=mechanism,
+                                 repetitions=1, rng=rng if rng is not None else fresh_generator(), w=w, dummies=dummies,
+                                 protects=protected)
     if mechanism == "planar_laplace" and bound is not None:  # None was refused above
         _check_snapping(rel, protected.sensitivity, bound)
     worst = float(np.max(privacy.landmark_loss(np.atleast_2d(rel.budgets), landmarks))) if len(landmarks) else 0.0

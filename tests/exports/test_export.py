@@ -9,9 +9,10 @@ import pytest
 
 import lmdk
 from lmdk import schemes
-from lmdk.data import export_release, sample
-from lmdk.data.export import release_frame
+from lmdk.data import sample
 from lmdk.errors import ParameterError
+from lmdk.exports import export_release
+from lmdk.exports.export import release_frame
 
 
 def read(text: str) -> pd.DataFrame:

@@ -1,0 +1,146 @@
+"""What a statistic over users reads besides the readings: the input's import mapping with its timestamps placed in
+a zone (and relative seconds at a start), and the (user, group) pairs of a group column — one function each, for
+the command line (a file or folder) and the app (an upload) alike."""
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from lmdk.errors import DataError, ParameterError
+
+if TYPE_CHECKING:
+    from lmdk.data.mapping import ImportSpec
+
+
+@dataclass(frozen=True)
+class Upload:
+    """A file uploaded to the app: its bytes and its name."""
+
+    raw: bytes
+    filename: str
+
+
+def placed_spec(spec: ImportSpec, tz: str | None = None, start: str | None = None) -> ImportSpec:
+    """``spec`` (an import mapping) with ``tz`` (the zone of naive times) and ``start`` (the date/time relative
+    seconds count from) applied."""
+    changes: dict = {}
+    if tz is not None:
+        changes["timezone"] = tz
+    if start is not None:
+        try:
+            stamp = pd.Timestamp(start)
+        except (TypeError, ValueError):
+            raise ParameterError(f"--start {start!r} is not a date/time; use e.g. 2009-10-01 or "
+                                 "'2009-10-01 08:00'") from None
+        changes.update(start=str(stamp.tz_localize(None) if stamp.tzinfo else stamp), time_format="relative_s")
+    return replace(spec, **changes)
+
+
+def population_spec(path: Path, spec: ImportSpec | None, tz: str | None = None,
+                    start: str | None = None) -> ImportSpec | None:
+    """The import mapping of a population file or folder with ``tz``/``start`` applied (None: none given, the
+    reader detects it as ``lmdk population`` does)."""
+    if start is None and tz is None:
+        return spec
+    if spec is None:
+        spec = detected_spec(path)
+    return placed_spec(spec, tz, start)
+
+
+def detected_spec(path: Path) -> ImportSpec:
+    """The mapping of a population file as the population reader would find it: detected for a text file, or the
+    columns of a Parquet/large CSV long table named explicitly (so a zone or start changes nothing else)."""
+    from lmdk.data import mapping as mp
+    from lmdk.data.mapping import ImportSpec
+    from lmdk.data.read import MAX_BYTES, read_source
+    from lmdk.population.input import open_source
+
+    if path.is_file() and path.suffix.lower() not in (".parquet", ".pq") and path.stat().st_size <= MAX_BYTES:
+        raw, filename = read_source(str(path), MAX_BYTES)
+        spec = mp.detect_bytes(raw, filename).spec
+        if spec.entity_column is None:
+            raise DataError(f"{path.name}: no user (entity) column found; --start/--tz need a long table "
+                            "(user, timestamp, …) or give --mapping FILE")
+        return spec
+    layout = open_source(str(path)).layout
+    if layout is None:
+        raise ParameterError("--start/--tz apply to a long table or a multi-user file; for a folder of per-user "
+                             "files give --mapping FILE with start/timezone")
+    cols = layout.columns
+    return ImportSpec(kind=layout.kind, entity_column=cols["user"], time_column=cols["timestamp"],
+                      value_column=cols.get("value"), lat_column=cols.get("lat"), lon_column=cols.get("lon"),
+                      contact_column=cols.get("contact"))
+
+
+def group_pairs(source: Path | Upload, by: str, spec: ImportSpec | None = None) -> pd.DataFrame:
+    """(user, group) rows of the column ``by``, users named as the population reader names them: of a long table
+    on disk (Parquet or text; ``--by`` of the command line) or of an upload (the app's group column)."""
+    if isinstance(source, Upload):
+        return _upload_pairs(source, by, spec)
+    return _file_pairs(source, by, spec)
+
+
+def _file_pairs(path: Path, by: str, spec: ImportSpec | None) -> pd.DataFrame:
+    """(user, group) rows of a long table in Parquet or text (users as the reader sees them)."""
+    from lmdk.population.input import PARQUET_SUFFIXES, open_source
+
+    src = open_source(str(path), spec)
+    if src.parquet:
+        import pyarrow.parquet as pq
+
+        user = src.parquet_layout().columns["user"]
+        names = pq.ParquetFile(src.parquet[0]).schema_arrow.names
+        if by not in names:
+            raise ParameterError(f"--by {by!r}: the input has no such column; its columns are {', '.join(names)}")
+        frames = [pq.read_table(f, columns=[user, by]).to_pandas() for f in src.parquet]
+        frame = pd.concat(frames, ignore_index=True)
+        return pd.DataFrame({"user": frame[user].to_numpy(), "group": frame[by].astype(str).to_numpy()})
+    if path.is_dir() or path.suffix.lower() in PARQUET_SUFFIXES:
+        raise ParameterError("--by needs a long table with the group column (Parquet or CSV); a folder of per-user "
+                             "files has none")
+    from lmdk.data import mapping as mp
+    from lmdk.data.read import MAX_BYTES, check_text, read_source
+
+    raw, filename = read_source(str(path), max(MAX_BYTES, path.stat().st_size))
+    found = spec if spec is not None else mp.detect_bytes(raw[:MAX_BYTES], filename).spec
+    frame = mp.read_table(check_text(raw), found, max_rows=10**9)
+    user = found.entity_column if src.layout is None else src.layout.columns["user"]
+    if by not in frame.columns:
+        raise ParameterError(f"--by {by!r}: the input has no such column; its columns are "
+                             f"{', '.join(map(str, frame.columns))}")
+    ids = frame[user].astype(str).str.strip()
+    if src.layout is not None:  # a large CSV read by pyarrow: ids keep the type pyarrow gives them
+        first = next(src.chunks(1024))["user"]
+        if pd.api.types.is_numeric_dtype(first.dtype):
+            ids = pd.to_numeric(ids)
+    return pd.DataFrame({"user": ids.to_numpy(), "group": frame[by].astype(str).str.strip().to_numpy()})
+
+
+def _upload_pairs(upload: Upload, by: str, spec: ImportSpec | None) -> pd.DataFrame:
+    """(user, group) rows of an upload's column ``by``, users named as the multi-user reader names them."""
+    if spec is None:
+        raise DataError("a group column needs the upload's import mapping with its user / device column")
+    frame = _upload_frame(upload.raw, upload.filename, spec)
+    if by not in frame.columns:
+        raise ParameterError(f"group column {by!r}: the file has no such column; its columns are "
+                             f"{', '.join(map(str, frame.columns))}")
+    if spec.entity_column not in frame.columns:
+        raise DataError(f"{Path(upload.filename).name}: no user column {spec.entity_column!r} to group")
+    users = frame[spec.entity_column]
+    users = users.astype(str).str.strip() if upload.raw[:4] != b"PAR1" else users
+    return pd.DataFrame({"user": users.to_numpy(), "group": frame[by].astype(str).str.strip().to_numpy()})
+
+
+def _upload_frame(raw: bytes, filename: str, spec: ImportSpec) -> pd.DataFrame:
+    """An upload's rows as a table (Parquet, or text read with the import mapping ``spec``)."""
+    from lmdk.data import mapping as mp
+    from lmdk.data.read import check_text, decode_input
+
+    if raw[:4] == b"PAR1":
+        return pd.read_parquet(io.BytesIO(raw))
+    raw, filename = decode_input(raw, filename)
+    return mp.read_table(check_text(raw), spec)

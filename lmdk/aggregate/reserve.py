@@ -1,0 +1,45 @@
+"""Reserving an aggregate release's ε in the ledger (:mod:`lmdk.ledger.reserve`) before any noise is drawn: every
+user's ε, the users the cap withholds left out of the statistic."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from lmdk.aggregate.release import AggregateOptions
+    from lmdk.ledger import LedgerEntry, Reservation
+    from lmdk.ledger.reserve import Budget
+
+
+def aggregate_entry(input_path: str, options: AggregateOptions) -> LedgerEntry:
+    """The ledger entry of one aggregate release of the file or folder ``input_path``, known before any noise."""
+    from lmdk import ledger
+    from lmdk.exports.export import sampler_for
+
+    if options.statistic == "count":
+        sensitivity, within = float(options.max_per_user), f"0 to {options.max_per_user} per bin"
+    else:
+        assert options.value_range is not None  # AggregateOptions.check refused a sum or mean without one
+        low, high = options.value_range
+        sensitivity, within = float(high - low), f"anywhere in [{low:g}, {high:g}]"
+    return ledger.LedgerEntry(
+        fingerprint=ledger.fingerprint_path(input_path), epsilon=float(options.epsilon), scheme=options.scheme,
+        mechanism="laplace", landmarks=options.landmarks, w=options.w, sensitivity=sensitivity,
+        relation=f"one user's readings at L ∪ {{t}}, each {within} (the {options.statistic} per {options.bin})",
+        sampler=sampler_for("laplace"), tool="lmdk aggregate", dummies=options.dummy_spec())
+
+
+def reserve_aggregate(budget: Budget, source, input_path: str, options: AggregateOptions
+                      ) -> tuple[object, Reservation | None]:
+    """(the source to build from, the Reservation): every user's ε reserved before any noise is drawn, the users
+    the cap withholds left out of the statistic. Without a ledger: (source, None)."""
+    budget.check()
+    if not budget.url:
+        return source, None
+    from lmdk.population.input import open_source
+    from lmdk.population.users import user_ids, without_users
+
+    src = open_source(source)
+    reservation = budget.reserve(aggregate_entry(input_path, options),
+                                 {str(user): float(options.epsilon) for user in user_ids(src)})
+    assert reservation is not None  # a ledger and an entry: reserved
+    return (without_users(src, reservation.withheld) if reservation.withheld else source), reservation
