@@ -1,8 +1,6 @@
 """Adversary lab: what an attacker learns from the configured policy's releases — the empirical privacy loss beside
 the claimed ε, the landmark-position attack with and without dummy landmarks (§3.4), the value attack against
 e^ε/(1+e^ε), and a correlated series next to its temporal privacy loss (§3.3)."""
-import numpy as np
-import pandas as pd
 import streamlit as st
 
 from lmdk import tpl
@@ -192,8 +190,7 @@ def _correlation_section(results: dict, audits: list[dict], cur, key: str) -> ob
     st.dataframe(words.correlation_table(audits), hide_index=True, key="audit_correlation_table", column_config={
         c: st.column_config.NumberColumn(format="%.3f")
         for c in ("success", "TPL α", "bound (TPL)", "bound without correlation")})
-    alt_text.describe("audit_correlation_chart", pd.DataFrame({
-        "t": np.arange(len(result.success)), "landmark": np.isin(np.arange(len(result.success)), cur.landmarks),
+    alt_text.describe("audit_correlation_chart", alt_text.per_timestamp_table(len(result.success), cur.landmarks, {
         "success": result.success, "bound (TPL)": result.bound, "bound without correlation": result.bound_plain,
         "TPL α": result.tpl}), what=f"The correlated attack's success per timestamp under {scheme}", over="t")
     return fig

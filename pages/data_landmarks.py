@@ -1,10 +1,20 @@
 """Data & landmarks: pick a series (sample, synthetic, upload) and mark its landmarks
 (detector, timeline selection, map clicks)."""
-import numpy as np
 import streamlit as st
 
 from lmdk.present import views
-from ui import calendar_box, charts, explain, import_step, landmark_keys, long_series, text, upload_statistic, widgets
+from ui import (
+    calendar_box,
+    charts,
+    explain,
+    import_step,
+    landmark_edit,
+    landmark_keys,
+    long_series,
+    text,
+    upload_statistic,
+    widgets,
+)
 from ui.charts import alt_text, downsample, maps, zoom
 from ui.session import cache, state
 
@@ -31,28 +41,6 @@ explain.explain(
 
 
 # ------------------------------------------------------------------ callbacks (run before the script)
-def _edit_landmarks(action: str, indices: np.ndarray, note: str, origin: str | None = None) -> None:
-    cur = state.current()
-    if cur is None:
-        return
-    from lmdk import landmarks as lmk
-
-    indices = np.asarray(indices, dtype=np.int64)
-    indices = indices[(indices >= 0) & (indices < cur.n)]
-    old = cur.landmarks
-    if action == "replace":
-        new = indices
-    elif action == "add":
-        new = lmk.merge(old, indices)
-    elif action == "remove":
-        new = np.setdiff1d(old, indices)
-    else:  # toggle
-        new = lmk.toggle(old, indices, cur.n)
-    if action == "replace" and origin is None:
-        origin = "declared"  # a file, or clearing: nothing read from the values
-    cache.set_landmarks(new, note, origin=origin)
-
-
 def _import_landmarks() -> None:
     """Replace the landmarks by those of an uploaded list (positions, timestamps or the app's JSON)."""
     from lmdk import landmarks as lmk
@@ -69,39 +57,21 @@ def _import_landmarks() -> None:
         st.session_state["_detector_error"] = f"Landmark import: {exc}"
         return
     st.session_state["_detector_error"] = None
-    _edit_landmarks("replace", found, f"Imported {found.size:,} landmarks from {file.name}.")
-
-
-def _selected_indices(event) -> tuple[np.ndarray, bool]:
-    """Timestamp indices of a plotly selection and whether it came from a box/lasso (else a click)."""
-    if event is None:
-        return np.zeros(0, dtype=np.int64), False
-    sel = event["selection"]
-    idx = []
-    for point in sel.get("points", []):
-        cd = point.get("customdata")
-        if isinstance(cd, (list, tuple)):
-            cd = cd[0] if cd else None
-        if cd is not None:
-            idx.append(int(cd))
-    area = bool(sel.get("box")) or bool(sel.get("lasso"))
-    return np.unique(np.asarray(idx, dtype=np.int64)), area
+    landmark_edit.edit("replace", found, f"Imported {found.size:,} landmarks from {file.name}.")
 
 
 def _on_timeline() -> None:
     key = f"{TIMELINE_CHART}_{st.session_state[state.TIMELINE_EPOCH]}"
-    idx, area = _selected_indices(st.session_state.get(key))
+    idx, area = landmark_edit.selected_indices(st.session_state.get(key))
     cur = state.current()
     first, stop = zoom.current(cur)
-    if area and cur is not None and stop - first > downsample.DISPLAY_POINTS:  # a downsampled timeline: a
-        y_all, _ = views.timeline_values(cur.series)  # box/lasso covers every event inside it, drawn or not
-        inside = downsample.events_in_selection(st.session_state[key]["selection"],
-                                                charts.time_values(cur.series.timestamps), y_all, first, stop)
-        idx = np.union1d(idx, inside)
+    # a downsampled timeline: a box/lasso covers every event inside it, drawn or not
+    if area and cur is not None and stop - first > downsample.DISPLAY_POINTS:
+        idx = landmark_edit.with_area(idx, st.session_state[key]["selection"], cur, first, stop)
     if idx.size:
         action = st.session_state[state.SELECT_ACTION] if area else "toggle"
         verb = {"add": "added", "remove": "removed", "toggle": "toggled"}[action]
-        _edit_landmarks(action, idx, f"Timeline: {verb} {idx.size} event(s).")
+        landmark_edit.edit(action, idx, f"Timeline: {verb} {idx.size} event(s).")
     state.bump(state.TIMELINE_EPOCH)  # a fresh chart: the same point can be clicked again
 
 
@@ -109,9 +79,9 @@ def _on_map() -> None:
     key = f"{MAP_CHART}_{st.session_state[state.MAP_EPOCH]}"
     event = st.session_state.get(key)
     objects = (event or {}).get("selection", {}).get("objects", {}).get(maps.EVENTS_LAYER, [])
-    idx = np.asarray([int(o["t"]) for o in objects if "t" in o], dtype=np.int64)
+    idx = landmark_edit.map_picks(objects)
     if idx.size:
-        _edit_landmarks("toggle", idx, f"Map: toggled t = {', '.join(map(str, idx.tolist()))}.")
+        landmark_edit.edit("toggle", idx, f"Map: toggled t = {', '.join(map(str, idx.tolist()))}.")
     state.bump(state.MAP_EPOCH)
 
 
@@ -134,7 +104,7 @@ def _apply_detector(action: str, detector: str, params: tuple) -> None:
                 f"Asked for {100 * asked:.0f} % of events, but the closest this series allows is {100 * got:.1f} % "
                 "(stay points come in whole stays, contacts in whole contact ids). Adjust the share or use another "
                 "detector.")
-    _edit_landmarks(action, found, note, origin="data")  # a detector reads the values being released (issue 33)
+    landmark_edit.edit(action, found, note, origin="data")  # a detector reads the values being released (issue 33)
     st.session_state[state.LANDMARKS_RULE] = _detector_rule(detector, dict(params)) if action == "replace" else None
 
 
@@ -214,7 +184,7 @@ with st.container(border=True):
     if detector == "threshold":
         y = cur.series.values
         side = d2.radio("Landmark when the value is", ["below", "above"], horizontal=True, key="thr_side")
-        default = float(np.round(np.quantile(y, 0.2 if side == "below" else 0.8, method="nearest"), 3))
+        default = landmark_edit.threshold_default(y, side)
         thr = d2.number_input(f"threshold ({cur.series.units or 'value'})", value=default, key=f"thr_{side}")
         params = (("below", thr if side == "below" else None), ("above", thr if side == "above" else None))
     elif detector == "percentile":
@@ -231,23 +201,22 @@ with st.container(border=True):
         dur = d2.number_input("minimum stay (s)", 60.0, 86_400.0, 1_200.0, 60.0, key="sp_dur")
         params = (("distance_m", dist), ("duration_s", dur))
     else:
-        ids = np.unique(cur.series.contacts)
-        ids = ids[ids >= 0][:500]
-        watch = d2.multiselect("watch-list of contact ids", ids.tolist(), default=ids[:3].tolist(), key="watch")
+        ids = landmark_edit.contact_ids(cur.series.contacts)
+        watch = d2.multiselect("watch-list of contact ids", ids, default=ids[:3], key="watch")
         params = (("watchlist", tuple(int(i) for i in watch)),)
     d3.button("Replace landmarks", on_click=_apply_detector, args=("replace", detector, params), type="primary",
               key="det_replace", width="stretch")
     d3.button("Add to landmarks", on_click=_apply_detector, args=("add", detector, params), key="det_add",
               width="stretch")
-    d3.button("Clear all landmarks", on_click=_edit_landmarks, args=("replace", np.zeros(0), "Cleared."),
+    d3.button("Clear all landmarks", on_click=landmark_edit.edit, args=("replace", (), "Cleared."),
               key="det_clear", width="stretch")
     u1, u2, _ = st.columns([1, 1, 3])
     u1.button("Undo", on_click=cache.undo_landmarks, key="lm_undo", icon=":material/undo:", width="stretch",
               disabled=not st.session_state.get(state.LANDMARK_UNDO))
     u2.button("Redo", on_click=cache.undo_landmarks, kwargs={"redo": True}, key="lm_redo", icon=":material/redo:",
               width="stretch", disabled=not st.session_state.get(state.LANDMARK_REDO))
-    landmark_keys.controls(_edit_landmarks, cur.n)  # the timeline's and map's clicks, from the keyboard
-    calendar_box.controls(_edit_landmarks, cur)  # declared by the wall clock, with a one-week preview
+    landmark_keys.controls(landmark_edit.edit, cur.n)  # the timeline's and map's clicks, from the keyboard
+    calendar_box.controls(landmark_edit.edit, cur)  # declared by the wall clock, with a one-week preview
     st.file_uploader("Import landmarks: the app's landmark JSON, or a CSV of event positions or of timestamps",
                      type=None, key=LANDMARK_FILE, on_change=_import_landmarks)
     if detector in ("threshold", "percentile", "fraction"):

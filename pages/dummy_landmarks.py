@@ -1,12 +1,11 @@
 """Dummy landmarks: hide which timestamps are landmarks by adding dummies chosen privately (§3.4)."""
-import numpy as np
-import pandas as pd
 import streamlit as st
 
 from lmdk import dummies, schemes
 from lmdk.errors import LmdkError
 from lmdk.present import headlines, views
 from ui import charts, explain, text, widgets
+from ui import dummies as dummy_ui
 from ui.charts import alt_text, loss_charts, zoom
 from ui.downloads import download_deferred
 from ui.session import cache, cache_loss, config, relation, state
@@ -63,34 +62,10 @@ def _controls() -> None:
                              help="position: dummies close to real landmarks score higher (Δu = 1); "
                                   "count: fewer dummies score higher (Δu = 1/n).")
     with st.columns([1, 1])[0]:
-        ss[state.DUMMY_SHARE] = min(SHARE_OPTIONS, key=lambda v: abs(np.log(v) - np.log(ss[state.DUMMY_SHARE])))
+        ss[state.DUMMY_SHARE] = widgets.nearest_on_log_scale(SHARE_OPTIONS, ss[state.DUMMY_SHARE])
         st.select_slider("Share of ε spent on the selection", SHARE_OPTIONS, format_func=lambda v: f"{100 * v:g} %",
                          **widgets.bind(state.DUMMY_SHARE),
                          help="The paper uses 1 % (§4.3.2); the rest of ε is spent on publishing.")
-
-
-def _options_table(sel) -> pd.DataFrame:
-    """One row per option (option j adds j dummies): size, utility, probability and whether it was chosen."""
-    sizes = np.asarray(sel.options.sizes)
-    return pd.DataFrame({
-        "dummies": sizes - sel.options.landmarks.size, "|L′|": sizes,
-        "utility": sel.scores, "probability": sel.probabilities, "chosen": np.arange(sizes.size) == sel.index,
-    })
-
-
-def _mae_table(rows: list[dict], unit: str) -> pd.DataFrame:
-    """MAE without and with dummies, their 95 % CIs and the relative cost, one row per scheme."""
-    def ci(low, high):
-        return f"[{charts.number(low)}, {charts.number(high)}]" if np.isfinite(low) and np.isfinite(high) else "–"
-
-    return pd.DataFrame({
-        "scheme": [r["scheme"] for r in rows],
-        f"MAE without ({unit})": [r["mae"] for r in rows],
-        "95 % CI without": [ci(r["low"], r["high"]) for r in rows],
-        f"MAE with dummies ({unit})": [r["dummies"] for r in rows],
-        "95 % CI with": [ci(r["dummies_low"], r["dummies_high"]) for r in rows],
-        "cost": [f"{100 * (r['dummies'] / r['mae'] - 1):+.0f} %" if r["mae"] > 0 else "—" for r in rows],
-    })
 
 
 def _verdicts(x, chosen_set, schemes, eps, eps_pub, mechanism, seed, w, options) -> dict:
@@ -116,7 +91,7 @@ def _report(args) -> str:
                            series))
 
 
-def handover(cur, chosen, sel, disclosure, eps, eps_pub, said: str, mae_table: pd.DataFrame, figures) -> None:
+def handover(cur, chosen, sel, disclosure, eps, eps_pub, said: str, mae_table, figures) -> None:
     """Report (HTML) and 'Reproduce in Python' of this view, whose headline ``said`` and MAE table the page shows."""
     from lmdk.present.report import describe_series
 
@@ -130,11 +105,7 @@ def handover(cur, chosen, sel, disclosure, eps, eps_pub, said: str, mae_table: p
                      "landmarks |L|": f"{cur.landmarks.size:,} of {cur.n:,} events",
                      "chosen |L′|": f"{sel.chosen.size:,}", "repetitions": int(ss[state.REPETITIONS]),
                      "demonstration seed": seed}
-    disclosure_table = pd.DataFrame({"": ["P(real landmark | marked), chosen option",
-                                          "P(real landmark | marked), expected over the options",
-                                          "an unmarked event"],
-                                     "value": [f"{100 * disclosure.chosen:.0f} %", f"{100 * disclosure.expected:.0f} %",
-                                               "known to be a regular event"]})
+    disclosure_table = dummy_ui.disclosure_table(disclosure)
     c1 = c2 = widgets.button_row()
     download_deferred("Report (HTML)", _report,
                       (said, configuration, verdicts, mae_table, disclosure_table,
@@ -260,12 +231,12 @@ def _results(cur, chosen: list[str]) -> None:
             "guarantee for whether an event is a landmark.", icon=":material/shield:")
 
     st.subheader("Options and their selection probability")
-    dummy_counts = np.asarray(sel.options.sizes) - sel.options.landmarks.size
+    dummy_counts = dummy_ui.dummy_counts(sel)
     selected = cache.run_key(cache.data_key(cur.token, cur.landmarks), cur.n, eps_sel, method, utility, seed)
     opt_fig = charts.drawn("options_chart", cache.run_key(selected, eps),
                            _build=lambda: loss_charts.selection_options(dummy_counts, sel.scores, sel.probabilities,
                                                                         sel.index, utility=utility, epsilon=eps))
-    options_table = _options_table(sel)
+    options_table = dummy_ui.options_table(sel)
     left, right = st.columns([4, 3], gap="medium")
     with left:
         st.plotly_chart(opt_fig, key="options_chart", **charts.PLOTLY_KW)
@@ -324,7 +295,7 @@ def _results(cur, chosen: list[str]) -> None:
                           _build=lambda: loss_charts.mae_with_without(rows, unit=unit, epsilon=eps,
                                                                       guess=guess.mae if guess else None))
     st.plotly_chart(mae_fig, key="dummy_mae_chart", **charts.PLOTLY_KW)
-    mae_table = _mae_table(rows, unit)
+    mae_table = dummy_ui.mae_table(rows, unit)
     st.dataframe(mae_table, hide_index=True, key="dummy_mae_table", column_config={
         f"MAE without ({unit})": st.column_config.NumberColumn(format="%.4g"),
         f"MAE with dummies ({unit})": st.column_config.NumberColumn(format="%.4g"),
@@ -332,10 +303,8 @@ def _results(cur, chosen: list[str]) -> None:
     st.caption(f"Mean over {reps} repetitions with 95 % confidence intervals; with dummies, every repetition makes "
                "its own private selection of L′ (so the MAE includes that randomness), and every scheme is run on "
                "the same selections." + (" " + headlines.guess_line_caption(guess, unit) if guess else ""))
-    alt_text.describe("dummy_mae_chart", pd.DataFrame(rows).rename(columns={
-        "mae": "MAE without", "low": "low without", "high": "high without", "dummies": "MAE with dummies",
-        "dummies_low": "low with", "dummies_high": "high with"}), what=f"Mean absolute error ({unit}) per scheme",
-        table=False)
+    alt_text.describe("dummy_mae_chart", alt_text.rows_table(rows, dummy_ui.MAE_NAMES),
+                      what=f"Mean absolute error ({unit}) per scheme", table=False)
 
     handover(cur, chosen, sel, disclosure, eps, eps_pub, said, mae_table, [timeline, opt_fig, budget_fig, mae_fig])
     row = widgets.button_row()

@@ -1,8 +1,8 @@
 """Overview: landmark privacy in plain words, one live example, and a link to every page."""
-import numpy as np
 import streamlit as st
 
 from lmdk import privacy, schemes
+from lmdk.landmarks import as_indices
 from lmdk.present import headlines, report, reproduce
 from ui import charts, ensure_entrypoint, explain, widgets
 from ui.charts import alt_text
@@ -46,7 +46,7 @@ marked = st.pills("Landmark timestamps", list(range(8)), selection_mode="multi",
                   key="home_landmarks", help="Click a timestamp to make it a landmark (or a regular event again).")
 eps = st.select_slider("Total budget ε", options=state.EPSILON_OPTIONS, value=1.0, key="home_eps",
                        format_func=lambda e: f"{e:g}")
-landmarks = np.asarray(sorted(marked or []), dtype=np.int64)
+landmarks = as_indices(marked or [])
 example = {s: schemes.allocate(s, 8, landmarks, eps, w=3) for s in ("event", "user", "uniform", "skip")}
 verdicts = {s: privacy.satisfies_landmark_privacy(b, landmarks, eps) for s, b in example.items()}
 said = headlines.overview_headline(eps, 8, int(landmarks.size), verdicts)

@@ -1,5 +1,4 @@
 """Policies: each person's own landmarks, ε and scheme — the policy table `lmdk population --policies` reads."""
-import pandas as pd
 import streamlit as st
 
 from lmdk.errors import LmdkError
@@ -56,7 +55,7 @@ if rule.startswith("calendar:"):
     except ValueError as exc:
         st.error(f"Landmark rule: {text.escape_markdown(exc)}")
         st.stop()
-    marked = int((week["landmark"] == "landmark").sum())
+    marked = policies.marked_hours(week)
     st.markdown(f"**One week of `{rule}`**: {marked} of 168 hours are landmarks (black).")
     st.plotly_chart(fig, key="policy_preview", **PLOTLY_KW)
     alt_text.describe("policy_preview", week, what="Landmark hours of one week", over="hour",
@@ -82,7 +81,6 @@ table = policies.table()
 if not table.rows:
     st.info("No user yet: add one above, or start from a table.")
     st.stop()
-frame = table.to_frame().drop(columns=["mechanism", "w", "dummies"])
 dataset = None
 if ledger.database_url() is not None:
     dataset = st.text_input("Ledger dataset", key="policy_dataset", placeholder="e.g. meters-2026",
@@ -91,10 +89,8 @@ try:
     budget = policies.ledger_budget([r.user for r in table.rows], dataset)
 except LmdkError as exc:
     st.error(text.escape_markdown(str(exc)))
-    budget = pd.DataFrame({"epsilon_basic": [None] * len(table.rows), "remaining": [None] * len(table.rows)})
-frame["status"] = policies.status(table, bounds)
-frame["ε spent"] = budget["epsilon_basic"].to_numpy()
-frame["ε remaining"] = ["no cap" if pd.isna(v) else f"{v:g}" for v in budget["remaining"]]
+    budget = policies.no_budget(len(table.rows))
+frame = policies.shown(table, bounds, budget)
 st.dataframe(frame, hide_index=True, width="stretch", key="policy_table",
              column_config={"epsilon": st.column_config.NumberColumn("ε", format="%g"),
                             "ε remaining": st.column_config.TextColumn(help="the ledger's cap minus the ε spent")})

@@ -86,6 +86,26 @@ def ledger_budget(users: list[str], dataset: str | None = None) -> pd.DataFrame:
     return spent_by_user(ledger.entries(), users, st.session_state.get(state.LEDGER_CAP))
 
 
+def no_budget(users: int) -> pd.DataFrame:
+    """The budget columns when the ledger cannot be read: nothing known of any of the ``users``."""
+    return pd.DataFrame({"epsilon_basic": [None] * users, "remaining": [None] * users})
+
+
+def shown(policy_table: PolicyTable, bounds: Bounds, budget: pd.DataFrame) -> pd.DataFrame:
+    """The table the page shows: each row's cells (no mechanism, w or dummies), its status under ``bounds`` and the
+    user's spent and remaining ε (``ledger_budget``)."""
+    frame = policy_table.to_frame().drop(columns=["mechanism", "w", "dummies"])
+    frame["status"] = status(policy_table, bounds)
+    frame["ε spent"] = budget["epsilon_basic"].to_numpy()
+    frame["ε remaining"] = ["no cap" if pd.isna(v) else f"{v:g}" for v in budget["remaining"]]
+    return frame
+
+
+def marked_hours(week: pd.DataFrame) -> int:
+    """How many hours of ``preview``'s week table are landmarks."""
+    return int((week["landmark"] == "landmark").sum())
+
+
 def preview(rule: str) -> tuple[go.Figure, pd.DataFrame]:
     """The one-week preview of a calendar rule: a weekday × hour grid, landmark hours black."""
     from lmdk.declared.calendar import week_grid, week_preview

@@ -264,6 +264,11 @@ def as_int_tuple(values) -> tuple[int, ...]:
     return tuple(np.unique(np.asarray(list(values), dtype=np.int64)).tolist())
 
 
+def nearest_on_log_scale(options: tuple[float, ...], value: float) -> float:
+    """The option of a log-scale slider closest to ``value`` (a value from a link need not be one of them)."""
+    return min(options, key=lambda v: abs(np.log(v) - np.log(value)))
+
+
 def _default_export_scheme(chosen: list[str]) -> int:
     """Index of the scheme an export offers first: one that satisfies landmark privacy (adaptive first)."""
     for scheme in ("adaptive", "skip", "uniform", "user"):

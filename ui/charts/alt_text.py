@@ -246,6 +246,18 @@ def track_table(timestamps: Timestamps, lat: np.ndarray, lon: np.ndarray, landma
     return table
 
 
+def per_timestamp_table(n: int, landmarks: np.ndarray, columns: dict) -> pd.DataFrame:
+    """t, landmark (whether t is in ``landmarks``), then ``columns`` — a per-timestamp chart's n events."""
+    t = np.arange(n)
+    return pd.DataFrame({"t": t, "landmark": np.isin(t, landmarks), **columns})
+
+
+def rows_table(rows: list[dict], names: dict[str, str] | None = None) -> pd.DataFrame:
+    """One row per dict of ``rows`` (a chart's bars), its columns renamed by ``names``."""
+    table = pd.DataFrame(rows)
+    return table.rename(columns=names) if names is not None else table
+
+
 def _flags(n: int, landmarks: Iterable[int], dummies: Iterable[int]) -> dict:
     """Boolean columns per event: landmark, and dummy (a dummy that is not a landmark) when there are dummies."""
     lm = np.zeros(n, dtype=bool)
