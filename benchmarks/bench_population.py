@@ -10,6 +10,7 @@ adaptive < 3 min, peak RSS < 4 GB.
     python benchmarks/bench_population.py --users 500          # reduced size
     python benchmarks/bench_population.py --seed 0             # demonstration mode (textbook sampler)
     python benchmarks/bench_population.py --workers 2          # the same on a 2-worker Dask LocalCluster
+    python benchmarks/bench_population.py --schemes uniform --ledger sqlite:///ledger.db   # each user's ε reserved
 
 Without --seed the runs are exports: fresh unrecorded entropy and the snapping sampler with --bound 10 (kWh).
 """
@@ -69,8 +70,10 @@ def _seconds(clock: str) -> float:
     return sum(p * 60 ** i for i, p in enumerate(reversed(parts)))
 
 
-def run_scheme(fleet: Path, scheme: str, work: Path, seed: int | None, workers: int | None) -> dict:
-    """``lmdk population`` for one scheme under /usr/bin/time -v: wall seconds, peak RSS, load average."""
+def run_scheme(fleet: Path, scheme: str, work: Path, seed: int | None, workers: int | None,
+               ledger: str | None = None) -> dict:
+    """``lmdk population`` for one scheme under /usr/bin/time -v: wall seconds, peak RSS, load average; with
+    ``ledger`` every user's ε is reserved there first (dataset ``fleet-SCHEME-…``, a cap no user reaches)."""
     policy = work / f"policy-{scheme}.json"
     policy.write_text(json.dumps({"landmarks": "percentile:20", "scheme": scheme, "epsilon": 1.0,
                                   **({"w": 168} if scheme == "w-event" else {})}))
@@ -80,6 +83,8 @@ def run_scheme(fleet: Path, scheme: str, work: Path, seed: int | None, workers: 
                "--quiet", "--allow-violation"]
     command += ["--seed", str(seed)] if seed is not None else ["--bound", str(BOUND_KWH)]
     command += ["--workers", str(workers)] if workers else []
+    if ledger:
+        command += ["--ledger", ledger, "--dataset", f"fleet-{scheme}-{os.getpid()}-{time.time_ns()}", "--cap", "1e6"]
     load_before = os.getloadavg()[0]
     done = subprocess.run(["/usr/bin/time", "-v", "-o", str(report), *command], capture_output=True, text=True)
     if done.returncode != 0:
@@ -104,6 +109,8 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=None, help="demonstration mode (default: exports)")
     parser.add_argument("--workers", type=int, default=None, help="Dask LocalCluster workers (default in-process)")
     parser.add_argument("--workdir", default=None, help="where the fleet and outputs go (default: a temp folder)")
+    parser.add_argument("--ledger", metavar="URL", default=None,
+                        help="reserve every user's ε in this ledger first (compare the time with a run without)")
     args = parser.parse_args(argv)
     work = Path(args.workdir or tempfile.mkdtemp(prefix="lmdk-bench-population-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -115,11 +122,12 @@ def main(argv=None) -> int:
               f"written in {made['seconds']:.1f} s", flush=True)
     mode = f"demonstration seed {args.seed}" if args.seed is not None else f"export (snapping, bound {BOUND_KWH:g})"
     engine = f"Dask LocalCluster of {args.workers}" if args.workers else "in-process"
+    engine += f"; ledger {args.ledger}" if args.ledger else "; no ledger"
     print(f"mode: {mode}; engine: {engine}; cores: {os.cpu_count()}", flush=True)
     rows = []
     print(f"{'scheme':<9} {'seconds':>8} {'events/s':>12} {'peak RSS GB':>12} {'load 1-min':>14} {'target':>8}")
     for scheme in args.schemes.split(","):
-        row = run_scheme(fleet, scheme, work, args.seed, args.workers)
+        row = run_scheme(fleet, scheme, work, args.seed, args.workers, args.ledger)
         rows.append(row)
         target = TARGETS_S.get(scheme)
         verdict = "" if target is None else ("ok" if row["seconds"] < target and row["peak_rss_gb"] < TARGET_RSS_GB

@@ -5,7 +5,8 @@ What it protects. One event's value x under the neighbouring relation "the value
 Δ = high − low): :func:`release_values` is ε-differentially private for that change, at every ε, Δ and range,
 with ε the budget the scheme accounts for (the guaranteed figure Δ_int/t of :class:`Calibration` is ≤ ε
 exactly). Nothing here protects against a weak pseudo-random generator (numpy's PCG64 is not cryptographic;
-exports seed it from fresh OS entropy) or a public range chosen by looking at the data.
+exports draw from randomgen's AESCounter keyed from fresh OS entropy, :func:`lmdk.rng.secure_generator`) or a
+public range chosen by looking at the data.
 
 The mechanism, for a value x with budget ε:
 
@@ -54,7 +55,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from lmdk.errors import ParameterError
-from lmdk.rng import as_generator
+from lmdk.rng import as_generator, is_secure, secure_generator
 
 GRID_BITS = 10
 """The grid g is 2^−GRID_BITS..2^−(GRID_BITS+1) of min(Δ, Δ/ε): at most 1/1024 of the sensitivity and of the
@@ -395,12 +396,13 @@ class LockstepNoise:
     from 256 bits of the row's Generator — so each row's numbers depend on its own Generator alone.
     """
 
-    def __init__(self, v: np.ndarray, f: np.ndarray, b: np.ndarray, seeds: np.ndarray):
+    def __init__(self, v: np.ndarray, f: np.ndarray, b: np.ndarray, seeds: np.ndarray, secure: bool = False):
         # (steps, rows), contiguous per step
         self._v = np.ascontiguousarray(v.T, dtype=np.int64)
         self._f = np.ascontiguousarray(f.T, dtype=np.uint64)
         self._b = np.ascontiguousarray(b.T)
         self._seeds = seeds
+        self._secure = secure  # the rows' Generators are cryptographically secure: so are their children
         self._children: dict[int, np.random.Generator] = {}
 
     @classmethod
@@ -409,7 +411,7 @@ class LockstepNoise:
         gen = _generator(rng)
         v, f, b = _parts_stream(rows * n, gen)
         seeds = gen.integers(0, 2**64, size=(rows, 4), dtype=np.uint64)
-        return cls(v.reshape(rows, n), f.reshape(rows, n), b.reshape(rows, n), seeds)
+        return cls(v.reshape(rows, n), f.reshape(rows, n), b.reshape(rows, n), seeds, is_secure(gen))
 
     @classmethod
     def from_generators(cls, generators, lengths, n: int) -> LockstepNoise:
@@ -425,12 +427,14 @@ class LockstepNoise:
             v[valid], f[valid], b[valid] = (np.concatenate(parts) for parts in zip(*drawn, strict=True))
         seeds = np.stack([gen.integers(0, 2**64, size=(1, 4), dtype=np.uint64)[0] for gen in gens]) if gens else \
             np.empty((0, 4), dtype=np.uint64)
-        return cls(v, f, b, seeds)
+        return cls(v, f, b, seeds, bool(gens) and all(is_secure(g) for g in gens))
 
     def _child(self, r: int) -> np.random.Generator:
         """Row r's own Generator for refinements and restarts."""
         if r not in self._children:
-            self._children[r] = np.random.default_rng(np.random.SeedSequence(self._seeds[r].tolist()))
+            words = self._seeds[r].tolist()
+            self._children[r] = (secure_generator(words[0] | words[1] << 64) if self._secure
+                                 else np.random.default_rng(np.random.SeedSequence(words)))
         return self._children[r]
 
     def parts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -18,6 +18,11 @@ class TooLargeError(LmdkError):
     """A request exceeds a documented size limit (e.g. exhaustive search, upload size)."""
 
 
+class LedgerUnavailable(LmdkError):
+    """The privacy ledger cannot be reached or is not ready (a server down, a file locked, the schema missing): the
+    command line exits with code 5 and nothing was released or charged; the message names no secret."""
+
+
 class PolicyRefused(LmdkError):
     """A policy whose stated guarantee would not hold (e.g. landmarks computed from the released values without a
     private selection): the command line exits with code 3, the code of a policy that violates its guarantee."""

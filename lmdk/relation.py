@@ -16,13 +16,18 @@ Kinds (``Relation.kind``):
   geo-indistinguishability, Andrés et al. 2013, gives ε for two points at most r apart).
 - ``flip``: one contact bit flips (randomized response; Δ = 1 by definition).
 - ``aggregate``: one user's contributions to a statistic over many users (:mod:`lmdk.aggregate`) change: their
-  reading in a bin moves anywhere in the public range [low, high] of one user's reading (a count: 0 to K rows per
-  bin for contacts, 0 or 1 for a user inside a region). Δ = high − low for a sum or a count (K for contacts), and
-  (high − low)/N for a mean over the public number of users N; the statistic itself lies in [N·low, N·high]
-  (a mean in [low, high]), the range the exact sampler clamps to. With groups (``groups`` > 1) the relation is
-  one group's: groups are disjoint sets of users, so their releases compose in parallel. Under a landmark
-  scheme the release protects one user's readings at every landmark and any one other bin together (Theorem 2
-  on the aggregate stream: each timestamp's data set D_t holds the users' readings, §2 Definition 2, §3.1).
+  reading in a bin moves anywhere in the public range [low, high] of one user's reading, or is absent — a user
+  without a reading in a bin contributes 0 — so one contribution lies in [min(0, low), max(0, high)] (a count: 0
+  to K rows per bin for contacts, 0 or 1 for a user inside a region). Δ = max(0, high) − min(0, low) for a sum
+  (K for a count of contacts, 1 of a region), and that ÷ N for a mean, where N (the group's number of users,
+  counted from the input's user ids) is public under this relation; the statistic lies in
+  [N·min(0, low), N·max(0, high)] (a mean in [min(0, low), max(0, high)]), the range the exact sampler clamps to,
+  so no true statistic is clamped (:func:`aggregate_sensitivity`, :func:`aggregate_statistic_range`: the one
+  place Δ and the range are computed, for the release, the ledger, the app and the planner). With groups
+  (``groups`` > 1) the relation is one group's: groups are disjoint sets of users, so their releases compose in
+  parallel. Under a landmark scheme the release protects one user's readings at every landmark and any one other
+  bin together (Theorem 2 on the aggregate stream: each timestamp's data set D_t holds the users' readings, §2
+  Definition 2, §3.1).
 - ``papers``: the papers' simplification for their figures (:data:`PAPERS_UNIT_CHANGE`): a change of up to d = 1
   unit, no public range, the textbook floating-point sampler. Only the papers' figures and the tests that
   reproduce them use it, always explicitly.
@@ -54,6 +59,22 @@ def _finite(value, name: str) -> float:
     if not math.isfinite(out):
         raise ParameterError(f"{name} must be a finite number, not {value!r}")
     return out
+
+
+def aggregate_sensitivity(statistic: str, users: int, low: float, high: float) -> float:
+    """Δ of one user's contributions to a bin of an aggregate: max(0, high) − min(0, low) (÷ N for a mean)."""
+    if statistic == "count":  # a count's low is 0 and high is K (contacts) or 1 (region): Δ = high
+        return float(high) - float(low)
+    width = max(0.0, float(high)) - min(0.0, float(low))
+    return width / float(users) if statistic == "mean" else width
+
+
+def aggregate_statistic_range(statistic: str, users: int, low: float, high: float) -> tuple[float, float]:
+    """The public range of one bin's statistic: [N·min(0, low), N·max(0, high)] (a mean's without the N)."""
+    lo, hi = min(0.0, float(low)), max(0.0, float(high))
+    if statistic == "mean":
+        return lo, hi
+    return float(users) * lo, float(users) * hi
 
 
 def _literal(value: float | None) -> str:
@@ -174,8 +195,8 @@ class Relation:
     def sensitivity(self) -> float:
         """Δ: how far the protected change can move one event's value (metres for a radius)."""
         if self.kind == "aggregate":
-            width = self._number("high") - self._number("low")
-            return width / float(self.users or 1) if self.statistic == "mean" else width
+            return aggregate_sensitivity(str(self.statistic), int(self.users or 1), self._number("low"),
+                                         self._number("high"))
         if self.kind == "range":
             return self._number("high") - self._number("low")
         if self.kind in ("up_to", "radius", "papers"):
@@ -221,13 +242,12 @@ class Relation:
     @property
     def value_range(self) -> tuple[float, float] | None:
         """The public range values are clamped to, or None (locations, contacts). An aggregate's is the
-        statistic's own range: [N·low, N·high] for a sum or a count, [low, high] for a mean."""
+        statistic's own range (:func:`aggregate_statistic_range`)."""
         if self.low is None:
             return None
         low, high = self._number("low"), self._number("high")
-        if self.kind == "aggregate" and self.statistic != "mean":
-            n = float(self.users or 1)
-            return n * low, n * high
+        if self.kind == "aggregate":
+            return aggregate_statistic_range(str(self.statistic), int(self.users or 1), low, high)
         return low, high
 
     def _aggregate_words(self, event: str) -> tuple[str, str]:
@@ -240,6 +260,8 @@ class Relation:
             change = f"each anywhere between 0 and {self._number('high'):g} contact rows"
         else:
             change = f"each anywhere between {self.low:g} and {self._amount(self._number('high'))}"
+            if not self._number("low") <= 0 <= self._number("high"):
+                change += " or absent (counted as 0)"
         return who, change
 
     def aggregate_protects(self, event: str, epsilon: float, landmarks: int | None) -> str:
@@ -256,12 +278,16 @@ class Relation:
         """What an aggregate treats as public or fixes by construction (the statement lists it)."""
         n = f"{self.users:,}"
         out = []
-        if self.statistic == "sum":
-            out.append(f"the statistic is the sum over {n} {self.who}s of each one's reading clamped to the public "
-                       "range; a " + f"{self.who} without a reading in a bin contributes 0")
-        elif self.statistic == "mean":
-            out.append(f"the statistic is the sum over {self.who}s divided by their number N = {n}, which is "
-                       "treated as public; a " + f"{self.who} without a reading in a bin contributes 0")
+        if self.statistic in ("sum", "mean"):
+            low, high = self._number("low"), self._number("high")
+            lo, hi = min(0.0, low), max(0.0, high)
+            what = ("the sum over" if self.statistic == "sum" else f"the sum divided by N = {n}, the number of") + \
+                f" {self.who}s"
+            out.append(f"the statistic is {what} of each one's reading clamped to the public range [{low:g}, "
+                       f"{high:g}]; a {self.who} without a reading in a bin contributes 0, so one {self.who}'s "
+                       f"contribution lies in [{lo:g}, {hi:g}] (Δ = {self.sensitivity:g})")
+            out.append(f"N = {n}, the number of {self.who}s counted from the input's user ids, is public under this "
+                       "relation")
         elif self.counted == "region":
             out.append(f"the statistic counts the {self.who}s inside a public region per bin (N = {n})")
         else:

@@ -45,6 +45,11 @@ class Release:
         return int(self.budgets.shape[1])
 
 
+def sampler_for(mechanism: str) -> str:
+    """The floating-point-safe sampler of an export for ``mechanism`` (what the ledger records of an export)."""
+    return {"laplace": "discrete", "planar_laplace": "snapping"}.get(mechanism, "randomized_response")
+
+
 def total_epsilon(epsilon) -> float:
     """Validate the total budget ε (a positive scalar)."""
     eps = validate_epsilon(epsilon)

@@ -29,8 +29,12 @@ SAMPLERS = ("snapping", "textbook")
 
 
 def fresh_generator() -> np.random.Generator:
-    """A generator seeded from fresh OS entropy that is never recorded (for exported releases)."""
-    return np.random.default_rng(np.random.SeedSequence())
+    """A generator for exported releases: randomgen's AESCounter (AES-128 in counter mode, a cryptographically
+    secure bit generator) under numpy's Generator, keyed directly (``key=``, not ``seed=``) with 128 bits of
+    ``os.urandom`` that are never recorded — its output cannot be predicted or regenerated from earlier draws."""
+    from lmdk.rng import secure_generator
+
+    return secure_generator()
 
 
 def uniform_doubles(shape, rng=None) -> np.ndarray:

@@ -2,7 +2,6 @@
 (detector, timeline selection, map clicks)."""
 import streamlit as st
 
-from lmdk.present import views
 from ui import (
     calendar_box,
     charts,
@@ -71,7 +70,7 @@ def _on_timeline() -> None:
     if idx.size:
         action = st.session_state[state.SELECT_ACTION] if area else "toggle"
         verb = {"add": "added", "remove": "removed", "toggle": "toggled"}[action]
-        landmark_edit.edit(action, idx, f"Timeline: {verb} {idx.size} event(s).")
+        landmark_edit.edit_marked(action, idx, f"Timeline: {verb} {idx.size} event(s).")
     state.bump(state.TIMELINE_EPOCH)  # a fresh chart: the same point can be clicked again
 
 
@@ -81,7 +80,8 @@ def _on_map() -> None:
     objects = (event or {}).get("selection", {}).get("objects", {}).get(maps.EVENTS_LAYER, [])
     idx = landmark_edit.map_picks(objects)
     if idx.size:
-        landmark_edit.edit("toggle", idx, f"Map: toggled t = {', '.join(map(str, idx.tolist()))}.")
+        landmark_edit.edit_marked("toggle", idx, f"Map: toggled t = {', '.join(map(str, idx.tolist()))}.",
+                                  values_shown=True)  # the map shows the locations being released
     state.bump(state.MAP_EPOCH)
 
 
@@ -215,7 +215,7 @@ with st.container(border=True):
               disabled=not st.session_state.get(state.LANDMARK_UNDO))
     u2.button("Redo", on_click=cache.undo_landmarks, kwargs={"redo": True}, key="lm_redo", icon=":material/redo:",
               width="stretch", disabled=not st.session_state.get(state.LANDMARK_REDO))
-    landmark_keys.controls(landmark_edit.edit, cur.n)  # the timeline's and map's clicks, from the keyboard
+    landmark_keys.controls(landmark_edit.edit_marked, cur.n)  # the timeline's and map's clicks, from the keyboard
     calendar_box.controls(landmark_edit.edit, cur)  # declared by the wall clock, with a one-week preview
     st.file_uploader("Import landmarks: the app's landmark JSON, or a CSV of event positions or of timestamps",
                      type=None, key=LANDMARK_FILE, on_change=_import_landmarks)
@@ -229,12 +229,16 @@ with st.container(border=True):
         st.warning(st.session_state["_detector_warning"], icon=":material/warning:")
 
 # ------------------------------------------------------------------ 3. timeline
-y, y_title = views.timeline_values(cur.series)
+y, y_title = landmark_edit.timeline_values(cur)  # the values, or a flat line of times when they are hidden
 top = st.columns([3, 2])
 top[0].markdown("**Timeline** — click a point to toggle it; to select many, pick the box or lasso tool in the "
                 "chart's toolbar and drag (or type positions under *2 · Mark landmarks*).")
 top[1].radio("A box or lasso selection", ["add", "remove"], key=state.SELECT_ACTION, horizontal=True,
              format_func={"add": "adds landmarks", "remove": "removes landmarks"}.get)
+st.toggle("Mark without seeing the values (the timeline shows times only)", key=state.TIMELINE_BLIND,
+          help="Marks made while the chart shows the values are data-derived: a person who marks the low values is "
+               "a rule that reads them, and the release to hand out then starts with NOT PROTECTED. With the values "
+               "hidden, clicks, boxes and typed positions stay declared, as a calendar rule does.")
 window = zoom.control(cur)  # long series: the events drawn (every one in a window of ≤ 2,000)
 fig = charts.timeline(cur.series.timestamps, y, cur.landmarks, y_title=y_title,
                       meta={"landmarks": int(cur.landmarks.size)}, window=window)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from lmdk.experiments import charts as ech
 from lmdk.experiments import runner as ex
 from ui import charts, text, widgets
+from ui import experiments as ex_ui
 from ui.charts import alt_text
 from ui.session import state
 
@@ -52,45 +52,11 @@ def _verdicts(text: str) -> dict[str, str]:
     return sections
 
 
-def _markdown_with_tables(text: str) -> None:
-    """Markdown whose tables become st.dataframe grids: the figures' tables are wider than the page at 1024 px, and
-    a grid scrolls under the keyboard (a markdown table in a scrolling box cannot take the focus)."""
-    import pandas as pd
-
-    def cells(line: str) -> list[str]:
-        return [re.sub(r"\*\*|`", "", c).strip() for c in line.strip().strip("|").split("|")]
-
-    lines, table = [], []
-    for line in text.splitlines() + [""]:
-        if line.lstrip().startswith("|"):
-            table.append(line)
-            continue
-        if table:
-            if "".join(lines).strip():
-                st.markdown("\n".join(lines))
-            lines = []
-            rows = [cells(r) for r in table if not re.fullmatch(r"\s*\|?[\s:|-]+\|?\s*", r)]
-            head = [c + "\u200b" * rows[0][:i].count(c) for i, c in enumerate(rows[0])]  # distinct names
-            body = [(r + [""] * len(head))[:len(head)] for r in rows[1:]]
-            st.dataframe(pd.DataFrame(body, columns=head), hide_index=True, width="stretch")
-            table = []
-        lines.append(line)
-    if "".join(lines).strip():
-        st.markdown("\n".join(lines))
-
-
 figures = ex.figures()
 names = list(figures)
 ss = st.session_state
 if ss.get(state.EX_FIGURE) not in figures:
     ss[state.EX_FIGURE] = names[0]
-def readable_column(name: str) -> str:
-    """A tidy column's name for reading ('mae_ci_low' → 'MAE 95 % CI low'); the CSV keeps the names the runner wrote."""
-    for suffix, words in (("_ci_low", " 95 % CI low"), ("_ci_high", " 95 % CI high"), ("_std", " sd")):
-        if name.endswith(suffix):
-            return readable_column(name.removesuffix(suffix)) + words
-    return {"mae": "MAE", "epsilon": "ε"}.get(name, name.replace("_", " "))
-
 
 st.title("Experiments — reproducing the papers")
 st.caption(
@@ -106,7 +72,7 @@ st.markdown(f"**The paper's claim.** {spec.claim}")
 with st.expander("What am I looking at — verdict and reasons", expanded=False):
     section = _verdicts(REPRODUCTION.read_text()).get(name) if REPRODUCTION.exists() else None
     with st.container(key="ex_verdict"):
-        _markdown_with_tables(section or "The comparison with the paper is in docs/REPRODUCTION.md.")
+        ex_ui.markdown_with_tables(section or "The comparison with the paper is in docs/REPRODUCTION.md.")
 
 cached = _cached(name)
 meta = cached[1] if cached else {}
@@ -148,16 +114,12 @@ if df is None and cached:
     source = (f"cached default run: {meta.get('repetitions', '?')} repetitions, seed {meta.get('seed', '?')}, "
               f"{meta.get('seconds', '?')} s{scale}")
 if df is not None:  # an error's interval never goes below 0 (runs cached before issue 35 can hold a negative bound)
-    from lmdk.experiments.spec import nonnegative
-
-    df = df.assign(**{c: df[c].clip(lower=0) for c in df.columns
-                      if c.endswith("_ci_low") and nonnegative(c.removesuffix("_ci_low"))})
+    df = ex_ui.nonnegative_intervals(df)
 if df is None:
     st.info(f"No cached run of {name}; press Recompute or run "
             f"`python -m lmdk.experiments {name} --out assets/experiments_default`.")
 else:
-    fig = ech.figure_chart(name, df)
-    fig.update_layout(meta={"figure": name, "source": source})
+    fig = ex_ui.chart(name, df, source)
     st.plotly_chart(fig, width="stretch", config=charts.MODEBAR)
     st.caption(source)
     if source.startswith("cached") and int(ss[state.EX_REPETITIONS]) != cached_reps:
@@ -167,7 +129,7 @@ else:
                "public range; the other pages calibrate it to the public range and clamp the releases to it, so one "
                "scheme's error differs between them (most for user level, whose huge noise the range clamps).")
     d1, d2 = st.columns(2)
-    d1.download_button("Download CSV", df.to_csv(index=False).encode(), f"{name}.csv", "text/csv")
+    d1.download_button("Download CSV", ex_ui.csv_bytes(df), f"{name}.csv", "text/csv")
     d2.download_button("Download chart (HTML)", charts.to_html(fig).encode(), f"{name}.html", "text/html")
-    alt_text.describe(f"experiment_{name}", df.rename(columns=readable_column), what=f"The numbers of {name} (tidy)",
+    alt_text.describe(f"experiment_{name}", ex_ui.readable(df), what=f"The numbers of {name} (tidy)",
                       csv=False)

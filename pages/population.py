@@ -117,10 +117,12 @@ unit = {"values": "kWh" if ss[state.POP_SOURCE] == "fleet" else "value units", "
 from lmdk.present.population import flagged, headline  # noqa: E402 (only once a population is loaded, after st.stop)
 
 guess = population.data_free_guess(pop, protected, unit)
-st.markdown(f"##### {headline(table, chosen, eps, unit, guess)}")
+st.markdown(f"##### {headline(table, chosen, eps, unit, guess, data_derived=population.data_derived(rule))}")
 st.caption(f"{pop.description} · rule `{rule}` · ε = {eps:g} · protected: "
            f"{protected.label() if protected is not None else 'changes of up to 1 unit (Δ = 1)'} · one release per "
            f"user, demonstration seed {seed}.")
+
+population.statement_box(pop, rule, chosen, eps, w, protected)  # a rule that reads the values: NOT PROTECTED first
 
 if pop.kind == "values" and protected is not None and protected.kind == "range":
     population.district_section(pop, table, chosen, eps, w, seed, protected, unit)

@@ -1,5 +1,4 @@
 """Schemes & utility: budgets per timestamp, original vs released, MAE with 95 % CI, Theorem 2 badges."""
-import pandas as pd
 import streamlit as st
 
 from lmdk.present import headlines, views
@@ -237,7 +236,7 @@ def results() -> None:
     st.plotly_chart(mae_fig, key="mae_chart", **charts.PLOTLY_KW)
     st.caption(f"Bars: mean over {reps} repetitions; whiskers: 95 % confidence interval."
                + (" " + headlines.guess_line_caption(guess, unit) if guess is not None else ""))
-    alt_text.describe_run("mae_chart", run, lambda: pd.DataFrame(rows).rename(columns=alt_text.MAE_COLUMNS),
+    alt_text.describe_run("mae_chart", run, lambda: alt_text.rows_table(rows, alt_text.MAE_COLUMNS),
                           what=f"Mean absolute error ({unit}) per scheme")
     if clamp is not None:
         saved = ", ".join(f"{r['scheme']} {r['mae'] - r['clamped']:.3g}" for r in rows)
@@ -252,7 +251,7 @@ def results() -> None:
     widgets.download_figure(mae_fig, "mae", key="dl_mae", container=d[2], label="MAE chart (HTML)")
     verdicts = {s: (summaries[s].satisfies, summaries[s].worst_sigma) for s in chosen}
     saved = config.run_config(cur)
-    report = Report(said, saved, verdicts, pd.DataFrame(rows),
+    report = Report(said, saved, verdicts, alt_text.rows_table(rows),
                     [f for f in (budget_fig, release_fig, mae_fig) if f is not None], cur.series,
                     widgets.statement_lines(cur, chosen, summaries, mechanism))
     report.plan = plan_ui.report_table(cur, chosen)

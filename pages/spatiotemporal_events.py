@@ -1,8 +1,4 @@
 """Spatiotemporal events (PriSTE): paint an event on the grid, watch the plain α-PLM leak it and PriSTE calibrate α."""
-import numpy as np
-import pandas as pd
-import plotly.graph_objects as go
-import pydeck as pdk
 import streamlit as st
 
 from lmdk import priste
@@ -11,40 +7,15 @@ from lmdk.present import headlines
 from lmdk.priste import views as priste_views
 from lmdk.priste.grid import GridTooLarge
 from ui import charts, explain, run_gate, text, widgets
-from ui.charts import alt_text, maps
+from ui import priste as priste_ui
+from ui.charts import alt_text, maps, priste_charts
+from ui.charts.priste_charts import PLAIN, PRISTE
 from ui.downloads import download_deferred
 from ui.session import config, state
-from ui.session.cache_scope import bounded_cache
 
 # the configuration lives in ui.session.state (ST_* keys, mirrored to the URL); these are session-only
 K_MAP, K_GRID_SIG, K_PREV_PICK = "priste_map", "_priste_grid_sig", "_priste_prev_pick"
 SOURCE_LABELS = {"taxi": "synthetic taxi sample", "series": "current series", "walk": "synthetic grid walk (§5.1)"}
-PLAIN, PRISTE = "#D55E00", "#0072B2"  # Okabe–Ito vermilion / blue
-REGION_RGBA, CELL_RGBA = [230, 159, 0, 150], [255, 255, 255, 0]
-
-
-@bounded_cache(16)
-def taxi_latlon(n: int, seed: int) -> np.ndarray:
-    """The synthetic taxi sample's first n fixes as (lat, lon)."""
-    from lmdk import data
-
-    return data.sample("taxi", n=n, seed=seed).latlon()
-
-
-@bounded_cache(16)
-def run_side(cells, kind, region, window, eps, alpha, M, grid, reps, delta, seed):
-    """Cached lmdk.priste.views.runs for one event: the plain α-PLM (eps = inf, kept while ε changes) or PriSTE."""
-    mask = np.zeros(grid.m, dtype=bool)
-    mask[list(region)] = True
-    event = priste.Event(kind, mask, np.arange(window[0], window[1] + 1))
-    return priste_views.runs(cells, event, eps, alpha, M, grid, reps, delta=delta, seed=seed)
-
-
-def run_comparison(cells, kind, region, window, eps, alpha, M, grid, reps, delta, seed):
-    """lmdk.priste.views.compare for one event, each side cached on its own inputs."""
-    plain = run_side(cells, kind, region, window, float("inf"), alpha, M, grid, reps, delta, seed)
-    return priste_views.comparison(plain, run_side(cells, kind, region, window, eps, alpha, M, grid, reps, delta,
-                                                   seed))
 
 
 def on_map_pick() -> None:
@@ -55,75 +26,6 @@ def on_map_pick() -> None:
     new = picked - set(ss.get(K_PREV_PICK, ()))
     ss[K_PREV_PICK] = tuple(picked)
     ss[state.ST_REGION] = sorted(set(ss[state.ST_REGION] or []) ^ new)
-
-
-def band_figure(t, bands: dict, *, y_title: str, reference: float, reference_label: str, window, log_y: bool,
-                eps: float) -> go.Figure:
-    """Median line and 10–90 % band per method, a dashed reference line and the event window shaded."""
-    fig = go.Figure()
-    fig.add_vrect(x0=window[0] - 0.5, x1=window[1] + 0.5, fillcolor="rgba(230,159,0,0.15)", line_width=0,
-                  annotation_text="event window", annotation_position="top left")
-    for name, (band, colour) in bands.items():
-        fig.add_trace(go.Scatter(x=t, y=band["high"], mode="lines", line=dict(width=0), hoverinfo="skip",
-                                 showlegend=False))
-        fig.add_trace(go.Scatter(x=t, y=band["low"], mode="lines", line=dict(width=0), fill="tonexty",
-                                 fillcolor=charts.rgba(colour, 0.2), name=f"{name}: 10–90 % of repetitions",
-                                 hoverinfo="skip"))
-        fig.add_trace(go.Scatter(x=t, y=band["median"], mode="lines+markers", marker=dict(size=4),
-                                 line=dict(color=colour, width=2), name=f"{name}: median",
-                                 hovertemplate="t = %{x}<br>%{y:.3g}<extra>" + name + "</extra>"))
-    fig.add_hline(y=reference, line=dict(color="black", dash="dash", width=1.2), annotation_text=reference_label,
-                  annotation_position="bottom right")
-    fig.update_layout(height=360, margin=dict(l=70, r=20, t=40, b=50), template="plotly_white", font=charts.FONT,
-                      legend=charts.top_legend(x=0, xanchor="left"),
-                      meta={"eps": eps}, xaxis_title="timestamp t", yaxis_title=y_title)
-    if log_y:
-        values = np.concatenate([np.asarray(b[k], float) for b, _ in bands.values() for k in ("low", "high")]
-                                + [[reference]])
-        ticks = _ticks_125(values[values > 0])
-        fig.update_yaxes(type="log", tickvals=ticks, ticktext=[f"{v:g}" for v in ticks])
-    return fig
-
-
-def _ticks_125(values: np.ndarray) -> list[float]:
-    """1-2-5 tick values per decade spanning ``values`` (Plotly's default log ticks label bare digits)."""
-    lo, hi = np.floor(np.log10(values.min())), np.ceil(np.log10(values.max()))
-    ticks = [m * 10.0**d for d in np.arange(lo, hi + 1) for m in (1, 2, 5)]
-    inside = [v for v in ticks if values.min() / 1.5 <= v <= values.max() * 1.5]
-    return inside if len(inside) >= 2 else ticks
-
-
-def _band_table(t, bands: dict) -> pd.DataFrame:
-    """t, then the median and 10–90 % band of every method (a chart's text alternative)."""
-    table = pd.DataFrame({"t": t})
-    for name, band in bands.items():
-        for part in ("median", "low", "high"):
-            table[f"{name} {part}"] = np.asarray(band[part], dtype=float)
-    return table
-
-
-def grid_deck(grid, region, true_cells, paths: dict) -> pdk.Deck:
-    """The grid (region cells filled), the true path (black) and released paths, cells pickable."""
-    corners = grid.corners_latlon()
-    in_region = np.zeros(grid.m, dtype=bool)
-    in_region[list(region)] = True
-    cells = [{"cell": i, "polygon": corners[i].tolist(), "fill": REGION_RGBA if in_region[i] else CELL_RGBA,
-              "what": "in the event's region" if in_region[i] else "click to add"} for i in range(grid.m)]
-    layers = [pdk.Layer("PolygonLayer", data=cells, id="cells", get_polygon="polygon", get_fill_color="fill",
-                        get_line_color=[120, 120, 120, 160], line_width_min_pixels=1, stroked=True, filled=True,
-                        pickable=True, auto_highlight=True)]
-    for name, (cell_ids, rgb, width) in {"true path": (true_cells, [0, 0, 0], 3), **paths}.items():
-        lat, lon = grid.cell_to_latlon(np.asarray(cell_ids))
-        # zero-length segments (the path stays in a cell) make deck.gl draw degenerate giant quads: drop them
-        seg = [{"s": [lon[k], lat[k]], "e": [lon[k + 1], lat[k + 1]], "name": name} for k in range(lat.size - 1)
-               if cell_ids[k] != cell_ids[k + 1]]
-        layers.append(pdk.Layer("LineLayer", data=seg, id=name.replace(" ", "-"), get_source_position="s",
-                                get_target_position="e", get_color=rgb, get_width=width,
-                                width_units="'pixels'"))  # quoted: pydeck turns bare strings into expressions
-    lat, lon = grid.cell_to_latlon(np.arange(grid.m))
-    view = maps.view_state(lat, lon, height_px=520)
-    return pdk.Deck(layers=layers, initial_view_state=view, map_provider=None, map_style=None,
-                    tooltip={"text": "cell {cell}: {what}"}, height=520)
 
 
 def handover(view: dict, said: str, res, grid, figures) -> None:
@@ -229,7 +131,7 @@ try:
                        f"({times[0]:%Y-%m-%d %H:%M} → {times[-1]:%H:%M}, about one every "
                        f"{step.total_seconds() / 60:.1f} min); the length T sets how many.")
         else:
-            latlon = taxi_latlon(T, int(trace_seed))
+            latlon = priste_ui.taxi_latlon(T, int(trace_seed))
         grid, cells = priste_views.snap_trace(latlon[:, 0], latlon[:, 1], float(cell_m))
         M = None
     if estimate:
@@ -281,14 +183,14 @@ if not run_gate.ready("spatiotemporal", run_key, cached=run_gate.known("spatiote
     state.sync_query_params()  # the link holds the new settings already
     st.stop()
 with st.spinner(f"Running the plain α-PLM and PriSTE {reps}× each on {grid.m} cells (≈ {est_s:.0f} s)…"):
-    res = run_comparison(*inputs)
+    res = priste_ui.run_comparison(*inputs)
 run_gate.remember("spatiotemporal", run_key)
-t = np.arange(T)
+t = priste_charts.steps(T)
 
 guess_m = priste_views.centre_guess_m(grid, cells)
 map_is_fixed = source == "walk"  # the taxi and uploaded traces get a grid fitted around them (snap_trace)
 said = headlines.spatiotemporal_headline(
-    float(eps), float(np.max(res.plain_leakage["median"])), res.plain_distance_m, res.priste_distance_m,
+    float(eps), priste_charts.largest(res.plain_leakage), res.plain_distance_m, res.priste_distance_m,
     float(alpha), res.priste_mean_alpha, guess_m=guess_m, guess_data_free=map_is_fixed)
 st.markdown("##### " + said)
 
@@ -298,40 +200,39 @@ show_plain = st.toggle("also show the plain α-PLM release", **widgets.bind(stat
 paths = {"PriSTE release": (res.priste_cells, maps.hex_rgb(PRISTE), 2)}
 if show_plain:
     paths["plain α-PLM release"] = (res.plain_cells, maps.hex_rgb(PLAIN), 2)
-st.pydeck_chart(grid_deck(grid, region, cells, paths), key=K_MAP, on_select=on_map_pick,
+st.pydeck_chart(priste_charts.grid_deck(grid, region, cells, paths), key=K_MAP, on_select=on_map_pick,
                 selection_mode="multi-object", height=520)
 st.caption(f"{grid.rows}×{grid.cols} cells of {grid.cell_size_m:g} m. Orange: the event's region; black: the true "
            "path (cell centres); blue: PriSTE's released path (repetition 1)"
            + ("; vermilion: the plain α-PLM's" if show_plain else "") + ". No base map is loaded.")
-in_region = np.isin(np.asarray(cells), sorted(region))
-trace_table = pd.DataFrame({"t": t, "true cell": np.asarray(cells), "true cell in the region": in_region,
-                            **{f"{name} cell": np.asarray(ids) for name, (ids, _, _) in paths.items()}})
-alt_text.describe(K_MAP, trace_table, what="The trace on the grid", over="t", summary=(
-    f"The trace on the grid: {T} timestamps on {grid.rows}×{grid.cols} cells of {grid.cell_size_m:g} m; the "
-    f"event's region has {len(region)} cells, the true path is in it at {int(in_region.sum())} of {T} timestamps "
-    f"and PriSTE's released path at {int(np.isin(res.priste_cells, sorted(region)).sum())}."))
+true_in = priste_charts.cells_in_region(cells, region)
+released_in = priste_charts.cells_in_region(res.priste_cells, region)
+alt_text.describe(K_MAP, priste_charts.trace_table(cells, region, paths), what="The trace on the grid", over="t",
+                  summary=(f"The trace on the grid: {T} timestamps on {grid.rows}×{grid.cols} cells of "
+                           f"{grid.cell_size_m:g} m; the event's region has {len(region)} cells, the true path is in "
+                           f"it at {true_in} of {T} timestamps and PriSTE's released path at {released_in}."))
 
 # ------------------------------------------------------------------ leakage and α
 st.subheader("3 · Event leakage over time")
-leak_fig = charts.drawn("leakage", run_key, restyle=False, _build=lambda: band_figure(
+leak_fig = charts.drawn("leakage", run_key, restyle=False, _build=lambda: priste_charts.band_figure(
     t, {"plain α-PLM": (res.plain_leakage, PLAIN), "PriSTE": (res.priste_leakage, PRISTE)},
     y_title="worst-case leakage (nats)", reference=float(eps), reference_label=f"ε = {eps:g}", window=window,
-    log_y=bool(np.all(res.plain_leakage["low"] > 0)), eps=float(eps)))
+    log_y=priste_charts.positive(res.plain_leakage), eps=float(eps)))
 st.plotly_chart(leak_fig, key="priste_leak_chart", config=charts.MODEBAR)
 st.caption("The largest |log Pr(o₀..o_t | event) / Pr(o₀..o_t | no event)| over *all* initial distributions "
            f"(computed exactly), median and 10–90 % band over {reps} repetitions.")
 alt_text.describe("priste_leak_chart",
-                  _band_table(t, {"plain α-PLM": res.plain_leakage, "PriSTE": res.priste_leakage}),
+                  priste_charts.band_table(t, {"plain α-PLM": res.plain_leakage, "PriSTE": res.priste_leakage}),
                   what=f"Worst-case event leakage (nats) against ε = {eps:g}", over="t",
                   said=["plain α-PLM median", "PriSTE median"])
 
 st.subheader("4 · PriSTE's calibrated α per timestamp")
-alpha_fig = charts.drawn("alpha", run_key, restyle=False, _build=lambda: band_figure(
+alpha_fig = charts.drawn("alpha", run_key, restyle=False, _build=lambda: priste_charts.band_figure(
     t, {"PriSTE": (res.priste_alpha, PRISTE)}, y_title="α used (per km)", reference=float(alpha),
-    reference_label=f"α₀ = {alpha:g}", window=window, log_y=bool(np.all(res.priste_alpha["low"] > 0)),
+    reference_label=f"α₀ = {alpha:g}", window=window, log_y=priste_charts.positive(res.priste_alpha),
     eps=float(eps)))
 st.plotly_chart(alpha_fig, key="priste_alpha_chart", config=charts.MODEBAR)
-alt_text.describe("priste_alpha_chart", _band_table(t, {"PriSTE α (per km)": res.priste_alpha}),
+alt_text.describe("priste_alpha_chart", priste_charts.band_table(t, {"PriSTE α (per km)": res.priste_alpha}),
                   what=f"PriSTE's calibrated α per timestamp against α₀ = {alpha:g}", over="t",
                   said=["PriSTE α (per km) median"])
 

@@ -1,12 +1,13 @@
 """Temporal privacy loss: BPL/FPL/TPL under Markov correlation, the landmark temporal privacy loss, Figure 9."""
-import numpy as np
-import pandas as pd
+import math
+
 import streamlit as st
 
 from lmdk import schemes, tpl
 from lmdk.errors import LmdkError
 from lmdk.present import views, views_loss
 from ui import charts, explain, text, widgets
+from ui import temporal_loss as tpl_ui
 from ui.charts import alt_text, loss_charts, zoom
 from ui.downloads import download_deferred
 from ui.session import cache, cache_loss, config, relation, state
@@ -80,7 +81,7 @@ def _correlation_controls(uploaded: bool):
                              key=state.widget_key(state.CORRELATION), on_change=_preset_changed,
                              help="Presets of the paper (§4.1.2): weak s = 1, moderate s = 0.1, strong s = 0.01.")
     with strength:
-        ss[state.CORRELATION_S] = min(S_OPTIONS, key=lambda v: abs(np.log(v) - np.log(ss[state.CORRELATION_S])))
+        ss[state.CORRELATION_S] = widgets.nearest_on_log_scale(S_OPTIONS, ss[state.CORRELATION_S])
         ss[state.widget_key(state.CORRELATION_S)] = ss[state.CORRELATION_S]
         st.select_slider("Correlation strength s (log scale; smaller = stronger)", S_OPTIONS,
                          format_func=lambda v: f"{v:g}", disabled=uploaded, key=state.widget_key(state.CORRELATION_S),
@@ -143,7 +144,7 @@ def _page() -> None:
 
 
 @st.fragment(key=RESULTS)
-def _results(cur, scheme: str, P: np.ndarray, described: str) -> None:
+def _results(cur, scheme: str, P, described: str) -> None:
     """Everything ε, w, repetitions and the seed change: the losses, their charts, Figure 9 and the downloads. Those
     sidebar widgets rerun only this fragment (widgets.rerun_fragment_on), not the app, the sidebar or the controls
     above; ``cur``, ``scheme`` and the matrix come from the last full run (changing them reruns the app)."""
@@ -161,12 +162,11 @@ def _results(cur, scheme: str, P: np.ndarray, described: str) -> None:
     try:
         summary = cache.scheme_summary(cur.token, x, cur.landmarks, scheme, eps, mechanism, reps, seed, w, None,
                                        relation.options(cur, mechanism))
-        losses = cache_loss.temporal_losses(np.asarray(summary.budgets, dtype=float), cur.landmarks, P)
+        losses, total = tpl_ui.losses_of(summary.budgets, cur.landmarks, P)
     except LmdkError as exc:
         st.error(f"Cannot compute the temporal privacy loss: {text.escape_markdown(exc)}", icon=":material/error:")
         return
     asym = losses.asymptotes
-    total = float(np.sum(summary.budgets))
 
     from lmdk.present import headlines
 
@@ -196,7 +196,7 @@ def _results(cur, scheme: str, P: np.ndarray, described: str) -> None:
     fig1 = loss_charts.temporal_loss(summary.budgets, losses.bpl, losses.fpl, losses.tpl, cur.landmarks,
                                      scheme=scheme, epsilon=eps, asymptotes=asym, window=window)
     st.plotly_chart(fig1, key="tpl_chart", config=charts.MODEBAR)
-    if np.isfinite(asym.bpl):
+    if math.isfinite(asym.bpl):
         how = ("the limits far from the ends of the series" if asym.constant else
                f"upper bounds: the limits at a constant budget of ε_max = {asym.epsilon_max:.3g}")
         st.caption(f"{scheme} budgets, correlation {described}, ε = {eps:g}. Dotted lines: {how} — "
@@ -208,9 +208,8 @@ def _results(cur, scheme: str, P: np.ndarray, described: str) -> None:
                    "release adds to the loss and BPL grows without bound as the series gets longer.",
                    icon=":material/all_inclusive:")
     n_t = len(summary.budgets)
-    flags = {"t": np.arange(n_t), "landmark": np.isin(np.arange(n_t), cur.landmarks)}
-    alt_text.describe("tpl_chart", pd.DataFrame({**flags, "budget εₜ": summary.budgets, "BPL": losses.bpl,
-                                                 "FPL": losses.fpl, "TPL": losses.tpl}),
+    alt_text.describe("tpl_chart", alt_text.per_timestamp_table(n_t, cur.landmarks, {
+        "budget εₜ": summary.budgets, "BPL": losses.bpl, "FPL": losses.fpl, "TPL": losses.tpl}),
                       what=f"Temporal privacy loss of {scheme}'s budgets", over="t")
 
     st.subheader("Landmark temporal privacy loss")
@@ -220,8 +219,8 @@ def _results(cur, scheme: str, P: np.ndarray, described: str) -> None:
     st.caption(f"Overall loss at each t for L ∪ {{t}} (|L| = {cur.landmarks.size}); dashed: the same without "
                f"correlation; shaded: the valid bound min(overall, Σ ε = {total:.3g}); grey dash-dot: the event's "
                "own term αₜ.")
-    alt_text.describe("landmark_loss_chart", pd.DataFrame({
-        **flags, "overall loss": losses.overall, "without correlation": losses.reference, "valid bound": losses.bound,
+    alt_text.describe("landmark_loss_chart", alt_text.per_timestamp_table(n_t, cur.landmarks, {
+        "overall loss": losses.overall, "without correlation": losses.reference, "valid bound": losses.bound,
         "own term αₜ": losses.own}), what="Landmark temporal privacy loss at each t", over="t")
 
     st.subheader("Across landmark distributions (Figure 9)")
@@ -240,10 +239,8 @@ def _results(cur, scheme: str, P: np.ndarray, described: str) -> None:
                f"{described}; each point is the mean of {cache_loss.COMPARISON_REPETITIONS} landmark draws (fixed "
                f"draws, the same in every session). Grey "
                "vertical line: the share of landmarks in your series.")
-    picked = frame[(frame["quantity"] == quantity) & (frame["statistic"] == statistic)]
-    wide = picked.pivot_table(index="landmark_pct", columns="distribution", values="value", sort=False)
-    wide["no correlation"] = picked.groupby("landmark_pct")["reference"].mean()
-    alt_text.describe("distribution_chart", wide.rename_axis("landmarks (%)").reset_index(),
+    alt_text.describe("distribution_chart",
+                      loss_charts.distribution_table(frame, quantity=quantity, statistic=statistic),
                       what=f"{statistic.capitalize()} over t of the {quantity} loss per landmark distribution",
                       over="landmarks (%)")
 
@@ -253,10 +250,7 @@ def _results(cur, scheme: str, P: np.ndarray, described: str) -> None:
                             label="Landmark TPL chart (HTML)")
     widgets.download_figure(fig3, "figure9_distributions", key="dl_fig9", container=row,
                             label="Distributions chart (HTML)")
-    maxima = pd.DataFrame({"quantity": ["max TPL", "max overall loss with landmarks", "same without correlation",
-                                         "Σ of all budgets"],
-                           "value": [float(losses.tpl.max()), float(losses.overall.max()),
-                                     float(losses.reference.max()), total]})
+    maxima = tpl_ui.maxima_table(losses, total)
     report = (said, config.run_config(cur), {scheme: (bool(summary.satisfies), float(summary.worst_sigma))}, maxima,
               [fig1, fig2, fig3], cur.series, described)
     download_deferred("Report (HTML)", _report_html, report, key="dl_tpl_report",

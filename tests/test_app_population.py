@@ -130,3 +130,20 @@ def test_an_empty_landmark_rule_asks_for_one():
     at.text_input(key="pop_rule_text").input("").run()
     assert not at.exception and not at.error
     assert at.info[0].value.startswith("Enter a landmark rule above, e.g. `percentile:20`")
+
+
+def test_the_synthetic_users_default_rule_is_declared_and_a_value_rule_gets_the_data_derived_headline():
+    """Issue 53: the page's default rule read the values (below:0.1) while the headline said Skip "protects every
+    user's landmarks"; now the default is declared, and a value rule typed in the box gets NOT PROTECTED."""
+    import re
+
+    at = open_page(pop_users="30", pop_n="200", schemes="uniform,skip")
+    said = lambda: re.sub(r"\\(.)", r"\1", " ".join(str(m.value) for m in at.markdown))  # noqa: E731
+    rule = at.text_input(key="pop_rule_text").value
+    assert rule.startswith("calendar:") and "below:" not in rule
+    assert "protects every user's landmarks" in said() and "NOT PROTECTED" not in said()
+    at.text_input(key="pop_rule_text").input("below:0.1").run()
+    assert not at.exception
+    headline = next(m.value for m in at.markdown if str(m.value).startswith("##### "))
+    assert "protects every user's landmarks" not in headline and "does not protect" in headline
+    assert "NOT PROTECTED: " in said() and "declared in advance" not in said()

@@ -34,7 +34,7 @@ def test_the_taxi_path_fits_the_map_of_a_1024_px_window():
 @pytest.mark.parametrize("trace_seed", [0, 3])
 def test_the_spatiotemporal_grid_fits_the_map_of_a_1024_px_window(trace_seed):
     """The page's default: the synthetic taxi trace (40 fixes) on a grid of 500 m cells fitted around it."""
-    latlon = data.sample("taxi", n=40, seed=trace_seed).latlon()  # as the page's taxi_latlon reads it
+    latlon = data.sample("taxi", n=40, seed=trace_seed).latlon()  # as ui.priste.taxi_latlon reads it
     grid, _ = priste_views.snap_trace(latlon[:, 0], latlon[:, 1], 500.0)
     lat, lon = grid.cell_to_latlon(np.arange(grid.m))
     view = maps.view_state(lat, lon, height_px=520)

@@ -12,6 +12,7 @@ import pytest
 import lmdk
 from lmdk import cli, privacy
 from lmdk.exports.export import export_release
+from lmdk.exports.files import demonstration_note
 from lmdk.exports.runconfig import RunConfig, scheme_rng
 from lmdk.present import views
 
@@ -35,7 +36,7 @@ def app_released_csv(cfg: RunConfig, scheme: str) -> str:
                        protects=lmdk.relation.PAPERS_UNIT_CHANGE, mechanism=mechanism, repetitions=cfg.repetitions,
                        rng=scheme_rng(cfg.seed, scheme), w=cfg.w)
     summ = views.summarize(scheme, x, rel, L, cfg.epsilon, mechanism)
-    return export_release(series.timestamps, summ.first, summ.budgets, summ.first_published, L)
+    return export_release(series.timestamps, summ.first, summ.budgets, summ.first_published, L, seed=cfg.seed)
 
 
 @pytest.fixture
@@ -67,7 +68,8 @@ def test_cli_app_and_python_api_agree(capsys, hue_config):
     code, out, _ = run(capsys, "release", "sample:hue", "--scheme", "skip", "--epsilon", "1", "--landmarks",
                        HUE_RULE, "--seed", "7", "--repetitions", "3", "--quiet")
     assert code == 0
-    first_block = pd.read_csv(pd.io.common.StringIO(out), float_precision="round_trip")
+    assert out.startswith("# DEMONSTRATION ONLY")  # a seeded output says so inside itself
+    first_block = pd.read_csv(pd.io.common.StringIO(out), float_precision="round_trip", comment="#")
     first_block = first_block[first_block["repetition"] == 1].drop(columns="repetition").reset_index(drop=True)
     series = lmdk.sample("hue")
     L = lmdk.landmarks.by_percentile(series.values, 0.2)
@@ -76,7 +78,7 @@ def test_cli_app_and_python_api_agree(capsys, hue_config):
                        rng=scheme_rng(7, "skip"))
     api = lmdk.exports.export.released_frame(series, rel, L, "laplace")
     assert api.to_csv(index=False, lineterminator="\n") == first_block.to_csv(index=False, lineterminator="\n")
-    assert api.to_csv(index=False, lineterminator="\n") == app_released_csv(
+    assert demonstration_note(7) + "\n" + api.to_csv(index=False, lineterminator="\n") == app_released_csv(
         RunConfig(data="sample:hue", events=1000, landmarks=tuple(map(int, L)), schemes=("skip",),
                   mechanism="laplace", epsilon=1.0, repetitions=3, seed=7), "skip")
 
@@ -99,7 +101,8 @@ def test_a_policy_that_violates_landmark_privacy_is_refused_unless_allowed(capsy
     code, _, err = run(capsys, "release", "sample:hue", "--scheme", "event", "--epsilon", "1",
                        "--landmarks", HUE_RULE, "--out", str(out), "--bound", "10", "--allow-data-landmarks")
     assert code == cli.EXIT_VIOLATION and not out.exists()
-    assert "VIOLATES" in err and "--allow-violation" in err
+    assert "violates the landmark-privacy policy" in err and "--allow-violation" in err
+    assert "|L|" not in err and "n = " not in err  # a refused export prints nothing computed from the data
     code, _, err = run(capsys, "release", "sample:hue", "--scheme", "event", "--epsilon", "1",
                        "--landmarks", HUE_RULE, "--out", str(out), "--allow-violation", "--bound", "10",
                        "--allow-data-landmarks", "--summary",
@@ -226,12 +229,12 @@ def test_attacker_with_everything_exported_cannot_remove_the_noise(capsys, tmp_p
 
     code, demo, _ = run(capsys, "release", "sample:hue", "--config", str(path), "--scheme", scheme, "--seed",
                         str(cfg.seed), "--quiet")
-    demo_values = pd.read_csv(pd.io.common.StringIO(demo))["released"].to_numpy()
+    demo_values = pd.read_csv(pd.io.common.StringIO(demo), comment="#")["released"].to_numpy()
     fresh = lmdk.allocate(scheme, len(series), L, cfg.epsilon) > 0 if scheme != "adaptive" else None
     if scheme != "adaptive":  # the data-independent noise of a seeded view comes straight off where it was drawn
         assert np.max(np.abs(recover(demo_values) - series.values)[fresh]) < 1e-9
     code, export, _ = run(capsys, "release", "sample:hue", "--config", str(path), "--scheme", scheme, "--bound",
-                          str(bound), "--quiet")
+                          str(bound), "--quiet", "--allow-data-landmarks")  # the fixture's set is the lowest 20 %
     assert code == 0 and "seed" not in export.splitlines()[0]
     released = pd.read_csv(pd.io.common.StringIO(export), comment="#")["released"].to_numpy()
     budgets = lmdk.allocate(scheme if scheme != "adaptive" else "uniform", len(series), L, cfg.epsilon)
@@ -240,13 +243,47 @@ def test_attacker_with_everything_exported_cannot_remove_the_noise(capsys, tmp_p
     assert error > 0.5 * min(noise_scale, bound)
 
 
+def test_a_config_marked_while_viewing_the_values_or_saying_nothing_needs_declared_landmarks(capsys, tmp_path):
+    """Issue 53: the lowest 20 % typed on the Data page, saved without an origin or as "viewed", is not "declared in
+    advance"; ``--declared-landmarks`` confirms a set that was, and the statement records it."""
+    import dataclasses
+
+    series = lmdk.sample("hue")
+    low = tuple(int(i) for i in lmdk.landmarks.by_percentile(series.values, 0.2))
+    cfg = RunConfig(data="sample:hue", events=len(series), landmarks=low, schemes=("skip",), mechanism="laplace",
+                    epsilon=1.0, relation={"kind": "range", "low": 0.0, "high": 25.0})
+    old, viewed = tmp_path / "old.json", tmp_path / "viewed.json"
+    old.write_text(cfg.to_json())
+    viewed.write_text(dataclasses.replace(cfg, landmark_origin="viewed").to_json())
+    out = tmp_path / "r.csv"
+    for path in (old, viewed):
+        code, _, err = run(capsys, "release", "sample:hue", "--config", str(path), "--out", str(out))
+        assert code == cli.EXIT_VIOLATION and not out.exists() and "Theorem 2 holds as stated" not in err
+        assert f"lmdk release --config {path} --declared-landmarks" in err
+    code, _, err = run(capsys, "release", "sample:hue", "--config", str(viewed), "--out", str(out),
+                       "--allow-data-landmarks")
+    assert code == cli.EXIT_OK and "NOT PROTECTED" in out.read_text() and "Theorem 2 holds as stated" not in err
+    summary = tmp_path / "s.json"
+    code, _, err = run(capsys, "release", "sample:hue", "--config", str(old), "--out", str(tmp_path / "d.csv"),
+                       "--declared-landmarks", "--summary", str(summary))
+    assert code == cli.EXIT_OK, err
+    said = json.loads(summary.read_text())
+    assert said["landmark_set"]["kind"] == "declared" and "--declared-landmarks" in said["landmark_set"]["rule"]
+    assert "confirmed declared with --declared-landmarks" in said["guarantee"]["landmark_set"]
+    notes = "\n".join(line for line in (tmp_path / "d.csv").read_text().splitlines() if line.startswith("#"))
+    assert "confirmed declared with --declared-landmarks" in notes and "NOT PROTECTED" not in notes
+    code, _, err = run(capsys, "release", "sample:hue", "--scheme", "skip", "--epsilon", "1", "--range", "0", "25",
+                       "--landmarks", "none", "--declared-landmarks")
+    assert code == 2 and "--config" in err
+
+
 def test_release_with_a_windowed_daily_runconfig_releases_the_views_events(capsys, tmp_path):
     """A config of a window of daily sums (the app's long-series view) releases exactly those events."""
     from lmdk.data import resample
 
     cfg = RunConfig(data="sample:hue", events=50, landmarks=(3, 9), schemes=("uniform",), mechanism="laplace",
                     epsilon=1.0, repetitions=1, seed=7, view={"start": 200, "aggregate": "daily", "how": "sum"},
-                    relation={"kind": "range", "low": 0.0, "high": 625.0})
+                    relation={"kind": "range", "low": 0.0, "high": 625.0}, landmark_origin="declared")
     path = tmp_path / "runconfig.json"
     path.write_text(cfg.to_json())
     out = tmp_path / "released.csv"

@@ -158,11 +158,12 @@ RELEASE = ["release", "sample:hue", "--scheme", "uniform", "--epsilon", "1", "--
            "--bound", "10", "--quiet", "--allow-data-landmarks"]
 
 
-def test_two_releases_with_a_ledger_spend_two_and_a_seeded_demonstration_nothing(tmp_path, capsys):
+def test_two_releases_with_a_ledger_spend_two_and_a_seeded_demonstration_is_refused(tmp_path, capsys):
     path = tmp_path / "L.jsonl"
     for i in range(2):
         assert main(RELEASE + ["--out", str(tmp_path / f"r{i}.csv"), "--ledger", str(path)]) == 0
-    assert main(RELEASE + ["--out", str(tmp_path / "demo.csv"), "--seed", "0", "--ledger", str(path)]) == 0
+    assert main(RELEASE + ["--out", str(tmp_path / "demo.csv"), "--seed", "0", "--ledger", str(path)]) == 2
+    assert not (tmp_path / "demo.csv").exists()  # seeds are for demonstrations only: never beside a ledger
     capsys.readouterr()
     assert main(["ledger", str(path)]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -177,8 +178,9 @@ def test_two_releases_with_a_ledger_spend_two_and_a_seeded_demonstration_nothing
 
 def test_a_seeded_demonstration_alone_writes_no_ledger(tmp_path):
     path = tmp_path / "L.jsonl"
-    assert main(RELEASE + ["--out", str(tmp_path / "demo.csv"), "--seed", "3", "--ledger", str(path)]) == 0
-    assert not path.exists()
+    assert main(RELEASE + ["--out", str(tmp_path / "demo.csv"), "--seed", "3"]) == 0
+    assert main(RELEASE + ["--out", str(tmp_path / "demo2.csv"), "--seed", "3", "--ledger", str(path)]) == 2
+    assert not path.exists() and not (tmp_path / "demo2.csv").exists()
 
 
 def test_help_says_a_seeded_demonstration_is_not_recorded(capsys):
@@ -197,9 +199,10 @@ def test_population_appends_one_entry_per_run_with_its_users(tmp_path, capsys):
                                                       "epsilon": 0.5}))
     path = tmp_path / "L.jsonl"
     base = ["population", str(tmp_path / "meters.csv"), "--config", str(tmp_path / "policy.json"), "--quiet",
-            "--ledger", str(path)]
+            "--ledger", str(path), "--dataset", "meters"]
     assert main(base + ["--out", str(tmp_path / "a"), "--bound", "20", "--allow-data-landmarks"]) == 0
-    assert main(base + ["--out", str(tmp_path / "demo"), "--seed", "1"]) == 0  # not recorded
+    assert main(base + ["--out", str(tmp_path / "demo"), "--seed", "1"]) == 2  # a seed beside a ledger: refused
+    assert not (tmp_path / "demo").exists()
     (run,) = ledger.read(path)
     assert (run.users, run.epsilon, run.tool, run.landmarks) == (3, 0.5, "lmdk population", "percentile:25")
     assert run.fingerprint == ledger.fingerprint_path(tmp_path / "meters.csv")

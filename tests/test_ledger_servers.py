@@ -46,10 +46,12 @@ def url(request, tmp_path):
 
 
 def _database(request, prefix: str) -> str:
-    """A new database on the module's PostgreSQL server."""
+    """A new database on the module's PostgreSQL server, its ledger tables created (``lmdk ledger init``)."""
     from postgres_support import fresh_database
 
-    return fresh_database(request.getfixturevalue("postgres"), prefix + uuid.uuid4().hex[:12])
+    url = fresh_database(request.getfixturevalue("postgres"), prefix + uuid.uuid4().hex[:12])
+    ledger.open_ledger(url).init()
+    return url
 
 
 def export(epsilon: float = 1.0, **kw) -> ledger.LedgerEntry:
@@ -146,16 +148,19 @@ def test_a_population_run_killed_part_way_has_reserved_every_user_it_wrote(backe
                              str(tmp_path / "policy.json"), "--out", str(out), "--range", "0", "25", "--quiet",
                              "--ledger", url, "--dataset", "meters", "--cap", "2"], env=env,
                             stderr=subprocess.PIPE)
-    staging = out / ".released-staging"
+    def user_folders() -> list[Path]:  # --out is built in place or under a temporary name (.out.partial-…)
+        return [p for pattern in ("out/.released-staging/user=*", ".out.partial-*/.released-staging/user=*")
+                for p in tmp_path.glob(pattern)]
+
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
-        if staging.is_dir() and any(any(p.iterdir()) for p in staging.glob("user=*")):
+        if any(any(p.iterdir()) for p in user_folders()):
             break  # a user's file, not only its (just created, still empty) folder: else SIGKILL may land before
         time.sleep(0.005)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
     assert proc.returncode == -signal.SIGKILL, proc.stderr.read().decode() if proc.stderr else ""
-    written = {p.name.removeprefix("user=") for p in staging.glob("user=*") if any(p.iterdir())}
+    written = {p.name.removeprefix("user=") for p in user_folders() if any(p.iterdir())}
     assert written and not (out / "released").exists()  # killed part-way, after some releases were written
     spent = ledger.spent_by_user(ledger.records(url).entries, "meters")
     assert written <= set(spent) and all(spent[user] == 0.5 for user in written)

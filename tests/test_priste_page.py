@@ -202,7 +202,7 @@ def test_band_charts_are_built_once_per_run(monkeypatch):
     import plotly.graph_objects as go
 
     built = []
-    real = go.Figure.add_vrect  # every band_figure shades its event window once
+    real = go.Figure.add_vrect  # every priste_charts.band_figure shades its event window once
 
     def counting(self, *args, **kwargs):
         built.append(1)

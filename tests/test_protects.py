@@ -95,7 +95,8 @@ def test_exports_refuse_a_miscalibrated_relation(hue, tmp_path):
     assert not (tmp_path / "out" / "released").exists()
     config = tmp_path / "cfg.json"  # the CLI: a RunConfig whose relation is miscalibrated
     config.write_text(lmdk.RunConfig(data="sample:hue", events=200, landmarks=(3,), schemes=("skip",),
-                                     mechanism="laplace", epsilon=1.0, relation=broken.to_dict()).to_json())
+                                     mechanism="laplace", epsilon=1.0, relation=broken.to_dict(),
+                                     landmark_origin="declared").to_json())
     code = lmdk.cli.main(["release", "sample:hue", "--config", str(config), "--out", str(tmp_path / "r.csv")])
     assert code != lmdk.cli.EXIT_OK and not (tmp_path / "r.csv").exists()
 

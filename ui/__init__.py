@@ -6,9 +6,10 @@ Where things live
 - ``ui.session``: the session's state — its keys and the URL sync, the caches, the neighbouring relation
   (``relation``: what ε protects), the saved configuration;
 - ``ui`` itself: the widgets and sections the pages draw — ``widgets`` (shared controls, figure downloads),
-  ``downloads`` (files built on click), ``import_step``, ``long_series`` and ``landmark_keys`` (Data &
-  landmarks), ``plan`` (the planner), ``baselines``, ``population`` and ``audit`` (their pages' state and runs),
-  ``ledger`` (the privacy ledger), ``copy_link``, ``explain``, ``text`` (escaping user text) and ``a11y``.
+  ``downloads`` (files built on click), ``import_step``, ``long_series``, ``landmark_keys`` and ``landmark_edit``
+  (Data & landmarks), ``plan`` (the planner), ``baselines``, ``population``, ``audit``, ``policies``, ``dummies``,
+  ``temporal_loss``, ``priste`` and ``experiments`` (their pages' state, runs and tables), ``ledger`` (the privacy
+  ledger), ``copy_link``, ``explain``, ``text`` (escaping user text) and ``a11y``.
 
 No import cycle, between packages or modules (``lint-imports``): ``ui.session`` imports neither ``ui.charts`` nor
 the widgets; ``ui.charts`` imports ``ui.session`` and ``ui.downloads`` but never ``ui.widgets``, which imports them.
@@ -17,7 +18,9 @@ A helper two of them share moves down to the lowest one that needs it.
 How to add a page
 -----------------
 1. Write ``pages/<name>.py`` as a short script: read the shared state, call the core through a
-   cached wrapper, draw. No privacy maths in a page — put missing computations in ``lmdk/``: the top-level
+   cached wrapper, draw. A page imports only streamlit, the standard library, ``ui`` and the public names of
+   ``lmdk`` (tests/test_pages_imports.py): its tables, figures and maps are built in ``ui`` (numpy, pandas,
+   plotly and pydeck stay there). No privacy maths in a page — put missing computations in ``lmdk/``: the top-level
    modules (mechanisms, schemes, privacy, metrics, landmarks, synthetic, views) or the subpackage of their
    concept (``lmdk.data``, ``lmdk.tpl``, ``lmdk.dummies``, ``lmdk.priste``, ``lmdk.experiments``).
 2. Append ``("pages/<name>.py", "Title", ":material/icon:")`` to ``PAGES`` in ``app.py``.

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import numpy as np
+import streamlit as st
 
 from ui.charts import downsample
 from ui.charts.style import time_values
@@ -41,6 +42,36 @@ def edit(action: str, indices: Iterable[int] | np.ndarray, note: str, origin: st
     cache.set_landmarks(new, note, origin=origin)
 
 
+def marked_origin(old: str | None, values_shown: bool) -> str:
+    """The origin of a set after marks made by hand (issue 53): a detector's set stays "data"; marks made while the
+    chart showed the values make it "viewed" (a person who marks the low values is a data-derived rule), and so does
+    a set already "viewed"; marks on the values-free timeline keep a declared set "declared"."""
+    if old == "data":
+        return "data"
+    return "viewed" if values_shown or old == "viewed" else "declared"
+
+
+def values_hidden() -> bool:
+    """Whether the Data page's timeline is drawn without the values (marks made on it stay declared)."""
+    return bool(st.session_state.get(state.TIMELINE_BLIND))
+
+
+def edit_marked(action: str, indices: Iterable[int] | np.ndarray, note: str, values_shown: bool | None = None) -> None:
+    """``edit`` for marks made by hand (timeline clicks and boxes, typed positions, map clicks): their origin follows
+    ``marked_origin``; ``values_shown`` None: whether the timeline shows the values (the map always does)."""
+    shown = not values_hidden() if values_shown is None else values_shown
+    edit(action, indices, note, marked_origin(st.session_state.get(state.LANDMARKS_ORIGIN), shown))
+
+
+def timeline_values(cur) -> tuple[np.ndarray, str]:
+    """(y, axis title) of the Data page's timeline: the values, or a flat line of times when they are hidden."""
+    from lmdk.present import views
+
+    if values_hidden():
+        return np.zeros(cur.n), "values hidden: mark by time"
+    return views.timeline_values(cur.series)
+
+
 def selected_indices(event) -> tuple[np.ndarray, bool]:
     """Timestamp indices of a plotly selection and whether it came from a box/lasso (else a click)."""
     if event is None:
@@ -60,9 +91,7 @@ def selected_indices(event) -> tuple[np.ndarray, bool]:
 def with_area(idx: np.ndarray, selection: dict, cur, first: int, stop: int) -> np.ndarray:
     """``idx`` plus every event of [first, stop) inside a box or lasso ``selection`` of a downsampled timeline,
     drawn or not."""
-    from lmdk.present import views
-
-    y_all, _ = views.timeline_values(cur.series)
+    y_all, _ = timeline_values(cur)  # the y the chart drew (a flat line when the values are hidden)
     inside = downsample.events_in_selection(selection, time_values(cur.series.timestamps), y_all, first, stop)
     return np.union1d(idx, inside)
 

@@ -8,7 +8,9 @@ the start of the rerun the click triggers; the file itself is still drawn by the
 When the operator sets ``LMDK_LEDGER_URL`` (``sqlite:///PATH`` or ``postgresql://…``, docs/DEPLOY.md) every
 release handed out is also reserved in that database, shared by every session and replica: the data (its
 fingerprint) is the dataset and a single series one user, so a cap stored for it there (``lmdk release --ledger
-URL --cap``) refuses a download past it with an error, whatever the session's own cap says. The reservation is made
+URL --cap``) refuses a download past it with an error, whatever the session's own cap says. The panel asks for a
+dataset's name and then for the person (as ``lmdk release --dataset NAME --user ID``): the release is charged to that
+person's budget in that dataset. The reservation is made
 by the file's deferred callable itself (:func:`reserving`), in the database's transaction and before any noise is
 drawn, so two sessions or replicas clicking at once can never hand out more than the cap: the button's state and the
 click's error are read from the database too, but only as a courtesy.
@@ -18,6 +20,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable
+from dataclasses import asdict
 
 import streamlit as st
 
@@ -60,10 +63,12 @@ def _reserve_then_build(build: Callable, url: str, fields: dict, payload) -> str
     from lmdk.ledger.reserve import Budget
 
     entry = ledger.LedgerEntry(**fields)
-    try:
-        reservation = Budget(url).reserve_single(entry)  # the one reservation of lmdk release and the app
+    person = next(iter(entry.charges)) if entry.charges else None  # the person named with a dataset (budget_names)
+    try:  # the one reservation of lmdk release and the app: the dataset named, else the data's content key
+        reservation = Budget(url, entry.dataset).reserve_single(entry, person)
     except LmdkError as exc:  # the database refused the entry or is unreachable: draw nothing
-        return f"# The privacy ledger could not record this release: {exc}. Nothing was released.\n"
+        return (f"# The privacy ledger could not record this release: {ledger.redact(url, str(exc))}. Nothing was "
+                "released.\n")
     if reservation is not None and reservation.withheld:
         why = next(iter(reservation.withheld.values()))
         return f"# Refused by the privacy ledger: {why}. Nothing was released or charged.\n"
@@ -80,30 +85,57 @@ def _protected(cur):
     return current(cur) if callable(current) else None
 
 
-def entry_fields(cur, scheme: str, mechanism: str, epsilon: float, w: int) -> dict:
-    """What one release to hand out of the current view records (all but the time of the click)."""
-    try:
-        from lmdk.exports.export import sampler_for
+def budget_names() -> tuple[str | None, str | None, str | None]:
+    """(dataset, person's key, problem) of the hand-out release with ``LMDK_LEDGER_URL``: the names typed in the
+    ledger panel, checked by the key rules of ``lmdk release --dataset/--user`` (:mod:`lmdk.data.ids`); no dataset
+    named: (None, None, None), the data's content key as today; ``problem``: why the download is disabled."""
+    ss = st.session_state
+    name = str(ss.get(state.LEDGER_DATASET) or "").strip()
+    if database_url() is None or not name:
+        return None, None, None
+    from lmdk.data.ids import dataset_name, user_key
 
-        sampler = sampler_for(mechanism)
-    except ImportError:
-        sampler = "snapping"
-    sensitivity, relation = ledger.relation_of(_protected(cur), mechanism=mechanism)
-    return {"fingerprint": ledger.fingerprint_series(cur.series), "epsilon": float(epsilon), "scheme": scheme,
-            "mechanism": mechanism, "landmark_count": int(len(cur.landmarks)),
-            "w": int(w) if scheme == "w-event" else None, "sensitivity": sensitivity, "relation": relation,
-            "sampler": sampler, "tool": "app"}
+    try:
+        dataset = dataset_name(name, "Dataset")
+    except LmdkError as exc:
+        return None, None, str(exc)
+    person = str(ss.get(state.LEDGER_PERSON) or "").strip()
+    if not person:
+        return dataset, None, (f"name the person this series belongs to: a release of dataset {dataset!r} is "
+                               "charged to that person's budget in it")
+    try:
+        return dataset, user_key(person, "Person"), None
+    except LmdkError as exc:
+        return dataset, None, str(exc)
+
+
+def entry_fields(cur, scheme: str, mechanism: str, epsilon: float, w: int) -> dict:
+    """What one release to hand out of the current view records (all but the time of the click): the entry of
+    ``lmdk release`` (:func:`lmdk.ledger.entry.series_entry`), with the dataset and person named in the panel."""
+    entry = ledger.series_entry(cur.series, float(epsilon), scheme, mechanism, protects=_protected(cur),
+                                landmark_count=int(len(cur.landmarks)), w=int(w) if scheme == "w-event" else None,
+                                tool="app")
+    fields = {k: v for k, v in asdict(entry).items() if k not in ("time", "id")}
+    dataset, person, _ = budget_names()
+    if dataset is not None:
+        fields.update(dataset=dataset, charges={person: float(epsilon)} if person is not None else None)
+    return fields
 
 
 def database_refusal(cur, epsilon: float) -> str | None:
-    """Why the operator's ledger database refuses a release of ``cur`` at ``epsilon`` (its stored cap), or None."""
+    """Why the operator's ledger database refuses a release of ``cur`` at ``epsilon`` (the stored cap of the dataset
+    named, else of the data; the person named, else the series as one user), or None."""
     url = database_url()
     if url is None or cur is None:
         return None
+    dataset, person, problem = budget_names()
+    if problem is not None:
+        return problem
     try:
-        withheld = ledger.would_refuse(url, ledger.fingerprint_series(cur.series), {ledger.SINGLE_USER: epsilon})
+        withheld = ledger.would_refuse(url, dataset or ledger.fingerprint_series(cur.series),
+                                       {person or ledger.SINGLE_USER: epsilon})
     except LmdkError as exc:
-        return f"the privacy ledger cannot be read: {exc}"
+        return f"the privacy ledger cannot be read: {ledger.redact(url, str(exc))}"
     return next(iter(withheld.values()), None)
 
 
@@ -135,6 +167,15 @@ def panel(epsilon: float, cur=None) -> None:
     totals = ledger.compose(batch, ledger.DELTA)
     with st.container(border=True, key="ledger_panel"):
         st.markdown("**This session's privacy ledger** — every release handed out spends ε again")
+        if database_url() is not None:
+            n1, n2 = st.columns(2)
+            n1.text_input("Dataset (optional)", key=state.LEDGER_DATASET, placeholder="the data's content",
+                          help="The budget's name in the operator's ledger, as lmdk release --dataset (e.g. "
+                               "meters-2026): NFKC-normalised and case-folded, then only a-z, 0-9, '-', '_', '.'. "
+                               "Without it the data itself (its parsed timestamps and values) is the budget.")
+            n2.text_input("Person (user id)", key=state.LEDGER_PERSON, disabled=not ss.get(state.LEDGER_DATASET),
+                          help="With a dataset named: whose series this is, as lmdk release --user — the release "
+                               "is charged to that person's budget in the dataset (7 and 7.0 are one person).")
         m1, m2, m3, m4 = st.columns(4, vertical_alignment="bottom")
         m1.metric("Releases", f"{totals['releases']:,}")
         m2.metric("ε, summed", f"{totals['epsilon_basic']:.4g}",

@@ -80,9 +80,12 @@ def ledger_budget(users: list[str], dataset: str | None = None) -> pd.DataFrame:
 
     url = ledger.database_url()
     if url is not None:
-        from lmdk.ledger import summary
+        from lmdk.ledger import redact, summary
 
-        return from_ledger_summary(summary(url, dataset=dataset or None, users=True), users)
+        try:
+            return from_ledger_summary(summary(url, dataset=dataset or None, users=True), users)
+        except LmdkError as exc:  # shown to every visitor: the server's name only, never the URL's secrets
+            raise type(exc)(redact(url, str(exc))) from None
     return spent_by_user(ledger.entries(), users, st.session_state.get(state.LEDGER_CAP))
 
 

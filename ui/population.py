@@ -57,7 +57,6 @@ def fleet_too_large() -> str | None:
 def population() -> Population | None:
     """This session's population (None when an upload is missing or unreadable, or the synthetic fleet is over the
     page's size: ``fleet_too_large`` says why)."""
-    from lmdk.population.fleet import FLEET_RULE
     from lmdk.population.input import frame_source
 
     ss = st.session_state
@@ -68,7 +67,8 @@ def population() -> Population | None:
             return None
         fleet = _fleet(*args)
         return Population(frame_source(fleet.table), "fleet:" + ":".join(map(str, args)), "values",
-                          f"{args[0]:,} synthetic users (smart meters) × {args[1]:,} hours", FLEET_RULE)
+                          f"{args[0]:,} synthetic users (smart meters) × {args[1]:,} hours",
+                          DEFAULT_RULES["values"])  # declared (issue 53: below:0.1 read the values)
     held = ss.get(state.POP_UPLOAD)
     if held is None:
         return None
@@ -169,6 +169,28 @@ def summaries(pop: Population, rule: str, schemes: tuple, epsilon: float, w: int
         while len(memo) > MEMO_MAX:
             memo.pop(next(iter(memo)))
     return memo[key]
+
+
+def data_derived(rule: str) -> bool:
+    """Whether the Population page's rule reads the values (a detector: no value-level protection)."""
+    from lmdk.landmarks import parse_rule
+
+    return parse_rule(rule).data_dependent
+
+
+def statement_box(pop: Population, rule: str, chosen: tuple, eps: float, w: int, protected) -> None:
+    """What an export of every user under ``rule`` guarantees (the scheme an export offers first): a rule that reads
+    the values gets the data-derived statement, NOT PROTECTED first, as everywhere else."""
+    from lmdk.present.population import rule_statement
+
+    scheme = next((s for s in ("adaptive", "skip", "uniform", "user") if s in chosen), chosen[0])
+    said = rule_statement(rule, scheme, eps, pop.kind, protected, w=w)
+    if said is None:
+        return
+    with st.container(border=True, key="pop_statement"):
+        st.markdown(f"**What an export of every user under `{text.escape_markdown(rule)}` with *{scheme}* "
+                    "guarantees**")
+        st.markdown("\n".join(f"- {text.escape_markdown(line)}" for line in said.lines()))
 
 
 def open_user(pop: Population, user: str, rule: str) -> None:

@@ -84,7 +84,8 @@ def _apply() -> None:
         ss[ERROR] = "The statistic could not be built from this file; check the import settings and the fields above."
         return
     ss[state.SERIES_UPLOAD] = chosen.series
-    ss[state.TOTAL_OF_USERS] = {"hash": chosen.series.source_hash, "relation": chosen.relation.to_dict()}
+    ss[state.TOTAL_OF_USERS] = {"hash": chosen.series.source_hash, "relation": chosen.relation.to_dict(),
+                                "notes": list(chosen.notes)}
     ss[state.SOURCE] = "upload"
     ss[state.LANDMARKS_TOKEN] = None
     ss[APPLIED] = {k: ss.get(k) for k in (STAT, LOW, HIGH, BIN, K, BY, GROUP, LAT, LON, RADIUS)}
@@ -132,8 +133,10 @@ def in_use() -> str:
     series = ss.get(state.SERIES_UPLOAD)
     if total is None or series is None:
         return "Now studied: one user's own series (the user chosen in the import settings)."
+    notes = " ".join((ss.get(state.TOTAL_OF_USERS) or {}).get("notes") or ())
     return (f"Now studied: **{text.escape_markdown(series.name or 'the statistic')}**. ε protects "
-            f"{text.escape_markdown(total.protects('bin'))}: {text.escape_markdown(total.label())}.")
+            f"{text.escape_markdown(total.protects('bin'))}: {text.escape_markdown(total.label())}."
+            + (f" {text.escape_markdown(notes)}" if notes else ""))
 
 
 def controls() -> None:
@@ -172,10 +175,11 @@ def _statistic_fields(spec, columns: list[str]) -> None:
     if ss[STAT] in ("sum", "mean"):
         c1.number_input(f"lowest reading ({unit})", value=None, key=LOW, placeholder="public, e.g. 0",
                         help="The public range of one user's reading, from the device or the domain — never from the "
-                             "data. Readings outside it are clamped (and counted). Δ = high − low.")
+                             "data. Readings outside it are clamped (and counted). A user without a reading in a bin "
+                             "counts 0, so Δ = max(0, high) − min(0, low).")
         c2.number_input(f"highest reading ({unit})", value=None, key=HIGH, placeholder="e.g. 25",
-                        help="E.g. the meter's rating. The total lies in [N·low, N·high]; a mean's Δ is "
-                             "(high − low) ÷ N.")
+                        help="E.g. the meter's rating. The total lies in [N·min(0, low), N·max(0, high)]; a mean's "
+                             "Δ is that Δ ÷ N (N: the users counted from the user column, public).")
     elif spec.kind == "contacts":
         c1.number_input("K: contact rows per person and bin", min_value=1, max_value=1_000, step=1, key=K,
                         help="Public: each person adds at most K rows per bin (extra rows are dropped and counted); "

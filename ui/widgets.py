@@ -307,9 +307,13 @@ def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list
     from_data = landmarks_from_data()
     allow = False
     if from_data:
-        st.warning("These landmarks were found by a detector that reads the values being released: one value moved "
-                   "across its threshold changes the landmark set, and ε no longer protects it. Declare them instead "
-                   "(a calendar: rule or a file of times, *Data & landmarks*), or release them anyway — the statement "
+        how = ("were marked while the chart showed the values being released: a person who marks, say, the low "
+               "values is a rule that reads them, and ε no longer protects the values that chose the set"
+               if st.session_state.get(state.LANDMARKS_ORIGIN) == "viewed" else
+               "were found by a detector that reads the values being released: one value moved across its threshold "
+               "changes the landmark set, and ε no longer protects it")
+        st.warning(f"These landmarks {how}. Declare them instead (a calendar: rule, a file of times, or marks on "
+                   "the timeline with the values hidden, *Data & landmarks*), or release them anyway — the statement "
                    "then says first what is not protected.", icon=":material/gpp_bad:")
         allow = st.checkbox("Release these data-derived landmarks anyway", key="export_allow_data",
                             help="The export's statement then starts with NOT PROTECTED: the value of any event "
@@ -337,7 +341,8 @@ def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list
                           help="One new release: fresh noise that is never recorded, drawn with the floating-point-"
                                 "safe sampler stated above. Each download is a new release and spends ε again.")
     download_deferred("Demonstration release (seed)", _demonstration_csv,
-                      (cur.series, _first_release(summ), cur.landmarks, mechanism, origin), container=d2,
+                      (cur.series, _first_release(summ), cur.landmarks, mechanism, origin, int(ss[state.SEED])),
+                      container=d2,
                       file_name=f"demonstration_{scheme}_seed{int(ss[state.SEED])}.csv", mime="text/csv",
                       key="dl_demo_csv", icon=":material/download:",
                       help="Repetition 1 as drawn on this page from the demonstration seed: reproducible, so anyone "
@@ -395,18 +400,22 @@ def _hand_out_csv(args) -> str:
 
 
 def landmarks_from_data() -> bool:
-    """Whether the current landmark set was found by a detector that reads the values (issue 33)."""
-    return st.session_state.get(state.LANDMARKS_ORIGIN) == "data"
+    """Whether the current landmark set was found by a detector that reads the values (issue 33) or marked while the
+    chart showed them (issue 53)."""
+    return st.session_state.get(state.LANDMARKS_ORIGIN) in state.DATA_DERIVED_ORIGINS
 
 
 def landmark_source(cur):
     """The current landmark set as a :class:`lmdk.selection.export.LandmarkSource`: declared (the default calendar
-    rule, a file, clicks) or data-derived and unprotected (a detector) — what the statement names."""
+    rule, a file, marks on the values-free timeline) or data-derived and unprotected (a detector, or marks made while
+    the chart showed the values) — what the statement names."""
     from lmdk.declared.calendar import DEFAULT_RULE
     from lmdk.selection.export import declared, unprotected
 
     if landmarks_from_data():
-        return unprotected(cur.landmarks, "a detector on these values")
+        viewed = st.session_state.get(state.LANDMARKS_ORIGIN) == "viewed"
+        return unprotected(cur.landmarks, "marked while the chart showed these values" if viewed
+                           else "a detector on these values")
     rule = DEFAULT_RULE if st.session_state.get(state.LANDMARKS_DEFAULT) else None
     return declared(cur.landmarks, rule)
 
@@ -451,11 +460,13 @@ def guarantee_box(cur, protected, scheme: str, summ, mechanism: str) -> None:
 
 
 def _demonstration_csv(args) -> str:
-    """The demonstration release as CSV text (built when its button is clicked)."""
+    """The demonstration release as CSV text (built when its button is clicked): its first line says that the noise
+    is reproducible from the seed and that the file must not be handed out."""
     from lmdk.exports import export
+    from lmdk.exports.files import demonstration_note, table_text
 
-    series, release, landmarks, mechanism, origin = args
-    return export.released_frame(series, release, landmarks, mechanism, origin).to_csv(index=False, lineterminator="\n")
+    series, release, landmarks, mechanism, origin, seed = args
+    return table_text(export.released_frame(series, release, landmarks, mechanism, origin), demonstration_note(seed))
 
 
 def _first_release(summ):

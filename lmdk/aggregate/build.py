@@ -10,9 +10,12 @@ What each statistic counts (all choices public, none read from the data):
 
 - ``sum`` (values): per bin, the sum over users of each user's reading clamped to the public range
   [low, high]. A user without a reading in a bin contributes 0; several readings of one user in one bin are
-  averaged first (at most one contribution per user and bin), with a warning that counts them. One user moves
-  the sum of a bin by at most high − low (Δ), and the sum lies in [N·low, N·high].
-- ``mean`` (values): the sum divided by N, the number of users, which is treated as public.
+  averaged first (at most one contribution per user and bin), with a warning that counts them. One user's
+  contribution lies in [min(0, low), max(0, high)], so one user moves the sum of a bin by at most
+  Δ = max(0, high) − min(0, low), and the sum lies in [N·min(0, low), N·max(0, high)]
+  (:func:`lmdk.relation.aggregate_sensitivity`: the one place Δ is computed).
+- ``mean`` (values): the sum divided by N, the number of users counted from the input's user ids, which is public
+  under this relation (rows without a user id are refused, or dropped and counted when asked).
 - ``count`` (contacts): per bin, the number of contact rows; a row belongs to both people it joins, and each
   person contributes at most K rows per bin (``max_per_user``, public): later rows of a person past K are
   dropped, with a warning that counts them. One user moves a bin's count by at most K (Δ = K).
@@ -26,12 +29,12 @@ nearly one person's series).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
-from lmdk.aggregate.partial import ALL, Region, bin_starts, frame_partial
+from lmdk.aggregate.partial import ALL, Region, bin_starts, frame_partial, time_bounds, without_user
 from lmdk.errors import DataError, ParameterError
 
 STATISTICS = ("sum", "mean", "count")
@@ -52,16 +55,20 @@ class Aggregate:
     value_range: tuple[float, float] | None  # the public range of one user's reading (values)
     max_per_user: int = 1
     warnings: tuple[str, ...] = field(default=())
+    dropped_rows: int = 0  # rows without a user id, dropped (--drop-rows-without-user)
+    outside_rows: int = 0  # readings outside the public time range, dropped
+    time_range: tuple[str, str] | None = None  # the public time range's first bin start and end; None: the data's
+    zoned: bool = False  # the input's times carried a zone or offset: the bins are UTC instants
 
     def statistic_range(self, group: str = ALL) -> tuple[float, float]:
-        """The public range of one bin's statistic: [N·low, N·high] for a sum (÷N for a mean), [0, N·K] counts."""
+        """The public range of one bin's statistic (:func:`lmdk.relation.aggregate_statistic_range`), [0, N·K]."""
+        from lmdk.relation import aggregate_statistic_range
+
         n = self.users[group]
         if self.statistic == "count":
             return 0.0, float(n * (self.max_per_user if self.kind == "contacts" else 1))
         low, high = self.value_range if self.value_range is not None else (0.0, 1.0)
-        if self.statistic == "mean":
-            return float(low), float(high)
-        return float(n * low), float(n * high)
+        return aggregate_statistic_range(self.statistic, n, low, high)
 
     def to_series(self, group: str = ALL, units: str = "", tz: str | None = None):
         """The statistic of ``group`` as an lmdk Series of values (every concept of the papers applies to it).
@@ -116,17 +123,19 @@ def _check(statistic: str, kind: str, value_range, max_per_user: int, region: Re
 
 
 class _Totals:
-    """Per-group sums over absolute bin numbers (bin start // width), grown as bins arrive."""
+    """Per-group sums over absolute bin numbers (bin start // width), grown as bins arrive; with ``bounds`` (the
+    public time range's bins [first, stop)) the grid is exactly those bins."""
 
-    def __init__(self) -> None:
+    def __init__(self, bounds: tuple[int, int] | None = None) -> None:
         self.offset: int | None = None
         self.sums: dict[str, np.ndarray] = {}
-        self.first = np.iinfo(np.int64).max
-        self.last = np.iinfo(np.int64).min
+        self.fixed = bounds is not None
+        self.first = np.iinfo(np.int64).max if bounds is None else int(bounds[0])
+        self.last = np.iinfo(np.int64).min if bounds is None else int(bounds[1]) - 1
 
     def span(self, bins: np.ndarray) -> None:
-        """Widen the grid to cover ``bins`` (every event's bin, contributing or not)."""
-        if bins.size:
+        """Widen the grid to cover ``bins`` (every event's bin, contributing or not), unless the range is public."""
+        if bins.size and not self.fixed:
             self.first, self.last = min(self.first, int(bins.min())), max(self.last, int(bins.max()))
 
     def add(self, group: str, bins: np.ndarray, weights: np.ndarray) -> None:
@@ -191,13 +200,18 @@ def membership(pairs: pd.DataFrame) -> pd.DataFrame:
 
 def build(source, statistic: str, *, value_range: tuple[float, float] | None = None, bin: str = "1h",
           groups: pd.DataFrame | None = None, max_per_user: int = 1, region: Region | None = None,
-          rows: int = 2_000_000, scheduler: str | None = None, workers: int | None = None) -> Aggregate:
+          rows: int = 2_000_000, scheduler: str | None = None, workers: int | None = None,
+          time_range: tuple[str, str] | None = None, tz: str | None = None,
+          drop_rows_without_user: bool = False) -> Aggregate:
     """The ``statistic`` per ``bin`` over the users of ``source`` (a long table, Parquet, a multi-user file or a
     folder of per-user files: :func:`lmdk.population.input.open_source`; see the module docstring).
 
     ``groups``: (user, group) rows (:func:`membership`), or None for one aggregate over every user. In process,
     a frame of whole users at a time (:func:`lmdk.population.partition.user_frames`); with ``scheduler`` (an
     address) or ``workers`` (a LocalCluster) on Dask, the population's engine (:mod:`lmdk.aggregate.engine`).
+    ``time_range``: the public (START, END) of the released bins (END exclusive; naive times in ``tz``), widened to
+    whole bins: readings outside are dropped and counted; without it the span is read from the data (the statement
+    says so). Rows without a user id are refused unless ``drop_rows_without_user`` (then dropped and counted).
     """
     from lmdk.population.input import open_source
     from lmdk.population.partition import user_frames
@@ -209,18 +223,21 @@ def build(source, statistic: str, *, value_range: tuple[float, float] | None = N
     if value_range is not None and not low < high:
         raise ParameterError(f"the public range needs low < high, got [{low:g}, {high:g}]")
     member = membership(groups) if groups is not None else None
+    bounds = time_bounds(time_range, width, tz) if time_range is not None else None
     if src.kind == "contacts":
         if member is not None:
             raise ParameterError("per-group contact counts are not supported: a contact joins two people who may be "
                                  "in different groups; count over all users")
-        return _contact_count(src, bin, width, max_per_user, rows)
-    parts = _partials_dask(src, width, low, high, member, region, rows, scheduler, workers) \
+        return _contact_count(src, bin, width, max_per_user, rows, bounds, drop_rows_without_user)
+    parts = _partials_dask(src, width, low, high, member, region, rows, scheduler, workers, bounds) \
         if scheduler is not None or workers is not None else \
-        (frame_partial(frame, src.kind, width, low, high, member, region) for frame in user_frames(src, rows))
-    totals = _Totals()
+        (frame_partial(frame, src.kind, width, low, high, member, region, bounds) for frame in user_frames(src, rows))
+    totals = _Totals(bounds)
     users: dict[str, set] = {}
-    averaged = missing = clamped = 0
+    averaged = missing = clamped = no_user = outside = 0
+    zoned = False
     for part in parts:
+        no_user, outside, zoned = no_user + part.no_user, outside + part.outside, zoned or part.zoned
         if not part.users:  # an empty partition
             continue
         totals.span(np.asarray(part.span, dtype=np.int64))
@@ -229,27 +246,67 @@ def build(source, statistic: str, *, value_range: tuple[float, float] | None = N
         for g, (bins, weights) in part.sums.items():
             totals.add(g, bins, weights)
         averaged, missing, clamped = averaged + part.averaged, missing + part.missing, clamped + part.clamped
+    refuse_rows_without_user(no_user, drop_rows_without_user)
     if not users:
-        raise DataError("the input holds no events to aggregate")
-    return _finish(statistic, src.kind, bin, width, totals, users, value_range, max_per_user,
-                   _warnings(averaged, missing, 0, max_per_user, {g: len(u) for g, u in users.items()},
-                             clamped, (low, high)))
+        raise DataError("the input holds no events to aggregate" + (" inside --time-range" if outside else ""))
+    warnings = _warnings(averaged, missing, 0, max_per_user, {g: len(u) for g, u in users.items()}, clamped,
+                         (low, high)) + _row_notes(no_user, outside)
+    agg = _finish(statistic, src.kind, bin, width, totals, users, value_range, max_per_user, warnings)
+    return replace(_placed(agg, no_user, outside, bounds, width), zoned=zoned)
+
+
+def refuse_rows_without_user(count: int, drop: bool) -> None:
+    """Refuse rows without a user id (they would count as one more user, moving N and the bins), unless told to
+    drop them."""
+    if count and not drop:
+        raise DataError(f"{count:,} rows have no user id: they would count as one extra user (N and the mean move, and "
+                        "a user whose rows they are moves a bin by more than Δ); fix the input, or pass "
+                        "--drop-rows-without-user to drop them (the summary reports dropped_rows)")
+
+
+def _row_notes(no_user: int, outside: int) -> tuple[str, ...]:
+    """The warnings on rows dropped for a missing user id or outside the public time range."""
+    out = []
+    if no_user:
+        out.append(f"{no_user:,} rows without a user id were dropped (--drop-rows-without-user)")
+    if outside:
+        out.append(f"{outside:,} readings lay outside --time-range and were dropped")
+    return tuple(out)
+
+
+def _placed(agg: Aggregate, no_user: int, outside: int, bounds: tuple[int, int] | None,
+            width: pd.Timedelta) -> Aggregate:
+    """``agg`` with the rows dropped and the public time range (first bin start, end) recorded."""
+    span = None
+    if bounds is not None:
+        span = (str(pd.Timestamp(bounds[0] * width.value)), str(pd.Timestamp(bounds[1] * width.value)))
+    return replace(agg, dropped_rows=no_user, outside_rows=outside, time_range=span)
 
 
 def _partials_dask(src, width: pd.Timedelta, low: float, high: float, member, region, rows: int,
-                   scheduler: str | None, workers: int | None):
+                   scheduler: str | None, workers: int | None, bounds: tuple[int, int] | None):
     """The partials of a Dask run (:mod:`lmdk.aggregate.engine`), as they complete."""
     from lmdk.aggregate.engine import partials
 
-    return partials(src, width, low, high, member, region, rows, scheduler, workers)
+    return partials(src, width, low, high, member, region, rows, scheduler, workers, bounds)
 
 
-def _contact_count(src, bin: str, width: pd.Timedelta, k: int, rows: int) -> Aggregate:
+def _contact_count(src, bin: str, width: pd.Timedelta, k: int, rows: int, bounds: tuple[int, int] | None = None,
+                   drop_rows_without_user: bool = False) -> Aggregate:
     """Contact rows per bin, each person capped at k rows per bin over the whole table (a person's rows appear
     under both columns, so the cap cannot be applied one user's frame at a time)."""
     frame = pd.concat([c[["user", "contact", "timestamp"]] for c in src.chunks(rows)], ignore_index=True)
+    nobody = without_user(frame["user"].to_numpy()) | without_user(frame["contact"].to_numpy())
+    no_user, outside = int(nobody.sum()), 0
+    refuse_rows_without_user(no_user, drop_rows_without_user)
+    keep = ~nobody
+    if bounds is not None:
+        number = bin_starts(frame["timestamp"], width) // width.value
+        inside = (number >= bounds[0]) & (number < bounds[1])
+        outside, keep = int((keep & ~inside).sum()), keep & inside
+    frame = frame[keep].reset_index(drop=True)
     if not len(frame):
-        raise DataError("the input holds no contacts to count")
+        raise DataError("the input holds no contacts to count" + (" inside --time-range" if outside else ""))
     # one row per contact: ids compared as text (a file's entity column reads as text, its contact column as
     # numbers), and a contact listed under both people (each person's own series holds it) counted once
     a, b = frame["user"].astype(str).to_numpy(), frame["contact"].astype(str).to_numpy()
@@ -258,11 +315,13 @@ def _contact_count(src, bin: str, width: pd.Timedelta, k: int, rows: int) -> Agg
     frame = frame.drop_duplicates(ignore_index=True)
     bins, dropped = _capped_contacts(frame, width, k)
     people = set(pd.unique(frame["user"].to_numpy())) | set(pd.unique(frame["contact"].to_numpy()))
-    totals = _Totals()
+    totals = _Totals(bounds)
     totals.span(bin_starts(frame["timestamp"], width) // width.value)
     totals.add(ALL, bins // width.value, np.ones(bins.size))
-    return _finish("count", "contacts", bin, width, totals, {ALL: people}, None, k,
-                   _warnings(0, 0, dropped, k, {ALL: len(people)}))
+    agg = _finish("count", "contacts", bin, width, totals, {ALL: people}, None, k,
+                  _warnings(0, 0, dropped, k, {ALL: len(people)}) + _row_notes(no_user, outside))
+    zoned = getattr(frame["timestamp"].dtype, "tz", None) is not None
+    return replace(_placed(agg, no_user, outside, bounds, width), zoned=zoned)
 
 
 def _warnings(averaged: int, missing: int, dropped: int, k: int, sizes: dict[str, int], clamped: int = 0,
@@ -298,9 +357,11 @@ def _finish(statistic: str, kind: str, bin: str, width: pd.Timedelta, totals: _T
             full = full / len(users[group])
         series[group] = pd.Series(full, index=pd.DatetimeIndex(starts.view("datetime64[ns]"), name="timestamp"),
                                   name=statistic)
+    from lmdk.relation import aggregate_sensitivity
+
     if statistic == "count":
         delta = float(k if kind == "contacts" else 1)
-    else:
-        delta = float(value_range[1] - value_range[0])
+    else:  # before dividing a mean by N: a user without a reading contributes 0
+        delta = aggregate_sensitivity("sum", 1, float(value_range[0]), float(value_range[1]))
     return Aggregate(statistic, kind, bin, series, {g: len(u) for g, u in users.items()}, delta,
                      None if value_range is None else (float(value_range[0]), float(value_range[1])), k, warnings)

@@ -20,6 +20,7 @@ def side_by_side(per_user: pd.DataFrame, source, schemes, epsilon: float, *, val
     from lmdk import relation
     from lmdk import schemes as sch
     from lmdk.aggregate.build import build
+    from lmdk.aggregate.landmarks import bin_landmarks
     from lmdk.declared.calendar import PREFIX
     from lmdk.landmarks import parse_rule
 
@@ -28,7 +29,7 @@ def side_by_side(per_user: pd.DataFrame, source, schemes, epsilon: float, *, val
                              "read from the data is not covered by ε")
     agg = build(source, "sum", value_range=value_range, bin=bin)
     series = agg.to_series(units=unit)
-    L = np.asarray(parse_rule(rule).indices(series), dtype=np.int64)
+    L = bin_landmarks(parse_rule(rule), series, bin, None, agg.zoned).indices  # a bin touching a window
     n = agg.users["all"]
     protects = relation.aggregate("sum", users=n, low=value_range[0], high=value_range[1], unit=unit, who=who)
     truth = series.values

@@ -15,18 +15,20 @@ from lmdk.aggregate.partial import Partial, Region, frame_partial
 
 
 def rows_partial(files: tuple[str, ...], layout, start: int, stop: int, width: pd.Timedelta, low: float,
-                 high: float, member: pd.DataFrame | None, region: Region | None) -> Partial:
+                 high: float, member: pd.DataFrame | None, region: Region | None,
+                 bounds: tuple[int, int] | None = None) -> Partial:
     """``frame_partial`` of rows [start, stop) of Parquet files (a task on clustered input)."""
     from lmdk.population import partition
     from lmdk.population.input import canonical
 
     table = partition.read_rows(files, list(layout.columns.values()), start, stop)
     return frame_partial(canonical(table.to_pandas(split_blocks=True), layout), layout.kind, width, low, high,
-                         member, region)
+                         member, region, bounds)
 
 
 def partials(src, width: pd.Timedelta, low: float, high: float, member: pd.DataFrame | None,
-             region: Region | None, rows: int, scheduler: str | None, workers: int | None) -> Iterator[Partial]:
+             region: Region | None, rows: int, scheduler: str | None, workers: int | None,
+             bounds: tuple[int, int] | None = None) -> Iterator[Partial]:
     """The partials of every task, computed on the cluster at ``scheduler`` or a LocalCluster of ``workers``."""
     import dask
     from distributed import as_completed
@@ -41,12 +43,13 @@ def partials(src, width: pd.Timedelta, low: float, high: float, member: pd.DataF
             info = partition.scan(src, rows)
             if info.clustered:
                 size = max(1, min(rows, -(-info.rows // (2 * count))))
-                tasks = [dask.delayed(rows_partial)(src.parquet, src.layout, a, b, width, low, high, member, region)
+                tasks = [dask.delayed(rows_partial)(src.parquet, src.layout, a, b, width, low, high, member, region,
+                                                     bounds)
                          for a, b in partition.user_ranges(info, size)]
         if tasks is None:
             ddf = engine.dask_frame(src, rows)
             by_user = ddf.shuffle(on="user", npartitions=max(ddf.npartitions, 2 * count))
-            tasks = [dask.delayed(frame_partial)(piece, src.kind, width, low, high, member, region)
+            tasks = [dask.delayed(frame_partial)(piece, src.kind, width, low, high, member, region, bounds)
                      for piece in by_user.to_delayed()]
         for future in as_completed(client.compute(tasks)):
             yield future.result()

@@ -51,6 +51,43 @@ def bin_starts(timestamps: pd.Series, width: pd.Timedelta) -> np.ndarray:
     return ns - np.mod(ns, width.value)  # bins start at multiples of the width from 1970-01-01, as pandas' floor
 
 
+def time_bounds(time_range: tuple[str, str], width: pd.Timedelta, tz: str | None = None) -> tuple[int, int]:
+    """The public time range [START, END) as bin numbers [first, stop), widened outward to whole bins: naive times
+    are wall-clock times in ``tz`` (none: as they stand, the series' own clock), times with an offset are instants
+    (bins of zone-aware input are UTC instants, :func:`bin_starts`)."""
+    stamps = []
+    for name, text in zip(("START", "END"), time_range, strict=True):
+        try:
+            stamp = pd.Timestamp(str(text).strip())
+        except (TypeError, ValueError):
+            stamp = pd.NaT
+        if pd.isna(stamp):
+            raise ParameterError(f"--time-range {name} {text!r} is not a date/time; use e.g. 2024-01-01 or "
+                                 "'2024-01-01 08:00' (END exclusive)")
+        if stamp.tzinfo is None and tz is not None:
+            from lmdk.declared.calendar import check_zone
+
+            check_zone(tz)
+            stamp = stamp.tz_localize(tz, ambiguous=True, nonexistent="shift_forward")
+        if stamp.tzinfo is not None:
+            stamp = stamp.tz_convert("UTC").tz_localize(None)
+        stamps.append(stamp.value)
+    start, end = stamps
+    if end <= start:
+        raise ParameterError(f"--time-range needs START before END (END exclusive), got {time_range[0]} to "
+                             f"{time_range[1]}")
+    return start // width.value, -(-end // width.value)
+
+
+def without_user(users: np.ndarray) -> np.ndarray:
+    """Which rows have no user id (missing, or empty text): they belong to no one the statistic can count."""
+    ids = pd.Series(users)
+    missing = ids.isna().to_numpy()
+    if ids.dtype == object or pd.api.types.is_string_dtype(ids.dtype):
+        missing |= (ids.astype(str).str.strip() == "").to_numpy()
+    return missing
+
+
 def _value_runs(frame: pd.DataFrame, width: pd.Timedelta, low: float, high: float
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int, int]:
     """One reading per (user, bin) of a frame of whole users — the mean of the user's clamped readings in the
@@ -110,11 +147,38 @@ class Partial:
     missing: int
     span: tuple[int, int]
     clamped: int = 0
+    no_user: int = 0  # rows without a user id, dropped (the builder refuses them unless told to drop them)
+    outside: int = 0  # rows outside the public time range, dropped
+    zoned: bool = False  # whether the timestamps carried a zone or an offset (the bins are then UTC instants)
 
 
 def frame_partial(frame: pd.DataFrame, kind: str, width: pd.Timedelta, low: float, high: float,
-                  member: pd.DataFrame | None, region: Region | None) -> Partial:
-    """The contribution of a frame of whole users (canonical columns) to every group's per-bin sums."""
+                  member: pd.DataFrame | None, region: Region | None,
+                  bounds: tuple[int, int] | None = None) -> Partial:
+    """The contribution of a frame of whole users (canonical columns) to every group's per-bin sums; rows without
+    a user id and (``bounds``: the public time range as bin numbers [first, stop)) rows outside it are dropped and
+    counted."""
+    no_user = outside = 0
+    if len(frame):
+        nobody = without_user(frame["user"].to_numpy())
+        no_user = int(nobody.sum())
+        keep = ~nobody
+        if bounds is not None:
+            number = bin_starts(frame["timestamp"], width) // width.value
+            inside = (number >= bounds[0]) & (number < bounds[1])
+            outside = int((keep & ~inside).sum())
+            keep &= inside
+        if not keep.all():
+            frame = frame[keep]
+    part = _frame_partial(frame, kind, width, low, high, member, region)
+    part.no_user, part.outside = no_user, outside
+    part.zoned = getattr(frame["timestamp"].dtype, "tz", None) is not None if "timestamp" in frame else False
+    return part
+
+
+def _frame_partial(frame: pd.DataFrame, kind: str, width: pd.Timedelta, low: float, high: float,
+                   member: pd.DataFrame | None, region: Region | None) -> Partial:
+    """The contribution of a frame of whole users with a user id each, inside the time range."""
     if not len(frame):
         return Partial({}, {}, 0, 0, (np.iinfo(np.int64).max, np.iinfo(np.int64).min))
     averaged = missing = clamped = 0

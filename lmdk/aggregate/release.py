@@ -41,6 +41,8 @@ class AggregateOptions:
     units: str | None = None  # None: "contacts" for a contact count, else none
     who: str = "user"
     dummies: str | None = None  # the dummy-landmark method
+    time_range: tuple[str, str] | None = None  # the public (START, END) of the released bins; None: read from data
+    drop_rows_without_user: bool = False  # drop (and count) rows without a user id instead of refusing them
 
     def check(self) -> None:
         """Refuse a sum or mean without its public range, or a count with one."""
@@ -76,6 +78,7 @@ class AggregateRelease:
     rule: LandmarkRule
     units: str
     groups: dict[str, GroupRelease]
+    time_range: tuple[str, str] | None = None  # the released bins' start and end when public; None: from the data
 
     @property
     def declared(self) -> bool:
@@ -95,7 +98,13 @@ class AggregateRelease:
         """The statement written above the table (Parquet: in its metadata)."""
         first = next(iter(self.groups.values())).exported
         said = data_landmarks_line(self.options.landmarks) if not self.declared else declared_line(self.rule)
-        note = first.note + "\n# " + said
+        clock = next(iter(self.groups.values())).summary["landmark_clock"]
+        lines = first.note.split("\n")
+        at = 1  # the time span's line comes first after the header and a data-derived set's NOT PROTECTED lines
+        while at < len(lines) and lines[at].startswith("# NOT PROTECTED"):
+            at += 1
+        note = "\n".join(lines[:at] + ["# " + time_range_line(self.time_range)] + lines[at:])
+        note += "\n# " + said + f" The rule was read on {clock}."
         if self.options.by is not None:
             note += (f"\n# Groups: {len(self.groups)} (by {self.options.by!r}); each group's lines above speak for "
                      "one group of its N")
@@ -108,6 +117,13 @@ class AggregateRelease:
         line = data_landmarks_line(self.options.landmarks)
         return {group: {**g.summary, "guarantee": g.summary["guarantee"] + " " + line}
                 for group, g in self.groups.items()}
+
+    def warnings(self) -> list[str]:
+        """What the release warns about (a declared rule that marks no bin, the clock it was read on), once each."""
+        out: list[str] = []
+        for g in self.groups.values():
+            out += [w for w in g.summary["warnings"] if w not in out]
+        return out
 
     def to_json(self) -> dict:
         """The JSON summary (officer's eyes only: it holds the true statistic's error)."""
@@ -124,7 +140,8 @@ class AggregateRelease:
             out.append(("" if o.by is None else f"{group}: ") + f"{o.statistic} over {s['n_users']:,} users, "
                        f"{s['n_events']:,} bins, |L| = {s['landmarks']:,}, {o.scheme} at ε = {o.epsilon:g}: "
                        f"MAE {s['mae']:.4g} {self.units}".rstrip() + f" (relative {rel}); Theorem 2 "
-                       + ("satisfied" if s["theorem2"]["satisfied"] else "VIOLATED"))
+                       + ("satisfied" if s["theorem2"]["satisfied"] else "VIOLATED")
+                       + (f"; dropped_rows {s['dropped_rows']:,} (no user id)" if s["dropped_rows"] else ""))
         return out
 
 
@@ -133,19 +150,21 @@ def release_aggregate(agg: Aggregate, options: AggregateOptions, rule: LandmarkR
     units = options.units if options.units is not None else ("contacts" if agg.kind == "contacts" else "")
     event = bin_word(options.bin)
     groups = {group: release_group(agg, group, options, rule, units, event) for group in sorted(agg.series)}
-    return AggregateRelease(options, rule, units, groups)
+    return AggregateRelease(options, rule, units, groups, agg.time_range)
 
 
 def release_group(agg: Aggregate, group: str, options: AggregateOptions, rule: LandmarkRule, units: str,
                   event: str) -> GroupRelease:
     """Export one group's statistic: its released rows, its summary and the exported release."""
     from lmdk import privacy, relation
+    from lmdk.aggregate.landmarks import bin_landmarks
     from lmdk.exports.export import export_scheme_release
     from lmdk.selection.export import source_of
 
     o = options
     series = agg.to_series(group, units=units, tz=o.tz)
-    L = np.asarray(rule.indices(series, o.tz), dtype=np.int64)
+    marked = bin_landmarks(rule, series, agg.bin, o.tz, agg.zoned)
+    L = marked.indices
     low, high = o.value_range if o.statistic != "count" and o.value_range is not None else (None, None)
     protects = relation.aggregate(o.statistic, users=agg.users[group], low=low, high=high, unit=units,
                                   max_per_user=o.max_per_user if agg.kind == "contacts" else 1,
@@ -173,6 +192,12 @@ def release_group(agg: Aggregate, group: str, options: AggregateOptions, rule: L
         "theorem2": {"satisfied": bool(worst <= o.epsilon * (1 + 1e-9)), "worst_sum": worst},
         "mae": mae, "relative_mae": mae / scale if scale > 0 else None,
         "guarantee": exported.guarantee.text(),
+        "landmark_clock": marked.clock, "dropped_rows": agg.dropped_rows,
+        "time_range": {"start": agg.time_range[0], "end": agg.time_range[1], "public": True}
+        if agg.time_range is not None else {"start": str(series.timestamps[0]),
+                                            "end": str(series.timestamps[-1] + pd.Timedelta(agg.bin)),
+                                            "public": False},
+        "outside_rows": agg.outside_rows, "warnings": list(marked.warnings),
     }
     if dummies is not None:  # the landmarks hidden among dummies chosen privately with 1 % of ε (§3.4)
         summary["dummies"] = {"method": o.dummies, "share": dummies["share"]}
@@ -185,6 +210,16 @@ def release_group(agg: Aggregate, group: str, options: AggregateOptions, rule: L
 def _plain(value: float) -> int | float:
     """25000 for 25000.0 (JSON as the issue spells it), the float otherwise."""
     return int(value) if float(value).is_integer() and abs(value) < 2**53 else float(value)
+
+
+def time_range_line(time_range: tuple[str, str] | None) -> str:
+    """The statement's line on the released time span: public (given in advance) or read from the data."""
+    if time_range is not None:
+        return (f"Time range: public, given in advance (--time-range): the bins from {time_range[0]} to "
+                f"{time_range[1]} (end exclusive), every one released; readings outside were dropped.")
+    return ("Not protected: the time range was read from the data: the first and last bins are those of the "
+            "earliest and latest reading of any one user, so they are published; give --time-range START END to "
+            "fix it in advance.")
 
 
 def data_landmarks_line(text: str) -> str:

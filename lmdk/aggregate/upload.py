@@ -3,7 +3,8 @@ over all users (or over one group) per time bin — the Data page's choice, with
 
 A statistic is built by :func:`lmdk.aggregate.build` and protected by :func:`lmdk.relation.aggregate`: any one
 user's readings at every landmark bin and any one other bin, each anywhere in the public range (values clamped to it;
-Δ = high − low, a mean's ÷ N) or, for a count, one user's contact rows (Δ = K) or presence in a public region (Δ = 1).
+Δ = max(0, high) − min(0, low): a user without a reading in a bin contributes 0; a mean's ÷ N) or, for a count,
+one user's contact rows (Δ = K) or presence in a public region (Δ = 1).
 Every public parameter (range, K, region, groups, N) is chosen, never read from the data.
 """
 from __future__ import annotations
@@ -54,6 +55,7 @@ class Chosen:
     relation: Relation  # kind "aggregate"
     users: int
     groups: tuple[str, ...]
+    notes: tuple[str, ...] = ()  # the statement's line on the time span (read from the data: not protected)
 
 
 def group_columns(columns, spec) -> list[str]:
@@ -118,4 +120,7 @@ def choose(raw: bytes, filename: str, spec, choice: UploadStatistic, *, units: s
                                   high=value_range[1] if value_range else None, unit=units,
                                   max_per_user=choice.max_per_user if agg.kind == "contacts" else 1,
                                   groups=len(agg.series), who=choice.who, counted=counted)
-    return Chosen(series=series, relation=protects, users=agg.users[group], groups=tuple(sorted(agg.series)))
+    from lmdk.aggregate.release import time_range_line
+
+    return Chosen(series=series, relation=protects, users=agg.users[group], groups=tuple(sorted(agg.series)),
+                  notes=(time_range_line(agg.time_range),))

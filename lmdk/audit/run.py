@@ -25,7 +25,7 @@ from lmdk.errors import LmdkError, ParameterError
 CHUNK = 500  # trials per release call (progress is reported between chunks; results do not depend on it)
 POSITION_TRIALS = 200  # releases per position-attack configuration (each gives an AUC over all n timestamps)
 PILOT = 64  # releases that pick the worst regular event and landmark (largest mean budget)
-PARTS = {"pilot": 0, "loss": 1, "positions": 2, "values": 3, "correlation": 4, "flip": 5}
+PARTS = {"pilot": 0, "loss": 1, "positions": 2, "values": 3, "correlation": 4, "flip": 5, "group": 6}
 VIEW_SEED = 0
 """The Adversary lab's audit seed (the CLI's default): public and the same in every session. An audit measures the
 mechanism, not the session's demonstration release, so a class auditing one configuration shares one run whatever
@@ -76,15 +76,22 @@ class Audit:
     values: dict[str, val.GuessResult]
     correlation: corr.CorrelationResult | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    landmark_epsilon: float = 0.0  # ε_sel of a privately selected rule (0: the landmark set is fixed)
+
+    @property
+    def promised(self) -> float:
+        """The total ε the statement promises for one event's value: ε_sel + ε (ε when the set is fixed)."""
+        return float(self.epsilon) + float(self.landmark_epsilon)
 
     @property
     def worst(self) -> PairResult | None:
-        """The pair with the largest lower bound of the loss."""
-        return max(self.pairs.values(), key=lambda p: p.estimate.lower, default=None)
+        """The pair whose lower bound of the loss is the largest share of the ε claimed for it (with equal claims:
+        the largest lower bound); a group pair claimed at ε + k·ε_sel is weighed against its own claim."""
+        return max(self.pairs.values(), key=lambda p: p.estimate.lower / max(p.claimed, 1e-300), default=None)
 
     @property
     def epsilon_lower(self) -> float:
-        """The largest lower confidence bound of the loss over the audited pairs."""
+        """The lower confidence bound of the loss of the worst pair (:attr:`worst`)."""
         return self.worst.estimate.lower if self.worst else 0.0
 
     @property
@@ -117,7 +124,8 @@ class Audit:
                                   for k, v in self.positions.items()}
         value = self.value_attack()
         return {
-            "scheme": self.scheme, "epsilon_claimed": self.epsilon, "epsilon_lower": num(self.epsilon_lower),
+            "scheme": self.scheme, "epsilon_claimed": self.promised, "epsilon_release": self.epsilon,
+            "landmark_epsilon": self.landmark_epsilon, "epsilon_lower": num(self.epsilon_lower),
             "epsilon_upper": num(self.epsilon_upper),
             "epsilon_estimate": num(worst.estimate.estimate) if worst else None,
             "worst_neighbour": worst.name if worst else None, "exceeds_claim": self.exceeds,
@@ -254,6 +262,7 @@ def audit(series, landmarks, scheme: str, epsilon: float, *, protects=None, w=No
     hist = prior == "histogram" and mechanism == "laplace"
     units = pilot + 4 * trials + len(methods + ("none",)) * position_trials + (trials if s is not None else 0)
     units += 2 * trials if rule is not None else 0
+    units += 2 * trials if rule is not None and landmark_epsilon is not None else 0
     tick = _Ticker(units + (val.HISTOGRAM_BINS * trials if hist else 0), progress)
     notes: list[str] = []
 
@@ -288,6 +297,13 @@ def audit(series, landmarks, scheme: str, epsilon: float, *, protects=None, w=No
             notes.append(flip)
         else:
             pairs["flip"] = flip
+        if landmark_epsilon is not None:
+            group = _group_pair(x, rule, float(landmark_epsilon), scheme, epsilon, relation, mechanism, w, options,
+                                trials, seed, tick, event)
+            if isinstance(group, str):
+                notes.append(group)
+            else:
+                pairs["group"] = group
 
     values = {}
     for name, cell in (("landmark", lm), ("regular", t)):
@@ -334,7 +350,42 @@ def audit(series, landmarks, scheme: str, epsilon: float, *, protects=None, w=No
         tick(trials)
     protected = relation.to_dict()
     return Audit(scheme, float(epsilon), int(trials), int(seed), float(confidence), protected, n, int(mask.sum()),
-                 pairs, positions, configured, values, correlation, tuple(notes))
+                 pairs, positions, configured, values, correlation, tuple(notes), float(landmark_epsilon or 0.0))
+
+
+def _group_pair(x, rule, landmark_epsilon, scheme, epsilon, relation, mechanism, w, options, trials, seed, tick,
+                event) -> PairResult | str:
+    """The group pair of a privately selected rule (:mod:`lmdk.audit.group`): the k positions the rule marks on the
+    series moved together, each neighbour selected privately per release; claimed ε + k·ε_sel."""
+    from lmdk import schemes
+    from lmdk.audit.group import group_statistic, group_worlds
+    from lmdk.selection.private import group_epsilon, select_masks
+
+    text = rule if isinstance(rule, str) else getattr(rule, "kind", str(rule))
+    if mechanism != "laplace" or relation.value_range is None:
+        return f"group neighbours of {text} are built for values with a public range only"
+    worlds = group_worlds(np.asarray(x, dtype=float), rule, relation.value_range)
+    if isinstance(worlds, str):
+        return worlds
+    stats, spent = [], []
+    for side, xw in enumerate((worlds.first, worlds.second)):
+        parts = []
+        for c, start in enumerate(range(0, trials, CHUNK)):
+            reps = min(CHUNK, trials - start)
+            gen = stream(seed, scheme, "group", side * 1000 + c)
+            masks = select_masks(np.tile(xw, (reps, 1)), rule, landmark_epsilon, relation.value_range, gen)
+            rel = schemes.release_engine(xw, masks, scheme, epsilon, options["calibration"], mechanism=mechanism,
+                                         repetitions=reps, rng=gen, w=w, protects=options["protects"])
+            parts.append(group_statistic(rel, masks, worlds, rule, landmark_epsilon, relation.value_range))
+            spent += [float(np.asarray(rel.budgets)[:, worlds.cells].sum(axis=1).sum())] if side == 0 else []
+            tick(reps)
+        stats.append(np.concatenate(parts))
+    k = int(worlds.cells.size)
+    claimed = group_epsilon(epsilon, landmark_epsilon, k)
+    description = (f"the {k:,} {event}s {text} marks on the series moved together (landmarks selected privately at "
+                   f"ε_sel = {landmark_epsilon:g} per release; claimed ε + k·ε_sel)")
+    return PairResult("group", description, tuple(int(c) for c in worlds.cells), claimed, sum(spent) / trials,
+                      loss_mod.empirical_epsilon(stats[0], stats[1], options.get("confidence", 0.95)))
 
 
 def _flip_pair(x, rule, t, a, b, scheme, epsilon, landmark_epsilon, relation, mechanism, w, options, trials, seed,

@@ -18,6 +18,7 @@ from lmdk.cli.arguments import positive_float, positive_int
 from lmdk.cli.common import EXIT_OK, EXIT_VIOLATION, say, write_table
 from lmdk.cli.ledger import EXIT_CAP
 from lmdk.errors import LmdkError, ParameterError
+from lmdk.exports.files import write_atomic
 
 if TYPE_CHECKING:
     from lmdk.aggregate.release import AggregateOptions
@@ -47,7 +48,9 @@ def options_from_args(args) -> AggregateOptions:
     return AggregateOptions(
         statistic=args.statistic, landmarks=args.landmarks, scheme=args.scheme, epsilon=args.epsilon,
         value_range=(args.range[0], args.range[1]) if args.range is not None else None, bin=args.bin, by=args.by,
-        max_per_user=args.max_per_user, w=args.w, tz=args.tz, units=args.units, who=args.who, dummies=args.dummies)
+        max_per_user=args.max_per_user, w=args.w, tz=args.tz, units=args.units, who=args.who, dummies=args.dummies,
+        time_range=(args.time_range[0], args.time_range[1]) if args.time_range is not None else None,
+        drop_rows_without_user=args.drop_rows_without_user)
 
 
 def population_spec_from_args(args, path: Path):
@@ -59,6 +62,17 @@ def population_spec_from_args(args, path: Path):
 
     spec = ImportSpec.from_dict(read_json(args.mapping, "--mapping")) if args.mapping else None
     return population_spec(path, spec, args.tz, args.start)
+
+
+def time_range_flags(p) -> None:
+    """Add --time-range START END and --drop-rows-without-user (lmdk aggregate, lmdk plan --statistic)."""
+    p.add_argument("--time-range", nargs=2, metavar=("START", "END"),
+                   help="the public time span of the released bins, fixed in advance (END exclusive; naive times in "
+                        "the series' zone or --tz; widened outward to whole bins): readings outside are dropped and "
+                        "counted, bins inside without readings are released with noise. Without it the span is read "
+                        "from the data and the statement says it is not protected")
+    p.add_argument("--drop-rows-without-user", action="store_true",
+                   help="drop rows without a user id (reported as dropped_rows) instead of refusing the input")
 
 
 def budget_from_args(args) -> Budget:
@@ -116,20 +130,22 @@ def _release(args, options: AggregateOptions, rule, source, groups) -> int:
 
     agg = build(source, options.statistic, value_range=options.value_range, bin=options.bin, groups=groups,
                 max_per_user=options.max_per_user, region=Region(*args.region) if args.region is not None else None,
-                scheduler=args.scheduler, workers=args.workers)
+                scheduler=args.scheduler, workers=args.workers, time_range=options.time_range, tz=options.tz,
+                drop_rows_without_user=options.drop_rows_without_user)
     say(args, f"read {args.input}: {sum(agg.users.values()):,} users, {len(agg.series)} group(s), "
               f"{len(next(iter(agg.series.values()))):,} bins of {args.bin}")
     for warning in agg.warnings:
         say(args, f"warning: {warning}")
     released = release_aggregate(agg, options, rule)
+    for warning in released.warnings():
+        say(args, f"warning: {warning}")
     if not released.satisfied and not args.allow_violation:
         print(f"lmdk: refused: scheme {args.scheme!r} violates the landmark-privacy policy on this aggregate; choose "
               "a scheme that satisfies it (adaptive, skip, uniform, user) or pass --allow-violation", file=sys.stderr)
         return EXIT_VIOLATION
     write_table(released.frame(), args.out, released.note())
     if args.json:
-        Path(args.json).write_text(json.dumps(released.to_json(), indent=2, ensure_ascii=False, allow_nan=False)
-                                   + "\n", encoding="utf-8")
+        write_atomic(args.json, json.dumps(released.to_json(), indent=2, ensure_ascii=False, allow_nan=False) + "\n")
         say(args, f"wrote {args.json} (the true statistic's error: for the officer's eyes only)")
     for line in released.lines():
         say(args, line)
@@ -177,10 +193,12 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--epsilon", type=positive_float("--epsilon"), required=True, help="total privacy budget ε > 0")
     p.add_argument("--w", type=positive_int("--w", 10_000_000), help="window of the w-event, bd and ba schemes")
     p.add_argument("--tz", metavar="ZONE", help="time zone of timestamps without one (IANA name, e.g. Europe/Berlin; "
-                                                "default UTC): resolves a clock change's repeated hour, and calendar "
-                                                "windows read the wall clock of this zone")
+                                                "default UTC): resolves a clock change's repeated hour; calendar "
+                                                "windows read the wall clock of this zone, for times with an offset "
+                                                "too (without --tz those are read on UTC, with a warning)")
     p.add_argument("--start", metavar="DATETIME", help="files of relative seconds: the date/time their 0 stands for "
                                                        "(e.g. 2009-10-01), so calendar windows can place them")
+    time_range_flags(p)
     p.add_argument("--units", help="unit of one reading in the statement (e.g. kWh; default none)")
     p.add_argument("--who", default="user", help="whose readings, in the statement (default user; e.g. household)")
     p.add_argument("--mapping", metavar="FILE", help="an import mapping JSON naming the input's columns")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from lmdk.cli.arguments import positive_float, positive_int, seed
 from lmdk.cli.common import (
@@ -23,6 +22,7 @@ from lmdk.cli.common import (
     write_table,
 )
 from lmdk.errors import ParameterError
+from lmdk.exports.files import write_atomic
 
 AUDIT_EXAMPLES = """examples:
   lmdk audit sample:hue --scheme skip --epsilon 1 --landmarks percentile:20 --range 0 25 --json audit.json
@@ -36,7 +36,9 @@ mechanism's ε; epsilon_upper bounds the loss of the best test found). The attac
 The audit's own randomness comes from --seed (default 0): the same seed gives the same numbers.
 A rule that reads the values (below, above, percentile, share) adds the flip neighbours: one value moved across
 the rule's threshold, so its landmark status flips and each neighbour is released with its own landmark set
-(--landmark-epsilon E: selected privately per release, claimed at E + ε).
+(--landmark-epsilon E: selected privately per release, claimed at E + ε). With --landmark-epsilon it also adds the
+group neighbours: the k events the rule marks on INPUT (without noise, fixed in advance) moved together, each
+release selecting privately, claimed at ε + k·E. The verdict quotes the total ε the statement promises (E + ε).
 Exit code 3 when a measured lower bound exceeds the ε claimed for its pair (the release leaks more than it says)."""
 
 
@@ -127,7 +129,7 @@ def cmd_audit(args) -> int:
     result = {"input": args.input, "landmark_rule": args.landmarks, **result}
     text = json.dumps(result, indent=2, ensure_ascii=False)
     if args.json:
-        Path(args.json).write_text(text + "\n", encoding="utf-8")
+        write_atomic(args.json, text + "\n")
     elif args.out is None:
         print(text)
     if args.out is not None:
@@ -136,8 +138,10 @@ def cmd_audit(args) -> int:
     for line in _lines(result):
         say(args, line)
     if result["exceeds_claim"]:
-        print(f"lmdk: the audit measured ε ≥ {result['epsilon_lower']:.3f} for {policy.scheme!r}, above the claimed "
-              f"ε = {policy.epsilon:g} ({result['worst_neighbour']} neighbours)", file=sys.stderr)
+        worst = result["neighbours"][result["worst_neighbour"]]
+        print(f"lmdk: the audit measured ε ≥ {result['epsilon_lower']:.3f} for {policy.scheme!r}, above the ε = "
+              f"{worst['epsilon_claimed']:g} claimed for its {result['worst_neighbour']} neighbours (the statement "
+              f"promises ε = {result['epsilon_claimed']:g} for one event)", file=sys.stderr)
         return EXIT_VIOLATION
     return EXIT_OK
 
@@ -150,7 +154,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     dummies_flag(p)
     p.add_argument("--landmark-epsilon", type=positive_float("--landmark-epsilon"), metavar="E",
                    help="audit a data-derived rule's landmarks selected privately at ε_sel = E (as lmdk release "
-                        "--landmark-epsilon): its flip neighbours are then claimed at E + --epsilon")
+                        "--landmark-epsilon): its flip neighbours are then claimed at E + --epsilon, and the group "
+                        "neighbours (the k events the rule marks, moved together) at --epsilon + k·E")
     p.add_argument("--trials", type=positive_int("--trials", 1_000_000), default=2000,
                    help="releases of each neighbour (default 2,000; at least 100)")
     p.add_argument("--json", metavar="FILE", help="write the audit as JSON (default: JSON on standard output)")

@@ -198,22 +198,15 @@ def default_mechanism(series) -> str:
 
 
 def write_table(frame, out: str | None, note: str | None = None) -> None:
-    """CSV (default, also to stdout; ``note`` as its first line) or Parquet (``note`` in its metadata)."""
-    text = note + "\n" if note else ""
-    if out is None or out == "-":
-        sys.stdout.write(text + frame.to_csv(index=False, lineterminator="\n"))
-        return
-    path = Path(out)
-    if path.suffix.lower() in (".parquet", ".pq"):
-        import pyarrow as pa
-        import pyarrow.parquet as pq
+    """CSV (default, also to stdout; ``note`` as its first line) or Parquet (``note`` in its metadata), written
+    atomically (:func:`lmdk.exports.files.write_table`)."""
+    from lmdk.exports.files import table_text
+    from lmdk.exports.files import write_table as write_file
 
-        table = pa.Table.from_pandas(frame, preserve_index=False)
-        if note:
-            table = table.replace_schema_metadata({**(table.schema.metadata or {}), b"lmdk": note.encode()})
-        pq.write_table(table, path)
-    else:
-        path.write_text(text + frame.to_csv(index=False, lineterminator="\n"), encoding="utf-8")
+    if out is None or out == "-":
+        sys.stdout.write(table_text(frame, note))
+        return
+    write_file(frame, out, note)
 
 
 def event_word(series) -> str:

@@ -20,6 +20,7 @@ from lmdk.cli.common import (
     say,
 )
 from lmdk.errors import ParameterError
+from lmdk.exports.files import write_atomic
 
 PLAN_EXAMPLES = """examples:
   lmdk plan sample:hue --landmarks calendar:daily@18:00-22:00 --range 0 25 --target-mae 0.5
@@ -160,7 +161,11 @@ def cmd_plan_aggregate(args) -> int:
         value_range=(args.range[0], args.range[1]) if args.range is not None else None, bin=args.bin,
         max_per_user=args.max_per_user, region=tuple(args.region) if args.region else None, tz=args.tz,
         schemes=tuple(s for s in args.schemes.split(",") if s) if args.schemes else None, w=args.w, seed=args.seed,
-        repetitions=args.repetitions, users_for=args.users_for)
+        repetitions=args.repetitions, users_for=args.users_for,
+        time_range=(args.time_range[0], args.time_range[1]) if args.time_range is not None else None,
+        drop_rows_without_user=args.drop_rows_without_user)
+    for note in planned.notes:
+        say(args, note)
     result = planned.result
     if args.users_for is not None:
         print(f"users needed for a relative MAE of {100 * args.target_relative_mae:g} % at ε = {args.users_for:g} "
@@ -177,7 +182,7 @@ def cmd_plan_aggregate(args) -> int:
             got = "—" if a["achieved_relative_mae"] is None else f"{100 * a['achieved_relative_mae']:.3g} %"
             print(f"  {name:<10} ε {eps:>10}  achieved {got}")
     if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=2, allow_nan=False), encoding="utf-8")
+        write_atomic(args.json, json.dumps(result, indent=2, allow_nan=False))
         say(args, f"wrote {args.json}")
     return EXIT_OK
 
@@ -233,7 +238,7 @@ def cmd_plan(args) -> int:
               f"(same public range; ε ∝ Δ):")
         sys.stdout.write(tradeoff_table(table, result.sensitivity, unit))
     if args.json:
-        Path(args.json).write_text(json.dumps(result.to_json(), indent=2, allow_nan=False), encoding="utf-8")
+        write_atomic(args.json, json.dumps(result.to_json(), indent=2, allow_nan=False))
         say(args, f"wrote {args.json}")
     return EXIT_OK
 
@@ -292,4 +297,7 @@ def configure(p: argparse.ArgumentParser) -> None:
                      help="count of locations: the public circle")
     agg.add_argument("--tz", metavar="ZONE", help="time zone of timestamps without one (default UTC)")
     agg.add_argument("--start", metavar="DATETIME", help="files of relative seconds: the date/time of their 0")
+    from lmdk.cli.aggregate import time_range_flags
+
+    time_range_flags(agg)
     p.set_defaults(func=cmd_plan)

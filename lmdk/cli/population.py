@@ -1,7 +1,8 @@
 """``lmdk population``: release many users' series under one policy (wired into ``lmdk.cli.main``).
 
 Exit codes as ``lmdk release``: 0 done, 2 bad input (one line naming the field), 3 some user's release
-violates (ε, L)-landmark privacy (Theorem 2): nothing is released unless ``--allow-violation``; 4 the ledger's
+violates (ε, L)-landmark privacy (Theorem 2): nothing is released or written unless ``--allow-violation`` (a
+private landmark selection that ran stays charged); 4 the ledger's
 cap (``--ledger``, ``--cap``) withheld every user. Users the cap withholds are listed in the summary.
 """
 from __future__ import annotations
@@ -12,7 +13,15 @@ import time
 
 from lmdk.cli.arguments import positive_float, positive_int, seed
 from lmdk.cli.common import EXIT_OK, EXIT_VIOLATION, data_landmark_flags, read_json, relation_flags, say
-from lmdk.cli.ledger import EXIT_CAP, cancel, ledger_flag, reserve_population, withheld_line
+from lmdk.cli.ledger import (
+    EXIT_CAP,
+    budget_from_args,
+    cancel,
+    ledger_flag,
+    refuse_seed,
+    violation_line,
+    withheld_line,
+)
 from lmdk.cli.policies import POLICIES_EXAMPLES, assignment_for, policies_flags
 from lmdk.errors import LmdkError, ParameterError
 
@@ -205,17 +214,12 @@ def _summary_lines(result, seconds: float) -> list[str]:
 
 
 def _reserve(args, policy, source, assignment):
-    """The run's ledger Reservation (None without --ledger, for a demonstration, or when the policy table withholds
-    every user): with --policies each user is charged their own policy's total ε, the table's withheld nothing."""
-    if assignment is None:
-        return reserve_population(args, policy, source)
-    from lmdk.policies.assign import charges
-    from lmdk.population.users import user_ids
+    """(the run's ledger Reservation, {user: reason} withheld by the cap): (None, None) without --ledger, for a
+    demonstration, or when the policy table withholds every user (:func:`lmdk.population.ledger.reserve_run`)."""
+    from lmdk.population.ledger import reserve_run
 
-    if not getattr(args, "ledger", None) or policy.seed is not None:
-        return reserve_population(args, policy, source)  # checks --cap without --ledger; None
-    asked = charges(assignment, user_ids(source))
-    return reserve_population(args, policy, source, charges=asked) if asked else None
+    return reserve_run(budget_from_args(args), policy, source, args.input, assignment,
+                       getattr(args, "policies", None))
 
 
 def run(args) -> int:
@@ -224,10 +228,11 @@ def run(args) -> int:
     from lmdk.population.input import open_source
 
     policy = _policy(args)
+    refuse_seed(args, policy.seed, "--seed" if args.seed is not None else f"the policy file's 'seed' ({args.config})")
     assignment = assignment_for(args, policy, policy if args.config is not None else None)
     source = open_source(args.input, policy.mapping)
     protects = _protects(args, policy, source.kind)
-    reservation = _reserve(args, policy, source, assignment)  # before any noise; the cap withholds users
+    reservation, withheld = _reserve(args, policy, source, assignment)  # before any noise; the cap withholds users
     if reservation is not None and not reservation.granted:
         print(withheld_line(reservation) + "; no user released", file=sys.stderr)
         return EXIT_CAP
@@ -237,13 +242,21 @@ def run(args) -> int:
         result = release(source, policy, out=args.out, scheduler=args.scheduler, workers=args.workers,
                          protects=protects, private_columns=True if args.include_private_columns else None,
                          allow_violation=args.allow_violation, progress=bar.update, on_total=bar.total,
-                         assignment=assignment, withheld=reservation.withheld if reservation is not None else None)
+                         assignment=assignment, withheld=withheld)
     except LmdkError:
         cancel(args, reservation)
         raise
     finally:
         bar.close()
     seconds = time.perf_counter() - start
+    if result.refused:  # nothing computed from the data is printed or written (no counts, no MAE, no summary)
+        from lmdk.population.ledger import keep_selection
+
+        keep_selection(budget_from_args(args), reservation, policy, source, args.input, assignment)
+        selection = policy.landmark_epsilon if assignment is None else None
+        print(violation_line(policy.scheme if assignment is None else "per user", selection,
+                             getattr(args, "ledger", None), " for some users"), file=sys.stderr)
+        return EXIT_VIOLATION
     if not args.quiet:
         print("\n".join(_summary_lines(result, seconds)), file=sys.stderr)
     if assignment is not None:
@@ -252,12 +265,6 @@ def run(args) -> int:
         print("\n".join(summary_lines(result)), file=sys.stderr)
     if reservation is not None and reservation.withheld:
         print(withheld_line(reservation), file=sys.stderr)
-    if result.refused:
-        cancel(args, reservation)
-        print(f"lmdk: refused: scheme {policy.scheme!r} violates the landmark-privacy policy for "
-              f"{result.aggregates['violated']:,} users; nothing was released (the summary is in {args.out}). Choose "
-              "a scheme that satisfies it (adaptive, skip, uniform, user) or pass --allow-violation", file=sys.stderr)
-        return EXIT_VIOLATION
     if result.aggregates["users"] == 0 and (assignment is not None or reservation is not None):
         by_cap = reservation is not None and bool(reservation.withheld)
         print("lmdk: refused: every user was withheld (see the reasons above); nothing was released", file=sys.stderr)

@@ -6,7 +6,6 @@ import argparse
 import json
 import sys
 from dataclasses import replace
-from pathlib import Path
 
 from lmdk.cli.arguments import positive_float, positive_int, seed
 from lmdk.cli.common import (
@@ -23,7 +22,16 @@ from lmdk.cli.common import (
     with_dummies,
     write_table,
 )
-from lmdk.cli.ledger import EXIT_CAP, cancel, ledger_flag, refused_line, reserve_release
+from lmdk.cli.ledger import (
+    EXIT_CAP,
+    cancel,
+    keep_release_selection,
+    ledger_flag,
+    refuse_seed,
+    refused_line,
+    reserve_release,
+    violation_line,
+)
 from lmdk.errors import LmdkError, ParameterError
 from lmdk.present.release import Policy
 
@@ -39,7 +47,9 @@ RELEASE_EXAMPLES = """examples:
 Landmarks: a declared rule (calendar:…, file:…, none) keeps Theorem 2 as stated. A rule that reads the values
 being released (below, above, percentile, share, stay, contacts) is refused in an export (exit code 3) unless
 --landmark-epsilon E selects it privately (the statement's ε is then E + --epsilon) or --allow-data-landmarks
-releases it anyway (the statement then says first what is not protected).
+releases it anyway (the statement then says first what is not protected). A --config's positions marked while
+viewing the values (landmark_origin "viewed", or a config without the field) are refused the same way unless
+--declared-landmarks confirms they were declared in advance (the statement records it).
 
 What ε protects is part of the policy: --range LOW HIGH (values; any change of one event within the public
 range, Δ = HIGH − LOW), optionally --up-to D (only changes of up to D units, Δ = D), or --radius R (locations).
@@ -52,8 +62,12 @@ can remove the noise)."""
 def cmd_release(args) -> int:
     """``lmdk release``: load, mark landmarks, reserve ε in the ledger, release, write, summarise; refuse
     violations and exports past the ledger's cap (exit 4, before any noise is drawn; a refusal charges nothing)."""
+    if args.declared_landmarks and (args.config is None or args.landmarks is not None):
+        raise ParameterError("--declared-landmarks confirms that a --config's landmark positions were declared in "
+                             "advance; use it with --config and without --landmarks")
     cfg, series = read_input(args)
     policy = with_dummies(args, policy_from_args(args, series, cfg))
+    refuse_seed(args, policy.seed, "--seed")  # seeds are for demonstrations only
     if policy.seed is None and policy.repetitions > 1:
         raise ParameterError("--repetitions applies to demonstration releases (--seed): every exported "
                              "release spends ε again")
@@ -66,7 +80,10 @@ def cmd_release(args) -> int:
     except LmdkError:
         cancel(args, reservation)
         raise
-    if code != EXIT_OK:
+    if code == EXIT_VIOLATION and reservation is not None and args.landmark_epsilon is not None:
+        # the private selection ran before Theorem 2 refused: its ε_sel is spent and stays charged
+        keep_release_selection(args, reservation, series, policy)
+    elif code != EXIT_OK:
         cancel(args, reservation)
     return code
 
@@ -74,6 +91,7 @@ def cmd_release(args) -> int:
 def _release(args, cfg, series, policy: Policy) -> int:
     """Release, write and summarise (the ledger has reserved the ε already)."""
     from lmdk.exports.export import export_scheme_release
+    from lmdk.exports.files import demonstration_note, write_atomic
     from lmdk.present.release import (
         demonstration_landmarks,
         release_summary,
@@ -84,14 +102,18 @@ def _release(args, cfg, series, policy: Policy) -> int:
 
     source = None
     if policy.seed is None:
-        exported = export_scheme_release(series, args.landmarks if args.landmarks is not None else policy.landmarks,
+        landmarks = args.landmarks if args.landmarks is not None else policy.landmarks
+        if args.landmarks is None and cfg is not None:  # the config's positions, as its landmark_origin says
+            from lmdk.exports.runconfig import config_landmarks
+
+            landmarks = config_landmarks(cfg, declared_landmarks=args.declared_landmarks,
+                                         allow_data_landmarks=args.allow_data_landmarks, path=args.config)
+        exported = export_scheme_release(series, landmarks,
                                          policy.scheme, policy.epsilon, w=policy.w,
                                          protects=policy.relation, bound=args.bound,
                                          private_columns=args.include_private_columns, dummies=policy.dummies,
                                          event=event_word(series), landmark_epsilon=args.landmark_epsilon,
-                                         allow_data_landmarks=args.allow_data_landmarks, tz=args.tz,
-                                         data_derived=args.landmarks is None and cfg is not None
-                                         and cfg.landmark_origin == "data")
+                                         allow_data_landmarks=args.allow_data_landmarks, tz=args.tz)
         rel, table, note = exported.release, exported.frame, exported.note
         source = exported.landmark_source
         if source is not None:
@@ -105,7 +127,7 @@ def _release(args, cfg, series, policy: Policy) -> int:
             say(args, "no --range/--radius given: this demonstration protects changes of up to 1 unit (Δ = 1, the "
                       "papers' simplification)")
         _, rel, origin = run_release(series, policy)
-        table, note = released_table(series, policy, rel, origin), None
+        table, note = released_table(series, policy, rel, origin), demonstration_note(policy.seed)
     summary = release_summary(series, policy, rel)
     if source is not None:
         summary["landmark_set"] = source.to_dict()
@@ -115,20 +137,23 @@ def _release(args, cfg, series, policy: Policy) -> int:
         summary["sensitivity"] = exported.relation.sensitivity
         summary["sampler"] = exported.sampler
     if not summary["theorem2_holds"] and not args.allow_violation:
-        say(args, summary_line(summary))
-        print(f"lmdk: refused: scheme {policy.scheme!r} violates the landmark-privacy policy; choose a scheme "
-              "that satisfies it (adaptive, skip, uniform, user) or pass --allow-violation", file=sys.stderr)
+        if policy.seed is not None:  # a demonstration's counts are its lesson; an export prints nothing of the data
+            say(args, summary_line(summary))
+        print(violation_line(policy.scheme, args.landmark_epsilon if policy.seed is None else None,
+                             getattr(args, "ledger", None)), file=sys.stderr)
         return EXIT_VIOLATION
     write_table(table, args.out, note)
     say(args, summary_line(summary))
-    if note is not None:
+    if policy.seed is None:
         for line in note.splitlines():
             say(args, line.lstrip("# "))
     else:
         say(args, f"demonstration seed {policy.seed}: anyone with it can regenerate and remove the noise — "
                    "do not hand this file out as a release")
     if args.summary:
-        Path(args.summary).write_text(json.dumps(summary, indent=2), encoding="utf-8")
+        if policy.seed is not None:  # a demonstration says so inside every file it writes
+            summary = {"demonstration_only": note.removeprefix("# "), **summary}
+        write_atomic(args.summary, json.dumps(summary, indent=2))
     return EXIT_OK
 
 
@@ -149,7 +174,16 @@ def configure(rel: argparse.ArgumentParser) -> None:
                      help="also write the budget, published and landmark columns (they reveal the landmark set)")
     dummies_flag(rel)
     data_landmark_flags(rel)
+    rel.add_argument("--declared-landmarks", action="store_true",
+                     help="with --config: confirm that the config's landmark positions were declared in advance "
+                          "(chosen without looking at these values). A config marked on the chart of the values, or "
+                          "saved without landmark_origin, is refused without it; the statement records the "
+                          "confirmation")
     rel.add_argument("--allow-violation", action="store_true", help="write a release that violates the policy")
     rel.add_argument("--summary", metavar="FILE", help="also write the summary as JSON")
     ledger_flag(rel)
+    rel.add_argument("--user", metavar="ID",
+                     help="the person the series belongs to: the export is charged to that user's budget in "
+                          "--dataset (the key rule of user columns: 7 and 7.0 are one user, other ids stripped "
+                          "NFC text; needs --ledger). Without it the series is one anonymous user ('series')")
     rel.set_defaults(func=cmd_release)

@@ -100,6 +100,30 @@ class CalendarRule:
                                  "plain values have no calendar")
         return np.flatnonzero(self.mask(index, tz)).astype(np.int64)
 
+    def bin_mask(self, starts, width, tz: str | None = None) -> np.ndarray:
+        """Which bins [start, start + width) have any part inside a window (aggregate bins; conservative: a bin
+        that touches a declared window is a landmark, whatever its width): the bin's start lies in a window, or a
+        window opens inside the bin. Read on the wall clock of ``tz`` (zone-aware starts) as :meth:`mask` is."""
+        index = pd.DatetimeIndex(starts)
+        out = self.mask(index, tz)
+        if not len(index):
+            return out
+        begin = _wall_ns(wall_clock(index, tz))
+        end = np.maximum(_wall_ns(wall_clock(index + pd.Timedelta(width), tz)), begin)
+        day = np.int64(86_400 * 10**9)
+        days = np.arange(begin.min() // day - 1, end.max() // day + 2, dtype=np.int64)
+        weekday = (days + 3) % 7  # 1970-01-01 was a Thursday (weekday 3)
+        edges = []
+        for window in self.windows:
+            if isinstance(window, Dates):
+                edges.append(np.array([window.first.astype("datetime64[ns]").astype(np.int64)]))
+            else:
+                chosen = np.asarray(window.days)[weekday]
+                edges.append(days[chosen] * day + np.int64(window.start) * 10**9)
+        opens = np.sort(np.concatenate(edges)) if edges else np.zeros(0, dtype=np.int64)
+        out |= np.searchsorted(opens, end, side="left") > np.searchsorted(opens, begin, side="right")
+        return out
+
     def preview(self, start="2024-01-01", days: int = 7, step: str = "1h") -> pd.DataFrame:
         """What the rule marks over ``days`` days from ``start`` (a Monday by default), one row per ``step``:
         columns timestamp, weekday, landmark — the one-week preview a policy editor shows."""
@@ -153,6 +177,11 @@ def wall_clock(timestamps, tz: str | None = None) -> pd.DatetimeIndex:
     if index.tz is None:
         return index
     return (index.tz_convert(tz) if tz else index).tz_localize(None)
+
+
+def _wall_ns(wall: pd.DatetimeIndex) -> np.ndarray:
+    """int64 nanoseconds of naive wall-clock times (counted as if UTC)."""
+    return wall.to_numpy().astype("datetime64[ns]").view(np.int64)
 
 
 def check_zone(tz: str) -> None:

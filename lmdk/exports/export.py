@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from lmdk.errors import ParameterError
+from lmdk.release_common import sampler_for  # noqa: F401 (re-exported: the sampler of an export)
 
 if TYPE_CHECKING:  # annotations only
     from lmdk.exports.statement import Guarantee
@@ -76,17 +77,20 @@ def release_frame(timestamps, released, budgets, published, landmarks, *, origin
 
 
 def export_release(timestamps, released, budgets, published, landmarks, *, original=None,
-                   dummies=None, names=None) -> str:
-    """CSV text of one release: timestamp, [original], released, budget, published, landmark, [dummy].
+                   dummies=None, names=None, seed: int | None = None) -> str:
+    """CSV text of one release: timestamp, [original], released, budget, published, landmark, [dummy]; drawn from
+    a demonstration ``seed``, its first line says so (:func:`lmdk.exports.files.demonstration_note`).
 
     ``released`` is one repetition, (n,) or (n, k); ``names`` labels the k columns (e.g. ("x", "y")
     → released_x, released_y). Flags are 0/1; ``dummy`` marks dummy landmarks (§3.4) when given.
     Floats are written in their shortest round-trip form (read them back bit-identically with
     ``pandas.read_csv(..., float_precision="round_trip")``).
     """
+    from lmdk.exports.files import demonstration_note, table_text
+
     frame = release_frame(timestamps, released, budgets, published, landmarks, original=original,
                           dummies=dummies, names=names)
-    return frame.to_csv(index=False, lineterminator="\n")  # shortest round-trip floats
+    return table_text(frame, None if seed is None else demonstration_note(seed))  # shortest round-trip floats
 
 
 PRIVATE_COLUMNS = ("budget", "published", "landmark")
@@ -196,11 +200,6 @@ def export_relation(series, protects=None, bound: float | None = None):
                              "data")
     raise ParameterError("an export of locations needs the protected radius in metres (e.g. 200: any location moved "
                          "within 200 m is protected) and a public bound of the box around the series' centre")
-
-
-def sampler_for(mechanism: str) -> str:
-    """The floating-point-safe sampler of an export for ``mechanism``."""
-    return {"laplace": "discrete", "planar_laplace": "snapping"}.get(mechanism, "randomized_response")
 
 
 def _check_snapping(rel, sensitivity: float, bound: float) -> None:

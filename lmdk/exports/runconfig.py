@@ -41,7 +41,11 @@ def _is_number(value) -> bool:
             and math.isfinite(float(value)))
 
 
-LANDMARK_ORIGINS = (None, "declared", "data")
+LANDMARK_ORIGINS = (None, "declared", "data", "viewed")
+DATA_DERIVED_ORIGINS = ("data", "viewed")
+"""Origins whose positions depend on the values being released: a detector read them ("data") or a person marked them
+while the chart showed them ("viewed", issue 53); a config without the field is read as "viewed"."""
+CONFIRM_DECLARED = "--declared-landmarks"
 
 
 @dataclass(frozen=True)
@@ -54,8 +58,12 @@ class RunConfig:
     ``relation``: what ε protects (:class:`lmdk.relation.Relation` as a dict); its Δ is ``sensitivity``, and runs
     use the exports' sampler. A config saved before the relation was explicit has none: it protects changes of
     up to ``sensitivity`` units (the papers' Δ = 1) with the textbook sampler, as it did (see ``relation_note``).
-    ``landmark_origin``: whether the positions were declared in advance or found by a detector that read these
-    values — an export of the latter is refused unless released anyway with its warning (lmdk.selection.export).
+    ``landmark_origin``: whether the positions were declared in advance ("declared": a calendar rule, a file, marks
+    made without the values in view), found by a detector that read these values ("data") or marked while the chart
+    showed them ("viewed") — an export of the latter two is refused unless released anyway with its warning
+    (lmdk.selection.export). A config without the field (None) is read as "viewed" (``origin``): nothing says the
+    positions were chosen without looking at the values; ``lmdk release --config … --declared-landmarks`` confirms
+    they were declared, and the statement records it (:func:`config_landmarks`).
     ``view``: the run's events are not the first ``events`` of ``data`` but, after an optional hourly/daily
     aggregation (``aggregate``, ``how``), the ``events`` from position ``start`` on (``view_of``); ``data`` still
     names the whole sample or file, so the same file is recognised by its hash.
@@ -78,7 +86,8 @@ class RunConfig:
     relation: dict | None = None  # the neighbouring relation (lmdk.relation.Relation fields); None: a legacy config
     target: dict | None = None  # the error one can accept (lmdk.plan.Target fields: error, at[, probability]) or None
     view: dict | None = None  # which events of ``data`` (lmdk.data.resample): {"start", "aggregate", "how"} or None
-    landmark_origin: str | None = None  # "declared" or "data" (a detector read the values; issue 33); None: unknown
+    landmark_origin: str | None = None  # "declared", "data" (a detector: issue 33), "viewed" (marked on the values'
+    # chart: issue 53); None: unknown, read as "viewed"
 
     def __post_init__(self) -> None:
         """Validate every field; each message names the field and the allowed range."""
@@ -126,7 +135,8 @@ class RunConfig:
         object.__setattr__(self, "view", self._view(self.view))
         if self.landmark_origin not in LANDMARK_ORIGINS:
             raise ParameterError(f"landmark_origin must be 'declared' (given in advance: a calendar rule, a file, "
-                                 f"clicks), 'data' (found by a detector that read the values) or null, not "
+                                 f"marks made without the values in view), 'data' (found by a detector that read "
+                                 f"the values), 'viewed' (marked while the chart showed the values) or null, not "
                                  f"{self.landmark_origin!r}")
         if self.mapping is not None:
             from lmdk.data.mapping import ImportSpec
@@ -196,6 +206,17 @@ class RunConfig:
 
         spec = DummySpec(**value)
         return {name: getattr(spec, name) for name in DUMMY_FIELDS}
+
+    @property
+    def origin(self) -> str:
+        """How the positions were obtained: the field, or "viewed" for a config that does not say (issue 53)."""
+        return self.landmark_origin or "viewed"
+
+    @property
+    def data_derived(self) -> bool:
+        """Whether the positions may depend on the values being released (a detector, or marks made on their chart,
+        or a config that does not say)."""
+        return self.origin in DATA_DERIVED_ORIGINS
 
     # -- JSON ---------------------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -304,6 +325,46 @@ class RunConfig:
         if self.relation is None:
             return relation.legacy_papers(self.sensitivity)
         return relation.Relation.from_dict(self.relation)
+
+
+ORIGIN_WORDS = {"data": "found by a detector that read these values",
+                "viewed": "marked while the chart showed these values",
+                None: "saved without saying how they were marked (landmark_origin), so they are read as marked "
+                      "while the chart showed these values"}
+
+
+def origin_message(cfg: RunConfig, path: str = "runconfig.json") -> str:
+    """Why the export of ``cfg``'s data-derived positions is refused, and how to confirm declared ones."""
+    from lmdk.selection.export import ALTERNATIVES
+
+    said = ORIGIN_WORDS.get(cfg.landmark_origin, ORIGIN_WORDS[None])
+    confirm = (f"if they were declared in advance (chosen without looking at these values), confirm it with `lmdk "
+               f"release --config {path} {CONFIRM_DECLARED}` (the statement records the confirmation); otherwise "
+               if cfg.landmark_origin != "data" else "")
+    return (f"refused: the RunConfig's {len(cfg.landmarks):,} landmark positions were {said}, so ε no longer "
+            f"protects the values that chose them; {confirm}{ALTERNATIVES}")
+
+
+def config_landmarks(cfg: RunConfig, *, declared_landmarks: bool = False, allow_data_landmarks: bool = False,
+                     path: str = "runconfig.json"):
+    """The :class:`lmdk.selection.export.LandmarkSource` of an export of ``cfg``'s positions: declared as the config
+    says or as confirmed (``declared_landmarks``: the person says the positions were chosen without the values; the
+    statement's rule records it), data-derived and unprotected when ``allow_data_landmarks``, else refused
+    (:class:`lmdk.errors.PolicyRefused` naming how to confirm). A detector's set ("data") cannot be confirmed."""
+    from lmdk.errors import PolicyRefused
+    from lmdk.selection.export import declared, unprotected
+
+    if declared_landmarks and cfg.landmark_origin == "data":
+        raise ParameterError(f"{CONFIRM_DECLARED}: the RunConfig says a detector read these values to find its "
+                             "landmarks, so they were not declared; declare them (calendar:… windows, a file of "
+                             "times) or pass --allow-data-landmarks (the statement then says what is not protected)")
+    if not cfg.data_derived:
+        return declared(cfg.landmarks)
+    if declared_landmarks:
+        return declared(cfg.landmarks, f"the RunConfig's positions, confirmed declared with {CONFIRM_DECLARED}")
+    if allow_data_landmarks:
+        return unprotected(cfg.landmarks, ORIGIN_WORDS.get(cfg.landmark_origin, ORIGIN_WORDS[None]))
+    raise PolicyRefused(origin_message(cfg, path))
 
 
 def sample_reference(name: str, seed: int = 0) -> str:

@@ -34,18 +34,21 @@ class Guarantee:
     landmark_set: str = ""  # which kind of landmark set the release used (declared, privately selected, data-derived)
     warning: str = ""  # said before anything else: a data-derived landmark set exported unprotected
     public: tuple[str, ...] = ()  # what the release treats as public by construction (aggregates: N, groups, K)
+    scheme: str = ""  # the scheme the statement describes, in words ("the Skip scheme")
 
     def text(self) -> str:
         """The statement as one paragraph."""
         first = f"NOT PROTECTED: {self.warning}. " if self.warning else ""
+        under = f"Released under {self.scheme}. " if self.scheme else ""
         landmarks = f" Landmark set: {self.landmark_set}." if self.landmark_set else ""
         public = f" Public: {'; '.join(self.public)}." if self.public else ""
-        return (f"{first}Protected: {self.protected}. Not protected: {'; '.join(self.not_protected)}."
+        return (f"{first}{under}Protected: {self.protected}. Not protected: {'; '.join(self.not_protected)}."
                 f"{public}{landmarks} Sampler: {self.sampler}.")
 
     def lines(self) -> list[str]:
         """The statement as short lines (CSV comment lines, report paragraphs)."""
         first = [f"NOT PROTECTED: {self.warning}."] if self.warning else []
+        first += [f"Released under {self.scheme}."] if self.scheme else []
         landmarks = [f"Landmark set: {self.landmark_set}."] if self.landmark_set else []
         return [*first, f"Protected: {self.protected}.", *(f"Not protected: {n}." for n in self.not_protected),
                 *(f"Public: {p}." for p in self.public), *landmarks, f"Sampler: {self.sampler}.",
@@ -53,12 +56,33 @@ class Guarantee:
 
     def to_dict(self) -> dict:
         """JSON-ready (the CLI's summary, the population's aggregates, the ledger)."""
-        out = {"protected": self.protected, "not_protected": list(self.not_protected), "sampler": self.sampler,
+        out = {"scheme": self.scheme, "protected": self.protected, "not_protected": list(self.not_protected),
+               "sampler": self.sampler,
                "relation": self.relation, "landmark_set": self.landmark_set, "warning": self.warning,
                "text": self.text()}
         if self.public:
             out["public"] = list(self.public)
         return out
+
+
+SCHEME_WORDS = {"uniform": "the Uniform scheme", "skip": "the Skip scheme", "adaptive": "the Adaptive scheme",
+                "user": "user-level privacy", "event": "event-level privacy", "w-event": "w-event privacy"}
+"""How a statement names the scheme it describes ("Released under the Skip scheme")."""
+REVEAL = {"skip": " (Skip repeats the previous value at every landmark)",
+          "uniform": " (Uniform's budget ε/(|L| + 1) reveals how many there are)",
+          "adaptive": " (Adaptive spends and skips differently around landmarks)"}
+"""Per landmark scheme, what in its output can reveal where the landmarks are."""
+
+
+def scheme_words(scheme: str, w: int | None = None) -> str:
+    """The scheme a statement describes, in words: "the Skip scheme", "w-event privacy (w = 12)", or a baseline's
+    title with its level."""
+    if scheme in ("bd", "ba", "fast", "pegasus"):
+        from lmdk.baselines import LEVEL, TITLES
+
+        return f"{TITLES[scheme]} ({SCHEME_WORDS.get(LEVEL[scheme], LEVEL[scheme])})"
+    words = SCHEME_WORDS.get(scheme, f"the {scheme} scheme")
+    return f"{words} (w = {w})" if scheme == "w-event" and w is not None else words
 
 
 def _changed_value(relation, event: str) -> tuple[str, str]:
@@ -79,8 +103,9 @@ def _landmark_words(landmark_set, epsilon: float, event: str, relation=None) -> 
     if kind == "private":
         sel = float(landmark_set.selection_epsilon)
         return kind, (f"selected privately from these values{named} at ε_sel = {sel:g} (lmdk.selection.private: "
-                      f"randomized response per {event}), included in the total ε = {epsilon + sel:g} = ε_sel "
-                      f"{sel:g} + release {epsilon:g}; the selected set is itself an output"), ""
+                      f"randomized response per {event}, after a private threshold for percentile and share), "
+                      f"included in the total ε = {epsilon + sel:g} = ε_sel {sel:g} + release {epsilon:g}; the "
+                      "selected set is itself an output"), ""
     if kind == "unprotected":
         return kind, (f"computed from these values{named} and exported anyway (--allow-data-landmarks): not "
                       "selected privately, not declared"), (
@@ -100,6 +125,7 @@ def guarantee(relation, scheme: str, epsilon: float, *, landmarks: int | None, s
     :class:`lmdk.selection.export.LandmarkSource`): declared, privately selected (its ε_sel adds to ε and Theorem 2
     is restated for a selected set) or data-derived and unprotected (said first; no value-level ε is claimed)."""
     source_kind, landmark_line, warning = _landmark_words(landmark_set, float(epsilon), event, relation)
+    named_scheme = scheme_words(scheme, w)
     release_epsilon = float(epsilon)
     if source_kind == "private":
         epsilon = release_epsilon + float(landmark_set.selection_epsilon)
@@ -127,19 +153,19 @@ def guarantee(relation, scheme: str, epsilon: float, *, landmarks: int | None, s
                      f"is ({scheme} level, ε = {release_epsilon:g})")
     elif source_kind == "private":
         protected += (f" (landmark selection ε_sel = {float(landmark_set.selection_epsilon):g} + release "
-                      f"{release_epsilon:g}; several {plural} changed together add the selection's "
-                      f"{float(landmark_set.response_epsilon):g} per {event})")
+                      f"{release_epsilon:g}; several {plural} changed together add the selection's ε_sel = "
+                      f"{float(landmark_set.selection_epsilon):g} per {event})")
     if baseline is not None:
         protected += f" by {baseline}, which does not use the landmark set"
     not_protected = []
     if scheme in LANDMARK_SCHEMES or scheme == "user":
         if satisfies and landmarks and source_kind == "private":
-            q, rr = float(landmark_set.threshold_epsilon), float(landmark_set.response_epsilon)
-            level = (f"{landmark_set.landmark_level_epsilon(release_epsilon):g}" if count else
-                     f"{release_epsilon:g} + {q:g} + (|L| + 1)·{rr:g}")
-            protected += (f"; all {count}selected landmark {plural}{whose} together with any one other {event} at "
-                          f"ε = {level} (Theorem 2 for a privately selected set: the release's ε, the threshold's "
-                          f"{q:g} and the selection's {rr:g} for each changed {event})")
+            from lmdk.selection.private import group_words
+
+            group = group_words(release_epsilon, float(landmark_set.selection_epsilon),
+                                landmarks if count else None, event)
+            protected += (f"; all {count}selected landmark {plural}{whose} together with any one other {event} "
+                          f"at {group}")
         elif satisfies and landmarks and source_kind != "unprotected" and relation.kind == "aggregate":
             protected += (f"; {relation.aggregate_protects(event, epsilon, landmarks)} ((ε, L)-landmark privacy, "
                           "Theorem 2, on the aggregate stream)")
@@ -157,8 +183,8 @@ def guarantee(relation, scheme: str, epsilon: float, *, landmarks: int | None, s
     if landmarks and scheme != "user" and baseline is None:  # a baseline's budgets do not depend on L
         hide = ("dummy landmarks hide them among L′ (the selection's own ε is "
                 f"{selection_epsilon:g}, included in {eps})" if dummies else "no dummy landmarks hide them")
-        not_protected.append(f"which {plural} are landmarks: budgets and repeated values (Skip repeats the previous "
-                             f"value at every landmark) can reveal their positions; {hide}")
+        not_protected.append(f"which {plural} are landmarks: budgets and repeated values{REVEAL.get(scheme, '')} can "
+                             f"reveal their positions; {hide}")
     if source_kind == "given":
         not_protected.append("a landmark set chosen by looking at these values: landmark privacy takes the set as "
                              "given by the policy")
@@ -172,4 +198,4 @@ def guarantee(relation, scheme: str, epsilon: float, *, landmarks: int | None, s
     public = relation.aggregate_said() if relation.kind == "aggregate" else ()
     return Guarantee(protected=protected, not_protected=tuple(not_protected),
                      sampler=SAMPLER_PROOFS.get(sampler, sampler), relation=relation.label(),
-                     landmark_set=landmark_line, warning=warning, public=public)
+                     landmark_set=landmark_line, warning=warning, public=public, scheme=named_scheme)

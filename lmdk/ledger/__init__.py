@@ -29,23 +29,31 @@ from lmdk.ledger.entry import (
     fingerprint_path,
     fingerprint_series,
     now_utc,
+    population_entry,
     relation_of,
+    release_entry,
+    series_entry,
 )
 from lmdk.ledger.jsonl import append, parse_jsonl, parse_records, read, read_records, to_jsonl
+from lmdk.ledger.redact import redact
 from lmdk.ledger.store import (
     cancel,
     import_jsonl,
+    init_ledger,
     is_database,
     open_ledger,
     records,
     reserve_users,
+    set_cap,
     summary,
     would_refuse,
 )
 
 __all__ = ["DELTA", "EVERY_USER", "PERIODS", "RELATIONS", "SINGLE_USER", "Cap", "DataError", "LedgerEntry",
            "LedgerError", "ParameterError", "Reservation", "append", "by_user", "cancel", "check_cap", "compose",
-           "fields", "fingerprint_bytes", "fingerprint_path", "fingerprint_series", "import_jsonl", "is_database",
+           "fields", "fingerprint_bytes", "fingerprint_path", "fingerprint_series", "import_jsonl", "init_ledger",
+           "is_database",
            "now_utc", "open_ledger", "parse_jsonl", "parse_records", "period_start", "pld_epsilon", "read",
-           "read_records", "records", "relation_of", "reserve_users", "spent_by_user", "summary", "to_jsonl",
-           "would_exceed", "would_refuse"]
+           "read_records", "records", "redact", "relation_of", "reserve_users", "set_cap", "spent_by_user", "summary",
+           "to_jsonl",
+           "would_exceed", "would_refuse", "population_entry", "release_entry", "series_entry"]

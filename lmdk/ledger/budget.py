@@ -17,7 +17,9 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 from lmdk.errors import ParameterError
+from lmdk.ledger.compose import personal_spent
 from lmdk.ledger.entry import LedgerEntry
+from lmdk.ledger.text import finite_sum
 
 PERIODS = ("none", "day", "month")
 """``--period``: the cap bounds the whole history, or each UTC calendar day or month of release time."""
@@ -120,7 +122,7 @@ def decide(dataset: str, spent: dict[str, float], charges: dict[str, float], cap
     granted, withheld = {}, {}
     for user, eps in charges.items():
         before = spent.get(user, 0.0)
-        if math.fsum([before, eps]) > cap.cap * (1 + TOLERANCE):
+        if finite_sum([before, eps]) > cap.cap * (1 + TOLERANCE):
             withheld[user] = refusal(dataset, cap, before, eps)
         else:
             granted[user] = eps
@@ -138,6 +140,7 @@ def reserve_in(tx: Transaction, entry: LedgerEntry, cap: float | None, period: s
     if changed and effective is not None:
         tx.store_cap(dataset, effective)
     spent = tx.spent(dataset, period_start(effective.period, moment)) if effective is not None else {}
+    spent = personal_spent(spent, entry.charges)  # legacy "*" entries count against every user of the dataset
     granted, withheld = decide(dataset, spent, entry.charges, effective)
     asked = {user: spent.get(user, 0.0) for user in entry.charges}
     if not granted:

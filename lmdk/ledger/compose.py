@@ -8,7 +8,8 @@ from collections import Counter
 from collections.abc import Iterable
 
 from lmdk.errors import ParameterError
-from lmdk.ledger.entry import DELTA, LedgerEntry
+from lmdk.ledger.entry import DELTA, EVERY_USER, LedgerEntry
+from lmdk.ledger.text import finite_sum
 
 
 def compose(entries: Iterable[LedgerEntry], delta: float = DELTA) -> dict:
@@ -31,7 +32,7 @@ def compose(entries: Iterable[LedgerEntry], delta: float = DELTA) -> dict:
 
 def _totals(epsilons: list[float], delta: float) -> dict:
     """releases, epsilon_basic, epsilon_pld and epsilon_max of a list of ε."""
-    basic = math.fsum(epsilons)
+    basic = finite_sum(epsilons)
     counts = tuple(sorted(Counter(epsilons).items()))
     return {"releases": len(epsilons), "epsilon_basic": basic,
             "epsilon_pld": pld_epsilon(counts, delta) if epsilons else 0.0,
@@ -72,7 +73,19 @@ def would_exceed(entries: Iterable[LedgerEntry], epsilon: float, cap: float | No
     """Whether one more export spending ``epsilon`` takes the sequential total Σ ε past ``cap`` (None: no cap)."""
     if cap is None:
         return False
-    return math.fsum([float(e.epsilon) for e in entries] + [float(epsilon)]) > float(cap) * (1 + 1e-12)
+    return finite_sum([float(e.epsilon) for e in entries] + [float(epsilon)]) > float(cap) * (1 + 1e-12)
+
+
+def personal_spent(spent: dict[str, float], users) -> dict[str, float]:
+    """What each of ``users`` spent, an entry from before per-user budgets (user ``*``: every user of its input spent
+    its ε) counted against each of them: {user: spent[user] + spent["*"]} (users with nothing spent left out)."""
+    every = float(spent.get(EVERY_USER, 0.0))
+    out = {}
+    for user in users:
+        total = finite_sum([float(spent.get(user, 0.0)), every]) if user != EVERY_USER else every
+        if user in spent or every:
+            out[user] = total
+    return out
 
 
 def spent_by_user(entries: Iterable[LedgerEntry], dataset: str, since: str | None = None) -> dict[str, float]:
@@ -82,7 +95,7 @@ def spent_by_user(entries: Iterable[LedgerEntry], dataset: str, since: str | Non
         if entry.budget_key == dataset and (since is None or entry.time >= since):
             for user, eps in entry.user_charges().items():
                 parts.setdefault(user, []).append(float(eps))
-    return {user: math.fsum(eps) for user, eps in parts.items()}
+    return {user: finite_sum(eps) for user, eps in parts.items()}
 
 
 def by_user(entries: Iterable[LedgerEntry], dataset: str, delta: float = DELTA, cap=None,
@@ -95,7 +108,12 @@ def by_user(entries: Iterable[LedgerEntry], dataset: str, delta: float = DELTA, 
     for entry in batch:
         for user, eps in entry.user_charges().items():
             parts.setdefault(user, []).append(float(eps))
-    current = spent_by_user(batch, dataset, since) if cap is not None else {}
+    legacy = parts.get(EVERY_USER, [])
+    if legacy:  # an entry from before per-user budgets spent its ε for every user of the dataset
+        for user in parts:
+            if user != EVERY_USER:
+                parts[user] = parts[user] + legacy
+    current = personal_spent(spent_by_user(batch, dataset, since), parts) if cap is not None else {}
     out = {}
     for user in sorted(parts):
         totals = _totals(parts[user], float(delta))

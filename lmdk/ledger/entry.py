@@ -19,13 +19,13 @@ of one population run) do not add up for one person — ``epsilon_by_fingerprint
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
 
 from lmdk.errors import DataError, ParameterError
+from lmdk.ledger.text import json_line, utc_text
 
 DELTA = 1e-6
 """The δ at which the app states the PLD total."""
@@ -54,7 +54,7 @@ def now_utc() -> str:
 class LedgerEntry:
     """One exported release: when, of what input (fingerprint), under which policy, spending which ε."""
 
-    fingerprint: str  # "sha256:<hex>" of the input's bytes or of the series' timestamps and values
+    fingerprint: str  # "sha256:<hex>" of a folder's or file's bytes, or of a series' parsed timestamps and values
     epsilon: float  # the policy's total ε: the export is one pure ε-DP mechanism
     scheme: str
     mechanism: str
@@ -75,8 +75,13 @@ class LedgerEntry:
 
     @property
     def budget_key(self) -> str:
-        """The dataset whose per-user budgets this entry spends: its name, else the input's fingerprint."""
-        return self.dataset or self.fingerprint
+        """The dataset whose per-user budgets this entry spends: its name (normalised as stored names are read:
+        NFKC, case-folded, stripped — :func:`lmdk.data.ids.dataset_key`), else the input's fingerprint."""
+        if not self.dataset:
+            return self.fingerprint
+        from lmdk.data.ids import dataset_key
+
+        return dataset_key(self.dataset)
 
     def user_charges(self) -> dict[str, float]:
         """ε per user: ``charges``, or for an older entry its single series ("series") or every user ("*")."""
@@ -98,6 +103,7 @@ class LedgerEntry:
                 or sel >= self.epsilon:
             raise ParameterError(f"ledger entry: landmark_epsilon must be a finite number ≥ 0 below epsilon (it is "
                                  f"part of the total), not {sel!r}")
+        object.__setattr__(self, "time", utc_text(self.time))  # one UTC text: times compare as instants
         if isinstance(self.users, bool) or not isinstance(self.users, int) or self.users < 1:
             raise ParameterError(f"ledger entry: users must be a whole number ≥ 1, not {self.users!r}")
         if self.charges is not None:
@@ -108,8 +114,8 @@ class LedgerEntry:
                     raise ParameterError(f"ledger entry: charges[{user!r}] must be a finite number > 0, not {eps!r}")
 
     def to_json(self) -> str:
-        """One JSON line (no newline)."""
-        return json.dumps(asdict(self), ensure_ascii=False, sort_keys=True)
+        """One JSON line (no newline; line-breaking characters of names and ids escaped: ``text.json_line``)."""
+        return json_line(asdict(self))
 
     @classmethod
     def from_dict(cls, data: dict) -> LedgerEntry:
@@ -148,14 +154,49 @@ def fingerprint_path(path: str | Path) -> str:
 
 
 def fingerprint_series(series) -> str:
-    """``sha256:<hex>`` of a ``lmdk.data.Series``: its ``source_hash`` (the file's bytes, or its timestamps and
-    values for series built in memory)."""
-    source = getattr(series, "source_hash", "")
-    if source:
-        return source if source.startswith("sha256:") else "sha256:" + source
-    from lmdk.data.series import frame_hash
+    """``sha256:<hex>`` of a ``lmdk.data.Series``' parsed content (:func:`lmdk.data.ids.series_key`: canonical
+    timestamps and values, not the file's bytes): a copy saved again (CRLF, a trailing newline, another column
+    order, CSV or Parquet) is the same input and shares its budget; a changed row is a new one."""
+    from lmdk.data.ids import series_key
 
-    return "sha256:" + frame_hash(series.frame)
+    return series_key(series)
+
+
+def series_entry(series, epsilon: float, scheme: str, mechanism: str, *, protects=None, landmarks: str | None = None,
+                 landmark_count: int | None = None, w: int | None = None, dummies: dict | None = None,
+                 landmark_epsilon: float = 0.0, tool: str = "lmdk release") -> LedgerEntry:
+    """The ledger entry of one single series' export (``lmdk release``, the app's hand-out), known before any noise:
+    its content key, ε (a private selection's ε_sel included), the policy, the relation of ``protects``."""
+    from lmdk.release_common import sampler_for
+
+    sensitivity, relation = relation_of(protects, mechanism=mechanism)
+    return LedgerEntry(fingerprint=fingerprint_series(series), epsilon=float(epsilon), scheme=scheme,
+                       mechanism=mechanism, landmarks=landmarks, landmark_count=landmark_count,
+                       w=w, dummies=dummies, sensitivity=sensitivity, relation=relation,
+                       sampler=sampler_for(mechanism), tool=tool, landmark_epsilon=float(landmark_epsilon))
+
+
+def release_entry(series, policy, landmarks: str | None = None, landmark_epsilon: float | None = None
+                  ) -> LedgerEntry:
+    """The entry of one ``lmdk release`` export of ``series`` under ``policy`` (a ``lmdk.present.release.Policy``):
+    ε is the policy's plus a private selection's ``landmark_epsilon``; |L| unknown before a selection."""
+    selection = float(landmark_epsilon or 0.0)
+    return series_entry(series, float(policy.epsilon) + selection, policy.scheme, policy.mechanism, protects=policy,
+                        landmarks=landmarks, landmark_count=None if selection else int(len(policy.landmarks)),
+                        w=policy.w, dummies=policy.dummies, landmark_epsilon=selection)
+
+
+def population_entry(policy, mechanism: str, input_path: str | Path, tool: str = "lmdk population") -> LedgerEntry:
+    """The entry of one population run of the file or folder ``input_path`` under ``policy`` (a
+    ``lmdk.population.Policy``): ε per user (a private selection's included), before any noise is drawn."""
+    from lmdk.release_common import sampler_for
+
+    selection = float(policy.landmark_epsilon or 0.0)
+    sensitivity, relation = relation_of(policy, mechanism=mechanism)
+    return LedgerEntry(fingerprint=fingerprint_path(input_path), epsilon=float(policy.epsilon) + selection,
+                       scheme=policy.scheme, mechanism=mechanism, landmarks=policy.landmarks, w=policy.w,
+                       dummies=policy.dummies, sensitivity=sensitivity, relation=relation,
+                       sampler=sampler_for(mechanism), tool=tool, landmark_epsilon=selection)
 
 
 def relation_of(*sources, mechanism: str = "laplace") -> tuple[float, str]:

@@ -17,9 +17,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO
 
-from lmdk.errors import ParameterError
-from lmdk.ledger.budget import Cap, Reservation, reserve_in
+from lmdk.errors import LedgerUnavailable, ParameterError
+from lmdk.ledger.budget import Cap, Reservation, reserve_in, resolve_cap
 from lmdk.ledger.entry import LedgerEntry, LedgerError, now_utc
+from lmdk.ledger.text import json_line
 
 
 def to_jsonl(entries: Iterable[LedgerEntry]) -> str:
@@ -29,8 +30,7 @@ def to_jsonl(entries: Iterable[LedgerEntry]) -> str:
 
 def cap_line(dataset: str, cap: Cap) -> str:
     """The JSON line that stores a dataset's cap."""
-    return json.dumps({"record": "cap", "dataset": dataset, "cap": cap.cap, "period": cap.period,
-                       "time": now_utc()}, ensure_ascii=False, sort_keys=True)
+    return json_line({"record": "cap", "dataset": dataset, "cap": cap.cap, "period": cap.period, "time": now_utc()})
 
 
 def _cap(data: dict) -> tuple[str, Cap]:
@@ -39,22 +39,36 @@ def _cap(data: dict) -> tuple[str, Cap]:
 
     if not isinstance(data.get("dataset"), str) or "cap" not in data:
         raise ParameterError("a cap record needs dataset and cap")
+    from lmdk.data.ids import dataset_key
+
     check_cap(data["cap"], data.get("period", "none"))
-    return data["dataset"], Cap(float(data["cap"]), data.get("period", "none"))
+    return dataset_key(data["dataset"]), Cap(float(data["cap"]), data.get("period", "none"))
 
 
 @dataclass
 class Records:
-    """What a JSON Lines ledger holds: entries (cancelled ones removed) and the caps per dataset."""
+    """What a JSON Lines ledger holds: entries (cancelled ones removed) and the caps per dataset (the lowest cap of
+    a dataset with its first period: a cap only goes down, whatever a later line says); ``lines`` (the line of each
+    entry), ``cap_lines`` ((line, dataset, cap) in order) and ``cancelled`` (ids) as read."""
 
     entries: list[LedgerEntry] = field(default_factory=list)
     caps: dict[str, Cap] = field(default_factory=dict)
+    lines: list[int] = field(default_factory=list)
+    cap_lines: list[tuple[int, str, Cap]] = field(default_factory=list)
+    cancelled: set[str] = field(default_factory=set)
+
+
+def binding(caps: dict[str, Cap], dataset: str, cap: Cap) -> Cap:
+    """The cap in force after a cap line: the lowest so far, with the dataset's first period."""
+    first = caps.get(dataset)
+    return cap if first is None else Cap(min(first.cap, cap.cap), first.period)
 
 
 def parse_records(text: str, name: str = "ledger") -> Records:
-    """Entries and caps from JSON Lines text; blank lines are skipped, a malformed line raises LedgerError."""
+    """Entries and caps from JSON Lines text, split on ``\n`` only (a name holding U+2028 or U+0085 never breaks
+    a record); blank lines are skipped, a malformed line raises LedgerError naming it."""
     out, cancelled = Records(), set()
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
@@ -62,17 +76,21 @@ def parse_records(text: str, name: str = "ledger") -> Records:
             kind = data.get("record") if isinstance(data, dict) else None
             if kind == "cap":
                 dataset, cap = _cap(data)
-                out.caps[dataset] = cap
+                out.caps[dataset] = binding(out.caps, dataset, cap)
+                out.cap_lines.append((number, dataset, cap))
             elif kind == "cancel":
                 cancelled.add(str(data.get("id", "")))
             else:
                 out.entries.append(LedgerEntry.from_dict(data))
+                out.lines.append(number)
         except (json.JSONDecodeError, RecursionError):
             raise LedgerError(f"{name} line {number} is not valid JSON; each line must be one ledger entry "
                               "(fix or delete that line)") from None
         except ParameterError as exc:
             raise LedgerError(f"{name} line {number}: {exc} (fix or delete that line)") from None
-    out.entries = [e for e in out.entries if not e.id or e.id not in cancelled]
+    kept = [(e, n) for e, n in zip(out.entries, out.lines, strict=True) if not e.id or e.id not in cancelled]
+    out.entries, out.lines = [e for e, _ in kept], [n for _, n in kept]
+    out.cancelled = cancelled
     return out
 
 
@@ -111,8 +129,10 @@ def _locked(path: str | Path) -> Iterator[IO[bytes]]:
     """The ledger file opened for appending (created if missing) under an exclusive lock."""
     try:
         handle = open(path, "a+b")  # noqa: SIM115 (closed below, after the lock is released)
-    except OSError as exc:
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError) as exc:  # a wrong path: bad input
         raise ParameterError(f"--ledger {str(path)!r} cannot be written: {exc.strerror or exc}") from None
+    except OSError as exc:  # permissions, a read-only or full disk: the ledger cannot be reached
+        raise LedgerUnavailable(f"ledger {str(path)!r} cannot be written: {exc.strerror or exc}") from None
     try:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
         yield handle
@@ -129,9 +149,12 @@ def _write(handle: IO[bytes], lines: list[str]) -> None:
         handle.seek(size - 1)
         prefix = b"" if handle.read(1) == b"\n" else b"\n"
     handle.seek(0, os.SEEK_END)
-    handle.write(prefix + "".join(line + "\n" for line in lines).encode("utf-8"))
-    handle.flush()
-    os.fsync(handle.fileno())
+    try:
+        handle.write(prefix + "".join(line + "\n" for line in lines).encode("utf-8"))
+        handle.flush()
+        os.fsync(handle.fileno())
+    except OSError as exc:
+        raise LedgerUnavailable(f"ledger {handle.name!r} cannot be written: {exc.strerror or exc}") from None
 
 
 def append(path: str | Path, entries: LedgerEntry | Iterable[LedgerEntry]) -> None:
@@ -180,8 +203,7 @@ class JsonLinesLedger:
                 now: datetime | None = None) -> Reservation:
         """Check and reserve under the lock (see :func:`lmdk.ledger.budget.reserve_in`)."""
         with _locked(self.path) as handle:
-            handle.seek(0)
-            tx = _FileTransaction(parse_records(_decode(handle.read(), self.path), f"ledger {self.name!r}"))
+            tx = _FileTransaction(self._read(handle))
             reservation = reserve_in(tx, entry, cap, period, now)
             if tx.lines:
                 _write(handle, tx.lines)
@@ -190,7 +212,7 @@ class JsonLinesLedger:
     def cancel(self, reservation_id: str) -> None:
         """Withdraw a reservation whose export was refused (an appended cancel record)."""
         if reservation_id:
-            line = json.dumps({"record": "cancel", "id": reservation_id, "time": now_utc()}, sort_keys=True)
+            line = json_line({"record": "cancel", "id": reservation_id, "time": now_utc()})
             with _locked(self.path) as handle:
                 _write(handle, [line])
 
@@ -198,7 +220,36 @@ class JsonLinesLedger:
         """Every entry and cap."""
         return read_records(self.path)
 
-    def add(self, entries: list[LedgerEntry], caps: dict[str, Cap]) -> None:
-        """Append entries and caps as they are (an import)."""
+    def init(self) -> None:
+        """Create the file if missing (``lmdk ledger init``; a reservation also creates it)."""
+        with _locked(self.path):
+            pass
+
+    def _read(self, handle: IO[bytes]) -> Records:
+        """The ledger as read through the locked ``handle``."""
+        handle.seek(0)
+        return parse_records(_decode(handle.read(), self.path), f"ledger {self.name!r}")
+
+    def set_cap(self, dataset: str, cap: float, period: str | None) -> tuple[Cap | None, bool]:
+        """Set or lower the dataset's cap under the lock (:func:`lmdk.ledger.budget.resolve_cap`): (the cap in force,
+        whether it changed)."""
         with _locked(self.path) as handle:
-            _write(handle, [cap_line(d, c) for d, c in caps.items()] + [e.to_json() for e in entries])
+            effective, changed = resolve_cap(dataset, self._read(handle).caps.get(dataset), cap, period)
+            if changed and effective is not None:
+                _write(handle, [cap_line(dataset, effective)])
+        return effective, changed
+
+    def add(self, source: Records, name: str):
+        """Import ``source`` under the lock, all or nothing: caps through ``resolve_cap``, entries not already here
+        (:func:`lmdk.ledger.transfer.plan_import`); the ``ImportReport``."""
+        from lmdk.ledger.transfer import plan_import
+
+        with _locked(self.path) as handle:
+            here = self._read(handle)
+            known: dict[str, LedgerEntry | None] = {key: None for key in here.cancelled}
+            known.update({e.id: e for e in here.entries if e.id})
+            plan = plan_import(source, name, here.caps.get, known)
+            lines = [cap_line(d, c) for d, c in plan.caps] + [e.to_json() for e in plan.entries]
+            if lines:
+                _write(handle, lines)
+        return plan.report

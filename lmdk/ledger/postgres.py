@@ -1,29 +1,42 @@
 """The PostgreSQL ledger (``--ledger postgresql://USER@HOST:PORT/DB``): one database shared by every replica of
 the app and every export, through psycopg 3.
 
-A reservation locks its dataset's row (``SELECT … FOR UPDATE``) before it reads the cap and the spent ε, so two
-exports of the same dataset take turns; the row is created first (``ON CONFLICT DO NOTHING`` waits for a
-concurrent insert of the same dataset to commit). Read committed isolation suffices: the spent ε is read after the
-lock is granted, so it includes every reservation committed before.
+Isolation is set by the code, never left to the server's or the URL's ``default_transaction_isolation``: each
+reservation runs ``BEGIN ISOLATION LEVEL READ COMMITTED READ WRITE`` and first takes its dataset's transaction-scoped
+advisory lock (``pg_advisory_xact_lock`` on a hash of the dataset key, :func:`lmdk.ledger.sql.lock_key`), so two
+exports of one dataset take turns; each statement after the lock sees every reservation committed before it. A
+serialization failure or deadlock is retried (:meth:`lmdk.ledger.sql.SqlLedger.run`). Reads of the whole ledger run
+at repeatable read, read only (one snapshot). Nothing is updated or deleted — a cap is an appended row, a
+cancellation too — so releases and the app run as a role with SELECT and INSERT on the ledger's tables only; the
+tables are created once by ``lmdk ledger init URL`` as the owner (:meth:`PostgresLedger.init`).
 """
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from lmdk.errors import ParameterError
+from lmdk.errors import LedgerUnavailable, ParameterError
+from lmdk.ledger.redact import redact
 from lmdk.ledger.sql import SqlLedger, SqlTransaction
 
 SCHEMA_LOCK = 0x6C6D646B  # "lmdk": the advisory lock under which the tables are created once
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS lmdk_datasets (dataset TEXT PRIMARY KEY, cap DOUBLE PRECISION, period TEXT);
-CREATE TABLE IF NOT EXISTS lmdk_exports (seq BIGSERIAL PRIMARY KEY, id TEXT NOT NULL UNIQUE,
+CREATE TABLE IF NOT EXISTS lmdk_exports (seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, id TEXT NOT NULL UNIQUE,
     time TEXT NOT NULL, dataset TEXT NOT NULL, entry TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS lmdk_charges (export_id TEXT NOT NULL, dataset TEXT NOT NULL, person TEXT NOT NULL,
     time TEXT NOT NULL, epsilon DOUBLE PRECISION NOT NULL);
-CREATE INDEX IF NOT EXISTS lmdk_charges_by_dataset ON lmdk_charges (dataset, time);
+CREATE TABLE IF NOT EXISTS lmdk_caps (seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, dataset TEXT NOT NULL,
+    cap DOUBLE PRECISION NOT NULL, period TEXT NOT NULL, time TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS lmdk_cancels (id TEXT PRIMARY KEY, time TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS lmdk_charges_by_person ON lmdk_charges (dataset, person, time) INCLUDE (epsilon, export_id);
 CREATE INDEX IF NOT EXISTS lmdk_charges_by_export ON lmdk_charges (export_id);
+CREATE INDEX IF NOT EXISTS lmdk_caps_by_dataset ON lmdk_caps (dataset);
 """
+"""The tables (:mod:`lmdk.ledger.sql`), created by ``lmdk ledger init`` (a ledger from before gains the new ones)."""
+SESSION = "SET LOCAL synchronous_commit TO on; SET LOCAL lock_timeout TO '60s'"
+"""Set in every writing transaction: a reservation is durable when it commits, and waits at most 60 s for its
+dataset's lock (as SQLite's ``TIMEOUT``), whatever the server's or the role's defaults."""
 
 
 def _psycopg():
@@ -37,31 +50,44 @@ def _psycopg():
 
 
 class PostgresLedger(SqlLedger):
-    """A ledger in a PostgreSQL database (its tables created on first use)."""
+    """A ledger in a PostgreSQL database (its tables created once by :meth:`init`)."""
 
     def __init__(self, url: str):
         """The ledger in the database at ``url`` (connected per transaction)."""
         self.url = url
-        self.name = url.split("@")[-1] if "@" in url else url  # never print a password
-        self._ready = False
+        self.name = redact(url)  # host, port and database: never a password
 
     def _connect(self):
-        """A connection, the tables created (once per process) under an advisory lock."""
+        """A connection (the tables are created once by :meth:`init`, ``lmdk ledger init URL``)."""
         psycopg = _psycopg()
         try:
-            conn = psycopg.connect(self.url, connect_timeout=10)
+            return psycopg.connect(self.url, connect_timeout=10)
         except psycopg.Error as exc:
-            raise ParameterError(f"--ledger postgresql://…{self.name}: cannot connect: "
-                                 f"{str(exc).strip().splitlines()[0]}") from None
-        if not self._ready:
-            with conn.transaction(), conn.cursor() as cur:
-                cur.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
-                cur.execute(SCHEMA)
-            self._ready = True
-        return conn
+            text = str(exc).strip().splitlines()
+            raise LedgerUnavailable(f"ledger {self.name} cannot be reached: "
+                                    f"{redact(self.url, text[0] if text else type(exc).__name__)}") from None
+
+    def init(self) -> None:
+        """Create the ledger's tables once, as the database's owner, under an advisory lock (``lmdk ledger init``)."""
+        with self._connect() as conn, conn.transaction(), conn.cursor() as cur:
+            cur.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+            cur.execute(SCHEMA)
+
+    def retryable(self) -> tuple[type[BaseException], ...]:
+        """A serialization failure, a deadlock or a lock not granted in time: the transaction is run again."""
+        errors = _psycopg().errors
+        return errors.SerializationFailure, errors.DeadlockDetected, errors.LockNotAvailable
 
     @contextmanager
-    def _transaction(self, dataset: str | None = None) -> Iterator[SqlTransaction]:
-        """One read-committed transaction; its statements lock the dataset's row before reading the budget."""
-        with self._connect() as conn, conn.transaction(), conn.cursor() as cur:
-            yield SqlTransaction(cur, "%s", lock_suffix=" FOR UPDATE")
+    def _transaction(self, dataset: str | None = None, *, read_only: bool = False) -> Iterator[SqlTransaction]:
+        """One transaction at the isolation level the code sets — read committed, read-write (a reservation takes
+        its dataset's advisory lock first); a read: repeatable read, read only — whatever the server's default."""
+        psycopg = _psycopg()
+        with self._connect() as conn:
+            conn.isolation_level = (psycopg.IsolationLevel.REPEATABLE_READ if read_only
+                                    else psycopg.IsolationLevel.READ_COMMITTED)
+            conn.read_only = read_only
+            with conn.transaction(), conn.cursor() as cur:
+                if not read_only:
+                    cur.execute(SESSION)
+                yield SqlTransaction(cur, "%s", "postgresql")

@@ -1,131 +1,287 @@
-"""What the SQLite and PostgreSQL ledgers share: three tables and the statements a reservation runs.
+"""What the SQLite and PostgreSQL ledgers share: the tables and the statements a reservation runs.
 
-``lmdk_datasets`` (dataset, cap, period): one row per dataset, the row a reservation locks; ``lmdk_exports``
-(seq, id, time, dataset, entry): one row per export, the entry as JSON without its charges; ``lmdk_charges``
-(export_id, dataset, person, time, epsilon): what each user spent in it. A backend supplies the connection, the
-parameter style, the DDL and how to take the dataset's lock.
+Every table is append-only, so releases and the app may run as a role that can only SELECT and INSERT:
+``lmdk_caps`` (seq, dataset, cap, period, time): every cap set or lowered — the lowest binds, with the first period;
+``lmdk_exports`` (seq, id, time, dataset, entry): one row per export, the entry as JSON without its charges;
+``lmdk_charges`` (export_id, dataset, person, time, epsilon): what each user spent in it;
+``lmdk_cancels`` (id, time): a reservation withdrawn because its export was refused (its rows stay, uncounted).
+``lmdk_datasets`` (dataset, cap, period) holds the caps of ledgers from before, read and never written.
+The schema is created once by :func:`lmdk.ledger.store.init_ledger` (``lmdk ledger init URL``), as the owner.
+
+A reservation runs in batches of :data:`BATCH` users, one transaction each: the dataset's lock, its cap, the Σ ε
+of the batch's users only (an index on (dataset, person, time)), the check of each user's cap and the batch's
+charges. A backend supplies the connection, the parameter style, the dataset's lock and which errors are retried.
 """
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
-import math
+import time as clock
 import uuid
-from dataclasses import asdict, replace
-from datetime import datetime
+from collections.abc import Callable, Iterable
+from dataclasses import fields, replace
+from datetime import UTC, datetime
+from typing import TypeVar
 
-from lmdk.ledger.budget import Cap, Reservation, reserve_in
+from lmdk.errors import ParameterError
+from lmdk.ledger.budget import Cap, Reservation, decide, period_start, resolve_cap
+from lmdk.ledger.compose import personal_spent
 from lmdk.ledger.entry import LedgerEntry
+
+BATCH = 20_000
+"""Users per reservation transaction: a population of millions reserves in many short transactions."""
+RETRIES = 8
+"""Attempts of a transaction the server aborted for a serialization failure or a deadlock."""
+TABLES = ("lmdk_datasets", "lmdk_caps", "lmdk_exports", "lmdk_charges", "lmdk_cancels")
+"""The ledger's tables: a release role needs SELECT and INSERT on each, nothing more."""
+
+T = TypeVar("T")
+
+
+def lock_key(dataset: str) -> int:
+    """The 64-bit key of a dataset's advisory lock: the first 8 bytes of a sha256 of its key, signed."""
+    return int.from_bytes(hashlib.sha256(b"lmdk-dataset\0" + dataset.encode("utf-8")).digest()[:8], "big",
+                          signed=True)
+
+
+def stored_key(name: str) -> str:
+    """A dataset name as stored, normalised as it is read (:func:`lmdk.data.ids.dataset_key`; a fingerprint as is)."""
+    if name.startswith("sha256:"):
+        return name
+    from lmdk.data.ids import dataset_key
+
+    return dataset_key(name)
+
+
+def binding_cap(rows: Iterable[tuple]) -> Cap | None:
+    """The cap in force from the stored (cap, period) rows, oldest first: the lowest cap and the first period."""
+    found = [(float(cap), period or "none") for cap, period in rows if cap is not None]
+    if not found:
+        return None
+    return Cap(min(cap for cap, _ in found), found[0][1])
 
 
 class SqlTransaction:
-    """The statements of :func:`lmdk.ledger.budget.reserve_in` on an open cursor (``p``: the placeholder)."""
+    """The statements of a reservation on an open cursor (``p``: the placeholder, ``dialect``: "sqlite" or
+    "postgresql")."""
 
-    def __init__(self, cursor, p: str, lock_suffix: str = ""):
-        """Statements on ``cursor``; ``lock_suffix`` locks the dataset's row (PostgreSQL: FOR UPDATE)."""
-        self.cur, self.p, self.lock_suffix = cursor, p, lock_suffix
+    def __init__(self, cursor, p: str, dialect: str = "sqlite"):
+        """Statements on ``cursor`` in one transaction."""
+        self.cur, self.p, self.dialect = cursor, p, dialect
 
     def q(self, sql: str) -> str:
         """The statement with ``?`` placeholders in the backend's style."""
         return sql.replace("?", self.p)
 
     def lock(self, dataset: str) -> None:
-        """Create the dataset's row if missing and lock it (SQLite: the write lock of BEGIN IMMEDIATE)."""
-        self.cur.execute(self.q("INSERT INTO lmdk_datasets (dataset) VALUES (?) ON CONFLICT DO NOTHING"), (dataset,))
-        self.cur.execute(self.q("SELECT dataset FROM lmdk_datasets WHERE dataset = ?" + self.lock_suffix), (dataset,))
-        self.cur.fetchall()
+        """Hold the dataset's lock until the transaction ends (PostgreSQL: a transaction-scoped advisory lock on a
+        hash of its key; SQLite: the database's write lock, taken by BEGIN IMMEDIATE)."""
+        if self.dialect == "postgresql":
+            self.cur.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(dataset),))
+            self.cur.fetchall()
 
     def stored_cap(self, dataset: str) -> Cap | None:
-        """The dataset's stored cap (None: none)."""
+        """The dataset's cap in force (None: none): the lowest stored, with the first period; read under the
+        dataset's lock (taken here). Legacy rows are matched by their name normalised on read."""
         self.lock(dataset)
-        self.cur.execute(self.q("SELECT cap, period FROM lmdk_datasets WHERE dataset = ?"), (dataset,))
-        row = self.cur.fetchone()
-        return Cap(float(row[0]), row[1] or "none") if row and row[0] is not None else None
+        self.cur.execute("SELECT dataset, cap, period FROM lmdk_datasets WHERE cap IS NOT NULL")
+        rows = [(cap, period) for name, cap, period in self.cur.fetchall() if stored_key(name) == dataset]
+        self.cur.execute(self.q("SELECT cap, period FROM lmdk_caps WHERE dataset = ? ORDER BY seq"), (dataset,))
+        return binding_cap(rows + self.cur.fetchall())
 
-    def spent(self, dataset: str, since: str | None) -> dict[str, float]:
-        """Σ ε per user of the dataset at or after ``since``."""
-        sql, args = "SELECT person, epsilon FROM lmdk_charges WHERE dataset = ?", [dataset]
+    def spent(self, dataset: str, since: str | None, users: Iterable[str] | None = None) -> dict[str, float]:
+        """Σ ε per user of the dataset at or after ``since`` (of ``users`` and the legacy ``*`` only, when given),
+        reservations cancelled left out."""
+        sql = "SELECT c.person, SUM(c.epsilon) FROM lmdk_charges c WHERE c.dataset = ?"
+        args: list = [dataset]
+        if users is not None:
+            wanted = sorted({*map(str, users), "*"})
+            if self.dialect == "postgresql":
+                sql, args = sql + " AND c.person = ANY(?)", [*args, wanted]
+            else:
+                sql, args = sql + " AND c.person IN (SELECT value FROM json_each(?))", [*args, json.dumps(wanted)]
         if since is not None:
-            sql, args = sql + " AND time >= ?", [dataset, since]
+            sql, args = sql + " AND c.time >= ?", [*args, since]
+        self.cur.execute("SELECT EXISTS (SELECT 1 FROM lmdk_cancels)")
+        if self.cur.fetchone()[0]:  # a ledger without cancellations skips the check per row
+            sql += " AND NOT EXISTS (SELECT 1 FROM lmdk_cancels k WHERE k.id = c.export_id)"
+        sql += " GROUP BY c.person"
         self.cur.execute(self.q(sql), tuple(args))
-        parts: dict[str, list[float]] = {}
-        for person, eps in self.cur.fetchall():
-            parts.setdefault(person, []).append(float(eps))
-        return {person: math.fsum(eps) for person, eps in parts.items()}
+        return {person: float(total) for person, total in self.cur.fetchall()}
 
     def store_cap(self, dataset: str, cap: Cap) -> None:
-        """Store (or lower) the dataset's cap."""
-        self.cur.execute(self.q("UPDATE lmdk_datasets SET cap = ?, period = ? WHERE dataset = ?"),
-                         (cap.cap, cap.period, dataset))
+        """Record a cap set or lowered for the dataset (an appended row)."""
+        self.cur.execute(self.q("INSERT INTO lmdk_caps (dataset, cap, period, time) VALUES (?, ?, ?, ?)"),
+                         (dataset, float(cap.cap), cap.period, datetime.now(UTC).isoformat(timespec="seconds")))
 
-    def insert(self, entry: LedgerEntry) -> None:
-        """Record the entry and its charges."""
-        body = {k: v for k, v in asdict(entry).items() if k != "charges"}
+    def insert_export(self, entry: LedgerEntry) -> None:
+        """Record the export's row (the entry without its charges)."""
+        body = {f.name: getattr(entry, f.name) for f in fields(entry) if f.name != "charges"}  # not a deep copy
         self.cur.execute(self.q("INSERT INTO lmdk_exports (id, time, dataset, entry) VALUES (?, ?, ?, ?)"),
                          (entry.id, entry.time, entry.budget_key, json.dumps(body, ensure_ascii=False,
                                                                               sort_keys=True)))
-        self.cur.executemany(self.q("INSERT INTO lmdk_charges (export_id, dataset, person, time, epsilon) "
-                                    "VALUES (?, ?, ?, ?, ?)"),
-                             [(entry.id, entry.budget_key, user, entry.time, float(eps))
-                              for user, eps in entry.user_charges().items()])
+
+    def insert_charges(self, export_id: str, dataset: str, time: str, charges: dict[str, float]) -> None:
+        """Record what each user spent in the export (PostgreSQL: COPY, which needs INSERT only)."""
+        rows = [(export_id, dataset, str(user), time, float(eps)) for user, eps in charges.items()]
+        columns = "lmdk_charges (export_id, dataset, person, time, epsilon)"
+        if self.dialect == "postgresql":
+            with self.cur.copy(f"COPY {columns} FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+        else:
+            self.cur.executemany(f"INSERT INTO {columns} VALUES (?, ?, ?, ?, ?)", rows)
+
+    def insert(self, entry: LedgerEntry) -> None:
+        """Record the entry and its charges."""
+        self.insert_export(entry)
+        self.insert_charges(entry.id, entry.budget_key, entry.time, entry.user_charges())
 
     def cancel(self, reservation_id: str) -> None:
-        """Delete a reservation and its charges."""
-        self.cur.execute(self.q("DELETE FROM lmdk_charges WHERE export_id = ?"), (reservation_id,))
-        self.cur.execute(self.q("DELETE FROM lmdk_exports WHERE id = ?"), (reservation_id,))
+        """Withdraw a reservation: an appended cancellation (its charges no longer count)."""
+        self.cur.execute(self.q("INSERT INTO lmdk_cancels (id, time) VALUES (?, ?) ON CONFLICT DO NOTHING"),
+                         (reservation_id, datetime.now(UTC).isoformat(timespec="seconds")))
 
     def records(self):
-        """(entries in the order recorded, caps per dataset)."""
-        self.cur.execute("SELECT id, entry FROM lmdk_exports ORDER BY seq")
+        """(entries in the order recorded, cancelled ones left out; caps per dataset)."""
+        live = "NOT EXISTS (SELECT 1 FROM lmdk_cancels k WHERE k.id = {})"
+        self.cur.execute(f"SELECT e.id, e.entry FROM lmdk_exports e WHERE {live.format('e.id')} ORDER BY e.seq")
         exports = self.cur.fetchall()
-        self.cur.execute("SELECT export_id, person, epsilon FROM lmdk_charges")
+        self.cur.execute(f"SELECT c.export_id, c.person, c.epsilon FROM lmdk_charges c "
+                         f"WHERE {live.format('c.export_id')}")
         charges: dict[str, dict[str, float]] = {}
         for export_id, person, eps in self.cur.fetchall():
             charges.setdefault(export_id, {})[person] = float(eps)
         entries = []
         for export_id, body in exports:
             entry = LedgerEntry.from_dict(json.loads(body))
-            entries.append(replace(entry, charges=charges.get(export_id) or None))
+            spent = charges.get(export_id)
+            if spent and len(spent) > entry.users:  # reserved in batches: its row describes the first batch
+                entry = replace(entry, users=len(spent), epsilon=max(entry.epsilon, *spent.values()))
+            entries.append(replace(entry, charges=spent or None))
+        rows: dict[str, list[tuple]] = {}  # stored names normalised on read; the lowest cap binds
         self.cur.execute("SELECT dataset, cap, period FROM lmdk_datasets WHERE cap IS NOT NULL")
-        caps = {d: Cap(float(c), p or "none") for d, c, p in self.cur.fetchall()}
-        return entries, caps
+        legacy = self.cur.fetchall()
+        self.cur.execute("SELECT dataset, cap, period FROM lmdk_caps ORDER BY seq")
+        for dataset, cap, period in legacy + self.cur.fetchall():
+            rows.setdefault(stored_key(dataset), []).append((cap, period))
+        caps = {dataset: binding_cap(found) for dataset, found in rows.items()}
+        return entries, {dataset: cap for dataset, cap in caps.items() if cap is not None}
 
 
 class SqlLedger:
     """A ledger in a database: a backend subclass gives ``_transaction()`` (a context manager yielding a
-    :class:`SqlTransaction` inside one locked transaction) and ``name``."""
+    :class:`SqlTransaction` inside one transaction), ``retryable()``, ``init()`` and ``name``."""
 
     name = "ledger"
 
-    def _transaction(self, dataset: str | None = None):  # pragma: no cover - every backend overrides it
-        """A context manager yielding a SqlTransaction inside one locked transaction."""
+    def _transaction(self, dataset: str | None = None, *, read_only: bool = False):  # pragma: no cover
+        """A context manager yielding a SqlTransaction inside one transaction (every backend overrides it)."""
         raise NotImplementedError
+
+    def retryable(self) -> tuple[type[BaseException], ...]:
+        """The errors after which a transaction is run again (none by default)."""
+        return ()
+
+    def run(self, work: Callable[[SqlTransaction], T], *, read_only: bool = False) -> T:
+        """``work`` in one transaction, run again (up to ``RETRIES`` times, backing off) when the server aborts it
+        for a serialization failure or a deadlock; ``work`` must have no effect outside the transaction."""
+        retry = self.retryable()
+        for attempt in range(RETRIES):
+            try:
+                with self._transaction(read_only=read_only) as tx:
+                    return work(tx)
+            except retry:
+                if attempt == RETRIES - 1:
+                    raise
+                clock.sleep(min(0.5, 0.005 * 2 ** attempt) * (0.5 + uuid.uuid4().int % 1000 / 1000))
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def reserve(self, entry: LedgerEntry, cap: float | None, period: str | None,
                 now: datetime | None = None) -> Reservation:
-        """Check and reserve in one transaction (see :func:`lmdk.ledger.budget.reserve_in`)."""
-        with self._transaction(entry.budget_key) as tx:
-            return reserve_in(tx, entry, cap, period, now)
+        """Check each user's Σ ε against the dataset's cap and record what fits, :data:`BATCH` users per transaction
+        (the cap resolved as :func:`lmdk.ledger.budget.resolve_cap` does; see :mod:`lmdk.ledger.budget`)."""
+        if not entry.charges:
+            raise ParameterError("a reservation needs charges {user: ε} (at least one user)")
+        dataset, moment = entry.budget_key, now or datetime.now(UTC)
+        stamp, reservation_id = moment.isoformat(timespec="seconds"), uuid.uuid4().hex
+        users = list(entry.charges.items())
+        granted: dict[str, float] = {}
+        withheld: dict[str, str] = {}
+        before: dict[str, float] = {}
+        state: dict = {"cap": None, "recorded": False}
+
+        def batch(tx: SqlTransaction, *, chunk: dict[str, float], first: bool):
+            tx.lock(dataset)
+            # the first batch stores a cap given with the export; later ones obey the stored one (it may only
+            # have gone down since)
+            effective, changed = resolve_cap(dataset, tx.stored_cap(dataset), cap if first else None,
+                                             period if first else None)
+            if changed and effective is not None:
+                tx.store_cap(dataset, effective)
+            since = period_start(effective.period, moment) if effective is not None else None
+            spent = tx.spent(dataset, since, chunk) if effective is not None else {}
+            spent = personal_spent(spent, chunk)  # legacy "*" entries count against every user of the dataset
+            ok, refused = decide(dataset, spent, chunk, effective)
+            if ok:
+                if not state["recorded"]:
+                    tx.insert_export(replace(entry, charges=ok, epsilon=max(ok.values()), users=len(ok),
+                                             id=reservation_id, time=stamp))
+                tx.insert_charges(reservation_id, dataset, stamp, ok)
+            return effective, spent, ok, refused
+
+        for start in range(0, len(users), BATCH):
+            chunk = dict(users[start:start + BATCH])
+            effective, spent, ok, refused = self.run(functools.partial(batch, chunk=chunk, first=start == 0))
+            state["cap"] = effective
+            state["recorded"] = state["recorded"] or bool(ok)
+            granted.update(ok)
+            withheld.update(refused)
+            before.update({user: spent.get(user, 0.0) for user in chunk})
+        return Reservation(granted, withheld, reservation_id if granted else "", state["cap"], before)
 
     def cancel(self, reservation_id: str) -> None:
-        """Withdraw a reservation whose export was refused after it was reserved."""
+        """Withdraw a reservation whose export was refused after it was reserved (an appended cancellation)."""
         if reservation_id:
-            with self._transaction() as tx:
-                tx.cancel(reservation_id)
+            self.run(lambda tx: tx.cancel(reservation_id))
 
     def records(self):
         """Every entry (in the order recorded) and the caps per dataset, as a ``jsonl.Records``."""
         from lmdk.ledger.jsonl import Records
 
-        with self._transaction() as tx:
-            entries, caps = tx.records()
+        entries, caps = self.run(lambda tx: tx.records(), read_only=True)
         return Records(entries, caps)
 
-    def add(self, entries: list[LedgerEntry], caps: dict[str, Cap]) -> None:
-        """Insert entries (each under its id, or a new one) and caps, all in one transaction (an import)."""
-        with self._transaction() as tx:
-            for dataset, cap in caps.items():
+    def set_cap(self, dataset: str, cap: float, period: str | None) -> tuple[Cap | None, bool]:
+        """Set or lower the dataset's cap under its lock (:func:`lmdk.ledger.budget.resolve_cap`): (the cap in force,
+        whether it changed). ``lmdk ledger cap`` runs it as the owner."""
+        def work(tx: SqlTransaction) -> tuple[Cap | None, bool]:
+            effective, changed = resolve_cap(dataset, tx.stored_cap(dataset), cap, period)
+            if changed and effective is not None:
+                tx.store_cap(dataset, effective)
+            return effective, changed
+
+        return self.run(work)
+
+    def add(self, source, name: str):
+        """Import ``source`` (a ``jsonl.Records``) in one transaction, all or nothing: every cap line through
+        ``resolve_cap``, entries not already here under their ids (:func:`lmdk.ledger.transfer.plan_import`)."""
+        from lmdk.ledger.transfer import plan_import
+
+        def work(tx: SqlTransaction):
+            datasets = sorted({d for _, d, _ in source.cap_lines} | {e.budget_key for e in source.entries})
+            for dataset in datasets:  # every dataset the import touches, locked in one order
                 tx.lock(dataset)
+            entries, caps = tx.records()
+            tx.cur.execute("SELECT id FROM lmdk_exports")
+            known: dict[str, LedgerEntry | None] = {row[0]: None for row in tx.cur.fetchall()}
+            known.update({e.id: e for e in entries if e.id})
+            plan = plan_import(source, name, caps.get, known)
+            for dataset, cap in plan.caps:
                 tx.store_cap(dataset, cap)
-            for entry in entries:
-                tx.lock(entry.budget_key)
-                tx.insert(entry if entry.id else replace(entry, id=uuid.uuid4().hex))
+            for entry in plan.entries:
+                tx.insert(entry)
+            return plan.report
+
+        return self.run(work)

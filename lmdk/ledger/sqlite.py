@@ -1,4 +1,4 @@
-"""The SQLite ledger (``--ledger sqlite:///PATH``): one file, one transaction per export.
+"""The SQLite ledger (``--ledger sqlite:///PATH``): one file, one transaction per export (per batch of users).
 
 ``BEGIN IMMEDIATE`` takes the database's write lock before the cap is read, so two exports never both see the
 budget that only one of them may spend; the other waits (up to ``TIMEOUT`` seconds) and then sees the first's
@@ -11,10 +11,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from lmdk.errors import ParameterError
+from lmdk.errors import LedgerUnavailable, ParameterError
 from lmdk.ledger.sql import SqlLedger, SqlTransaction
 
 TIMEOUT = 60.0  # seconds an export waits for another's transaction
+CACHE_KIB = -262144  # the page cache of a connection: 256 MiB (a batch's index pages stay in memory)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS lmdk_datasets (dataset TEXT PRIMARY KEY, cap REAL, period TEXT);
@@ -22,9 +23,15 @@ CREATE TABLE IF NOT EXISTS lmdk_exports (seq INTEGER PRIMARY KEY AUTOINCREMENT, 
     time TEXT NOT NULL, dataset TEXT NOT NULL, entry TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS lmdk_charges (export_id TEXT NOT NULL, dataset TEXT NOT NULL, person TEXT NOT NULL,
     time TEXT NOT NULL, epsilon REAL NOT NULL);
-CREATE INDEX IF NOT EXISTS lmdk_charges_by_dataset ON lmdk_charges (dataset, time);
+CREATE TABLE IF NOT EXISTS lmdk_caps (seq INTEGER PRIMARY KEY AUTOINCREMENT, dataset TEXT NOT NULL,
+    cap REAL NOT NULL, period TEXT NOT NULL, time TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS lmdk_cancels (id TEXT PRIMARY KEY, time TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS lmdk_charges_by_person ON lmdk_charges (dataset, person, time, epsilon, export_id);
 CREATE INDEX IF NOT EXISTS lmdk_charges_by_export ON lmdk_charges (export_id);
+CREATE INDEX IF NOT EXISTS lmdk_caps_by_dataset ON lmdk_caps (dataset);
 """
+"""The tables (:mod:`lmdk.ledger.sql`); a file from before gains the new ones on its next transaction. The index
+on (dataset, person, time) covers what a reservation sums: only its batch's users are read."""
 
 
 class SqliteLedger(SqlLedger):
@@ -37,23 +44,33 @@ class SqliteLedger(SqlLedger):
         if not self.path.parent.is_dir():
             raise ParameterError(f"--ledger {self.name!r}: folder {str(self.path.parent)!r} does not exist")
 
+    def init(self) -> None:
+        """Create the file and its tables (``lmdk ledger init``; a reservation also creates them when missing)."""
+        with self._transaction():
+            pass
+
     @contextmanager
-    def _transaction(self, dataset: str | None = None) -> Iterator[SqlTransaction]:
-        """One ``BEGIN IMMEDIATE`` transaction (the database's write lock), committed when the block ends."""
+    def _transaction(self, dataset: str | None = None, *, read_only: bool = False) -> Iterator[SqlTransaction]:
+        """One ``BEGIN IMMEDIATE`` transaction (the database's write lock; a read: ``BEGIN``, a snapshot),
+        committed when the block ends; the tables created first when the file lacks them."""
         try:
             conn = sqlite3.connect(self.path, timeout=TIMEOUT, isolation_level=None)
         except sqlite3.Error as exc:
-            raise ParameterError(f"--ledger {self.name!r} cannot be opened: {exc}") from None
+            raise LedgerUnavailable(f"ledger {self.name!r} cannot be opened: {exc}") from None
         try:
-            conn.executescript(SCHEMA)
+            if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'lmdk_cancels'").fetchone() is None:
+                conn.executescript(SCHEMA)
             cur = conn.cursor()
-            cur.execute("BEGIN IMMEDIATE")
+            cur.execute(f"PRAGMA cache_size = {CACHE_KIB}")
+            cur.execute("BEGIN" if read_only else "BEGIN IMMEDIATE")
             try:
-                yield SqlTransaction(cur, "?")
+                yield SqlTransaction(cur, "?", "sqlite")
             except BaseException:
                 conn.rollback()
                 raise
             conn.commit()
+        except sqlite3.OperationalError as exc:  # locked past TIMEOUT, read-only, disk full: not the input's fault
+            raise LedgerUnavailable(f"ledger {self.name!r} cannot be reached: {exc}") from None
         except sqlite3.DatabaseError as exc:
             raise ParameterError(f"--ledger {self.name!r}: {exc} (is it an lmdk ledger database?)") from None
         finally:

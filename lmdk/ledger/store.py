@@ -13,6 +13,7 @@ from lmdk.errors import ParameterError
 from lmdk.ledger.budget import Reservation, period_start
 from lmdk.ledger.compose import by_user, compose
 from lmdk.ledger.entry import DELTA, LedgerEntry
+from lmdk.ledger.redact import guarded, redact
 
 SCHEMES = ("sqlite:///", "postgresql://", "postgres://")
 
@@ -56,33 +57,39 @@ def reserve_users(url: str, dataset: str | None, charges: dict, cap: float | Non
     if not asked:
         raise ParameterError("nothing to reserve: no user")
     template = replace(entry, dataset=dataset, charges=asked, epsilon=max(asked.values()), users=len(asked))
-    return open_ledger(url).reserve(template, cap, period, now)
+    with guarded(url):
+        return open_ledger(url).reserve(template, cap, period, now)
 
 
 def would_refuse(url: str, dataset: str, charges: dict, now: datetime | None = None) -> dict[str, str]:
     """{user: reason} of the users whose charge would pass the stored cap of ``dataset`` now (a read, no
     reservation: what a front end shows before it offers an export; :func:`reserve_users` decides)."""
+    from lmdk.data.ids import dataset_key
     from lmdk.ledger.budget import decide
-    from lmdk.ledger.compose import spent_by_user
+    from lmdk.ledger.compose import personal_spent, spent_by_user
 
     found = records(url)
+    dataset = dataset_key(dataset) if not dataset.startswith("sha256:") else dataset
     cap = found.caps.get(dataset)
     if cap is None:
         return {}
     since = period_start(cap.period, now or datetime.now(UTC))
-    _, withheld = decide(dataset, spent_by_user(found.entries, dataset, since), charges, cap)
+    spent = personal_spent(spent_by_user(found.entries, dataset, since), charges)
+    _, withheld = decide(dataset, spent, charges, cap)
     return withheld
 
 
 def cancel(url: str, reservation: Reservation | str) -> None:
     """Withdraw a reservation whose export was then refused (Theorem 2, bad input): a refusal charges nothing."""
     key = reservation if isinstance(reservation, str) else reservation.id
-    open_ledger(url).cancel(key)
+    with guarded(url):
+        open_ledger(url).cancel(key)
 
 
 def records(url: str):
     """Every entry and cap of the ledger at ``url`` (a ``lmdk.ledger.jsonl.Records``)."""
-    return open_ledger(url).records()
+    with guarded(url):
+        return open_ledger(url).records()
 
 
 def summary(url: str, *, dataset: str | None = None, users: bool = False, delta: float = DELTA,
@@ -92,6 +99,9 @@ def summary(url: str, *, dataset: str | None = None, users: bool = False, delta:
     found = records(url)
     entries = found.entries
     if dataset is not None:
+        from lmdk.data.ids import dataset_key
+
+        dataset = dataset if dataset.startswith("sha256:") else dataset_key(dataset)
         entries = [e for e in entries if e.budget_key == dataset]
     out = compose(entries, delta=delta)
     if dataset is not None:
@@ -110,17 +120,40 @@ def summary(url: str, *, dataset: str | None = None, users: bool = False, delta:
     return out
 
 
-def import_jsonl(path: str, into: str) -> int:
-    """Copy every entry and cap of the JSON Lines ledger ``path`` into the ledger at ``into``; returns how many
-    entries it holds afterwards that came from the file (all of them, or a LedgerError)."""
-    from lmdk.ledger.entry import LedgerError
+def import_jsonl(path: str, into: str):
+    """Copy every entry and cap of the JSON Lines ledger ``path`` into the ledger at ``into``, all or nothing and
+    idempotent (:mod:`lmdk.ledger.transfer`): entries already there are not imported twice, and a cap line that
+    would raise a stored cap or change its period refuses the whole import, naming the line. The exact counts
+    (an ``ImportReport``)."""
     from lmdk.ledger.jsonl import read_records
 
     source = read_records(path)
-    target = open_ledger(into)
-    before = len(target.records().entries)
-    target.add(source.entries, source.caps)
-    after = len(target.records().entries)
-    if after - before != len(source.entries):
-        raise LedgerError(f"import into {into!r}: {len(source.entries)} entries read, {after - before} written")
-    return len(source.entries)
+    with guarded(into):
+        return open_ledger(into).add(source, f"{path}")
+
+
+def init_ledger(url: str) -> str:
+    """Create the ledger at ``url`` once (``lmdk ledger init URL``, as the database's owner): PostgreSQL's tables,
+    the SQLite file and its tables, or the JSON Lines file. Running it again changes nothing. The ledger's name as
+    messages give it (:func:`lmdk.ledger.redact.redact`)."""
+    with guarded(url):
+        open_ledger(url).init()
+    return redact(url)
+
+
+def set_cap(url: str, dataset: str, cap: float, period: str | None = None):
+    """Set or lower the cap of ``dataset`` (``lmdk ledger cap URL --dataset NAME --cap EPS [--period P]``, as the
+    owner) through :func:`lmdk.ledger.budget.resolve_cap`: a cap only goes down and keeps its period. (the cap in
+    force, whether it changed, the dataset's key)."""
+    from lmdk.data.ids import dataset_name
+    from lmdk.ledger.budget import check_cap
+
+    if cap is None:
+        raise ParameterError("lmdk ledger cap needs --cap EPS (the most ε one user of --dataset may spend)")
+    if dataset is None:
+        raise ParameterError("lmdk ledger cap needs --dataset NAME (the budget the cap bounds)")
+    check_cap(cap, period)
+    key = dataset if str(dataset).startswith("sha256:") else dataset_name(dataset)
+    with guarded(url):
+        effective, changed = open_ledger(url).set_cap(key, float(cap), period)
+    return effective, changed, key

@@ -132,12 +132,16 @@ def assign(table: PolicyTable, default, base, bounds: Bounds | None = None) -> A
 
 
 def charges(assignment: Assignment, users) -> dict[str, float]:
-    """{user (as text): ε} each released user of ``users`` is charged under ``assignment``: their own policy's
-    total ε (ε + a private selection's ε_sel); users the table withholds (no policy, a bound) are charged nothing."""
-    out = {}
-    for user in users:
+    """{user key: ε} each released user of ``users`` (one user column: keys by :func:`lmdk.data.ids.key_map`, so
+    7 and 7.0 are one person) is charged under ``assignment``: their own policy's total ε (ε + a private
+    selection's ε_sel), summed over ids of one key; users the table withholds are charged nothing."""
+    from lmdk.data.ids import key_map
+
+    keys = key_map(users)
+    out: dict[str, float] = {}
+    for user, key in keys.items():
         choice = assignment.of(user)
         if not isinstance(choice, str):
             policy = assignment.variants[choice]
-            out[str(user)] = float(policy.epsilon) + float(policy.landmark_epsilon or 0.0)
+            out[key] = out.get(key, 0.0) + float(policy.epsilon) + float(policy.landmark_epsilon or 0.0)
     return out

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from lmdk.data.ids import user_keys
 from lmdk.errors import DataError, ParameterError
 
 REQUIRED = ("user", "landmarks", "epsilon", "scheme")
@@ -85,10 +86,11 @@ class PolicyTable:
 
 
 def user_key(user) -> str:
-    """How a user id is compared between the data and the table: its text (an integral float as an integer)."""
-    if isinstance(user, float) and user.is_integer():
-        return str(int(user))
-    return str(user).strip()
+    """How a user id is compared between the data and the table: its key (:func:`lmdk.data.ids.lookup_key`: a number
+    as its integer text where integral, else stripped NFC text)."""
+    from lmdk.data.ids import lookup_key
+
+    return lookup_key(user)
 
 
 def _blank(value) -> bool:
@@ -223,7 +225,15 @@ def table_from_frame(frame: pd.DataFrame, source: str = "the policy table", base
         raise PolicyTableError(f"{source} has {len(frame):,} rows, over {MAX_ROWS:,}")
     records = frame.set_axis(columns, axis=1).to_dict("records")
     folder = Path(base) if base is not None else None
-    rows = tuple(_row(i, cells, folder, files) for i, cells in enumerate(records, start=1))
+    for i, cells in enumerate(records, start=1):
+        if _blank(cells.get("user")):
+            raise _fail(f"policy table row {i}", "user", "the cell is empty", "write the user's id as in the data")
+    try:  # one key per person: a column of numbers is read as numbers (7, 7.0 → "7"), other ids as NFC text
+        keys = user_keys([cells.get("user") for cells in records], "policy table column 'user',")
+    except DataError as exc:
+        raise PolicyTableError(str(exc)) from None
+    rows = tuple(_row(i, {**cells, "user": key}, folder, files) for i, (cells, key)
+                 in enumerate(zip(records, keys, strict=True), start=1))
     seen: dict[str, int] = {}
     for row in rows:
         if row.user in seen:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -79,19 +78,6 @@ def export_relation(policy: Policy, kind: str, bound: float | None):
     return relation.public_range(-bound, bound) if kind == "values" else relation.radius(1.0, bound=bound)
 
 
-def _out_folder(out) -> Path | None:
-    """The output folder, refusing one that already holds a population release."""
-    if out is None:
-        return None
-    folder = Path(out)
-    if folder.exists() and not folder.is_dir():
-        raise ParameterError(f"--out {str(out)!r} is a file; give a folder for the population release")
-    if (folder / RELEASED).exists() and any((folder / RELEASED).iterdir()):
-        raise ParameterError(f"--out {str(out)!r} already holds a population release; choose a new folder")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
 def release(table_or_path, policy, out=None, scheduler: str | None = None, workers: int | None = None, *,
             protects=None, private_columns: bool | None = None, allow_violation: bool = True,
             progress: Callable[[int, int], None] | None = None, on_total: Callable[[int], None] | None = None,
@@ -105,9 +91,11 @@ def release(table_or_path, policy, out=None, scheduler: str | None = None, worke
     Its calibration draws every user's release. Without ``policy.seed`` the noise is fresh OS entropy, never
     recorded, drawn with the exports' samplers: the exact discrete Laplace on the public range for values, snapping
     inside the radius' public box (``lmdk.relation.radius(r, bound=B)``, metres around each user's mean point) for
-    locations; a miscalibrated relation is refused. ``out``: folder for ``released/`` (Parquet partitioned by
-    user), ``summary.parquet`` and ``aggregates.json``. Engine: in-process unless ``scheduler`` (or
-    ``LMDK_DASK_SCHEDULER``) names a Dask scheduler or ``workers`` asks for a LocalCluster.
+    locations; a miscalibrated relation is refused. ``out``: a new (or empty) folder for ``released/`` (Parquet
+    partitioned by user), ``summary.parquet`` and ``aggregates.json``, built under a temporary name beside it and
+    renamed when complete (:func:`lmdk.exports.files.atomic_folder`); a refused run writes nothing. Engine:
+    in-process unless ``scheduler`` (or ``LMDK_DASK_SCHEDULER``) names a Dask scheduler or ``workers`` asks for a
+    LocalCluster.
     ``allow_violation=False``: when a user's release violates Theorem 2, nothing is released (``refused``).
     ``progress(users, events)`` is called as users finish. ``assignment``: per-user policies
     (:func:`lmdk.policies.assign`): each user under their own policy or withheld, ``policy`` then holding only the
@@ -124,7 +112,23 @@ def release(table_or_path, policy, out=None, scheduler: str | None = None, worke
     refuse_removed("population.release", removed)
     pol = _policy(policy)
     source = open_source(table_or_path, pol.mapping)
-    staging = Path(out) / f".{RELEASED}-staging" if out is not None else None
+    run = (pol, source, protects, private_columns, allow_violation, progress, on_total, rows, batch_cells, processes,
+           assignment, withheld, scheduler, workers)
+    if out is None:
+        return _release(None, *run)
+    from lmdk.exports.files import atomic_folder
+
+    with atomic_folder(out) as building:  # built under a temporary name beside --out, renamed when complete
+        result = _release(building.path, *run)
+        if result.refused:
+            building.abandon()  # a refused run writes nothing computed from the data
+    return replace(result, released=None if result.released is None else Path(out) / RELEASED)
+
+
+def _release(folder: Path | None, pol: Policy, source, protects, private_columns, allow_violation, progress,
+             on_total, rows, batch_cells, processes, assignment, withheld, scheduler, workers) -> PopulationRelease:
+    """:func:`release` into ``folder`` (the output folder under construction; None: write nothing)."""
+    staging = folder / f".{RELEASED}-staging" if folder is not None else None
     if assignment is not None:  # the base only carries the settings every row shares
         from lmdk.policies.assign import selection_where_needed
 
@@ -138,9 +142,6 @@ def release(table_or_path, policy, out=None, scheduler: str | None = None, worke
         job, variants = assigned_job(assignment, plan, source.kind, protects, private_columns, staging, batch_cells)
     if withheld:  # filtered before the per-user dispatch (lmdk.population.process.process_frame)
         job = replace(job, withheld=frozenset(map(str, withheld)))
-    folder = _out_folder(out)
-    if staging is not None and staging.exists():
-        shutil.rmtree(staging)
     report = progress or (lambda users, events: None)
     address = engine.scheduler_address(scheduler)
     if address is None and workers is None:
@@ -163,15 +164,10 @@ def release(table_or_path, policy, out=None, scheduler: str | None = None, worke
         totals = describe(summary, _totals(released_rows(summary), plan, source), variants, assignment)
     refused = totals["violated"] > 0 and not allow_violation
     released = None
-    if folder is not None and staging is not None:  # staging is set with the folder
-        if refused:
-            shutil.rmtree(staging, ignore_errors=True)
-        else:
-            released = folder / RELEASED
-            if released.exists():
-                released.rmdir()
-            staging.mkdir(exist_ok=True)
-            staging.rename(released)
+    if folder is not None and staging is not None and not refused:  # refused: the caller removes the folder
+        released = folder / RELEASED
+        staging.mkdir(exist_ok=True)
+        staging.rename(released)
         _write_summary(folder, summary, totals, pol)
     return PopulationRelease(summary, totals, released, pol, refused, tuple(v.policy for v in variants))
 
@@ -201,8 +197,18 @@ def with_withheld(summary: pd.DataFrame, withheld: dict) -> pd.DataFrame:
 
 def _write_summary(folder: Path, summary: pd.DataFrame, totals: dict, policy: Policy) -> None:
     """summary.parquet, aggregates.json and the policy next to the release."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     frame = summary if summary["user"].map(type).nunique() <= 1 else summary.assign(user=summary["user"].astype(str))
-    frame.to_parquet(folder / SUMMARY, index=False)
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    if policy.seed is not None:  # a demonstration says so inside each file it writes
+        from lmdk.exports.files import demonstration_note
+
+        note = demonstration_note(policy.seed)
+        table = table.replace_schema_metadata({**(table.schema.metadata or {}), b"lmdk": note.encode()})
+        totals = {"demonstration_only": note.removeprefix("# "), **totals}
+    pq.write_table(table, folder / SUMMARY)
     (folder / AGGREGATES).write_text(json.dumps(totals, indent=2, default=str), encoding="utf-8")
     (folder / "policy.json").write_text(policy.to_json(), encoding="utf-8")
 

@@ -16,8 +16,9 @@ def _note(policy: Policy, mechanism: str, bound: float | None, private: bool, st
     from lmdk.exports.export import export_note
 
     if policy.seed is not None:
-        return (f"# lmdk population demonstration: seed {policy.seed} — anyone with it can regenerate and remove "
-                "the noise; do not hand these files out as a release")
+        from lmdk.exports.files import demonstration_note
+
+        return demonstration_note(policy.seed)
     return export_note(bound if mechanism == "planar_laplace" else None, policy.epsilon, policy.sensitivity,
                        private, statement, landmark_kind=getattr(landmark_source(policy, "values"), "kind", None)
                        if statement is not None else None)

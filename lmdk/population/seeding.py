@@ -36,7 +36,13 @@ def user_generator(seed: int | None, scheme: str, user) -> np.random.Generator:
 
 
 def generators(seed: int | None, scheme: str, users) -> list[np.random.Generator]:
-    """One Generator per user id, in the order given."""
+    """One Generator per user id, in the order given; without a seed one fresh cryptographically secure generator
+    (:func:`lmdk.snapping.fresh_generator`) serves every user of the batch, drawn one after the other (keying an
+    AESCounter costs ~0.1 ms: once per batch, not per user)."""
+    if seed is None:
+        from lmdk.snapping import fresh_generator
+
+        return [fresh_generator()] * len(users)
     return [user_generator(seed, scheme, user) for user in users]
 
 
@@ -49,6 +55,6 @@ def selection_generators(seed: int | None, users) -> list[np.random.Generator]:
     if seed is None:
         from lmdk.snapping import fresh_generator
 
-        return [fresh_generator() for _ in users]
+        return [fresh_generator()] * len(users)  # one fresh generator for the batch, as generators()
     return [np.random.default_rng(np.random.SeedSequence([int(seed), DOMAIN, SELECTION, user_key(user)]))
             for user in users]

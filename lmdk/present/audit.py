@@ -19,7 +19,8 @@ def _f(value, digits: int = 2) -> str:
 
 def loss_headline(audits: list[dict], event: str) -> str:
     """One sentence on the empirical loss: every scheme within its claim (with the largest measured bound), or
-    the schemes that leak more than they claim."""
+    the schemes that leak more than they claim. The ε quoted is the total the statement promises for one event
+    (ε_sel + ε of a privately selected set, ``epsilon_claimed``)."""
     if not audits:
         return ""
     eps = audits[0]["epsilon_claimed"]
@@ -30,8 +31,12 @@ def loss_headline(audits: list[dict], event: str) -> str:
         verb = "leaks" if len(bad) == 1 else "leak"
         # short and plain for a reader who opens the link cold (issue 35): which neighbours, the interval and the
         # other schemes are in the loss table under it
+        pair = worst.get("neighbours", {}).get(worst.get("worst_neighbour") or "", {})
+        claim = pair.get("epsilon_claimed", eps)
+        promise = (f"ε = {eps:g}" if claim == eps else
+                   f"ε = {claim:g} for those neighbours (ε = {eps:g} for one {event})")
         return (f"**{names} {verb} more than promised**: an attacker measured ε̂ ≥ {_f(worst['epsilon_lower'])}, "
-                f"the promise was ε = {eps:g}.")
+                f"the promise was {promise}.")
     worst = max(audits, key=lambda a: a["epsilon_lower"] or 0.0)
     return (f"No attack broke the promise of ε = {eps:g} for one {event} (strongest: ε̂ ≥ "
             f"{_f(worst['epsilon_lower'])}, {_name(worst['scheme'])}).")

@@ -66,10 +66,26 @@ def user_series(source: Source, user, name: str = "") -> Series:
     return Series(frame=frame, kind=source.kind, name=name or f"user {user}")
 
 
-def headline(summaries: pd.DataFrame, schemes, epsilon: float, unit: str, guess=None) -> str:
+def rule_statement(rule: str, scheme: str, epsilon: float, kind: str, protected, w: int | None = None):
+    """The statement an export of every user under ``rule`` would carry (:class:`lmdk.exports.statement.Guarantee`):
+    a rule that reads the values gets the data-derived one (NOT PROTECTED first), as every export does; None without
+    a relation."""
+    from lmdk.population.prepared import population_guarantee
+
+    if protected is None:
+        return None
+    policy = Policy(landmarks=rule, scheme=scheme, epsilon=epsilon, w=w, allow_data_landmarks=True)
+    mechanism = {"values": "laplace", "trajectory": "planar_laplace", "contacts": "randomized_response"}[kind]
+    return population_guarantee(policy, kind, protected, mechanism)
+
+
+def headline(summaries: pd.DataFrame, schemes, epsilon: float, unit: str, guess=None, *,
+             data_derived: bool = False) -> str:
     """The page's verdict in at most two sentences: the best protecting scheme's median error, how many users it
     fails, and (``guess``: a ``lmdk.present.headlines.Guess`` of the users' median data-free-guess error) how that
-    error compares with guessing the middle of the public range."""
+    error compares with guessing the middle of the public range. ``data_derived``: the rule reads the values, so no
+    scheme protects a value whose landmark status could change (said instead of "protects every user's
+    landmarks")."""
     from lmdk.present.headlines import guess_sentence, readable
 
     stats = summaries.groupby("scheme").agg(median=("mae", "median"), holds=("theorem2_holds", "all"),
@@ -79,16 +95,21 @@ def headline(summaries: pd.DataFrame, schemes, epsilon: float, unit: str, guess=
     protecting = [s for s in schemes if s != "user" and stats.loc[s, "holds"]]
     if not protecting:
         return (f"With ε = {epsilon:g}, none of the chosen schemes protects every user's landmarks together: "
-                "add *uniform*, *skip* or *adaptive*.")
+                "add *uniform*, *skip* or *adaptive*." + (" The rule reads the values: even they would not protect a "
+                                                          "reading whose landmark status could change."
+                                                          if data_derived else ""))
     best = min(protecting, key=lambda s: stats.loc[s, "median"])
     baseline = float(summaries.loc[summaries["scheme"] == best, "user_level_mae"].median())
     failed = int(stats.loc[best, "degenerate"])
+    protects = ("protects every user's landmarks" if not data_derived else
+                "**does not protect** a reading whose landmark status could change (the rule reads the values: "
+                "NOT PROTECTED), only changes that leave every landmark as it is")
     text = (f"With ε = {epsilon:g}, *{best}* gives the typical user an error of {readable(stats.loc[best, 'median'])} "
-            f"{unit} (user level: {readable(baseline)}) and protects every user's landmarks")
-    if failed:
+            f"{unit} (user level: {readable(baseline)}) and {protects}")
+    if failed and not data_derived:
         text += (f"; for {failed:,} of {users:,} users ({100 * failed / users:.0f} %) it is no better than user "
                  "level (too many landmarks)")
-    else:
+    elif not data_derived:
         text += f", better than user level for all {users:,} users"
     violating = [s for s in schemes if stats.loc[s, "violated"] > 0]
     if violating:

@@ -15,8 +15,9 @@ release``, ``lmdk population``, :func:`lmdk.exports.export.export_scheme_release
   its own budget ε_sel (``--landmark-epsilon``, ``landmark_epsilon=``). The statement's ε for one event's value is
   the total ε_sel + ε (proof in :mod:`lmdk.selection.private`: adaptive sequential composition of the selection
   and the release given the selected set), and Theorem 2 is restated for a landmark set that is itself an output
-  (ε + ε_q + (|S| + 1)·ε_rr for the selected landmarks together with one more event). The ledger, the planner and
-  a cap count ε_sel + ε.
+  (ε + (|S| + 1)·ε_sel for the selected landmarks together with one more event: a group of k changed values costs
+  the selection k·ε_sel, :func:`lmdk.selection.private.group_epsilon`). The ledger, the planner and a cap count
+  ε_sel + ε.
 - **data-derived, unprotected** (:data:`UNPROTECTED`): the rule applied to the values as they stand — only when
   asked for (``--allow-data-landmarks``, ``allow_data_landmarks=True``); the statement then says *first* that the
   value of any event whose landmark status could change is not protected at ε, and no longer claims the
@@ -72,9 +73,11 @@ class LandmarkSource:
 
     def landmark_level_epsilon(self, epsilon: float) -> float:
         """ε of the selected landmarks together with one more event (Theorem 2 for a selected set; declared: ε)."""
+        from lmdk.selection.private import group_epsilon
+
         if self.kind != PRIVATE:
             return float(epsilon)
-        return float(epsilon) + self.threshold_epsilon + (len(self.indices) + 1) * self.response_epsilon
+        return group_epsilon(epsilon, self.selection_epsilon, len(self.indices) + 1)
 
     def to_dict(self) -> dict:
         """JSON-ready (summaries, the ledger): ``landmarks`` the set's size, or null with ``per_user`` true when each

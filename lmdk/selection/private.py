@@ -31,10 +31,16 @@ set L̂ is (ε_q + ε_rr) = ε_sel-DP for a change of one value.
 a change of any one event's value. By adaptive sequential composition (Dwork & Roth 2014, Theorem 3.16 and
 §3.5.1), (L̂, release) is (ε_sel + ε_pub)-DP for a change of one event's value — whether or not the event is
 a landmark, and whether or not L̂ is published. That total is the ε an export states.
-(4) Restated Theorem 2: for neighbours that differ at every landmark of S and one more event (k = |S| + 1
-changed values), the release given L̂ = S costs ε_pub as Theorem 2 says, and the selection costs
-ε_q + k·ε_rr, since each changed value can flip its own bit: the landmark-level protection of a privately
-selected set is ε_pub + ε_q + (|S| + 1)·ε_rr, which the statement prints beside the event-level total.
+(4) Groups (restated Theorem 2). For neighbours that differ in k values at once, each step pays k times: the
+exponential mechanism's counts #{t : x_t < c_j} all move by up to k, so Δu = k and the threshold costs k·ε_q
+(not ε_q: ε_q·Δu/1 with Δu = k, McSherry & Talwar 2007, Theorem 6); each changed value can flip its own bit, so
+randomized response costs k·ε_rr; together k·(ε_q + ε_rr) = k·ε_sel for every selectable rule (``below`` /
+``above``: ε_q = 0, ε_rr = ε_sel). Given L̂ = S, the release of neighbours that differ at every landmark of S and
+one more event costs ε_pub (Theorem 2). So all |S| selected landmarks together with any one other event are
+protected at ε_pub + (|S| + 1)·ε_sel, and several events changed together add ε_sel per event — the one formula
+:func:`group_epsilon`, which the statement, the exports and the audit's group neighbour share. (The bound is
+tight in order: on [0×5, 2×6] against [25×5, 2×6], ``percentile:50`` at ε_sel = 2, the exact loss of the
+selection alone is 8.98 > ε_q + 5·ε_rr = 6, within 5·ε_sel = 10.)
 
 :func:`select_masks` runs the same mechanism for many rows at once (the users of a population export, the
 repetitions of an audit or a test), each row an independent selection; rows with equal values share the exponential
@@ -72,7 +78,23 @@ class PrivateLandmarks:
 
     def landmark_level_epsilon(self, publishing_epsilon: float) -> float:
         """ε for neighbours that differ at every selected landmark and one more event (proof step 4)."""
-        return publishing_epsilon + self.threshold_epsilon + (len(self.indices) + 1) * self.response_epsilon
+        return group_epsilon(publishing_epsilon, self.epsilon, len(self.indices) + 1)
+
+
+def group_epsilon(publishing_epsilon: float, selection_epsilon: float, changed: int) -> float:
+    """ε of a privately selected landmark set's release for neighbours that differ in ``changed`` values at once:
+    ε_pub + k·ε_sel (module docstring, step 4; k = |S| + 1 for the selected landmarks with one more event)."""
+    return float(publishing_epsilon) + int(changed) * float(selection_epsilon)
+
+
+def group_words(publishing_epsilon: float, selection_epsilon: float, landmarks: int | None, event: str) -> str:
+    """The statement's group clause of a privately selected set: ε for all |S| selected landmarks with one more
+    event (a number, or the formula in |L| when each user has their own set), and ε_sel per event changed."""
+    pub, sel = float(publishing_epsilon), float(selection_epsilon)
+    level = (f"{group_epsilon(pub, sel, landmarks + 1):g}" if landmarks is not None
+             else f"{pub:g} + (|L| + 1)·{sel:g}")
+    return (f"ε = {level} (Theorem 2 for a privately selected set: the release's {pub:g} and the selection's "
+            f"ε_sel = {sel:g} for each changed {event}, threshold and randomized response together)")
 
 
 def _rule(rule):
@@ -201,6 +223,36 @@ def _select_rows(x: np.ndarray, parsed, eps: float, value_range, gen, valid):
     if valid is not None:
         chosen &= np.atleast_2d(valid)
     return chosen, thresholds, threshold_eps
+
+
+def mask_log_likelihood(masks, values, rule, epsilon: float, value_range: tuple[float, float]) -> np.ndarray:
+    """ln P(L̂ = mask | values) of :func:`select` for every row of ``masks`` (rows, n): the exact likelihood an
+    attacker who sees the selected set computes for a candidate series ``values`` (n,) — the threshold's exponential
+    mechanism summed over its public candidates, times randomized response's keep/flip per event."""
+    x, parsed, eps, (low, high) = _checked(np.asarray(values, dtype=float), rule, epsilon, value_range)
+    m = np.atleast_2d(np.asarray(masks, dtype=bool))
+    if m.shape[1] != x.size:
+        raise ParameterError(f"masks need one column per value ({x.size}), got {m.shape[1]}")
+    if parsed.kind in ("below", "above"):
+        side, eps_rr = parsed.kind, eps
+        thresholds = np.array([float(parsed.number if parsed.number is not None else 0.0)])
+        log_p = np.zeros(1)
+    else:
+        side, eps_rr = parsed.side, eps / 2.0
+        percent = float(parsed.number if parsed.number is not None else 0.0)
+        _, probs = exponential(_utility(x[None, :], percent, side, (low, high), None), eps / 2.0, 1.0, 0)
+        thresholds = np.linspace(low, high, CANDIDATES + 1)
+        with np.errstate(divide="ignore"):
+            log_p = np.log(np.asarray(probs, dtype=np.float64).reshape(-1))
+    bits = x[None, :] < thresholds[:, None] if side == "below" else x[None, :] > thresholds[:, None]
+    patterns, inverse = np.unique(bits, axis=0, return_inverse=True)  # at most n + 1 distinct true bit vectors
+    weight = np.full(patterns.shape[0], -np.inf)
+    np.logaddexp.at(weight, inverse.reshape(-1), log_p)
+    agree = m.astype(np.float64) @ patterns.T.astype(np.float64) + (~m).astype(np.float64) @ (~patterns).T
+    log_keep, log_flip = -np.logaddexp(0.0, -eps_rr), -np.logaddexp(0.0, eps_rr)
+    terms = weight[None, :] + agree * log_keep + (x.size - agree) * log_flip
+    top = terms.max(axis=1, keepdims=True)
+    return (top + np.log(np.exp(terms - top).sum(axis=1, keepdims=True)))[:, 0]
 
 
 def _checked(series, rule, epsilon, value_range):

@@ -15,7 +15,8 @@ SCHOOL = REALWORLD / "sociopatterns_primaryschool.csv"
 LUNCH = "calendar:daily@12:00-14:00"
 SUNDAYS = "calendar:sun@09:00-12:00"
 KEYS = {"statistic", "scheme", "epsilon", "n_users", "n_events", "landmarks", "landmark_kind", "sensitivity", "range",
-        "theorem2", "mae", "relative_mae", "guarantee"}
+        "theorem2", "mae", "relative_mae", "guarantee", "landmark_clock", "dropped_rows", "time_range", "outside_rows",
+        "warnings"}
 
 
 def run(capsys, *argv):
@@ -66,7 +67,7 @@ def test_by_a_column_releases_every_group_and_summarises_each(meters, tmp_path, 
     ledger = tmp_path / "ledger.jsonl"
     code, _, err = run(capsys, "aggregate", meters, "--statistic", "mean", "--by", "district", "--range", 0, 25,
                        "--landmarks", SUNDAYS, "--scheme", "adaptive", "--epsilon", 1, "--out", out, "--json", summary,
-                       "--ledger", ledger)
+                       "--ledger", ledger, "--dataset", "meters")
     assert code == 0, err
     entries = [json.loads(line) for line in ledger.read_text().splitlines()]
     assert len(entries) == 1 and entries[0]["epsilon"] == 1.0 and entries[0]["users"] == 200  # parallel groups
@@ -185,7 +186,7 @@ def test_dummies_hide_the_aggregates_landmarks_as_lmdk_release_does(meters, tmp_
     summary, ledger = tmp_path / "d.json", tmp_path / "d.jsonl"
     code, _, err = run(capsys, "aggregate", meters, "--statistic", "sum", "--range", 0, 25, "--landmarks", SUNDAYS,
                        "--scheme", "skip", "--epsilon", 1, "--dummies", "random", "--out", tmp_path / "d.csv",
-                       "--json", summary, "--ledger", ledger)
+                       "--json", summary, "--ledger", ledger, "--dataset", "meters")
     assert code == 0, err
     data = json.loads(summary.read_text())
     assert set(data) == KEYS | {"dummies"} and data["dummies"] == {"method": "random", "share": 0.01}

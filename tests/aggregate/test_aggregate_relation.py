@@ -54,7 +54,8 @@ def test_the_statement_names_one_households_readings_at_every_landmark_and_what_
     text = guarantee(rel, "skip", 1.0, landmarks=156, sampler="discrete", event="hour").text()
     assert ("any one household's readings at every landmark hour (156) and any one other hour, each anywhere "
             "between 0 and 25 kWh, at ε = 1") in text
-    assert "N = 2,000, which is treated as public" in text
+    assert "N = 2,000, the number of households counted from the input's user ids, is public under this relation" \
+        in text
     assert "compose in parallel" in text and "membership is treated as public" in text
 
 

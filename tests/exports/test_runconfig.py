@@ -195,3 +195,24 @@ def test_landmark_origin_round_trips_and_an_unsaid_origin_keeps_the_old_json():
     cfg = hue_config(landmark_origin="data")
     assert RunConfig.from_json(cfg.to_json()) == cfg and json.loads(cfg.to_json())["landmark_origin"] == "data"
     assert "landmark_origin" not in json.loads(hue_config().to_json())  # older configs' JSON and digests unchanged
+
+
+def test_a_config_without_landmark_origin_is_read_as_marked_while_viewing_and_refused_naming_the_confirmation():
+    """Issue 53: nothing says an old config's positions were chosen without looking at the values."""
+    from lmdk.errors import PolicyRefused
+    from lmdk.exports.runconfig import config_landmarks
+
+    old = RunConfig.from_dict({k: v for k, v in hue_config().to_dict().items() if k != "landmark_origin"})
+    assert old.origin == "viewed" and old.data_derived
+    assert hue_config(landmark_origin="viewed").data_derived and not hue_config(landmark_origin="declared").data_derived
+    with pytest.raises(PolicyRefused, match=r"lmdk release --config old\.json --declared-landmarks"):
+        config_landmarks(old, path="old.json")
+    confirmed = config_landmarks(old, declared_landmarks=True)
+    assert confirmed.kind == "declared" and "--declared-landmarks" in confirmed.rule
+    assert list(confirmed.indices) == list(old.landmarks)
+    said = config_landmarks(hue_config(landmark_origin="viewed"), allow_data_landmarks=True)
+    assert said.kind == "unprotected" and "chart" in said.rule
+    assert config_landmarks(hue_config(landmark_origin="declared")).kind == "declared"
+    with pytest.raises(ParameterError, match="detector"):  # a detector's set cannot be confirmed as declared
+        config_landmarks(hue_config(landmark_origin="data"), declared_landmarks=True)
+    assert json.loads(hue_config(landmark_origin="viewed").to_json())["landmark_origin"] == "viewed"

@@ -44,7 +44,8 @@ def _expected_landmarks(rule: str) -> int:
 def test_each_user_is_released_under_their_own_row(tmp_path, capsys):
     args = _files(tmp_path, ROWS)
     out = tmp_path / "out"
-    code = main(args + ["--out", str(out), "--max-epsilon", "2", "--ledger", str(tmp_path / "ledger.jsonl")])
+    code = main(args + ["--out", str(out), "--max-epsilon", "2", "--ledger", str(tmp_path / "ledger.jsonl"),
+                        "--dataset", "fleet"])
     err = capsys.readouterr().err
     assert code == 0
     assert "withheld user house-3: policy table row 4 (user house-3) is refused: epsilon 5 is over --max-epsilon 2" \

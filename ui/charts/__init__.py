@@ -9,8 +9,9 @@ re-exported here from the modules that build them, plus the warm-up that runs on
   MinMaxLTTB points of a long series and how a selection on them maps back to every event);
 - ``panels``: stacked panels sharing the x axis and the landmark strip "L" above them;
 - the figures of the pages, one module per kind: ``timeline_chart``, ``budget_chart``, ``scheme_charts``,
-  ``loss_charts``, ``audit_charts``, ``population_charts`` (the ``_chart(s)`` suffix keeps a module's name apart
-  from the function ``charts.budgets``/``charts.timeline`` and from the page modules ``ui.audit``, ``ui.population``);
+  ``loss_charts``, ``audit_charts``, ``population_charts``, ``priste_charts`` (the ``_chart(s)`` suffix keeps a
+  module's name apart from the function ``charts.budgets``/``charts.timeline`` and from the page modules ``ui.audit``,
+  ``ui.population``, ``ui.priste``);
 - ``run_figures``: ``drawn``, a run's figures built once and shared by every session asking for them;
 - ``maps``: pydeck trajectories; ``alt_text``: every chart's text alternative (summary, table, CSV);
   ``zoom``: the window of events the per-timestamp charts draw.

@@ -177,6 +177,15 @@ def distribution_comparison(
     return fig.as_built()
 
 
+def distribution_table(frame: pd.DataFrame, *, quantity: str, statistic: str) -> pd.DataFrame:
+    """``distribution_comparison``'s numbers, one row per landmark %: a column per distribution and the mean without
+    correlation (its text alternative)."""
+    picked = frame[(frame["quantity"] == quantity) & (frame["statistic"] == statistic)]
+    wide = picked.pivot_table(index="landmark_pct", columns="distribution", values="value", sort=False)
+    wide["no correlation"] = picked.groupby("landmark_pct")["reference"].mean()
+    return wide.rename_axis("landmarks (%)").reset_index()
+
+
 def selection_options(
     dummies: np.ndarray, scores: np.ndarray, probabilities: np.ndarray, chosen: int, *,
     utility: str, epsilon: float, height: int = 430, meta: dict | None = None,

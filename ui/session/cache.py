@@ -266,7 +266,8 @@ def undo_landmarks(redo: bool = False) -> None:
         return
     ss[target] = (ss.get(target, []) + [_undo_entry()])[-state.HISTORY_MAX:]
     ss[source] = stack[:-1]
-    positions, origin = stack[-1]  # the set comes back with its origin: a detector's set stays "data" (issue 33)
+    positions, origin = stack[-1]  # the set comes back with its origin: a detector's set stays "data" (issue 33),
+    # one marked on the values' chart "viewed" (issue 53)
     set_landmarks(positions, f"{'Redone' if redo else 'Undone'}: {len(positions):,} landmarks.", history=False,
                   origin=origin)
 
@@ -274,7 +275,8 @@ def undo_landmarks(redo: bool = False) -> None:
 def _undo_entry() -> tuple[tuple, str]:
     """The current landmark set and its origin, as the undo and redo stacks keep them."""
     ss = st.session_state
-    return tuple(ss[state.LANDMARKS]), "data" if ss.get(state.LANDMARKS_ORIGIN) == "data" else "declared"
+    origin = ss.get(state.LANDMARKS_ORIGIN)
+    return tuple(ss[state.LANDMARKS]), origin if origin in state.DATA_DERIVED_ORIGINS else "declared"
 
 
 def keep_landmarks_in_range(n: int) -> None:
@@ -290,7 +292,8 @@ def keep_landmarks_in_range(n: int) -> None:
 
 def set_landmarks(landmarks, note: str = "", *, history: bool = True, origin: str | None = None) -> None:
     """Replace the landmark set of the current series (the previous one goes on the undo stack); ``origin``
-    "data" when a detector read the values, "declared" when they were given (None: unchanged)."""
+    "data" when a detector read the values, "viewed" when marked on their chart, "declared" when they were given
+    (None: unchanged)."""
     ss = st.session_state
     new = tuple(np.unique(np.asarray(landmarks, dtype=np.int64)).tolist())
     if history and ss.get(state.LANDMARKS) is not None and tuple(ss[state.LANDMARKS]) != new:

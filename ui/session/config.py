@@ -10,6 +10,7 @@ from ui.session.state import (
     CONFIG_ERROR,
     CONFIG_NOTE,
     CONFIG_UPLOAD,
+    DATA_DERIVED_ORIGINS,
     EPSILON,
     IMPORT_SPEC,
     LANDMARKS,
@@ -61,7 +62,12 @@ def run_config(cur):
                      mechanism=ss[MECHANISM], epsilon=float(ss[EPSILON]), w=min(int(ss[W]), cur.n),
                      repetitions=int(ss[REPETITIONS]), seed=int(ss[SEED]), mapping=mapping,
                      relation=protected.to_dict() if protected is not None else None, target=plan_target.target_dict(),
-                     view=view, landmark_origin="data" if ss.get(LANDMARKS_ORIGIN) == "data" else "declared")
+                     view=view, landmark_origin=_origin(ss.get(LANDMARKS_ORIGIN)))
+
+
+def _origin(origin) -> str:
+    """The session's landmark origin as a RunConfig records it: "data", "viewed" or "declared"."""
+    return origin if origin in DATA_DERIVED_ORIGINS else "declared"
 
 
 def load_run_config() -> None:
@@ -97,7 +103,7 @@ def load_run_config() -> None:
     ss[REPS_CHOSEN] = True  # the config's repetitions, not the long-series default
     ss[SEED] = min(cfg.seed, SEED_MAX)
     ss[LANDMARKS] = tuple(cfg.landmarks)
-    ss[LANDMARKS_ORIGIN] = "data" if cfg.landmark_origin == "data" else "declared"  # as the config says
+    ss[LANDMARKS_ORIGIN] = cfg.origin  # as the config says; a config that does not say: "viewed" (issue 53)
     ss[LANDMARKS_TOKEN] = "url"  # re-attached (and range-checked) to the series on the next run
     notes = []
     if ss[EPSILON] != cfg.epsilon:
@@ -111,6 +117,11 @@ def load_run_config() -> None:
                      f"config's {cfg.mechanism}")
     if cfg.s is not None:
         notes.append(f"the correlation strength s = {cfg.s:g} is set on the Temporal privacy loss page, not restored")
+    if cfg.landmark_origin is None:
+        notes.append("it does not say how its landmarks were marked, so they are treated as marked while viewing the "
+                     "values (a release to hand out starts with NOT PROTECTED and needs the tick); if they were "
+                     "declared in advance, confirm it on the command line: `lmdk release --config runconfig.json "
+                     "--declared-landmarks` (the statement records it)")
     note = relation.restore(cfg)
     plan_target.restore(cfg)
     if note:

@@ -68,7 +68,9 @@ DIST_STATISTIC = "d_stat"  # "one" (one home's own series) | "sum" | "mean" over
 DIST_SEED = "d_seed"
 DIST_STATISTICS = ("one", "sum", "mean")
 LANDMARKS = "lm"  # the landmark set, encoded by lmdk.present.views.encode_landmarks
-LANDMARKS_ORIGIN_LINK = "lmo"  # "data" in a link whose landmark set a detector read from the values (issue 33)
+LANDMARKS_ORIGIN_LINK = "lmo"  # "data" in a link whose landmark set a detector read from the values (issue 33),
+# "viewed" when it was marked while the chart showed the values (issue 53)
+DATA_DERIVED_ORIGINS = ("data", "viewed")
 SCHEMES = "schemes"  # selected subset of ALL_SCHEME_NAMES
 MECHANISM = "mech"
 EPSILON = "eps"
@@ -148,6 +150,8 @@ EXPORT_BOUND = "_export_bound"  # the public limit of |values| for exported rele
 LEDGER = "_ledger"  # this session's privacy ledger: lmdk.ledger.LedgerEntry per release handed out (ui.ledger)
 LEDGER_CAP = "_ledger_cap"  # the optional cap on the session's total ε (Σ ε); None: no cap
 LEDGER_ACCEPT = "_ledger_accept"  # the confirmation of one export past the cap
+LEDGER_DATASET = "ledger_dataset"  # with LMDK_LEDGER_URL: the dataset a hand-out release spends ("": the data's key)
+LEDGER_PERSON = "ledger_person"  # with a dataset named: the person the series belongs to (their budget in it)
 IMPORT_SPEC = "_import_spec"  # the import mapping the current upload was read with (saved in RunConfigs)
 UPLOAD_FILE_ID = "_upload_file_id"
 POP_UPLOAD = "_pop_upload"  # (bytes, file name) of this session's multi-user upload (memory only)
@@ -157,8 +161,10 @@ POP_RESULTS = "_pop_results"  # this session's computed population summaries, mo
 LANDMARKS_TOKEN = "_lm_token"  # data token the landmark set belongs to
 LANDMARKS_DEFAULT = "_lm_default"  # True while L is the default set the app derived (left out of links)
 LANDMARKS_RULE = "_lm_rule"  # the value rule a detector applied (e.g. "below:0.5"): the audit's flip neighbours
-LANDMARKS_ORIGIN = "_lm_origin"  # "declared" (the default calendar rule, a file, clicks) or "data" (a detector read the
-# values): a data-derived set is exported only when asked for, with the statement saying first what is not protected
+LANDMARKS_ORIGIN = "_lm_origin"  # "declared" (the default calendar rule, a file, marks on the values-free timeline),
+# "data" (a detector read the values) or "viewed" (marked while the chart showed them, issue 53): a data-derived set is
+# exported only when asked for, with the statement saying first what is not protected
+TIMELINE_BLIND = "lm_blind"  # the Data page's timeline drawn without the values: marks made on it stay declared
 LANDMARK_UNDO = "_lm_undo"  # earlier landmark sets of this series (most recent last, at most HISTORY_MAX)
 LANDMARK_REDO = "_lm_redo"
 HISTORY_MAX = 20
@@ -439,7 +445,8 @@ def init() -> None:
             ss[LANDMARKS_TOKEN] = "url"
             # a set a detector read from the values stays data-derived in the session the link opens: no release to
             # hand out under a "declared in advance" statement (issue 33)
-            ss[LANDMARKS_ORIGIN] = "data" if st.query_params.get(LANDMARKS_ORIGIN_LINK) == "data" else "declared"
+            linked = st.query_params.get(LANDMARKS_ORIGIN_LINK)
+            ss[LANDMARKS_ORIGIN] = linked if linked in DATA_DERIVED_ORIGINS else "declared"
         if REPETITIONS in st.query_params:
             ss[REPS_CHOSEN] = True
         from ui.session.memory import SWEEP_EVERY_S, release_freed_memory
@@ -474,9 +481,10 @@ def sync_query_params() -> None:
         text = param.dump(value)
         if shown.get(key) != text:
             qp[key] = shown[key] = text
-    linked = LANDMARKS in shown and ss.get(LANDMARKS_ORIGIN) == "data"
-    if linked and shown.get(LANDMARKS_ORIGIN_LINK) != "data":
-        qp[LANDMARKS_ORIGIN_LINK] = "data"
+    origin = ss.get(LANDMARKS_ORIGIN)
+    linked = LANDMARKS in shown and origin in DATA_DERIVED_ORIGINS
+    if linked and shown.get(LANDMARKS_ORIGIN_LINK) != origin:
+        qp[LANDMARKS_ORIGIN_LINK] = origin
     elif not linked and LANDMARKS_ORIGIN_LINK in shown:
         del qp[LANDMARKS_ORIGIN_LINK]
 
