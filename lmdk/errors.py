@@ -23,6 +23,12 @@ class LedgerUnavailable(LmdkError):
     command line exits with code 5 and nothing was released or charged; the message names no secret."""
 
 
+class ReservationKept(LedgerUnavailable):
+    """The ledger could not withdraw the reservation of an export that was then refused or stopped: nothing was
+    released, but the reserved ε stays charged — the command line exits with code 5 and says so (never "nothing
+    was charged"); the message names the reservation so the privacy officer knows that ε was reserved."""
+
+
 class PolicyRefused(LmdkError):
     """A policy whose stated guarantee would not hold (e.g. landmarks computed from the released values without a
     private selection): the command line exits with code 3, the code of a policy that violates its guarantee."""

@@ -183,10 +183,10 @@ def test_a_seeded_demonstration_alone_writes_no_ledger(tmp_path):
     assert not path.exists() and not (tmp_path / "demo2.csv").exists()
 
 
-def test_help_says_a_seeded_demonstration_is_not_recorded(capsys):
+def test_help_says_a_seeded_demonstration_is_not_a_release_and_is_refused_beside_a_ledger(capsys):
     with pytest.raises(SystemExit):
         main(["release", "--help"])
-    assert "not a release and is not recorded" in " ".join(capsys.readouterr().out.split())
+    assert "not a release: a seed beside --ledger or --cap is refused" in " ".join(capsys.readouterr().out.split())
 
 
 def test_population_appends_one_entry_per_run_with_its_users(tmp_path, capsys):

@@ -193,3 +193,5 @@ def test_an_sqlite_ledger_from_before_keeps_its_caps_and_charges(tmp_path):
     with pytest.raises(LmdkError, match="never raised"):
         ledger.reserve_users(url, "meters", {"c": 1.0}, cap=3.0, entry=export())
     assert ledger.records(url).caps == {"meters": ledger.Cap(2.0, "none")}
+    with sqlite3.connect(path) as conn:  # the index a reservation reads its users' sums through, added
+        assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'lmdk_charges_by_person'").fetchone()

@@ -59,9 +59,10 @@ def time_bounds(time_range: tuple[str, str], width: pd.Timedelta, tz: str | None
     for name, text in zip(("START", "END"), time_range, strict=True):
         try:
             stamp = pd.Timestamp(str(text).strip())
+            readable = not pd.isna(stamp)
         except (TypeError, ValueError):
-            stamp = pd.NaT
-        if pd.isna(stamp):
+            readable = False
+        if not readable:
             raise ParameterError(f"--time-range {name} {text!r} is not a date/time; use e.g. 2024-01-01 or "
                                  "'2024-01-01 08:00' (END exclusive)")
         if stamp.tzinfo is None and tz is not None:

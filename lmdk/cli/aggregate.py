@@ -177,7 +177,8 @@ def configure(p: argparse.ArgumentParser) -> None:
                                                                 "1d): at most one contribution per user and bin")
     p.add_argument("--range", nargs=2, type=float, metavar=("LOW", "HIGH"),
                    help="sum/mean: the public range of one user's reading, from the device or domain, never from the "
-                        "data (Δ = HIGH − LOW; a mean's Δ is that ÷ N); readings are clamped to it")
+                        "data; readings are clamped to it, and a user without a reading in a bin counts 0, so Δ = "
+                        "max(0, HIGH) − min(0, LOW) (a mean's Δ is that ÷ N, N counted from the user ids, public)")
     p.add_argument("--max-per-user", type=positive_int("--max-per-user", 1_000_000), default=1, metavar="K",
                    help="count of contacts: rows one person contributes per bin at most (public, default 1; Δ = K)")
     p.add_argument("--region", nargs=3, type=float, metavar=("LAT", "LON", "RADIUS_M"),

@@ -2,7 +2,8 @@
 ``--cap``, ``--dataset`` and ``--period`` options of ``lmdk release``, ``lmdk population`` and ``lmdk aggregate``,
 which reserve each export's ε before any noise is drawn (:mod:`lmdk.ledger`).
 
-A ``--seed`` demonstration is not a release (anyone with the seed removes its noise) and is never recorded.
+A ``--seed`` demonstration is not a release (anyone with the seed removes its noise): never recorded, and refused
+beside ``--ledger`` or ``--cap`` (seeds are for demonstrations only).
 A population run records one entry: its fingerprint is the input's (file or folder), ``users`` the number of
 users released and ``charges`` what each of them spent — composition is per person, so a run of 1,000 users
 counts once for each of them, not 1,000 times. A single series is one user: ``--user ID``'s budget in the
@@ -43,8 +44,8 @@ LEDGER_EXAMPLES = """examples:
 
 URL: a plain path (JSON Lines), sqlite:///PATH (sqlite:////abs/path) or postgresql://USER@HOST:PORT/DB; the
 password comes from PGPASSWORD or PGPASSFILE, never the URL (messages name host, port and database only).
-Exit codes: 0 done, 2 bad input (an import that would raise a cap names the line; nothing imported), 5 the
-ledger cannot be reached or has no tables yet (run lmdk ledger init URL).
+Exit codes: 0 done, 2 bad input (a malformed URL; an import that would raise a cap names the line, nothing
+imported), 5 the ledger cannot be reached or has no tables yet (run lmdk ledger init URL).
 Output (JSON): releases, epsilon_basic (sequential composition, Σ ε, δ = 0), epsilon_pld at delta (privacy-loss
 distributions of Google's dp_accounting; each export counts as one pure ε-DP mechanism), epsilon_max and
 epsilon_by_fingerprint (the same totals per input: composition applies to one person's data). With --by user:
@@ -53,9 +54,11 @@ current period (null without a cap)."""
 
 LEDGER_HELP = ("the privacy ledger: a JSON Lines file (created if missing), sqlite:///PATH or postgresql://…; "
                "every export reserves its ε there before any noise is drawn (sum it up with lmdk ledger URL). A "
-               "--seed demonstration is not a release and is not recorded")
+               "--seed demonstration is not a release: a seed beside --ledger or --cap is refused")
 EXIT_UNAVAILABLE = 5
-"""Exit code when the ledger cannot be reached or is not ready (its tables missing): nothing was released or charged."""
+"""Exit code when the ledger cannot be reached or is not ready (its tables missing): nothing was released or charged;
+or, after a refusal, the ledger could not withdraw the reservation (nothing released; the message says it stays
+charged and names it)."""
 EXIT_CAP = 4
 """Exit code of an export the ledger's cap refused (lmdk release), or of a run that withheld every user."""
 

@@ -4,7 +4,9 @@ the papers' experiments and (when installed) population releases.
 Exit codes: 0 done; 2 bad input or arguments (one line naming the field and the fix); 3 the policy violates
 (ε, L)-landmark privacy (Theorem 2) and ``--allow-violation`` was not given, or an export's landmark rule reads the
 values it releases without ``--landmark-epsilon`` or ``--allow-data-landmarks`` (:mod:`lmdk.selection.export`); 4 a
-ledger's cap refused the export; 5 the ledger cannot be reached or has no tables yet (nothing released or charged).
+ledger's cap refused the export; 5 the ledger cannot be reached or has no tables yet (nothing released or charged;
+or, after a refusal, the ledger could not withdraw the export's reservation: nothing released, the reservation stays
+charged and the message names it).
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from lmdk.cli import plan as plan_command
 from lmdk.cli import population as population_command
 from lmdk.cli import release as release_command
 from lmdk.cli.common import EXIT_INPUT, EXIT_OK, EXIT_VIOLATION
-from lmdk.errors import LedgerUnavailable, LmdkError, PolicyRefused
+from lmdk.errors import LedgerUnavailable, LmdkError, PolicyRefused, ReservationKept
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,7 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
                                             "landmark privacy or its landmarks are data-derived (release, population, "
                                             "aggregate), 4 a ledger's cap refused the export (or withheld every "
                                             "user), 5 the ledger cannot be reached or has no tables yet (lmdk "
-                                            "ledger init URL): nothing was released or charged")
+                                            "ledger init URL): nothing was released or charged — unless the "
+                                            "message says a refused export's reservation stays charged")
     parser.add_argument("--version", action="version", version=f"lmdk {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -99,6 +102,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PolicyRefused as exc:
         print(f"lmdk: {exc}", file=sys.stderr)
         return EXIT_VIOLATION
+    except ReservationKept as exc:  # nothing released, but the reservation stays charged: the message says so
+        print(f"lmdk: error: {exc}", file=sys.stderr)
+        return ledger_command.EXIT_UNAVAILABLE
     except LedgerUnavailable as exc:  # before LmdkError: an unreachable ledger is not bad input
         print(f"lmdk: error: {exc}; nothing was released or charged", file=sys.stderr)
         return ledger_command.EXIT_UNAVAILABLE

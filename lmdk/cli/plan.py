@@ -295,7 +295,8 @@ def configure(p: argparse.ArgumentParser) -> None:
                      help="count of contacts: rows per person and bin (default 1)")
     agg.add_argument("--region", nargs=3, type=float, metavar=("LAT", "LON", "RADIUS_M"),
                      help="count of locations: the public circle")
-    agg.add_argument("--tz", metavar="ZONE", help="time zone of timestamps without one (default UTC)")
+    agg.add_argument("--tz", metavar="ZONE", help="time zone of timestamps without one (default UTC); calendar windows "
+                                                  "read its wall clock, for times with an offset too")
     agg.add_argument("--start", metavar="DATETIME", help="files of relative seconds: the date/time of their 0")
     from lmdk.cli.aggregate import time_range_flags
 

@@ -55,7 +55,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("input", metavar="INPUT", help="Parquet/CSV long table, a multi-user file, or a folder")
     parser.add_argument("--config", metavar="FILE", help="the population policy (JSON); with --policies, the policy "
                                                          "of users without a row")
-    parser.add_argument("--out", metavar="DIR", required=True, help="output folder (must not hold a release)")
+    parser.add_argument("--out", metavar="DIR", required=True,
+                        help="a new (or empty) output folder; built under a temporary name beside it and renamed when "
+                             "complete, so an interrupted run leaves no partial release")
     engine = parser.add_mutually_exclusive_group()
     engine.add_argument("--workers", type=positive_int("--workers", 1024), help="run on a Dask LocalCluster of N "
                                                                                 "worker processes")
@@ -64,7 +66,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bound", type=positive_float("--bound"),
                         help="locations: the public box ±B metres around each user's mean point (snapping sampler; "
                              "required for exported locations). Values: without --range, the public range [−B, B]")
-    parser.add_argument("--seed", type=seed, help="demonstration seed (reproducible, NOT safe to hand out)")
+    parser.add_argument("--seed", type=seed, help="demonstration seed (reproducible, NOT safe to hand out; refused "
+                                                   "with --ledger or --cap; every file written says so inside)")
     parser.add_argument("--mapping", metavar="FILE", help="an import mapping JSON naming the input's columns")
     parser.add_argument("--include-private-columns", action="store_true",
                         help="also write budget, published and landmark columns (they reveal the landmark sets)")

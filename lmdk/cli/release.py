@@ -165,7 +165,8 @@ def configure(rel: argparse.ArgumentParser) -> None:
                      help="independent releases to write (default 1). With --config the config's repetitions are "
                           "drawn, as in the app, and the first N written: repetition 1 is the app's download")
     rel.add_argument("--seed", type=seed, help="demonstration seed (reproducible, NOT safe to hand out; the "
-                                                "app's views: same relation and sampler)")
+                                                "app's views: same relation and sampler). Refused with --ledger or "
+                                                "--cap; the file written says DEMONSTRATION ONLY inside")
     rel.add_argument("--bound", type=positive_float("--bound"),
                      help="locations: the public box ±B metres around the series' centre for the snapping sampler "
                           "(required for exported locations). Values: without --range, the public range [−B, B] "

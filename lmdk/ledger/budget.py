@@ -67,13 +67,15 @@ class Transaction(Protocol):
     def insert(self, entry: LedgerEntry) -> None: ...  # noqa: D102
 
 
-def check_cap(cap: float | None, period: str | None) -> None:
-    """Refuse a cap that is not a finite number > 0 or an unknown period, naming the flag."""
+def check_cap(cap: float | None, period: str | None, *, line: bool = False) -> None:
+    """Refuse a cap that is not a finite number > 0 or an unknown period, naming the flag (``line``: the field of
+    a ledger file's cap line)."""
+    names = ("the cap line's 'cap'", "its 'period'") if line else ("--cap", "--period")
     if cap is not None and (isinstance(cap, bool) or not isinstance(cap, (int, float)) or not math.isfinite(cap)
                             or cap <= 0):
-        raise ParameterError(f"--cap must be a finite number > 0 (the most ε one user may spend), not {cap!r}")
+        raise ParameterError(f"{names[0]} must be a finite number > 0 (the most ε one user may spend), not {cap!r}")
     if period is not None and period not in PERIODS:
-        raise ParameterError(f"--period must be one of {', '.join(PERIODS)}, not {period!r}")
+        raise ParameterError(f"{names[1]} must be one of {', '.join(PERIODS)}, not {period!r}")
 
 
 def period_start(period: str, now: datetime) -> str | None:
@@ -88,25 +90,36 @@ def period_start(period: str, now: datetime) -> str | None:
     return start.isoformat(timespec="seconds")
 
 
-def resolve_cap(dataset: str, stored: Cap | None, cap: float | None, period: str | None) -> tuple[Cap | None, bool]:
+def resolve_cap(dataset: str, stored: Cap | None, cap: float | None, period: str | None, *,
+                line: str | None = None) -> tuple[Cap | None, bool]:
     """(the cap in force, whether to store it): a stored cap binds every later export; a given one is stored when
-    none is, may lower a stored one, and may neither raise it nor change its period (the budget was promised)."""
-    check_cap(cap, period)
-    if cap is None:
-        if stored is not None and period is not None and period != stored.period:
-            raise ParameterError(f"--period {period}: dataset {dataset!r} has {stored.label(dataset)} stored in the "
-                                 f"ledger; its period cannot change (choose a new --dataset)")
+    none is, may lower a stored one, and may neither raise it nor change its period (the budget was promised).
+    ``line`` names an imported cap line (e.g. "ledger 'caps.jsonl' line 2"): the refusal is then worded for that
+    line, not for the --cap and --period flags."""
+    check_cap(cap, period, line=line is not None)
+    wanted = None if cap is None else Cap(float(cap), period or (stored.period if stored is not None else "none"))
+    new_period = period if wanted is None else wanted.period
+    if stored is not None and new_period is not None and new_period != stored.period:
+        raise ParameterError(_refused(dataset, stored, line, f"--period {new_period}",
+                                      f"period {new_period!r}", "its period cannot change"))
+    if wanted is None:
         return stored, False
-    wanted = Cap(float(cap), period or (stored.period if stored is not None else "none"))
     if stored is None:
         return wanted, True
-    if wanted.period != stored.period:
-        raise ParameterError(f"--period {wanted.period}: dataset {dataset!r} has {stored.label(dataset)} stored in "
-                             "the ledger; its period cannot change (choose a new --dataset)")
     if wanted.cap > stored.cap * (1 + TOLERANCE):
-        raise ParameterError(f"--cap {cap:g}: dataset {dataset!r} has {stored.label(dataset)} stored in the ledger; "
-                             "a cap can be lowered, never raised (choose a new --dataset for a new budget)")
+        raise ParameterError(_refused(dataset, stored, line, f"--cap {wanted.cap:g}", f"cap ε = {wanted.cap:g}",
+                                      "a cap can be lowered, never raised"))
     return wanted, wanted.cap < stored.cap
+
+
+def _refused(dataset: str, stored: Cap, line: str | None, flag: str, field: str, rule: str) -> str:
+    """Why a cap change is refused: worded for the flag (``flag``, e.g. "--cap 1000") or, for an imported cap line
+    (``line``), for that line's ``field``."""
+    if line is None:
+        return (f"{flag}: dataset {dataset!r} has {stored.label(dataset)} stored in the ledger; {rule} (choose a new "
+                "--dataset for a new budget)")
+    return (f"{line}: a cap line for dataset {dataset!r} gives {field}, but the ledger has {stored.label(dataset)}; "
+            f"{rule}")
 
 
 def refusal(dataset: str, cap: Cap, spent: float, asked: float) -> str:

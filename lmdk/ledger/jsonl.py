@@ -41,7 +41,7 @@ def _cap(data: dict) -> tuple[str, Cap]:
         raise ParameterError("a cap record needs dataset and cap")
     from lmdk.data.ids import dataset_key
 
-    check_cap(data["cap"], data.get("period", "none"))
+    check_cap(data["cap"], data.get("period", "none"), line=True)
     return dataset_key(data["dataset"]), Cap(float(data["cap"]), data.get("period", "none"))
 
 

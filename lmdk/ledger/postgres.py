@@ -39,6 +39,28 @@ SESSION = "SET LOCAL synchronous_commit TO on; SET LOCAL lock_timeout TO '60s'"
 dataset's lock (as SQLite's ``TIMEOUT``), whatever the server's or the role's defaults."""
 
 
+def check_url(url: str) -> None:
+    """Refuse a PostgreSQL URL of the wrong shape before any connection (bad input, exit 2, not an unreachable
+    ledger): libpq must parse it and every port must be a number from 1 to 65535. The message names the URL as
+    :func:`lmdk.ledger.redact.redact` does — never its text, which may hold a password."""
+    name = redact(url)
+    fix = "give postgresql://USER@HOST:PORT/DB (the password from PGPASSWORD or PGPASSFILE, never in the URL)"
+    if not url.startswith(("postgresql://", "postgres://")):
+        raise ParameterError(f"ledger URL {name}: not a postgresql:// URL; {fix}")
+    psycopg = _psycopg()  # a ParameterError saying how to install it when missing
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        params = conninfo_to_dict(url)
+    except psycopg.Error as exc:
+        text = str(exc).strip().splitlines()
+        raise ParameterError(f"ledger URL {name} is malformed "
+                             f"({redact(url, text[0] if text else type(exc).__name__)}); {fix}") from None
+    for port in str(params.get("port") or "").split(","):
+        if port and not (port.isascii() and port.isdigit() and 1 <= int(port) <= 65535):
+            raise ParameterError(f"ledger URL {name}: its port is not a number from 1 to 65535; {fix}")
+
+
 def _psycopg():
     """The psycopg module, or a ParameterError saying how to install it."""
     try:
@@ -54,6 +76,7 @@ class PostgresLedger(SqlLedger):
 
     def __init__(self, url: str):
         """The ledger in the database at ``url`` (connected per transaction)."""
+        check_url(url)  # a malformed URL is bad input (exit 2), found before any connection
         self.url = url
         self.name = redact(url)  # host, port and database: never a password
 

@@ -29,7 +29,7 @@ def _server_name(url: str) -> str:
         database = unquote(parts.path.lstrip("/")) or (query.get("dbname") or [""])[0] or "(default database)"
     except ValueError:
         return "postgresql://(a malformed URL)"
-    if any(ch in f"{host}{port}{database}" for ch in "@?&= "):
+    if any(ch in f"{host}{port}{database}" for ch in "@?&= ") or not all(p.isdigit() for p in str(port).split(",")):
         return "postgresql://(a malformed URL)"
     return f"postgresql://{host}:{port}/{database}"
 

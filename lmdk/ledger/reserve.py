@@ -3,9 +3,10 @@ period), for whom (one series or each user of a population) — the one reservat
 app. A ``--seed`` demonstration is not a release and reserves nothing; a refusal afterwards cancels it."""
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, replace
 
-from lmdk.errors import ParameterError
+from lmdk.errors import LmdkError, ParameterError, ReservationKept
 from lmdk.ledger.budget import Reservation
 from lmdk.ledger.entry import SINGLE_USER, LedgerEntry
 
@@ -28,14 +29,19 @@ class Budget:
             object.__setattr__(self, "dataset", dataset_name(self.dataset))
 
     def check(self, command: str | None = None) -> None:
-        """Refuse a dataset, cap or period without a ledger to keep the budget in; with ``command`` (a population or
-        aggregate run, many users) refuse a ledger without --dataset: the officer names the dataset."""
+        """Refuse a dataset, cap or period without a ledger to keep the budget in, and a ledger URL of the wrong
+        shape (a malformed postgresql:// URL: bad input, exit 2, before any connection); with ``command`` (a
+        population or aggregate run, many users) refuse a ledger without --dataset: the officer names the dataset."""
         given = [flag for flag, value in (("--cap", self.cap), ("--dataset", self.dataset),
                                           ("--period", self.period)) if value is not None]
         if given and not self.url:
             verb = "needs" if len(given) == 1 else "need"
             raise ParameterError(f"{' and '.join(given)} {verb} --ledger URL: the ledger keeps the budget "
                                  "(e.g. --ledger sqlite:///ledger.db)")
+        if self.url:
+            from lmdk.ledger.store import open_ledger
+
+            open_ledger(self.url)  # connects to nothing: only the URL's shape is checked
         if command is not None and self.url and self.dataset is None:
             raise ParameterError(f"{command} --ledger needs --dataset NAME: name the dataset whose per-user budgets "
                                  "the run spends (e.g. --dataset meters-2026), so each day's file adds to the same "
@@ -59,11 +65,16 @@ class Budget:
         return self.reserve(entry, {key: entry.epsilon} if entry is not None else {})
 
     def cancel(self, reservation: Reservation | None) -> None:
-        """Withdraw a reservation whose export was then refused (a refusal charges nothing)."""
+        """Withdraw a reservation whose export was then refused (a refusal charges nothing); when the ledger cannot
+        withdraw it, a ReservationKept saying the reservation stays charged (:func:`kept`)."""
         if self.url and reservation is not None and reservation.id:
             from lmdk.ledger.store import cancel
 
-            cancel(self.url, reservation)
+            stopped = sys.exception()  # the error that stopped the export, when one did
+            try:
+                cancel(self.url, reservation)
+            except LmdkError as exc:
+                raise kept(self.url, self.dataset, reservation, exc, stopped) from None
 
     def keep_spent(self, reservation: Reservation | None, entry: LedgerEntry | None, spent: dict[str, float]
                    ) -> None:
@@ -72,20 +83,41 @@ class Budget:
         charge is recorded before the reservation is withdrawn, so the ledger never holds less than was spent."""
         if not (self.url and reservation is not None and reservation.id and entry is not None):
             return
-        kept = {str(user): float(eps) for user, eps in spent.items() if user in reservation.granted and eps > 0}
-        if kept:
+        spent_now = {str(user): float(eps) for user, eps in spent.items() if user in reservation.granted and eps > 0}
+        if spent_now:
             import uuid
 
             from lmdk.ledger.entry import now_utc
-            from lmdk.ledger.jsonl import Records
-            from lmdk.ledger.store import open_ledger
+            from lmdk.ledger.store import charge
 
-            charge = replace(entry, dataset=self.dataset, charges=kept, epsilon=max(kept.values()), users=len(kept),
-                             scheme="private landmark selection", landmark_epsilon=0.0, landmark_count=None,
-                             tool=f"{entry.tool} (refused by Theorem 2 after the private landmark selection ran)",
-                             id=uuid.uuid4().hex, time=now_utc())
-            open_ledger(self.url).add(Records(entries=[charge]), "the refused export's selection")
+            selection = replace(entry, dataset=self.dataset, charges=spent_now, epsilon=max(spent_now.values()),
+                                users=len(spent_now), scheme="private landmark selection", landmark_epsilon=0.0,
+                                landmark_count=None, id=uuid.uuid4().hex, time=now_utc(),
+                                tool=f"{entry.tool} (refused by Theorem 2 after the private landmark selection ran)")
+            try:  # guarded: an unreachable ledger is a LedgerUnavailable, never a driver's exception
+                charge(self.url, selection, "the refused export's selection")
+            except LmdkError as exc:  # the whole reservation stays charged (it holds at least ε_sel): say so
+                raise kept(self.url, self.dataset, reservation, exc) from None
         self.cancel(reservation)
+
+
+def kept(url: str, dataset: str | None, reservation: Reservation, exc: Exception,
+         stopped: BaseException | None = None) -> ReservationKept:
+    """The error of a reservation the ledger could not withdraw after its export was refused or stopped (``exc``,
+    the ledger's error): nothing was released, but the reservation stays charged — its id, ε and users named, so the
+    privacy officer knows ε was reserved for an export that did not happen. When an error stopped the export
+    (``stopped``), the message starts with it."""
+    from lmdk.ledger.redact import redact
+
+    reason = f"{redact(url, str(stopped))}; " if isinstance(stopped, LmdkError) else ""
+    users = len(reservation.granted)
+    eps = max(reservation.granted.values(), default=0.0)
+    budget = f"dataset {dataset!r}" if dataset else "the input's content key"
+    return ReservationKept(
+        f"{reason}nothing was released, but the ledger could not withdraw the reservation ({exc}): reservation "
+        f"{reservation.id} of ε = {eps:g} for {users:,} user{'s' if users != 1 else ''} of {budget} stays charged "
+        f"in ledger {redact(url)}. lmdk has no command to withdraw it: tell the privacy officer that this ε was "
+        "reserved for an export that did not happen")
 
 
 def reserve_release(budget: Budget, series, policy, *, landmarks: str | None = None,

@@ -18,20 +18,24 @@ TIMEOUT = 60.0  # seconds an export waits for another's transaction
 CACHE_KIB = -262144  # the page cache of a connection: 256 MiB (a batch's index pages stay in memory)
 
 SCHEMA = """
+PRAGMA journal_mode = WAL;
 CREATE TABLE IF NOT EXISTS lmdk_datasets (dataset TEXT PRIMARY KEY, cap REAL, period TEXT);
 CREATE TABLE IF NOT EXISTS lmdk_exports (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,
     time TEXT NOT NULL, dataset TEXT NOT NULL, entry TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS lmdk_charges (export_id TEXT NOT NULL, dataset TEXT NOT NULL, person TEXT NOT NULL,
-    time TEXT NOT NULL, epsilon REAL NOT NULL);
+    time TEXT NOT NULL, epsilon REAL NOT NULL, PRIMARY KEY (dataset, person, time, export_id)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS lmdk_caps (seq INTEGER PRIMARY KEY AUTOINCREMENT, dataset TEXT NOT NULL,
     cap REAL NOT NULL, period TEXT NOT NULL, time TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS lmdk_cancels (id TEXT PRIMARY KEY, time TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS lmdk_charges_by_person ON lmdk_charges (dataset, person, time, epsilon, export_id);
-CREATE INDEX IF NOT EXISTS lmdk_charges_by_export ON lmdk_charges (export_id);
 CREATE INDEX IF NOT EXISTS lmdk_caps_by_dataset ON lmdk_caps (dataset);
 """
-"""The tables (:mod:`lmdk.ledger.sql`); a file from before gains the new ones on its next transaction. The index
-on (dataset, person, time) covers what a reservation sums: only its batch's users are read."""
+"""The tables (:mod:`lmdk.ledger.sql`); a file from before gains the new ones on its next transaction. A new file's
+charges are one B-tree ordered by (dataset, person, time): a reservation reads only its batch's users, and writes
+one tree (journaled ahead, WAL)."""
+
+UPGRADE = ("CREATE INDEX IF NOT EXISTS lmdk_charges_by_person "
+           "ON lmdk_charges (dataset, person, time, epsilon, export_id);")
+"""A file from before (its charges a table with rowids): the index a reservation's sums read."""
 
 
 class SqliteLedger(SqlLedger):
@@ -59,7 +63,8 @@ class SqliteLedger(SqlLedger):
             raise LedgerUnavailable(f"ledger {self.name!r} cannot be opened: {exc}") from None
         try:
             if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'lmdk_cancels'").fetchone() is None:
-                conn.executescript(SCHEMA)
+                before = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'lmdk_charges'").fetchone()
+                conn.executescript(SCHEMA + (UPGRADE if before is not None else ""))
             cur = conn.cursor()
             cur.execute(f"PRAGMA cache_size = {CACHE_KIB}")
             cur.execute("BEGIN" if read_only else "BEGIN IMMEDIATE")

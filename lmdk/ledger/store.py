@@ -56,6 +56,10 @@ def reserve_users(url: str, dataset: str | None, charges: dict, cap: float | Non
     asked = {str(user): float(eps) for user, eps in charges.items()}
     if not asked:
         raise ParameterError("nothing to reserve: no user")
+    if dataset is not None:  # one key per dataset: the library refuses what --dataset refuses
+        from lmdk.data.ids import dataset_name
+
+        dataset = dataset_name(dataset, "dataset")
     template = replace(entry, dataset=dataset, charges=asked, epsilon=max(asked.values()), users=len(asked))
     with guarded(url):
         return open_ledger(url).reserve(template, cap, period, now)
@@ -84,6 +88,16 @@ def cancel(url: str, reservation: Reservation | str) -> None:
     key = reservation if isinstance(reservation, str) else reservation.id
     with guarded(url):
         open_ledger(url).cancel(key)
+
+
+def charge(url: str, entry: LedgerEntry, what: str) -> None:
+    """Record ``entry`` — ε that stays spent, e.g. the private selection of an export then refused — in the ledger
+    at ``url`` (``what`` names it in messages); an unreachable ledger is a LedgerUnavailable, never a driver's
+    exception or the connection string."""
+    from lmdk.ledger.jsonl import Records
+
+    with guarded(url):
+        open_ledger(url).add(Records(entries=[entry]), what)
 
 
 def records(url: str):

@@ -79,9 +79,9 @@ def plan_import(source, name: str, stored_cap: Callable[[str], Cap | None], know
     for number, dataset, cap in source.cap_lines:
         current = working[dataset] if dataset in working else stored_cap(dataset)
         try:
-            effective, changed = resolve_cap(dataset, current, cap.cap, cap.period)
+            effective, changed = resolve_cap(dataset, current, cap.cap, cap.period, line=f"{name} line {number}")
         except ParameterError as exc:
-            raise LedgerError(f"{name} line {number}: {exc}; caps only go down, so nothing was imported") from None
+            raise LedgerError(f"{exc}; nothing was imported (delete or correct that line)") from None
         working[dataset] = effective
         if changed and effective is not None:
             caps.append((dataset, effective))

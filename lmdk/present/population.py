@@ -2,12 +2,13 @@
 users a policy fails, and one user's series for the single-series pages."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 
 import pandas as pd
 
 from lmdk.data.series import Series
-from lmdk.errors import DataError
+from lmdk.errors import DataError, ParameterError
 from lmdk.policies.policy import Policy
 from lmdk.population.api import release
 from lmdk.population.input import KIND_COLUMNS, Source
@@ -15,12 +16,42 @@ from lmdk.population.input import KIND_COLUMNS, Source
 UNITS = {"values": "", "trajectory": "m", "contacts": "% wrong"}
 
 
-def compare_schemes(source: Source, policy: Policy, schemes, protects=None) -> pd.DataFrame:
+def compare_schemes(source: Source, policy: Policy, schemes, protects=None,
+                    rules: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Per-user summaries of ``policy`` under each scheme, stacked with a ``scheme`` column (nothing written);
-    ``protects``: what ε protects (default: the policy's relation)."""
-    frames = [release(source, replace(policy, scheme=s), protects=protects).summary.assign(scheme=s)
-              for s in schemes]
+    ``protects``: what ε protects (default: the policy's relation); ``rules``: {user: the landmark rule that user
+    declared} — each user released under their own rule (per-user policies, :func:`declared_policies`), the policy's
+    ``landmarks`` then unused."""
+    frames = []
+    for s in schemes:
+        pol = replace(policy, scheme=s)
+        assignment = declared_policies(rules, pol) if rules is not None else None
+        frames.append(release(source, pol, protects=protects, assignment=assignment).summary.assign(scheme=s))
     return pd.concat(frames, ignore_index=True)
+
+
+def declared_policies(rules: Mapping[str, str], policy: Policy):
+    """The per-user policies (:class:`lmdk.policies.assign.Assignment`) of users who declared their own landmarks:
+    ``policy`` with each user's rule of ``rules`` ({user: rule}); a rule that reads the values is refused (these are
+    declared sets). Users without a rule are withheld ("no policy")."""
+    from lmdk.policies.assign import assign
+    from lmdk.policies.table import table_from_frame
+
+    _declared_only(rules)
+    frame = pd.DataFrame({"user": list(rules), "landmarks": list(rules.values()), "epsilon": policy.epsilon,
+                          "scheme": policy.scheme, "w": policy.w})
+    return assign(table_from_frame(frame, "the users' declared landmarks", files=False), None, policy)
+
+
+def _declared_only(rules: Mapping[str, str]) -> Mapping[str, str]:
+    """``rules`` when none of them reads the values, else a ParameterError naming the first that does."""
+    from lmdk.landmarks import parse_rule
+
+    reading = sorted({rule for rule in rules.values() if parse_rule(rule).data_dependent})
+    if reading:
+        raise ParameterError(f"rules: {reading[0]!r} reads the values; a user's own landmarks are declared "
+                             "(calendar:…, ics:…, times:…, none)")
+    return rules
 
 
 def guess_errors(source: Source, value_range: tuple[float, float]) -> pd.Series:
@@ -66,14 +97,18 @@ def user_series(source: Source, user, name: str = "") -> Series:
     return Series(frame=frame, kind=source.kind, name=name or f"user {user}")
 
 
-def rule_statement(rule: str, scheme: str, epsilon: float, kind: str, protected, w: int | None = None):
+def rule_statement(rule: str, scheme: str, epsilon: float, kind: str, protected, w: int | None = None,
+                   rules: Mapping[str, str] | None = None):
     """The statement an export of every user under ``rule`` would carry (:class:`lmdk.exports.statement.Guarantee`):
     a rule that reads the values gets the data-derived one (NOT PROTECTED first), as every export does; None without
-    a relation."""
+    a relation. ``rules``: each user's own declared rule instead of ``rule`` (:func:`declared_policies`: every user's
+    statement is that of a declared set)."""
     from lmdk.population.prepared import population_guarantee
 
     if protected is None:
         return None
+    if rules is not None:
+        rule = next(iter(_declared_only(rules).values()), "none")
     policy = Policy(landmarks=rule, scheme=scheme, epsilon=epsilon, w=w, allow_data_landmarks=True)
     mechanism = {"values": "laplace", "trajectory": "planar_laplace", "contacts": "randomized_response"}[kind]
     return population_guarantee(policy, kind, protected, mechanism)

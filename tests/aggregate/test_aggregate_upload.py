@@ -102,3 +102,13 @@ def test_bad_choices_name_the_field():
 
     with pytest.raises(DataError, match="user / device column"):
         choose(raw, "m.csv", replace(spec, entity_column=None), UploadStatistic("sum", 0, 25))
+
+
+def test_the_upload_panel_uses_the_presence_delta_and_says_the_span_came_from_the_data():
+    """Issue 53: the app's statistic has the same Δ as the command line (absent counts 0) and says the time range
+    was read from the data."""
+    frame = meters()
+    raw, spec = detected(frame)
+    chosen = choose(raw, "meters.csv", spec, UploadStatistic("mean", 1, 25), units="kWh")
+    assert chosen.relation.sensitivity == pytest.approx(25 / 12) and chosen.relation.value_range == (0.0, 25.0)
+    assert chosen.notes[0].startswith("Not protected: the time range was read from the data")
