@@ -33,8 +33,10 @@ with st.sidebar:
                         **widgets.bind(state.POP_EVENTS),
                         help=f"users × hours per user: at most {MAX_CELLS:,} readings on this page")
         st.slider("landmark share of the users", 0.0, 1.0, step=0.05, **widgets.bind(state.POP_SHARE),
-                  help="Each user gets a share drawn uniformly from this range, and one of the four landmark "
-                       "distributions of the paper (§4.1.2): its quiet hours are its landmarks.")
+                  help="Each user gets a share drawn uniformly from this range and one of the four landmark "
+                       "distributions of the paper (§4.1.2) over the day: that share of the day's hours, where its "
+                       "distribution puts them, are its quiet hours, which it declares in advance as a calendar "
+                       "rule. The rule `declared` releases each user under its own declared hours.")
         st.number_input("seed of the synthetic users", min_value=0, step=1, **widgets.bind(state.POP_FLEET_SEED))
     else:
         st.file_uploader("A multi-user file (memory only, this session only)", type=population.UPLOAD_TYPES,
@@ -74,8 +76,11 @@ if pop is None:
 
 rule = ss[state.POP_RULE] or pop.default_rule
 entered = st.text_input("Landmark rule, applied to each user's own series", value=rule, key="pop_rule_text",
-                        help="The same rules as `lmdk release --landmarks`: percentile:20, below:0.1, share:20, "
-                             "stay:30min, … — each user's landmarks come from that user's data.")
+                        help="The same rules as `lmdk release --landmarks`: calendar:daily@01:00-06:00 (declared "
+                             "windows), percentile:20, below:0.1, share:20, stay:30min, … applied to each user's "
+                             "own series (rules that read the values are data-derived: NOT PROTECTED). Synthetic "
+                             "users: `declared` (the default) releases each user under the quiet hours it "
+                             "declared.")
 if not entered.strip():
     st.info("Enter a landmark rule above, e.g. `percentile:20` (the lowest 20 % of each user's readings) or "
             "`calendar:sun@09:00-12:00` (declared windows).")
@@ -84,7 +89,8 @@ if entered != rule:
     from lmdk.landmarks import parse_rule
 
     try:
-        parse_rule(entered)
+        if pop.own_rules(entered) is None:
+            parse_rule(entered)
     except ValueError as exc:
         st.error(f"Landmark rule: {exc}")
         st.stop()
@@ -117,8 +123,9 @@ unit = {"values": "kWh" if ss[state.POP_SOURCE] == "fleet" else "value units", "
 from lmdk.present.population import flagged, headline  # noqa: E402 (only once a population is loaded, after st.stop)
 
 guess = population.data_free_guess(pop, protected, unit)
-st.markdown(f"##### {headline(table, chosen, eps, unit, guess, data_derived=population.data_derived(rule))}")
-st.caption(f"{pop.description} · rule `{rule}` · ε = {eps:g} · protected: "
+derived = population.data_derived(pop, rule)
+st.markdown(f"##### {headline(table, chosen, eps, unit, guess, data_derived=derived)}")
+st.caption(f"{pop.description} · landmarks: {population.rule_words(pop, rule)} · ε = {eps:g} · protected: "
            f"{protected.label() if protected is not None else 'changes of up to 1 unit (Δ = 1)'} · one release per "
            f"user, demonstration seed {seed}.")
 

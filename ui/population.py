@@ -29,6 +29,14 @@ class Population:
     kind: str
     description: str
     default_rule: str
+    rules: dict[str, str] | None = None
+    """{user: the calendar rule that user declared}: the synthetic users' own landmarks (``FLEET_RULE``)."""
+
+    def own_rules(self, rule: str) -> dict[str, str] | None:
+        """The users' own declared rules when ``rule`` asks for them (the synthetic users' default), else None."""
+        from lmdk.population.fleet import FLEET_RULE
+
+        return self.rules if self.rules is not None and rule.strip() == FLEET_RULE else None
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
@@ -61,6 +69,8 @@ def population() -> Population | None:
 
     ss = st.session_state
     if ss[state.POP_SOURCE] == "fleet":
+        from lmdk.population.fleet import FLEET_RULE
+
         args = (int(ss[state.POP_USERS]), int(ss[state.POP_EVENTS]), tuple(ss[state.POP_SHARE]),
                 int(ss[state.POP_FLEET_SEED]))
         if fleet_too_large() is not None:
@@ -68,7 +78,7 @@ def population() -> Population | None:
         fleet = _fleet(*args)
         return Population(frame_source(fleet.table), "fleet:" + ":".join(map(str, args)), "values",
                           f"{args[0]:,} synthetic users (smart meters) × {args[1]:,} hours",
-                          DEFAULT_RULES["values"])  # declared (issue 53: below:0.1 read the values)
+                          FLEET_RULE, fleet.declared())  # each user's declared quiet hours (issue 53)
     held = ss.get(state.POP_UPLOAD)
     if held is None:
         return None
@@ -162,20 +172,29 @@ def summaries(pop: Population, rule: str, schemes: tuple, epsilon: float, w: int
     memo = st.session_state.setdefault(state.POP_RESULTS, {})
     key = (pop.token, rule, schemes, epsilon, w, seed, protected)
     if key not in memo:
-        policy = Policy(landmarks=rule, scheme=schemes[0], epsilon=epsilon, w=w, seed=seed,
+        policy = Policy(landmarks="none" if pop.own_rules(rule) else rule, scheme=schemes[0], epsilon=epsilon, w=w, seed=seed,
                         relation=protected.to_dict() if protected is not None else None)
         memo[key] = compare_schemes(pop.source, policy, schemes,  # no public range yet: the papers' Δ = 1, said
-                                    protects=PAPERS_UNIT_CHANGE if protected is None else None)
+                                    protects=PAPERS_UNIT_CHANGE if protected is None else None,
+                                    rules=pop.own_rules(rule))
         while len(memo) > MEMO_MAX:
             memo.pop(next(iter(memo)))
     return memo[key]
 
 
-def data_derived(rule: str) -> bool:
-    """Whether the Population page's rule reads the values (a detector: no value-level protection)."""
+def data_derived(pop: Population, rule: str) -> bool:
+    """Whether the Population page's rule reads the values (a detector: no value-level protection); the users' own
+    declared rules never do."""
     from lmdk.landmarks import parse_rule
 
-    return parse_rule(rule).data_dependent
+    return pop.own_rules(rule) is None and parse_rule(rule).data_dependent
+
+
+def rule_words(pop: Population, rule: str) -> str:
+    """How the page names ``rule``: the rule in backticks, or the users' own declared quiet hours."""
+    if pop.own_rules(rule) is not None:
+        return "each user's own declared quiet hours (a `calendar:` rule per user)"
+    return f"`{text.escape_markdown(rule)}`"
 
 
 def statement_box(pop: Population, rule: str, chosen: tuple, eps: float, w: int, protected) -> None:
@@ -184,12 +203,11 @@ def statement_box(pop: Population, rule: str, chosen: tuple, eps: float, w: int,
     from lmdk.present.population import rule_statement
 
     scheme = next((s for s in ("adaptive", "skip", "uniform", "user") if s in chosen), chosen[0])
-    said = rule_statement(rule, scheme, eps, pop.kind, protected, w=w)
+    said = rule_statement(rule, scheme, eps, pop.kind, protected, w=w, rules=pop.own_rules(rule))
     if said is None:
         return
     with st.container(border=True, key="pop_statement"):
-        st.markdown(f"**What an export of every user under `{text.escape_markdown(rule)}` with *{scheme}* "
-                    "guarantees**")
+        st.markdown(f"**What an export of every user under {rule_words(pop, rule)} with *{scheme}* guarantees**")
         st.markdown("\n".join(f"- {text.escape_markdown(line)}" for line in said.lines()))
 
 
@@ -207,10 +225,12 @@ def open_user(pop: Population, user: str, rule: str) -> None:
     ss[state.IMPORT_SPEC], ss[state.IMPORT_DETECTION], ss[state.UPLOAD_ERROR] = None, None, None
     ss[state.SOURCE] = "upload"
     ss[state.LENGTH] = min(len(series), state.N_MAX)
-    ss[state.LANDMARKS] = tuple(np.asarray(parse_rule(rule).indices(series), dtype=np.int64).tolist())
+    own = pop.own_rules(rule)
+    parsed = parse_rule(own.get(str(user), "none") if own is not None else rule)  # the user's declared set
+    ss[state.LANDMARKS] = tuple(np.asarray(parsed.indices(series), dtype=np.int64).tolist())
     ss[state.LANDMARKS_TOKEN] = f"upload:{series.source_hash}:{min(len(series), state.N_MAX)}"
     ss[state.LANDMARKS_DEFAULT] = False
-    ss[state.LANDMARKS_ORIGIN] = "data" if parse_rule(rule).data_dependent else "declared"
+    ss[state.LANDMARKS_ORIGIN] = "data" if parsed.data_dependent else "declared"
     ss[state.LANDMARK_UNDO], ss[state.LANDMARK_REDO] = [], []
 
 

@@ -241,7 +241,9 @@ def audit(series, landmarks, scheme: str, epsilon: float, *, protects=None, w=No
     (:data:`lmdk.landmarks.DATA_DEPENDENT_KINDS`) the audit adds the **flip** pair — one value moved across the
     public range, hence across the rule's threshold, so that event's landmark status flips and each neighbour is
     released with its own landmark set (``landmark_epsilon``: selected privately per release, as an export with
-    ``--landmark-epsilon`` does; claimed ε_sel + ε) — and the verdict covers it.
+    ``--landmark-epsilon`` does; claimed ε_sel + ε) — and the verdict covers it. With ``landmark_epsilon`` it also
+    adds the **group** pair (:mod:`lmdk.audit.group`): the k events the rule marks on the series moved together,
+    claimed ε + k·ε_sel; ``epsilon_claimed`` is then the total ε_sel + ε the statement promises for one event.
     """
     from lmdk.data.mechanism_input import release_input
     from lmdk.privacy import landmark_mask
