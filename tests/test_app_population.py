@@ -140,8 +140,25 @@ def test_the_synthetic_users_default_rule_is_declared_and_a_value_rule_gets_the_
     at = open_page(pop_users="30", pop_n="200", schemes="uniform,skip")
     said = lambda: re.sub(r"\\(.)", r"\1", " ".join(str(m.value) for m in at.markdown))  # noqa: E731
     rule = at.text_input(key="pop_rule_text").value
-    assert rule.startswith("calendar:") and "below:" not in rule
+    assert rule == "declared" and "below:" not in rule  # each user's own declared quiet hours
     assert "protects every user's landmarks" in said() and "NOT PROTECTED" not in said()
+    assert "declared in advance (each user's own calendar rule)" in said()
+    # the landmarks are the users' quiet hours: one point per user at its quiet share (below 0.1 kWh)
+    from lmdk.population.fleet import QUIET, synthetic_fleet
+
+    fleet = synthetic_fleet(30, 200, tuple(at.session_state[state.POP_SHARE]),
+                            rng=int(at.session_state[state.POP_FLEET_SEED]))
+    quiet = (fleet.table["value"].to_numpy().reshape(30, 200) < QUIET).mean(axis=1)
+    scatter = specs(at)[1]
+    shares = {str(u): x for t in scatter["data"] for u, x in zip(array(t["customdata"]).ravel(), array(t["x"]),
+                                                                  strict=True)}
+    assert np.allclose([shares[str(u)] for u in range(30)], 100 * quiet) and quiet.min() > 0  # x in %
+    at.selectbox(key="pop_user_pick").set_value("3").run()
+    at.button[[b.label for b in at.button].index("Open user 3 on the single-series pages")].click().run()
+    marked = np.asarray(at.session_state[state.LANDMARKS])
+    np.testing.assert_array_equal(marked, np.flatnonzero(fleet.table["value"].to_numpy().reshape(30, 200)[3] < QUIET))
+    assert at.session_state[state.LANDMARKS_ORIGIN] == "declared"
+    at = open_page(pop_users="30", pop_n="200", schemes="uniform,skip")
     at.text_input(key="pop_rule_text").input("below:0.1").run()
     assert not at.exception
     headline = next(m.value for m in at.markdown if str(m.value).startswith("##### "))

@@ -172,7 +172,8 @@ def summaries(pop: Population, rule: str, schemes: tuple, epsilon: float, w: int
     memo = st.session_state.setdefault(state.POP_RESULTS, {})
     key = (pop.token, rule, schemes, epsilon, w, seed, protected)
     if key not in memo:
-        policy = Policy(landmarks="none" if pop.own_rules(rule) else rule, scheme=schemes[0], epsilon=epsilon, w=w, seed=seed,
+        landmarks = "none" if pop.own_rules(rule) is not None else rule  # each user's own rule: compare_schemes
+        policy = Policy(landmarks=landmarks, scheme=schemes[0], epsilon=epsilon, w=w, seed=seed,
                         relation=protected.to_dict() if protected is not None else None)
         memo[key] = compare_schemes(pop.source, policy, schemes,  # no public range yet: the papers' Δ = 1, said
                                     protects=PAPERS_UNIT_CHANGE if protected is None else None,

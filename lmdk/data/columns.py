@@ -6,7 +6,8 @@ Policy (counted in ``Series.warnings`` so the app can show it):
 - trajectory: of fixes sharing a timestamp the first is kept, the others dropped;
   (both warnings name a categorical column whose values make the timestamps repeat — several users or
   devices in one table — as the entity to choose, see ``repeat_columns``);
-- timestamps with different UTC offsets (daylight saving) are converted to UTC, with a warning;
+- timestamps with different UTC offsets (daylight saving) are converted to UTC, with a warning; the offset each
+  reading carried is kept (``Series.utc_offsets``: declared windows read the person's wall clock);
 - contacts: identical (timestamp, contact) rows are dropped; different contacts found in the same
   scan stay separate events (so a contacts index may repeat a timestamp);
 - rows out of time order are sorted (stable);
@@ -21,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from lmdk.data.read import RawTable
-from lmdk.data.series import KINDS, Series, epoch_ns
+from lmdk.data.series import KINDS, Series, epoch_ns, offset_points
 from lmdk.errors import DataError, ParameterError
 
 HUE_TIMEZONE = "America/Vancouver"
@@ -56,7 +57,7 @@ def to_series(table: RawTable, kind: str = "auto", entity=None, name: str = "",
                                 column_examples(mapper.table.frame[found[0]]) if found else ())
     frame = clean_frame(frame, kind, notes, table, explain=explain)
     return Series(frame=frame, kind=kind, units=units, name=name or default_name,
-                  warnings=tuple(notes), source_hash=source_hash)
+                  warnings=tuple(notes), source_hash=source_hash, utc_offsets=mapper.utc_offsets)
 
 
 class ColumnMapper:
@@ -65,6 +66,7 @@ class ColumnMapper:
     def __init__(self, table: RawTable, notes: list[str]):
         """Work on ``table`` (its frame may be narrowed to one entity); append warnings to ``notes``."""
         self.table, self.notes = table, notes
+        self.utc_offsets: tuple[tuple[int, int], ...] = ()  # the offsets the time strings carried (carried_offsets)
         self.original = {c: table.original.get(c, c) for c in table.frame.columns}
 
     def build(self, kind: str, entity):
@@ -269,6 +271,8 @@ class ColumnMapper:
                            "the whole column, e.g. ISO 8601 '2012-06-01 13:00:00'", shown=shown)
         if isinstance(parsed.dtype, pd.DatetimeTZDtype):
             parsed = parsed.dt.tz_convert("UTC")
+            if not pd.api.types.is_numeric_dtype(raw.dtype) and not pd.api.types.is_datetime64_any_dtype(raw.dtype):
+                self.utc_offsets = carried_offsets(raw, parsed) or self.utc_offsets
         return parsed
 
     def _value_column(self, exclude: set) -> str:
@@ -360,6 +364,21 @@ def _parse_strings(raw: pd.Series) -> tuple[pd.Series, bool]:
 
 
 _OFFSET = re.compile(r"(Z|[+-]\d{2}(?::?\d{2})?)\s*$")
+_TIME_OFFSET = re.compile(r"\d{2}:\d{2}(?::\d{2})?(?:[.,]\d+)?\s*(Z|[+-]\d{2}(?::?\d{2})?)\s*$")
+
+
+def carried_offsets(text: pd.Series, times: pd.Series) -> tuple[tuple[int, int], ...]:
+    """The UTC offsets the time strings ``text`` carried ('…T18:00-07:00', '…Z') at the instants ``times`` they were
+    read as, as change points (``Series.utc_offsets``); () when the times are naive or no string carried one."""
+    if not isinstance(times.dtype, pd.DatetimeTZDtype):
+        return ()
+    found = text.astype("string").str.extract(_TIME_OFFSET, expand=False)
+    has = found.notna().to_numpy() & times.notna().to_numpy()
+    if not has.any():
+        return ()
+    minutes = {o: _offset_minutes(o) for o in pd.unique(found[has])}
+    seconds = found[has].map(minutes).to_numpy(np.int64) * 60
+    return offset_points(epoch_ns(pd.DatetimeIndex(times[has])), seconds)
 
 
 def offsets_note(text: pd.Series) -> str:

@@ -2,7 +2,8 @@
 
 Index conventions (§4.1.1 data sets):
 - the index is a sorted ``DatetimeIndex`` named ``"timestamp"`` with nanosecond resolution;
-- naive for files without time-zone information; UTC for files whose timestamps carry an offset;
+- naive for files without time-zone information; UTC for files whose timestamps carry an offset (the offset
+  each reading carried is kept in ``Series.utc_offsets``, so declared windows read the person's wall clock);
   ``America/Vancouver`` for the HUE ``date,hour`` layout (BC Hydro local time with daylight saving);
 - values and trajectories have unique timestamps; contacts may repeat a timestamp when one
   Bluetooth scan discovered several devices (one event per discovered device, as in the
@@ -40,6 +41,24 @@ def epoch_ns(index) -> np.ndarray:
     return pd.DatetimeIndex(index).to_numpy(dtype="datetime64[ns]").view(np.int64)
 
 
+def local_ns(utc_ns: np.ndarray, offsets: tuple[tuple[int, int], ...]) -> np.ndarray:
+    """Wall-clock nanoseconds (counted as if UTC) of UTC instants under change points of UTC offsets (see
+    ``Series.utc_offsets``); an instant before the first change point takes the first offset."""
+    starts = np.array([at for at, _ in offsets], dtype=np.int64)
+    seconds = np.array([off for _, off in offsets], dtype=np.int64)
+    which = np.maximum(np.searchsorted(starts, utc_ns, side="right") - 1, 0)
+    return utc_ns + seconds[which] * 10**9
+
+
+def offset_points(utc_ns: np.ndarray, seconds: np.ndarray) -> tuple[tuple[int, int], ...]:
+    """Change points ``(UTC ns, offset s)`` of readings at ``utc_ns`` that carried ``seconds`` east of UTC (any
+    order; the offset of an instant read twice is its first reading's)."""
+    order = np.argsort(utc_ns, kind="stable")
+    at, off = np.asarray(utc_ns, dtype=np.int64)[order], np.asarray(seconds, dtype=np.int64)[order]
+    keep = np.r_[True, off[1:] != off[:-1]] if at.size else np.zeros(0, dtype=bool)
+    return tuple(zip(at[keep].tolist(), off[keep].tolist(), strict=True))
+
+
 def frame_hash(frame: pd.DataFrame) -> str:
     """sha256 over a frame's index and columns (the content hash of an in-memory series)."""
     digest = hashlib.sha256()
@@ -65,6 +84,10 @@ class Series:
     warnings: tuple[str, ...] = ()
     source_hash: str = ""
     mapping: ImportSpec | None = None  # imported for the checker only
+    utc_offsets: tuple[tuple[int, int], ...] = ()
+    """The UTC offsets the file's timestamps carried, as change points (UTC nanoseconds from which an offset holds,
+    seconds east of UTC), earliest first; empty when they carried none. Keyed by instant, so slices, resamples and
+    views of the series keep them (:meth:`wall_times`)."""
 
     def __post_init__(self) -> None:
         """Check the invariants every consumer relies on."""
@@ -109,6 +132,19 @@ class Series:
     def timestamps(self) -> pd.DatetimeIndex:
         """The sorted timestamps of the events."""
         return cast(pd.DatetimeIndex, self.frame.index)  # __post_init__ checked it is one
+
+    def wall_times(self, tz: str | None = None) -> pd.DatetimeIndex:
+        """The events' times on the person's wall clock, naive: in ``tz`` when given, else in the offset each
+        reading carried (``utc_offsets``), else in the index's own zone, else as they stand."""
+        index = self.timestamps
+        if tz is not None and index.tz is not None:
+            return index.tz_convert(tz).tz_localize(None)
+        if index.tz is None:
+            return index
+        if not self.utc_offsets:
+            return index.tz_localize(None)
+        return pd.DatetimeIndex(local_ns(epoch_ns(index), self.utc_offsets).view("datetime64[ns]"),
+                                name=index.name)
 
     @property
     def seconds(self) -> np.ndarray:

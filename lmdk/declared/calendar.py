@@ -16,10 +16,12 @@ Grammar (several windows joined with ``+``; an event is a landmark when any wind
     calendar:2024-05-01..2024-05-03    whole days, both dates included
     calendar:2024-05-01                one whole day
 
-Windows are wall-clock times in the series' time zone: across a clock change a window keeps its wall-clock
-bounds (09:00–12:00 is three hours of readings on most days and still 09:00–12:00 on the day the clocks
-move). Timestamps without a zone are taken as wall-clock times as they stand; a zone-aware series is read in
-its own zone, or in ``tz`` when given.
+Windows are wall-clock times of the person whose series it is: across a clock change a window keeps its
+wall-clock bounds (09:00–12:00 is three hours of readings on most days and still 09:00–12:00 on the day the
+clocks move). Timestamps without a zone are taken as wall-clock times as they stand; times that carried a UTC
+offset in the file are read in their own local time (the offset each carried, ``Series.utc_offsets``); a
+zone-aware series is read in its own zone; ``tz``, when given, wins over all of these. :func:`clock_name` says
+which clock a rule was read on (the statements' and JSON's ``landmark_clock``).
 """
 from __future__ import annotations
 
@@ -93,12 +95,13 @@ class CalendarRule:
         return out
 
     def indices(self, series, tz: str | None = None) -> np.ndarray:
-        """Landmark positions of an ``lmdk.data.Series`` (its DatetimeIndex) under this rule."""
+        """Landmark positions of an ``lmdk.data.Series`` under this rule, read on the person's wall clock
+        (:func:`series_wall_clock`: ``tz``'s, else the offset each reading carried, else the index's own)."""
         index = getattr(series, "timestamps", None)
         if not isinstance(index, pd.DatetimeIndex):
             raise ParameterError(f"landmark rule {self.text!r} needs a series with timestamps (an lmdk Series); "
                                  "plain values have no calendar")
-        return np.flatnonzero(self.mask(index, tz)).astype(np.int64)
+        return np.flatnonzero(self.mask(series_wall_clock(series, tz))).astype(np.int64)
 
     def bin_mask(self, starts, width, tz: str | None = None) -> np.ndarray:
         """Which bins [start, start + width) have any part inside a window (aggregate bins; conservative: a bin
@@ -177,6 +180,36 @@ def wall_clock(timestamps, tz: str | None = None) -> pd.DatetimeIndex:
     if index.tz is None:
         return index
     return (index.tz_convert(tz) if tz else index).tz_localize(None)
+
+
+def series_wall_clock(series, tz: str | None = None) -> pd.DatetimeIndex:
+    """A series' times as naive wall-clock times: in ``tz`` when given, else the offset each reading carried in its
+    file (``lmdk.data.Series.wall_times``), else the index's own zone, else as they stand."""
+    if tz is not None:
+        check_zone(tz)
+    wall_times = getattr(series, "wall_times", None)
+    if callable(wall_times):
+        return wall_times(tz)
+    return wall_clock(series.timestamps, tz)
+
+
+def clock_name(series, tz: str | None = None) -> str:
+    """The clock a declared rule is read on in words (the statements' and JSON's ``landmark_clock``)."""
+    if tz is not None:
+        return f"the wall clock of {tz}"
+    index = getattr(series, "timestamps", None)
+    zone = getattr(index, "tz", None)
+    offsets = getattr(series, "utc_offsets", ())
+    if zone is not None and offsets:
+        shown = sorted({offset for _, offset in offsets})
+        listed = " and ".join(f"{'+' if s >= 0 else '-'}{abs(s) // 3600:02d}:{abs(s) % 3600 // 60:02d}"
+                              for s in shown)
+        return f"each reading's local wall clock (the UTC offset it carried: {listed})"
+    if zone is not None and str(zone) != "UTC":
+        return f"the wall clock of {zone}"
+    if zone is not None:
+        return "UTC (the input's times carried no offset; give --tz ZONE to read the rule on a local clock)"
+    return "the timestamps' own wall clock (times without a zone)"
 
 
 def _wall_ns(wall: pd.DatetimeIndex) -> np.ndarray:

@@ -30,7 +30,6 @@ CREATE TABLE IF NOT EXISTS lmdk_caps (seq BIGINT GENERATED ALWAYS AS IDENTITY PR
     cap DOUBLE PRECISION NOT NULL, period TEXT NOT NULL, time TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS lmdk_cancels (id TEXT PRIMARY KEY, time TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS lmdk_charges_by_person ON lmdk_charges (dataset, person, time) INCLUDE (epsilon, export_id);
-CREATE INDEX IF NOT EXISTS lmdk_charges_by_export ON lmdk_charges (export_id);
 CREATE INDEX IF NOT EXISTS lmdk_caps_by_dataset ON lmdk_caps (dataset);
 """
 """The tables (:mod:`lmdk.ledger.sql`), created by ``lmdk ledger init`` (a ledger from before gains the new ones)."""

@@ -63,9 +63,10 @@ def redact(url: str | None, text: str | None = None) -> str:
         return name
     out = str(text)
     if raw.startswith(SCHEMES):
-        out = out.replace(raw, name)
+        pieces = out.replace(raw, name).split(name)  # the server's name stays whole (a query value may be "1")
         for secret in _secrets(raw):
-            out = out.replace(secret, "***")
+            pieces = [piece.replace(secret, "***") for piece in pieces]
+        out = name.join(pieces)
     return out
 
 

@@ -36,6 +36,15 @@ RETRIES = 8
 TABLES = ("lmdk_datasets", "lmdk_caps", "lmdk_exports", "lmdk_charges", "lmdk_cancels")
 """The ledger's tables: a release role needs SELECT and INSERT on each, nothing more."""
 
+DISTINCT_NAMES = """
+WITH RECURSIVE names (name) AS (
+    SELECT MIN(dataset) FROM lmdk_charges
+    UNION ALL
+    SELECT (SELECT MIN(c.dataset) FROM lmdk_charges c WHERE c.dataset > names.name) FROM names
+    WHERE names.name IS NOT NULL)
+SELECT name FROM names WHERE name IS NOT NULL"""
+"""The distinct dataset names of the charges, one index probe each (a skip scan over the index on (dataset, …))."""
+
 T = TypeVar("T")
 
 
@@ -81,20 +90,44 @@ class SqlTransaction:
             self.cur.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(dataset),))
             self.cur.fetchall()
 
-    def stored_cap(self, dataset: str) -> Cap | None:
+    def stored_names(self, dataset: str) -> list[str]:
+        """Every name the ledger stores for the dataset key ``dataset``, the key first: names an older lmdk wrote
+        unnormalised (``Meters``, ``meters ``) count for the key they normalise to (:func:`stored_key`). One index
+        probe per distinct dataset of the charges (a skip scan), so a reservation looks them up once."""
+        if dataset.startswith("sha256:"):  # a content key is stored as is
+            return [dataset]
+        self.cur.execute(DISTINCT_NAMES)
+        found = {name for (name,) in self.cur.fetchall()}
+        self.cur.execute("SELECT dataset FROM lmdk_datasets UNION SELECT dataset FROM lmdk_caps")
+        found.update(name for (name,) in self.cur.fetchall())
+        return [dataset, *sorted(name for name in found if name != dataset and stored_key(name) == dataset)]
+
+    def matching(self, column: str, names: list[str]) -> tuple[str, list]:
+        """The condition ``column`` is one of ``names`` and its arguments (one name: ``=``, the index's plan)."""
+        if len(names) == 1:
+            return f"{column} = ?", list(names)
+        if self.dialect == "postgresql":
+            return f"{column} = ANY(?)", [list(names)]
+        return f"{column} IN ({', '.join('?' * len(names))})", list(names)
+
+    def stored_cap(self, dataset: str, names: list[str] | None = None) -> Cap | None:
         """The dataset's cap in force (None: none): the lowest stored, with the first period; read under the
-        dataset's lock (taken here). Legacy rows are matched by their name normalised on read."""
+        dataset's lock (taken here). Rows stored under another name of the key (``names``, by default
+        :meth:`stored_names`) count: names are normalised on read."""
         self.lock(dataset)
         self.cur.execute("SELECT dataset, cap, period FROM lmdk_datasets WHERE cap IS NOT NULL")
         rows = [(cap, period) for name, cap, period in self.cur.fetchall() if stored_key(name) == dataset]
-        self.cur.execute(self.q("SELECT cap, period FROM lmdk_caps WHERE dataset = ? ORDER BY seq"), (dataset,))
+        where, args = self.matching("dataset", self.stored_names(dataset) if names is None else names)
+        self.cur.execute(self.q(f"SELECT cap, period FROM lmdk_caps WHERE {where} ORDER BY seq"), tuple(args))
         return binding_cap(rows + self.cur.fetchall())
 
-    def spent(self, dataset: str, since: str | None, users: Iterable[str] | None = None) -> dict[str, float]:
+    def spent(self, dataset: str, since: str | None, users: Iterable[str] | None = None,
+              names: list[str] | None = None) -> dict[str, float]:
         """Σ ε per user of the dataset at or after ``since`` (of ``users`` and the legacy ``*`` only, when given),
-        reservations cancelled left out."""
-        sql = "SELECT c.person, SUM(c.epsilon) FROM lmdk_charges c WHERE c.dataset = ?"
-        args: list = [dataset]
+        reservations cancelled left out; charges stored under any of ``names`` (by default :meth:`stored_names`:
+        every stored name of the key) count."""
+        where, args = self.matching("c.dataset", self.stored_names(dataset) if names is None else names)
+        sql = f"SELECT c.person, SUM(c.epsilon) FROM lmdk_charges c WHERE {where}"
         if users is not None:
             wanted = sorted({*map(str, users), "*"})
             if self.dialect == "postgresql":
@@ -216,12 +249,14 @@ class SqlLedger:
             tx.lock(dataset)
             # the first batch stores a cap given with the export; later ones obey the stored one (it may only
             # have gone down since)
-            effective, changed = resolve_cap(dataset, tx.stored_cap(dataset), cap if first else None,
+            if "names" not in state:  # names an older lmdk stored for the key (``Meters``): looked up once
+                state["names"] = tx.stored_names(dataset)
+            effective, changed = resolve_cap(dataset, tx.stored_cap(dataset, state["names"]), cap if first else None,
                                              period if first else None)
             if changed and effective is not None:
                 tx.store_cap(dataset, effective)
             since = period_start(effective.period, moment) if effective is not None else None
-            spent = tx.spent(dataset, since, chunk) if effective is not None else {}
+            spent = tx.spent(dataset, since, chunk, state["names"]) if effective is not None else {}
             spent = personal_spent(spent, chunk)  # legacy "*" entries count against every user of the dataset
             ok, refused = decide(dataset, spent, chunk, effective)
             if ok:

@@ -95,7 +95,8 @@ def synthetic_fleet(users: int, events: int, share_range: tuple[float, float] = 
     gen = as_generator(rng)
     kinds = gen.integers(len(DISTRIBUTIONS), size=users)
     hours = np.rint(gen.uniform(*share_range, size=users) * HOURS_PER_DAY).astype(np.int64)
-    by_kind = {(k, h): quiet_hours(DISTRIBUTIONS[k], h) for k, h in set(zip(kinds.tolist(), hours.tolist()))}
+    pairs = set(zip(kinds.tolist(), hours.tolist(), strict=True))
+    by_kind = {(k, h): quiet_hours(DISTRIBUTIONS[k], h) for k, h in pairs}
     declared = np.zeros((users, HOURS_PER_DAY), dtype=bool)
     rules = []
     for user, key in enumerate(zip(kinds.tolist(), hours.tolist(), strict=True)):

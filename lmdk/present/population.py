@@ -111,7 +111,10 @@ def rule_statement(rule: str, scheme: str, epsilon: float, kind: str, protected,
         rule = next(iter(_declared_only(rules).values()), "none")
     policy = Policy(landmarks=rule, scheme=scheme, epsilon=epsilon, w=w, allow_data_landmarks=True)
     mechanism = {"values": "laplace", "trajectory": "planar_laplace", "contacts": "randomized_response"}[kind]
-    return population_guarantee(policy, kind, protected, mechanism)
+    said = population_guarantee(policy, kind, protected, mechanism)
+    if rules is None:
+        return said
+    return replace(said, landmark_set=said.landmark_set.replace(f"({rule})", "(each user's own calendar rule)"))
 
 
 def headline(summaries: pd.DataFrame, schemes, epsilon: float, unit: str, guess=None, *,

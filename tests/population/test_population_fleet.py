@@ -12,7 +12,7 @@ from population_support import fleet as small_fleet
 
 from lmdk.errors import DataError, ParameterError
 from lmdk.landmarks import parse_rule
-from lmdk.population.fleet import FLEET_RULE, MAX_CELLS, synthetic_fleet
+from lmdk.population.fleet import FLEET_RULE, MAX_CELLS, QUIET, declared_rule, quiet_hours, synthetic_fleet
 from lmdk.population.input import frame_source, open_source, upload_source
 from lmdk.present.population import user_series
 from lmdk.synthetic import DISTRIBUTIONS
@@ -20,23 +20,36 @@ from lmdk.synthetic import DISTRIBUTIONS
 REALWORLD = Path(__file__).resolve().parents[3] / "shared" / "data" / "realworld"
 
 
-def test_the_fleet_rule_finds_exactly_the_landmarks_placed_with_each_users_share():
+def test_each_user_declares_a_calendar_rule_that_marks_exactly_its_quiet_hours():
+    """Issue 53: the quiet hours were found by below:0.1, a rule that reads the values; now every user declares its
+    landmarks (a calendar rule drawn before any reading) and they are its quiet hours, with its share."""
     f = synthetic_fleet(40, 300, (0.1, 0.5), rng=3)
     assert set(f.distributions) <= set(DISTRIBUTIONS) and len(set(f.distributions)) > 1
-    assert ((f.shares >= 0.1 - 1 / 300) & (f.shares <= 0.5 + 1 / 300)).all()
+    assert len(f.rules) == 40 and set(f.declared()) == {str(u) for u in range(40)}
+    assert ((f.shares >= 0.1 - 1 / 24) & (f.shares <= 0.5 + 1 / 24)).all()
     source = frame_source(f.table)
-    rule = parse_rule(FLEET_RULE)
-    for user in (0, 7, 39):
+    for user in range(40):
+        rule = parse_rule(f.declared()[str(user)])
+        assert rule.kind == "calendar" and not rule.data_dependent
         series = user_series(source, user)
-        assert len(series) == 300 and len(rule.indices(series)) == round(f.shares[user] * 300)
+        quiet = np.flatnonzero(series.values < QUIET)
+        np.testing.assert_array_equal(rule.indices(series), quiet)
+        assert len(quiet) == round(f.shares[user] * 300)
+    assert FLEET_RULE == "declared" and parse_rule(f"below:{QUIET:g}").data_dependent
 
 
-def test_skewed_users_have_their_landmarks_early():
-    f = synthetic_fleet(200, 400, (0.2, 0.2), rng=5)
-    values = f.table["value"].to_numpy().reshape(200, 400)
-    quiet_time = np.array([np.flatnonzero(row < 0.1).mean() for row in values])
-    skewed, symmetric = quiet_time[f.distributions == "skewed"], quiet_time[f.distributions == "symmetric"]
-    assert skewed.mean() < 120 < symmetric.mean()
+def test_the_declared_hours_follow_the_users_distribution_over_the_day():
+    assert declared_rule(quiet_hours("skewed", 5)) == "calendar:daily@00:00-05:00"
+    assert declared_rule(quiet_hours("symmetric", 4)) == "calendar:daily@10:00-14:00"
+    assert declared_rule(quiet_hours("bimodal", 4)) == "calendar:daily@00:00-02:00+daily@22:00-24:00"
+    assert quiet_hours("uniform", 4).tolist() == [0, 6, 12, 18]
+    assert declared_rule([]) == "none" and declared_rule(range(24)) == "calendar:daily@00:00-24:00"
+    f = synthetic_fleet(200, 240, (0.2, 0.2), rng=5)
+    values = f.table["value"].to_numpy().reshape(200, 240)
+    hour = np.array([(np.flatnonzero(row < QUIET) % 24).mean() for row in values])  # the start is 00:00
+    assert hour[f.distributions == "skewed"].max() < 6 < hour[f.distributions == "symmetric"].min()
+    with pytest.raises(ParameterError, match="hours"):
+        quiet_hours("skewed", 25)
 
 
 def test_the_fleet_is_deterministic_in_its_seed_and_bounded():

@@ -7,11 +7,11 @@ import pandas as pd
 import pytest
 
 from lmdk import population
-from lmdk.errors import DataError
-from lmdk.population.fleet import FLEET_RULE, synthetic_fleet
+from lmdk.errors import DataError, ParameterError
+from lmdk.population.fleet import QUIET, synthetic_fleet
 from lmdk.population.input import frame_source
-from lmdk.present.population import compare_schemes, flagged, headline, user_series
-from lmdk.relation import PAPERS_UNIT_CHANGE
+from lmdk.present.population import compare_schemes, flagged, headline, rule_statement, user_series
+from lmdk.relation import PAPERS_UNIT_CHANGE, public_range
 
 
 def small_fleet(users: int, n: int) -> pd.DataFrame:
@@ -26,9 +26,10 @@ def small_fleet(users: int, n: int) -> pd.DataFrame:
 
 
 def test_comparison_flags_violations_and_degenerate_users_with_a_reason():
-    table = compare_schemes(frame_source(synthetic_fleet(30, 200, (0.05, 0.95), rng=0).table),
-                            population.Policy(landmarks=FLEET_RULE, scheme="uniform", epsilon=1.0, seed=0),
-                            ("event", "uniform", "adaptive"), protects=PAPERS_UNIT_CHANGE)
+    users = synthetic_fleet(30, 200, (0.05, 0.95), rng=0)
+    table = compare_schemes(frame_source(users.table),
+                            population.Policy(landmarks="none", scheme="uniform", epsilon=1.0, seed=0),
+                            ("event", "uniform", "adaptive"), protects=PAPERS_UNIT_CHANGE, rules=users.declared())
     assert sorted(table["scheme"].unique()) == ["adaptive", "event", "uniform"] and len(table) == 90
     bad = flagged(table)
     assert (bad.loc[bad["scheme"] == "event", "reason"] == "violates Theorem 2").all()
@@ -60,7 +61,29 @@ def test_a_users_series_is_its_rows_and_an_unknown_user_is_named():
 
 
 def test_user_level_is_never_flagged_as_no_better_than_itself():
-    table = compare_schemes(frame_source(synthetic_fleet(20, 100, rng=2).table),
-                            population.Policy(landmarks=FLEET_RULE, scheme="user", epsilon=1.0, seed=0), ("user",),
-                            protects=PAPERS_UNIT_CHANGE)
+    users = synthetic_fleet(20, 100, rng=2)
+    table = compare_schemes(frame_source(users.table),
+                            population.Policy(landmarks="none", scheme="user", epsilon=1.0, seed=0), ("user",),
+                            protects=PAPERS_UNIT_CHANGE, rules=users.declared())
     assert table["degenerate"].any() and flagged(table).empty
+
+
+def test_the_synthetic_users_are_released_under_their_own_declared_quiet_hours():
+    """Issue 53: the page released the synthetic users under below:0.1 (reads the values); under their own declared
+    rules every user's landmarks are exactly its quiet hours, each user under its own calendar rule, declared."""
+    users = synthetic_fleet(25, 240, (0.05, 0.6), rng=4)
+    table = compare_schemes(frame_source(users.table),
+                            population.Policy(landmarks="none", scheme="skip", epsilon=1.0, seed=0),
+                            ("skip", "event"), protects=public_range(0, 25, "kWh"), rules=users.declared())
+    skip = table[table["scheme"] == "skip"].set_index(table.loc[table["scheme"] == "skip", "user"].astype(str))
+    quiet = (users.table["value"].to_numpy().reshape(25, 240) < QUIET).sum(axis=1)
+    assert [int(skip.loc[str(u), "landmarks"]) for u in range(25)] == quiet.tolist() and quiet.min() > 0
+    assert (skip["landmark_origin"] == "declared").all() and skip["theorem2_holds"].all()
+    assert {skip.loc[str(u), "landmark_rule"] for u in range(25)} == set(users.rules)
+    said = rule_statement("declared", "skip", 1.0, "values", public_range(0, 25, "kWh"), rules=users.declared())
+    text = " ".join(said.lines())
+    assert "NOT PROTECTED" not in text and "declared in advance (each user's own calendar rule)" in text
+    with pytest.raises(ParameterError, match="reads the values"):
+        compare_schemes(frame_source(users.table), population.Policy(landmarks="none", scheme="skip", epsilon=1.0,
+                                                                     seed=0), ("skip",),
+                        protects=public_range(0, 25, "kWh"), rules={"0": f"below:{QUIET:g}"})

@@ -123,7 +123,7 @@ def apply_frame(frame: pd.DataFrame, spec: ImportSpec, *, filename: str = "", so
     if spec.entity is not None:
         label = f"{label} — {spec.entity}"
     return Series(frame=cleaned, kind=spec.kind, units=units, name=label, warnings=tuple(notes),
-                  source_hash=source_hash, mapping=spec)
+                  source_hash=source_hash, mapping=spec, utc_offsets=mapper.utc_offsets)
 
 
 def _normalise_cells(frame: pd.DataFrame, spec: ImportSpec) -> pd.DataFrame:

@@ -77,7 +77,8 @@ def _parquet_frame(raw: bytes, filename: str, max_rows: int) -> pd.DataFrame:
 
 
 def parse_times(frame: pd.DataFrame, spec: ImportSpec, mapper) -> pd.Series:
-    """The time column(s) under the mapping's format and zone (UTC inside when a zone is known)."""
+    """The time column(s) under the mapping's format and zone (UTC inside when a zone is known; the offsets the
+    strings carried go to ``mapper.utc_offsets``)."""
     time_column = spec.time_column
     if time_column is None:
         raise DataError("choose the time column (the import mapping names none)")
@@ -130,7 +131,12 @@ def parse_times(frame: pd.DataFrame, spec: ImportSpec, mapper) -> pd.Series:
         mapper.table.frame = mapper.table.frame.assign(**{col: text})
         mapper._fail(col, bad, f"cannot be read as a date/time ({what}, {TIME_FORMATS[spec.time_format]}); "
                               "change the time format in the import step")
-    return _zoned(parsed, spec.timezone, already_utc=isinstance(parsed.dtype, pd.DatetimeTZDtype))
+    zoned = _zoned(parsed, spec.timezone, already_utc=isinstance(parsed.dtype, pd.DatetimeTZDtype))
+    if isinstance(parsed.dtype, pd.DatetimeTZDtype):
+        from lmdk.data.columns import carried_offsets
+
+        mapper.utc_offsets = carried_offsets(text, zoned)  # the wall clock each reading carried
+    return zoned
 
 
 def _zoned(parsed: pd.Series, zone: str | None, *, already_utc: bool) -> pd.Series:
