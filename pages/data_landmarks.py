@@ -263,7 +263,7 @@ if kind == "trajectory":
 
 # ------------------------------------------------------------------ downloads
 c1, c2 = st.columns(2)
-widgets.json_download("Landmark set (JSON)", widgets.landmark_json(cur), "landmarks.json",
-                      key="dl_landmarks", container=c1)
+widgets.json_download("Landmark set (JSON)", widgets.landmark_json(cur, st.session_state.get(state.LANDMARKS_ORIGIN)),
+                      "landmarks.json", key="dl_landmarks", container=c1)
 widgets.download_figure(fig, "timeline", key="dl_timeline", container=c2, label="Timeline chart (HTML)")
 st.caption(widgets.PNG_NOTE)

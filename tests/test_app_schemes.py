@@ -256,6 +256,19 @@ def test_synthetic_series_render_with_their_downloads():
     assert f'"seed": {saved.seed},' in script
 
 
+def test_the_landmark_file_says_how_its_positions_were_marked():
+    """Issue 53: the downloaded landmark set said nothing of how it was marked, and `file:landmarks.json` exported
+    positions marked on the values' chart as declared; now it carries landmark_origin, which file: rules follow."""
+    from test_app_plan import downloaded
+
+    at = app_support.open_exports(open_page(source="synthetic", syn_n="300"))
+    assert json.loads(downloaded(at, "Landmark set (JSON)"))["landmark_origin"] == "declared"
+    at.session_state[state.LANDMARKS_ORIGIN] = "viewed"
+    at.run()
+    assert not at.exception
+    assert json.loads(downloaded(at, "Landmark set (JSON)"))["landmark_origin"] == "viewed"
+
+
 def test_data_derived_landmarks_are_handed_out_only_when_asked_and_the_statement_says_so():
     """Issue 33: the default set is declared (the statement names it); a detector's set needs the tick, and then the
     statement starts with NOT PROTECTED."""

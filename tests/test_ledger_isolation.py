@@ -157,9 +157,9 @@ def test_a_reservation_in_batches_checks_each_users_cap_and_reads_only_its_batch
     read: list[list[str]] = []
     spent = sql.SqlTransaction.spent
 
-    def spying(self, dataset, since, users=None):
+    def spying(self, dataset, since, users=None, *args, **kwargs):
         read.append(sorted(users) if users is not None else ["<every user>"])
-        return spent(self, dataset, since, users)
+        return spent(self, dataset, since, users, *args, **kwargs)
 
     monkeypatch.setattr(sql.SqlTransaction, "spent", spying)
     reservation = ledger.reserve_users(url, "d", {f"u{i}": 1.0 for i in range(10)}, entry=export())

@@ -251,12 +251,21 @@ def json_download(label: str, content: str, file_name: str, *, key: str, contain
                                       key=key, on_click="ignore", icon=":material/download:")
 
 
-def landmark_json(cur) -> str:
-    """The landmark set as JSON: series name/hash, n and the sorted indices."""
+def landmark_json(cur, origin: str | None = None) -> str:
+    """The landmark set as JSON: series name/hash, n, how the positions were marked (``landmark_origin``: the
+    session's "viewed" or "data", else "declared"; ``file:`` rules follow it, issue 53) and the sorted indices."""
     import json
 
+    from lmdk.exports.runconfig import DATA_DERIVED_ORIGINS
+
     return json.dumps({"series": cur.series.name, "source_hash": cur.series.source_hash, "n": cur.n,
+                       "landmark_origin": origin if origin in DATA_DERIVED_ORIGINS else "declared",
                        "landmarks": [int(i) for i in cur.landmarks]}, indent=1)
+
+
+def _landmark_json_of(payload: tuple) -> str:
+    """:func:`landmark_json` of a deferred download's (cur, origin)."""
+    return landmark_json(*payload)
 
 
 def as_int_tuple(values) -> tuple[int, ...]:
@@ -349,7 +358,8 @@ def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list
                             "with the seed can remove its noise — for teaching, never to hand out.")
     # built on click from what this run captured: JSON-encoding the RunConfig and writing the script cost ~0.01 s
     # of server CPU per ε change (issue 34)
-    download_deferred("Landmark set (JSON)", landmark_json, cur, container=d3, file_name="landmarks.json",
+    download_deferred("Landmark set (JSON)", _landmark_json_of, (cur, ss.get(state.LANDMARKS_ORIGIN)), container=d3,
+                      file_name="landmarks.json",
                       mime="application/json", key="dl_landmarks_s", icon=":material/download:")
     saved = saved if saved is not None else config.run_config(cur)
     download_deferred("RunConfig (JSON)", _run_config_json, saved, container=d4, file_name="runconfig.json",

@@ -132,17 +132,15 @@ def _release(args, options: AggregateOptions, rule, source, groups) -> int:
                 max_per_user=options.max_per_user, region=Region(*args.region) if args.region is not None else None,
                 scheduler=args.scheduler, workers=args.workers, time_range=options.time_range, tz=options.tz,
                 drop_rows_without_user=options.drop_rows_without_user)
-    say(args, f"read {args.input}: {sum(agg.users.values()):,} users, {len(agg.series)} group(s), "
-              f"{len(next(iter(agg.series.values()))):,} bins of {args.bin}")
-    for warning in agg.warnings:
-        say(args, f"warning: {warning}")
     released = release_aggregate(agg, options, rule)
-    for warning in released.warnings():
-        say(args, f"warning: {warning}")
-    if not released.satisfied and not args.allow_violation:
+    if not released.satisfied and not args.allow_violation:  # nothing computed from the data is printed (issue 52)
         print(f"lmdk: refused: scheme {args.scheme!r} violates the landmark-privacy policy on this aggregate; choose "
               "a scheme that satisfies it (adaptive, skip, uniform, user) or pass --allow-violation", file=sys.stderr)
         return EXIT_VIOLATION
+    say(args, f"read {args.input}: {sum(agg.users.values()):,} users, {len(agg.series)} group(s), "
+              f"{len(next(iter(agg.series.values()))):,} bins of {args.bin}")
+    for warning in [*agg.warnings, *released.warnings()]:
+        say(args, f"warning: {warning}")
     write_table(released.frame(), args.out, released.note())
     if args.json:
         write_atomic(args.json, json.dumps(released.to_json(), indent=2, ensure_ascii=False, allow_nan=False) + "\n")

@@ -254,9 +254,11 @@ def policy_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--landmarks", metavar="RULE", help="landmark rule: " + RULE_HELP.replace("%", "%%"))
     p.add_argument("--w", type=positive_int("--w", 10_000_000), help="window of the w-event, bd and ba schemes")
     p.add_argument("--out", metavar="FILE", help="output .csv or .parquet (default: CSV on standard output)")
-    p.add_argument("--tz", metavar="ZONE", help="time zone of INPUT's times without one (IANA name, e.g. "
-                                                "Europe/Berlin; default UTC): a clock change's repeated hour becomes "
-                                                "two instants, and calendar windows read this zone's wall clock")
+    p.add_argument("--tz", metavar="ZONE", help="the wall clock calendar windows are read on, for every time "
+                                                "(IANA name, e.g. Europe/Berlin), and the zone of INPUT's times "
+                                                "without an offset (a clock change's repeated hour becomes two "
+                                                "instants). Without it a time with an offset is read in its own local "
+                                                "time (the offset it carries), a naive time as it stands")
     p.add_argument("--start", metavar="DATETIME", help="INPUT of relative seconds: the date/time their 0 stands for "
                                                        "(e.g. 2009-10-01), so calendar windows can place them")
     p.add_argument("--strict", action="store_true", help="treat every loader warning (averaged rows, dropped "

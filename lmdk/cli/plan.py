@@ -195,6 +195,7 @@ def cmd_plan(args) -> int:
         raise ParameterError("--target-relative-mae and --users-for plan an aggregate: give --statistic sum|mean|count")
     from lmdk import plan as planner
     from lmdk.data.mechanism_input import release_input
+    from lmdk.declared.calendar import rule_clock
     from lmdk.relation import PAPERS_UNIT_CHANGE
 
     cfg, series = read_input(args)
@@ -227,6 +228,9 @@ def cmd_plan(args) -> int:
             f"with {_counts(result)} repetitions "
             f"({result.sampler} sampler); tolerance ±{100 * result.tolerance:g} %")
     sys.stdout.write(plan_table(result, unit))
+    clock = rule_clock(args.landmarks, series, args.tz)
+    if clock is not None:
+        print(f"the landmark rule {args.landmarks!r} was read on {clock}")
     if result.landmark_epsilon:
         totals = ", ".join(f"{name} {result.total_epsilon(name):.3g}" for name, p in result.schemes.items()
                            if p.feasible)
@@ -238,7 +242,8 @@ def cmd_plan(args) -> int:
               f"(same public range; ε ∝ Δ):")
         sys.stdout.write(tradeoff_table(table, result.sensitivity, unit))
     if args.json:
-        write_atomic(args.json, json.dumps(result.to_json(), indent=2, allow_nan=False))
+        summary = result.to_json() if clock is None else {**result.to_json(), "landmark_clock": clock}
+        write_atomic(args.json, json.dumps(summary, indent=2, allow_nan=False))
         say(args, f"wrote {args.json}")
     return EXIT_OK
 

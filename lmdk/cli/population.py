@@ -69,6 +69,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=seed, help="demonstration seed (reproducible, NOT safe to hand out; refused "
                                                    "with --ledger or --cap; every file written says so inside)")
     parser.add_argument("--mapping", metavar="FILE", help="an import mapping JSON naming the input's columns")
+    parser.add_argument("--tz", metavar="ZONE", help="the wall clock every user's (and every policy row's) calendar "
+                                                    "windows are read on (IANA name, e.g. Europe/Berlin). Without it "
+                                                    "a time with an offset is read in its own local time (the offset "
+                                                    "it carries), a naive time as it stands")
     parser.add_argument("--include-private-columns", action="store_true",
                         help="also write budget, published and landmark columns (they reveal the landmark sets)")
     parser.add_argument("--allow-violation", action="store_true", help="release even if a user's release violates "
@@ -206,6 +210,8 @@ def _summary_lines(result, seconds: float) -> list[str]:
     elif landmark_set and landmark_set["kind"] == "unprotected":
         lines.append("landmarks computed from the values (--allow-data-landmarks): a value whose landmark status could "
                      "change is not protected at ε — the statement in every file says so first")
+    if str(agg.get("landmark_rule") or "").startswith("calendar:") or agg["epsilon"] is None:
+        lines.append(f"declared windows read on {agg['landmark_clock']}")
     if agg["dropped_events"]:
         lines.append(f"{agg['dropped_events']:,} events without a time or value dropped")
     if result.released is not None:
@@ -245,7 +251,7 @@ def run(args) -> int:
         result = release(source, policy, out=args.out, scheduler=args.scheduler, workers=args.workers,
                          protects=protects, private_columns=True if args.include_private_columns else None,
                          allow_violation=args.allow_violation, progress=bar.update, on_total=bar.total,
-                         assignment=assignment, withheld=withheld)
+                         assignment=assignment, withheld=withheld, tz=args.tz)
     except LmdkError:
         cancel(args, reservation)
         raise
@@ -256,7 +262,8 @@ def run(args) -> int:
         from lmdk.population.ledger import keep_selection
 
         keep_selection(budget_from_args(args), reservation, policy, source, args.input, assignment)
-        selection = policy.landmark_epsilon if assignment is None else None
+        selection = policy.landmark_epsilon if assignment is None else max(
+            (v.landmark_epsilon or 0.0 for v in assignment.variants), default=0.0)
         print(violation_line(policy.scheme if assignment is None else "per user", selection,
                              getattr(args, "ledger", None), " for some users"), file=sys.stderr)
         return EXIT_VIOLATION

@@ -90,6 +90,7 @@ def cmd_release(args) -> int:
 
 def _release(args, cfg, series, policy: Policy) -> int:
     """Release, write and summarise (the ledger has reserved the ε already)."""
+    from lmdk.declared.calendar import rule_clock
     from lmdk.exports.export import export_scheme_release
     from lmdk.exports.files import demonstration_note, write_atomic
     from lmdk.present.release import (
@@ -129,6 +130,8 @@ def _release(args, cfg, series, policy: Policy) -> int:
         _, rel, origin = run_release(series, policy)
         table, note = released_table(series, policy, rel, origin), demonstration_note(policy.seed)
     summary = release_summary(series, policy, rel)
+    summary["landmark_clock"] = (exported.landmark_clock if policy.seed is None  # the clock a calendar rule read
+                                 else rule_clock(args.landmarks, series, args.tz))
     if source is not None:
         summary["landmark_set"] = source.to_dict()
         summary["epsilon_total"] = source.total_epsilon(policy.epsilon)

@@ -212,6 +212,14 @@ def clock_name(series, tz: str | None = None) -> str:
     return "the timestamps' own wall clock (times without a zone)"
 
 
+def rule_clock(rule, series, tz: str | None = None) -> str | None:
+    """The clock a ``calendar:`` rule (its text) is read on for ``series`` (:func:`clock_name`); None for any other
+    rule and for positions given as such."""
+    if not isinstance(rule, str) or not rule.strip().lower().startswith(PREFIX):
+        return None
+    return clock_name(series, tz)
+
+
 def _wall_ns(wall: pd.DatetimeIndex) -> np.ndarray:
     """int64 nanoseconds of naive wall-clock times (counted as if UTC)."""
     return wall.to_numpy().astype("datetime64[ns]").view(np.int64)

@@ -110,9 +110,9 @@ def _pairs(items: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
     return arr[:, 0], arr[:, 1]
 
 
-def ics_mask(path: str, timestamps, tz: str | None = None) -> np.ndarray:
+def ics_mask(path: str, timestamps, tz: str | None = None, wall=None) -> np.ndarray:
     """Which ``timestamps`` the appointments of the calendar ``path`` mark (see the module docstring)."""
     if len(timestamps) == 0:
         return np.zeros(0, dtype=bool)
     first, last = span_range(timestamps)
-    return mask(spans(path, first, last), timestamps, tz)
+    return mask(spans(path, first, last), timestamps, tz, wall)

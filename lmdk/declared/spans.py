@@ -61,15 +61,16 @@ def _marked(times: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarr
     return out
 
 
-def mask(spans: Spans, timestamps, tz: str | None = None) -> np.ndarray:
+def mask(spans: Spans, timestamps, tz: str | None = None, wall=None) -> np.ndarray:
     """Which ``timestamps`` are landmarks under ``spans``; naive timestamps are wall-clock times in ``tz`` (needed
-    only when some span is absolute, to place it on the series' clock)."""
+    only when some span is absolute, to place it on the series' clock). ``wall``: the timestamps on the person's
+    wall clock (:func:`lmdk.declared.calendar.series_wall_clock`), where floating spans are matched."""
     index = pd.DatetimeIndex(timestamps)
     out = np.zeros(len(index), dtype=bool)
     if spans.wall[0].size:
         from lmdk.declared.calendar import wall_clock
 
-        out |= _marked(_ns(wall_clock(index, tz)), *spans.wall)
+        out |= _marked(_ns(wall_clock(index, tz) if wall is None else pd.DatetimeIndex(wall)), *spans.wall)
     if spans.absolute[0].size:
         if index.tz is None:
             if tz is None:

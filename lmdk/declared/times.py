@@ -73,6 +73,6 @@ def validate(path: str) -> int:
     return spans(path).count
 
 
-def times_mask(path: str, timestamps, tz: str | None = None) -> np.ndarray:
+def times_mask(path: str, timestamps, tz: str | None = None, wall=None) -> np.ndarray:
     """Which ``timestamps`` the times declared in ``path`` mark (see the module docstring)."""
-    return mask(spans(path), timestamps, tz)
+    return mask(spans(path), timestamps, tz, wall)

@@ -161,6 +161,7 @@ class ExportedRelease:
     sampler: str = ""
     landmark_source: LandmarkSource | None = None  # how the landmark set was obtained (declared, private, …)
     clamped: int = 0  # values outside the public range, clamped to it before the noise
+    landmark_clock: str | None = None  # the clock a calendar rule was read on (lmdk.declared.calendar.clock_name)
 
     @property
     def landmark_epsilon(self) -> float:
@@ -237,6 +238,7 @@ def export_scheme_release(series, landmarks, scheme: str, epsilon: float, *, pro
     """
     from lmdk import privacy, schemes
     from lmdk.data.mechanism_input import release_input
+    from lmdk.declared.calendar import rule_clock
     from lmdk.exports.statement import guarantee
     from lmdk.selection.export import export_landmarks
     from lmdk.snapping import fresh_generator
@@ -271,7 +273,10 @@ def export_scheme_release(series, landmarks, scheme: str, epsilon: float, *, pro
     clamped = clamped_count(x, protected.value_range) if mechanism == "laplace" else 0
     if clamped:
         note += "\n# " + clamped_words(clamped, len(x), protected.value_range)
-    return ExportedRelease(frame, note, rel, statement, protected, sampler, source, clamped)
+    clock = rule_clock(source.rule, series, tz)
+    if clock is not None:
+        note += f"\n# The landmark rule {source.rule!r} was read on {clock}."
+    return ExportedRelease(frame, note, rel, statement, protected, sampler, source, clamped, clock)
 
 
 def clamped_count(values, value_range) -> int:

@@ -120,7 +120,7 @@ DEMONSTRATION = "# DEMONSTRATION ONLY"
 ``demonstration_only`` key): its noise is reproducible from the seed, so it must not be handed out."""
 
 
-def demonstration_note(seed: int) -> str:
+def demonstration_note(seed: int | None) -> str:
     """The line a seeded (demonstration) output carries inside the file."""
     return (f"{DEMONSTRATION}: this noise was drawn from the seed {seed} and is reproducible — anyone with the seed "
             "can regenerate and remove it. Do not hand this file out as a release")

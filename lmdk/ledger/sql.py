@@ -130,8 +130,8 @@ class SqlTransaction:
         sql = f"SELECT c.person, SUM(c.epsilon) FROM lmdk_charges c WHERE {where}"
         if users is not None:
             wanted = sorted({*map(str, users), "*"})
-            if self.dialect == "postgresql":
-                sql, args = sql + " AND c.person = ANY(?)", [*args, wanted]
+            if self.dialect == "postgresql":  # a join on the batch: index probes per user, never a scan of the dataset
+                sql, args = sql + " AND c.person IN (SELECT u FROM unnest(?::text[]) AS u)", [*args, wanted]
             else:
                 sql, args = sql + " AND c.person IN (SELECT value FROM json_each(?))", [*args, json.dumps(wanted)]
         if since is not None:

@@ -82,7 +82,7 @@ def release(table_or_path, policy, out=None, scheduler: str | None = None, worke
             protects=None, private_columns: bool | None = None, allow_violation: bool = True,
             progress: Callable[[int, int], None] | None = None, on_total: Callable[[int], None] | None = None,
             rows: int = CHUNK_ROWS, batch_cells: int = BATCH_CELLS, processes: bool = True,
-            assignment=None, withheld: dict | None = None, **removed) -> PopulationRelease:
+            assignment=None, withheld: dict | None = None, tz: str | None = None, **removed) -> PopulationRelease:
     """Release every user's series of ``table_or_path`` under ``policy``; see ``PopulationRelease``.
 
     ``table_or_path``: a long DataFrame, a Parquet/CSV long table, a multi-user file or a folder of per-user
@@ -101,7 +101,9 @@ def release(table_or_path, policy, out=None, scheduler: str | None = None, worke
     (:func:`lmdk.policies.assign`): each user under their own policy or withheld, ``policy`` then holding only the
     settings every row shares (see :mod:`lmdk.population.per_user`). ``withheld``: {user: reason} of users not to
     release (compared as text; e.g. a ledger's cap refused them): the summary lists them with the reason in its
-    ``withheld`` column, beside the users a policy table withheld.
+    ``withheld`` column, beside the users a policy table withheld. ``tz``: the wall clock declared windows are read
+    on, every user's and every policy row's (None: each reading's own — the UTC offset its time carried in the file,
+    else the times' zone, else as they stand); the aggregates name it (``landmark_clock``).
     """
     if "bound" in removed:
         raise ParameterError("population.release: bound= no longer exists: the public box belongs to what ε protects, "
@@ -113,7 +115,7 @@ def release(table_or_path, policy, out=None, scheduler: str | None = None, worke
     pol = _policy(policy)
     source = open_source(table_or_path, pol.mapping)
     run = (pol, source, protects, private_columns, allow_violation, progress, on_total, rows, batch_cells, processes,
-           assignment, withheld, scheduler, workers)
+           assignment, withheld, scheduler, workers, tz)
     if out is None:
         return _release(None, *run)
     from lmdk.exports.files import atomic_folder
@@ -126,7 +128,8 @@ def release(table_or_path, policy, out=None, scheduler: str | None = None, worke
 
 
 def _release(folder: Path | None, pol: Policy, source, protects, private_columns, allow_violation, progress,
-             on_total, rows, batch_cells, processes, assignment, withheld, scheduler, workers) -> PopulationRelease:
+             on_total, rows, batch_cells, processes, assignment, withheld, scheduler, workers,
+             tz=None) -> PopulationRelease:
     """:func:`release` into ``folder`` (the output folder under construction; None: write nothing)."""
     staging = folder / f".{RELEASED}-staging" if folder is not None else None
     if assignment is not None:  # the base only carries the settings every row shares
@@ -140,6 +143,11 @@ def _release(folder: Path | None, pol: Policy, source, protects, private_columns
         from lmdk.population.per_user import assigned_job
 
         job, variants = assigned_job(assignment, plan, source.kind, protects, private_columns, staging, batch_cells)
+    if tz is not None:
+        from lmdk.declared.calendar import check_zone
+
+        check_zone(tz)
+    job = replace(_clocked(job, tz), variants=tuple((_clocked(v, tz), c) for v, c in job.variants))
     if withheld:  # filtered before the per-user dispatch (lmdk.population.process.process_frame)
         job = replace(job, withheld=frozenset(map(str, withheld)))
     report = progress or (lambda users, events: None)
@@ -162,6 +170,7 @@ def _release(folder: Path | None, pol: Policy, source, protects, private_columns
         from lmdk.population.per_user import describe, released_rows
 
         totals = describe(summary, _totals(released_rows(summary), plan, source), variants, assignment)
+    totals["landmark_clock"] = population_clock(tz)
     refused = totals["violated"] > 0 and not allow_violation
     released = None
     if folder is not None and staging is not None and not refused:  # refused: the caller removes the folder
@@ -170,6 +179,23 @@ def _release(folder: Path | None, pol: Policy, source, protects, private_columns
         staging.rename(released)
         _write_summary(folder, summary, totals, pol)
     return PopulationRelease(summary, totals, released, pol, refused, tuple(v.policy for v in variants))
+
+
+def _clocked(job, tz: str | None):
+    """``job`` reading declared windows on ``tz``'s wall clock (None: each reading's own); a calendar rule's
+    statement says which clock it was read on."""
+    note = job.note
+    if str(job.rule).strip().lower().startswith("calendar:"):
+        note += f"\n# The landmark rule {job.rule!r} was read on {population_clock(tz)}."
+    return replace(job, tz=tz, note=note)
+
+
+def population_clock(tz: str | None) -> str:
+    """The clock a population's declared windows are read on, in words (the aggregates' ``landmark_clock``)."""
+    if tz is not None:
+        return f"the wall clock of {tz}"
+    return ("each user's readings' own wall clock (the UTC offset each time carried in the file; times without one "
+            "as they stand)")
 
 
 def _totals(summary: pd.DataFrame, plan: Prepared, source) -> dict:

@@ -39,6 +39,9 @@ ALIASES = {
     "contact": ("contact", "peer", "id2", "user_b"),
 }
 CHUNK_ROWS = 4_000_000
+OFFSET_COLUMN = "utc_offset"
+"""Optional canonical column: the UTC offset (seconds east) a reading's time carried in its file, so declared windows
+read the person's wall clock (``lmdk.data.Series.utc_offsets``); absent when the times carried none."""
 PARQUET_SUFFIXES = (".parquet", ".pq")
 
 
@@ -242,7 +245,13 @@ def _series_frame(user, series) -> pd.DataFrame:
     """One user's Series as a canonical frame."""
     frame = series.frame.reset_index()
     frame.insert(0, "user", user)
-    return frame[["user", "timestamp", *KIND_COLUMNS[series.kind]]]
+    frame = frame[["user", "timestamp", *KIND_COLUMNS[series.kind]]]
+    if getattr(series, "utc_offsets", ()) and series.timestamps.tz is not None:
+        from lmdk.data.series import epoch_ns, local_ns
+
+        utc = epoch_ns(series.timestamps)
+        frame = frame.assign(**{OFFSET_COLUMN: (local_ns(utc, series.utc_offsets) - utc) // 10**9})
+    return frame
 
 
 def _single_source(kind: str, pairs: Callable[[], Iterator[tuple]], description: str) -> Source:
@@ -361,7 +370,9 @@ def folder_source(path: Path, spec=None) -> Source:
             frame = pd.concat([s.frame for s in parts]).sort_index(kind="stable")
             if parts[0].kind != "contacts":
                 frame = frame[~frame.index.duplicated(keep="first")]
-            yield user, Series(frame=frame, kind=parts[0].kind, units=parts[0].units, name=user)
+            offsets = sorted(point for part in parts for point in part.utc_offsets)  # each file's, by instant
+            yield user, Series(frame=frame, kind=parts[0].kind, units=parts[0].units, name=user,
+                               utc_offsets=tuple(offsets))
 
     return Source(first.kind, _single_source(first.kind, pairs, path.name).chunks,
                   f"folder {path.name} ({len(by_user)} users)", clustered=True)

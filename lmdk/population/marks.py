@@ -51,9 +51,10 @@ def _smallest(keys: np.ndarray, k: int) -> np.ndarray:
     return below | (tied & (np.cumsum(tied, axis=1) <= room))
 
 
-def per_user_mask(rule: LandmarkRule, series_list, n: int) -> np.ndarray:
-    """The landmark mask of a batch from ``rule.indices`` of each user's Series (padding False)."""
+def per_user_mask(rule: LandmarkRule, series_list, n: int, tz: str | None = None) -> np.ndarray:
+    """The landmark mask of a batch from ``rule.indices`` of each user's Series (padding False); declared windows
+    are read on the wall clock of ``tz``, else each reading's own (the UTC offset it carried)."""
     mask = np.zeros((len(series_list), n), dtype=bool)
     for r, series in enumerate(series_list):
-        mask[r, rule.indices(series)] = True
+        mask[r, rule.indices(series, tz)] = True
     return mask

@@ -7,7 +7,7 @@ released rows to ``<released>/user=<id>/part-0.parquet`` and returns the per-use
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import quote
 
@@ -17,7 +17,7 @@ import pandas as pd
 from lmdk.errors import DataError
 from lmdk.population import marks, seeding
 from lmdk.population.batch import release_batch, valid_mask
-from lmdk.population.input import KIND_COLUMNS
+from lmdk.population.input import KIND_COLUMNS, OFFSET_COLUMN
 from lmdk.population.summary import SUMMARY_COLUMNS, batch_summary
 
 BATCH_CELLS = 8_000_000  # users × padded length per lockstep batch (~0.5 GB of working arrays)
@@ -51,6 +51,7 @@ class Job:
     assign: dict | None = None  # user key → index into variants, or the reason the user is withheld
     fallback: int | str | None = None  # users not in assign: a variant's index or a reason
     withheld: frozenset[str] = frozenset()  # users (as text) not to release: a ledger's cap refused them
+    tz: str | None = None  # the wall clock declared windows are read on (None: each reading's own, as carried)
 
 
 def summary_meta() -> pd.DataFrame:
@@ -138,10 +139,18 @@ def _series_of(kind: str, frame: pd.DataFrame, start: int, length: int):
     rows = frame.iloc[start:start + length]
     times = pd.DatetimeIndex(rows["timestamp"])
     if kind == "values":
-        return ds.from_values(rows["value"].to_numpy(), times)
-    if kind == "trajectory":
-        return ds.from_trajectory(times, rows["lat"].to_numpy(), rows["lon"].to_numpy())
-    return ds.from_contacts(times, rows["contact"].to_numpy())
+        series = ds.from_values(rows["value"].to_numpy(), times)
+    elif kind == "trajectory":
+        series = ds.from_trajectory(times, rows["lat"].to_numpy(), rows["lon"].to_numpy())
+    else:
+        series = ds.from_contacts(times, rows["contact"].to_numpy())
+    if OFFSET_COLUMN in rows.columns and times.tz is not None:  # the UTC offset each reading carried in its file
+        offsets = rows[OFFSET_COLUMN].to_numpy()
+        known = ~pd.isna(offsets)
+        if known.any():
+            points = ds.offset_points(ds.epoch_ns(times)[known], offsets[known].astype(np.int64))
+            series = replace(series, utc_offsets=points)
+    return series
 
 
 def _selected(job: Job, x, lengths, users) -> np.ndarray:
@@ -175,7 +184,7 @@ def _landmarks(job: Job, frame, starts, lengths, x, users=()) -> np.ndarray:
     elif rule.kind == "none":
         return np.zeros(valid.shape, dtype=bool)
     series = [_series_of(job.kind, frame, s, n) for s, n in zip(starts.tolist(), lengths.tolist(), strict=True)]
-    return marks.per_user_mask(rule, series, valid.shape[1])
+    return marks.per_user_mask(rule, series, valid.shape[1], job.tz)
 
 
 def _mechanism_input(job: Job, frame, starts, lengths) -> tuple[np.ndarray, list]:

@@ -86,6 +86,35 @@ class LandmarkSource:
                 "landmarks": None if self.per_series else int(len(self.indices)), "per_user": self.per_series}
 
 
+def file_refusal(path: str, origin: str) -> str:
+    """Why an export of a ``file:`` rule whose positions were marked on the values is refused, and the ways out."""
+    from lmdk.landmarks import FILE_ORIGINS
+
+    return (f"refused: the landmark file {path!r} holds positions {FILE_ORIGINS[origin]}, so ε no longer protects "
+            "the values that chose them; if they were declared in advance (chosen without looking at these values), "
+            "confirm it: a RunConfig with `lmdk release --config FILE --declared-landmarks` (the statement records "
+            "the confirmation), a landmark file by saving it with \"landmark_origin\": \"declared\"; otherwise "
+            "declare the landmarks instead (calendar:… windows, a file of times: times:…) or pass "
+            "--allow-data-landmarks (the statement then says what is not protected)")
+
+
+def file_viewed(rule, allow_data_landmarks: bool = False) -> str | None:
+    """For a ``file:`` rule whose file says its positions may depend on the values (marked while viewing them, a
+    detector's, or a RunConfig / app landmark file that does not say: :func:`lmdk.landmarks.file_origin`): the words
+    of how (the export is then unprotected) when ``allow_data_landmarks``, else :class:`lmdk.errors.PolicyRefused`;
+    None for every other rule (declared as it stands)."""
+    from lmdk.landmarks import FILE_ORIGINS, file_origin
+
+    if rule.kind != "file" or rule.path is None:
+        return None
+    origin = file_origin(rule.path)
+    if origin == "declared":
+        return None
+    if not allow_data_landmarks:
+        raise PolicyRefused(file_refusal(rule.path, origin))
+    return FILE_ORIGINS[origin]
+
+
 def declared(indices, rule: str | None = None) -> LandmarkSource:
     """A declared landmark set (positions or times given in advance, a calendar rule, none)."""
     return LandmarkSource(DECLARED, np.asarray(indices, dtype=np.int64).reshape(-1), rule)
@@ -130,6 +159,9 @@ def rule_source(rule, *, landmark_epsilon: float | None = None, allow_data_landm
         if landmark_epsilon is not None:
             raise ParameterError(f"landmark_epsilon: the landmark rule {text!r} is declared (it does not read the "
                                  "values), so there is nothing to select privately; leave it out")
+        viewed = file_viewed(parsed, allow_data_landmarks)  # positions marked on the values: not declared
+        if viewed is not None:
+            return LandmarkSource(UNPROTECTED, empty, f"{text}: {viewed}", per_series=True)
         return LandmarkSource(DECLARED, empty, text, per_series=True)
     if landmark_epsilon is not None:
         if parsed.kind not in SELECTABLE or kind != "values":
@@ -176,6 +208,9 @@ def export_landmarks(series, landmarks, *, landmark_epsilon: float | None = None
         if landmark_epsilon is not None:
             raise ParameterError(f"--landmark-epsilon: the landmark rule {text!r} is declared (it does not read the "
                                  "values), so there is nothing to select privately; leave it out")
+        viewed = file_viewed(rule, allow_data_landmarks)  # positions marked on the values: not declared
+        if viewed is not None:
+            return unprotected(rule.indices(series, tz), f"{text}: {viewed}")
         return declared(rule.indices(series, tz), text)
     if landmark_epsilon is not None:
         from lmdk.selection.private import SELECTABLE, select

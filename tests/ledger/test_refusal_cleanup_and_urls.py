@@ -64,23 +64,23 @@ def test_a_refused_selection_the_ledger_cannot_take_is_an_lmdk_error_not_a_drive
 
 # ------------------------------------------------- 2. a cancel that fails says the reservation stays charged
 def locked_during_release(monkeypatch, path) -> list[sqlite3.Connection]:
-    """The SQLite ledger at ``path`` becomes locked (another process holds its write lock past the timeout) while
-    the release runs, after its reservation and before the refusal is cleaned up."""
+    """The SQLite ledger at ``path`` becomes locked (another process holds its write lock past the timeout) just
+    after the release's reservation, while the release runs and before its refusal is cleaned up."""
     import lmdk.cli.release as release_command
     import lmdk.ledger.sqlite as backend
 
     holders: list[sqlite3.Connection] = []
-    real = release_command._release
+    real = release_command.reserve_release
 
-    def release_then_lock(*args, **kwargs):
-        code = real(*args, **kwargs)
+    def reserve_then_lock(*args, **kwargs):
+        reservation = real(*args, **kwargs)
         holder = sqlite3.connect(path, isolation_level=None)
         holder.execute("BEGIN IMMEDIATE")
         holders.append(holder)
-        return code
+        return reservation
 
     monkeypatch.setattr(backend, "TIMEOUT", 0.2)
-    monkeypatch.setattr(release_command, "_release", release_then_lock)
+    monkeypatch.setattr(release_command, "reserve_release", reserve_then_lock)
     return holders
 
 

@@ -105,3 +105,12 @@ def test_a_population_seed_from_the_flag_or_the_policy_file_is_refused_with_a_le
     assert code == 2 and not out.exists() and not (tmp_path / "l.jsonl").exists()
     err = capsys.readouterr().err
     assert ("policy file's 'seed'" if where == "policy" else "--seed") in err
+
+
+def test_a_refused_aggregate_prints_no_count_of_its_users(tmp_path, capsys):
+    _population(tmp_path, users=4)
+    code = main(["aggregate", str(tmp_path / "meters.parquet"), "--statistic", "sum", "--range", "0", "25",
+                 "--landmarks", "calendar:daily@18:00-20:00", "--scheme", "event", "--epsilon", "1"])
+    captured = capsys.readouterr()
+    assert code == 3 and "violates" in captured.err
+    assert "users" not in captured.err and "bins of" not in captured.err and captured.out == ""

@@ -41,10 +41,10 @@ def test_population_command_refusals(tmp_path, capsys):
     assert "needs what ε protects" in capsys.readouterr().err
     assert main(args + ["--out", str(tmp_path / "b"), "--seed", "1"]) == 3  # event violates Theorem 2
     assert "refused" in capsys.readouterr().err
-    assert not (tmp_path / "b" / "released").exists() and (tmp_path / "b" / "summary.parquet").exists()
+    assert not (tmp_path / "b").exists()  # a refused run writes nothing computed from the data (issue 52)
     assert main(args + ["--out", str(tmp_path / "c"), "--seed", "1", "--allow-violation"]) == 0
     assert main(args + ["--out", str(tmp_path / "c"), "--seed", "1", "--allow-violation"]) == 2  # not over a release
-    assert "already holds a population release" in capsys.readouterr().err
+    assert "already holds files" in capsys.readouterr().err
     bad = tmp_path / "bad.json"
     bad.write_text('{"landmarks": "percentile:25", "scheme": "adaptive"}')
     assert main(["population", str(tmp_path / "meters.csv"), "--config", str(bad), "--out", str(tmp_path / "d")]) == 2
