@@ -80,7 +80,7 @@ def run_scheme(fleet: Path, scheme: str, work: Path, seed: int | None, workers: 
     out, report = work / f"out-{scheme}", work / f"time-{scheme}.txt"
     shutil.rmtree(out, ignore_errors=True)
     command = [sys.executable, "-m", "lmdk", "population", str(fleet), "--config", str(policy), "--out", str(out),
-               "--quiet", "--allow-violation"]
+               "--quiet", "--allow-violation", "--allow-data-landmarks"]  # per-user percentiles, as before
     command += ["--seed", str(seed)] if seed is not None else ["--bound", str(BOUND_KWH)]
     command += ["--workers", str(workers)] if workers else []
     if ledger:

@@ -88,7 +88,7 @@ class Aggregate:
             index = index.tz_localize("UTC").tz_convert(tz)
         frame = pd.DataFrame({"value": data.to_numpy(dtype=float)}, index=index)
         name = f"{self.statistic} over {self.users[group]:,} users" + ("" if group == ALL else f" ({group})")
-        return Series(frame, "values", units=units, name=name, warnings=self.warnings)
+        return Series(frame, "values", units=units, name=name, warnings=self.warnings, interval=self.bin)
 
 
 def _bin_width(bin: str) -> pd.Timedelta:
@@ -222,6 +222,11 @@ def build(source, statistic: str, *, value_range: tuple[float, float] | None = N
     low, high = (float(value_range[0]), float(value_range[1])) if value_range is not None else (0.0, 1.0)
     if value_range is not None and not low < high:
         raise ParameterError(f"the public range needs low < high, got [{low:g}, {high:g}]")
+    from lmdk.aggregate.inputs import one_key_per_user
+
+    src, aliases = one_key_per_user(src, rows)  # one key per person: 7 and 7.0 are one user, N counts keys
+    if groups is not None and aliases:
+        groups = groups.assign(user=groups["user"].map(lambda user: aliases.get(user, user)))
     member = membership(groups) if groups is not None else None
     bounds = time_bounds(time_range, width, tz) if time_range is not None else None
     if src.kind == "contacts":

@@ -76,6 +76,52 @@ def detected_spec(path: Path) -> ImportSpec:
                       contact_column=cols.get("contact"))
 
 
+def one_key_per_user(source, rows: int = 2_000_000) -> tuple[object, dict]:
+    """``source`` (an opened population input) with every user id read as the first id of its key
+    (:func:`lmdk.data.ids.key_map`: ``7`` and ``7.0`` of one table are one user, so N counts keys and a person's
+    rows meet in one bin), and {id: the id it is now read as} of the ids renamed (user and contact columns); with
+    none renamed, ``source`` itself. Rows without a user id are left for the builder to refuse or drop."""
+    from dataclasses import replace as changed
+
+    import numpy as np
+
+    from lmdk.aggregate.partial import without_user
+    from lmdk.data.ids import key_map
+    from lmdk.population.users import user_ids
+
+    ids = user_ids(source, rows)
+    present = [user for user, gone in zip(ids, without_user(np.asarray(ids, dtype=object)), strict=True)
+               if not gone]
+    first: dict[str, object] = {}
+    aliases: dict = {}
+    for user, key in key_map(present, "the user column").items():
+        if key in first:
+            aliases[user] = first[key]
+        else:
+            first[key] = user
+    if not aliases:
+        return source, {}
+    renamed = list(aliases)
+
+    def rename(frame: pd.DataFrame) -> pd.DataFrame:
+        for column in ("user", "contact"):
+            if column in frame.columns:
+                hit = frame[column].isin(renamed)
+                if hit.any():
+                    frame = frame.assign(**{column: frame[column].where(~hit, frame[column].map(aliases))})
+        return frame
+
+    def chunks(size: int):
+        return (rename(chunk) for chunk in source.chunks(size))
+
+    def users(size: int):
+        return (rename(pd.DataFrame({"user": np.asarray(column, dtype=object)}))["user"].to_numpy()
+                for column in source.users(size))
+
+    return changed(source, chunks=chunks, users=users if source.users is not None else None, parquet=(),
+                   clustered=None), aliases
+
+
 def group_pairs(source: Path | Upload, by: str, spec: ImportSpec | None = None) -> pd.DataFrame:
     """(user, group) rows of the column ``by``, users named as the population reader names them: of a long table
     on disk (Parquet or text; ``--by`` of the command line) or of an upload (the app's group column)."""

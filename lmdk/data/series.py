@@ -88,6 +88,10 @@ class Series:
     """The UTC offsets the file's timestamps carried, as change points (UTC nanoseconds from which an offset holds,
     seconds east of UTC), earliest first; empty when they carried none. Keyed by instant, so slices, resamples and
     views of the series keep them (:meth:`wall_times`)."""
+    interval: str | None = None
+    """The time each event stands for, from its timestamp on (an aggregate's bin width, e.g. '1h'): a declared window
+    then marks every event whose interval it touches (``lmdk.declared.calendar.CalendarRule.indices``). None: each
+    event is an instant."""
 
     def __post_init__(self) -> None:
         """Check the invariants every consumer relies on."""
@@ -111,6 +115,14 @@ class Series:
             except (ValueError, OverflowError):
                 raise ParameterError("Series timestamps must lie between the years 1677 and 2262") from None
             object.__setattr__(self, "frame", frame)
+        if self.interval is not None:
+            try:
+                width = pd.Timedelta(self.interval)
+            except (TypeError, ValueError):
+                width = pd.Timedelta(0)
+            if width <= pd.Timedelta(0):
+                raise ParameterError(f"Series.interval must be a positive time width such as '1h', not "
+                                     f"{self.interval!r}")
         if not isinstance(self.warnings, tuple):
             object.__setattr__(self, "warnings", tuple(self.warnings))
         if not self.source_hash:

@@ -96,11 +96,15 @@ class CalendarRule:
 
     def indices(self, series, tz: str | None = None) -> np.ndarray:
         """Landmark positions of an ``lmdk.data.Series`` under this rule, read on the person's wall clock
-        (:func:`series_wall_clock`: ``tz``'s, else the offset each reading carried, else the index's own)."""
+        (:func:`series_wall_clock`: ``tz``'s, else the offset each reading carried, else the index's own); events
+        that stand for a time bin (``Series.interval``) are marked when any part of the bin lies in a window."""
         index = getattr(series, "timestamps", None)
         if not isinstance(index, pd.DatetimeIndex):
             raise ParameterError(f"landmark rule {self.text!r} needs a series with timestamps (an lmdk Series); "
                                  "plain values have no calendar")
+        interval = getattr(series, "interval", None)
+        if interval:  # events that stand for a bin (an aggregate's): marked when any part of the bin is in a window
+            return np.flatnonzero(self.bin_mask(index, pd.Timedelta(interval), tz)).astype(np.int64)
         return np.flatnonzero(self.mask(series_wall_clock(series, tz))).astype(np.int64)
 
     def bin_mask(self, starts, width, tz: str | None = None) -> np.ndarray:

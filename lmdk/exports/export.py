@@ -248,7 +248,7 @@ def export_scheme_release(series, landmarks, scheme: str, epsilon: float, *, pro
     source = export_landmarks(series, landmarks, landmark_epsilon=landmark_epsilon,
                               allow_data_landmarks=allow_data_landmarks, relation=protected, rng=rng,
                               data_derived=data_derived, tz=tz)
-    landmarks = source.indices
+    landmarks_given, landmarks = landmarks, source.indices
     x, mechanism, origin = release_input(series, landmarks)
     sampler = sampler_for(mechanism)
     if mechanism == "planar_laplace":
@@ -273,7 +273,7 @@ def export_scheme_release(series, landmarks, scheme: str, epsilon: float, *, pro
     clamped = clamped_count(x, protected.value_range) if mechanism == "laplace" else 0
     if clamped:
         note += "\n# " + clamped_words(clamped, len(x), protected.value_range)
-    clock = rule_clock(source.rule, series, tz)
+    clock = rule_clock(landmarks_given, series, tz)  # a rule read here (not a set marked elsewhere, e.g. bins)
     if clock is not None:
         note += f"\n# The landmark rule {source.rule!r} was read on {clock}."
     return ExportedRelease(frame, note, rel, statement, protected, sampler, source, clamped, clock)
