@@ -552,38 +552,6 @@ def _read_indices(path: str) -> list[int]:
     return landmark_positions(read_text(path, "landmark file"), name=f"the landmark file {path!r}").tolist()
 
 
-FILE_ORIGINS = {"data": "found by a detector that read the values",
-                "viewed": "marked while the chart showed the values",
-                "unsaid": "saved by the app or in a RunConfig without saying how they were marked "
-                          "(landmark_origin), so they are read as marked while the chart showed the values"}
-"""How a ``file:`` rule's positions were marked when its file says they may depend on the values (issue 53)."""
-
-
-def file_origin(path: str) -> str:
-    """How the positions of a ``file:`` rule were obtained: the file's ``landmark_origin`` ("declared", "viewed",
-    "data") when its JSON object says; "unsaid" for a RunConfig (``data``/``events``) or the app's landmark file
-    (``source_hash``) that does not (read as marked while viewing, as RunConfigs are); "declared" for a plain list of
-    positions someone wrote."""
-    import json
-
-    text = read_text(path, "landmark file").lstrip("\ufeff")
-    if not text.lstrip().startswith("{"):
-        return "declared"
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
-        raise ParameterError(f"the landmark file {path!r} is not valid JSON") from None
-    if not isinstance(data, dict):
-        return "declared"
-    origin = data.get("landmark_origin")
-    if origin is None:
-        return "unsaid" if any(key in data for key in ("data", "events", "source_hash")) else "declared"
-    if origin not in ("declared", "viewed", "data"):
-        raise ParameterError(f"the landmark file {path!r}: landmark_origin must be 'declared', 'viewed' or 'data', "
-                             f"not {origin!r}")
-    return str(origin)
-
-
 def landmark_positions(text: str, timestamps=None, *, name: str = "the landmark file") -> np.ndarray:
     """Landmarks from text: the app's landmark JSON, a JSON list, or one value per line/comma — event positions,
     or (with ``timestamps``) date/times matched exactly to the series' timestamps."""

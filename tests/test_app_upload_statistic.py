@@ -107,3 +107,58 @@ def test_the_import_steps_time_zone_keeps_the_clock_changes_repeated_hour_in_the
     total = at.session_state[state.SERIES_UPLOAD]
     assert len(total) == 8 and str(total.timestamps.tz) == "Europe/Berlin"  # both 02:00 hours, in the wall clock
     assert "appears twice" not in app_support.shown(at) and "sum over 3 users" in sidebar(at)
+
+
+def summed(raw: bytes, name: str = "meters.csv", bin: str = "1h"):
+    """The Data page with ``raw`` uploaded and the total over users chosen (public range 0–25), not yet used."""
+    at = upload(open_data(source="upload"), name, raw)
+    at.radio(key=panel.STAT).set_value("sum").run()
+    at.number_input(key=panel.LOW).set_value(0.0)
+    at.number_input(key=panel.HIGH).set_value(25.0)
+    at.text_input(key=panel.BIN).set_value(bin).run()
+    return at
+
+
+def test_a_public_time_range_releases_exactly_its_bins_as_the_cli_does():
+    """Issue 53: the panel's time range mirrors --time-range: readings outside are dropped and counted, bins inside
+    without readings are released; without it the statement says the span was read from the data."""
+    at = summed(meters_csv())
+    use(at)
+    assert "time range was read from the data" in app_support.shown(at)  # the panel's "Now studied" line
+    at.text_input(key=panel.START).input("2024-03-02")
+    at.text_input(key=panel.END).input("2024-03-05").run()
+    use(at)
+    total = at.session_state[state.SERIES_UPLOAD]
+    assert len(total) == 72 and str(total.timestamps[0]) == "2024-03-02 00:00:00"  # 24 h of readings, 48 h without
+    said = app_support.shown(at)
+    assert "public, given in advance" in said and "288 readings lay outside" in said  # 12 users × 24 h, counted
+    at.text_input(key=panel.END).input("").run()
+    use(at)
+    assert "give both its start and its end" in app_support.shown(at)
+
+
+def test_rows_without_a_user_id_are_refused_unless_dropped():
+    frame = pd.read_csv(__import__("io").BytesIO(meters_csv()), dtype=str, keep_default_na=False)
+    frame.loc[[3, 60], "meter"] = ""
+    at = summed(frame.to_csv(index=False).encode())
+    use(at)
+    said = app_support.shown(at)
+    assert "2 rows have no user id" in said and f"tick “{panel.DROP_LABEL}”" in said
+    assert at.session_state[state.SERIES_UPLOAD].name != "sum over 12 users"
+    at.checkbox(key=panel.DROP).check().run()
+    use(at)
+    assert at.session_state[state.SERIES_UPLOAD].name == "sum over 12 users"
+    assert "2 rows without a user id were dropped" in app_support.shown(at)
+
+
+def test_a_declared_window_marks_every_bin_it_touches():
+    """A 1-day bin holds the night hours of the app's default rule (calendar:daily@01:00-06:00) though it starts at
+    midnight: every day is a landmark, as lmdk aggregate marks it."""
+    at = summed(meters_csv(), bin="1d")
+    use(at)
+    at.run()
+    from lmdk.present.views import decode_landmarks
+
+    marked = at.session_state[state.LANDMARKS]
+    assert list(decode_landmarks(marked) if isinstance(marked, str) else marked) == [0, 1]
+    assert len(at.session_state[state.SERIES_UPLOAD]) == 2

@@ -10,8 +10,9 @@ from ui import text
 from ui.session import state
 
 _P = "_ustat_"  # prefix of this panel's widget keys (session only: an upload is never in a link)
-STAT, LOW, HIGH, BIN, K, BY, GROUP, LAT, LON, RADIUS = (_P + k for k in (
-    "stat", "low", "high", "bin", "k", "by", "group", "lat", "lon", "radius"))
+STAT, LOW, HIGH, BIN, K, BY, GROUP, LAT, LON, RADIUS, START, END, DROP = (_P + k for k in (
+    "stat", "low", "high", "bin", "k", "by", "group", "lat", "lon", "radius", "start", "end", "drop"))
+DROP_LABEL = "drop rows without a user id"
 APPLIED = "_ustat_applied"  # {widget key: value} of the statistic in use (seeds the panel when the page is reopened)
 ERROR = "_ustat_error"
 FILE = "_ustat_file"  # (bytes, name) of the multi-user upload (memory only): the uploader forgets it on another page
@@ -48,6 +49,7 @@ def _choice():
     """The panel's widgets as an :class:`lmdk.aggregate.upload.UploadStatistic`."""
     from lmdk.aggregate import Region
     from lmdk.aggregate.upload import UploadStatistic
+    from lmdk.errors import ParameterError
 
     ss = st.session_state
     by = ss.get(BY)
@@ -55,9 +57,14 @@ def _choice():
     region = None
     if _spec().kind == "trajectory" and None not in (ss.get(LAT), ss.get(LON), ss.get(RADIUS)):
         region = Region(float(ss[LAT]), float(ss[LON]), float(ss[RADIUS]))
+    start, end = str(ss.get(START) or "").strip(), str(ss.get(END) or "").strip()
+    if bool(start) != bool(end):
+        raise ParameterError("time range: give both its start and its end (public, e.g. 2024-03-01 and 2024-04-01), "
+                             "or neither")
     return UploadStatistic(statistic=ss[STAT], low=ss.get(LOW), high=ss.get(HIGH), bin=str(ss.get(BIN) or "1h"),
                            max_per_user=int(ss.get(K) or 1), by=by, group=ss.get(GROUP) if by else None,
-                           region=region)
+                           region=region, time_range=(start, end) if start else None,
+                           drop_rows_without_user=bool(ss.get(DROP)))
 
 
 def _apply() -> None:
@@ -77,8 +84,9 @@ def _apply() -> None:
         return
     try:
         chosen = choose(upload[0], upload[1], spec, _choice(), units=spec.units or "", tz=spec.timezone)
-    except ValueError as exc:  # lmdk.errors.*: the message names the field and the fix
-        ss[ERROR] = str(exc)
+    except ValueError as exc:  # lmdk.errors.*: the message names the field and the fix (the CLI's flags: this panel's)
+        ss[ERROR] = (str(exc).replace("pass --drop-rows-without-user", f"tick “{DROP_LABEL}”")
+                     .replace("(--time-range)", "(the time range above)"))
         return
     except Exception:  # never a traceback
         ss[ERROR] = "The statistic could not be built from this file; check the import settings and the fields above."
@@ -88,7 +96,7 @@ def _apply() -> None:
                                 "notes": list(chosen.notes)}
     ss[state.SOURCE] = "upload"
     ss[state.LANDMARKS_TOKEN] = None
-    ss[APPLIED] = {k: ss.get(k) for k in (STAT, LOW, HIGH, BIN, K, BY, GROUP, LAT, LON, RADIUS)}
+    ss[APPLIED] = {k: ss.get(k) for k in (STAT, LOW, HIGH, BIN, K, BY, GROUP, LAT, LON, RADIUS, START, END, DROP)}
     long_series.reset()
 
 
@@ -117,7 +125,7 @@ def _seed(spec) -> None:
     """Give the panel's widgets the statistic in use (or the defaults) when they have no value yet."""
     ss = st.session_state
     defaults = {STAT: "one", LOW: None, HIGH: None, BIN: "5min" if spec.kind == "contacts" else "1h", K: 1,
-                BY: _NO_GROUP, GROUP: None, LAT: None, LON: None, RADIUS: 500.0}
+                BY: _NO_GROUP, GROUP: None, LAT: None, LON: None, RADIUS: 500.0, START: "", END: "", DROP: False}
     defaults.update(ss.get(APPLIED) or {})
     for key, value in defaults.items():
         if key not in ss:
@@ -191,6 +199,17 @@ def _statistic_fields(spec, columns: list[str]) -> None:
     c1, c2, c3 = st.columns(3)
     c1.text_input("bin", key=BIN, help="The common time grid: 1h, 30min, 5min, 1d. One contribution per user and bin "
                                         "(several readings of one user in a bin are averaged, and counted).")
+    t1, t2, t3 = st.columns(3)
+    t1.text_input("time range start", key=START, placeholder="public, e.g. 2024-03-01",
+                  help="The public time range of the released bins, given in advance (as lmdk aggregate --time-range): "
+                       "readings outside it are dropped and counted, bins inside without readings are released with "
+                       "noise. Empty: the range is read from the data, so the earliest and latest reading of any one "
+                       "user are published (the statement says so).")
+    t2.text_input("time range end (exclusive)", key=END, placeholder="e.g. 2024-04-01",
+                  help="Naive times are read in the import's time zone; the range is widened outward to whole bins.")
+    t3.checkbox(DROP_LABEL, key=DROP,
+                help="As lmdk aggregate --drop-rows-without-user: rows whose user id is empty are dropped and counted. "
+                     "Without it such rows are refused: they would count as one more user (N and the mean move).")
     if spec.kind != "contacts" and columns:
         c2.selectbox("group column", [_NO_GROUP] + columns, key=BY,
                      help="Release one group's statistic (district, feeder, class): each user in exactly one group; "

@@ -14,6 +14,7 @@ from lmdk.errors import DataError, ParameterError
 
 if TYPE_CHECKING:
     from lmdk.data.mapping import ImportSpec
+    from lmdk.population.input import Source
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ def detected_spec(path: Path) -> ImportSpec:
                       contact_column=cols.get("contact"))
 
 
-def one_key_per_user(source, rows: int = 2_000_000) -> tuple[object, dict]:
+def one_key_per_user(source: Source, rows: int = 2_000_000) -> tuple[Source, dict]:
     """``source`` (an opened population input) with every user id read as the first id of its key
     (:func:`lmdk.data.ids.key_map`: ``7`` and ``7.0`` of one table are one user, so N counts keys and a person's
     rows meet in one bin), and {id: the id it is now read as} of the ids renamed (user and contact columns); with
@@ -114,11 +115,14 @@ def one_key_per_user(source, rows: int = 2_000_000) -> tuple[object, dict]:
     def chunks(size: int):
         return (rename(chunk) for chunk in source.chunks(size))
 
-    def users(size: int):
-        return (rename(pd.DataFrame({"user": np.asarray(column, dtype=object)}))["user"].to_numpy()
-                for column in source.users(size))
+    scan = source.users
 
-    return changed(source, chunks=chunks, users=users if source.users is not None else None, parquet=(),
+    def users(size: int):
+        assert scan is not None
+        return (rename(pd.DataFrame({"user": np.asarray(column, dtype=object)}))["user"].to_numpy()
+                for column in scan(size))
+
+    return changed(source, chunks=chunks, users=users if scan is not None else None, parquet=(),
                    clustered=None), aliases
 
 

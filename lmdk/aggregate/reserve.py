@@ -45,9 +45,8 @@ def reserve_aggregate(budget: Budget, source, input_path: str, options: Aggregat
 
     src = open_source(source)
     keys = key_map(user_ids(src), "the user column")  # one key per person: 7 and 7.0 are one user
-    charges: dict[str, float] = {}
-    for key in keys.values():
-        charges[key] = charges.get(key, 0.0) + float(options.epsilon)
+    # a person's ids of one key (7, 7.0) are one user of the statistic (one reading per bin): charged ε once
+    charges = dict.fromkeys(keys.values(), float(options.epsilon))
     reservation = budget.reserve(aggregate_entry(input_path, options), charges)
     assert reservation is not None  # a ledger and an entry: reserved
     if not reservation.withheld:

@@ -45,6 +45,8 @@ class UploadStatistic:
     group: str | None = None  # the one group released (with ``by``)
     region: Region | None = None  # a count of locations: the public circle
     who: str = "user"
+    time_range: tuple[str, str] | None = None  # the public (START, END) of the released bins, as --time-range
+    drop_rows_without_user: bool = False  # drop rows without a user id (counted), as --drop-rows-without-user
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,9 @@ def _clock_notes(raw: bytes, filename: str, spec) -> tuple[str, ...]:
 def choose(raw: bytes, filename: str, spec, choice: UploadStatistic, *, units: str = "",
            tz: str | None = None) -> Chosen:
     """The statistic ``choice`` over the users of the upload (``spec``: its import mapping, with its user column)
-    as a series and its relation; ``tz``: the zone its bins are shown in (calendar landmarks read its wall clock)."""
+    as a series and its relation; ``tz``: the zone its bins are shown in (calendar landmarks read its wall clock) and
+    the zone of a naive public time range. The series' events stand for their bins (``Series.interval``): a declared
+    window marks every bin it touches, as ``lmdk aggregate`` does (:mod:`lmdk.aggregate.landmarks`)."""
     from lmdk import relation
     from lmdk.population.input import upload_source
 
@@ -104,7 +108,8 @@ def choose(raw: bytes, filename: str, spec, choice: UploadStatistic, *, units: s
         value_range = (float(choice.low), float(choice.high))
     pairs = membership(group_pairs(Upload(raw, filename), choice.by, spec)) if choice.by is not None else None
     agg = build(source, choice.statistic, value_range=value_range, bin=choice.bin, groups=pairs,
-                max_per_user=choice.max_per_user, region=choice.region)
+                max_per_user=choice.max_per_user, region=choice.region, time_range=choice.time_range, tz=tz,
+                drop_rows_without_user=choice.drop_rows_without_user)
     group = ALL if choice.by is None else str(choice.group)
     if group not in agg.series:
         raise ParameterError(f"group {group!r}: not in column {choice.by!r}; its groups are {sorted(agg.series)}")

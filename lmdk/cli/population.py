@@ -36,7 +36,8 @@ policy.json: {"landmarks": "calendar:mon-fri@18:00-22:00", "scheme": "adaptive",
 landmark_epsilon, allow_data_landmarks). A rule that reads the values (percentile:20, below:0.5, stay:…,
 contacts:…) is refused in an export (exit code 3) unless --landmark-epsilon E selects each user's landmarks
 privately (ε per user: E + epsilon) or --allow-data-landmarks releases them with the statement saying first what
-is not protected.
+is not protected. So is file:… naming a RunConfig or the app's landmark file whose positions were marked while
+viewing the values (landmark_origin "viewed", "data", or no field), here and in a --policies row.
 Without --seed every user's noise comes from fresh OS entropy that is never recorded: values use the exact
 discrete Laplace on the public range, locations the snapping sampler inside the public box --bound B.
 Output: DIR/released/user=<id>/part-0.parquet, DIR/summary.parquet (per user: n, |L|, worst Σ over L ∪ {t},

@@ -49,7 +49,9 @@ being released (below, above, percentile, share, stay, contacts) is refused in a
 --landmark-epsilon E selects it privately (the statement's ε is then E + --epsilon) or --allow-data-landmarks
 releases it anyway (the statement then says first what is not protected). A --config's positions marked while
 viewing the values (landmark_origin "viewed", or a config without the field) are refused the same way unless
---declared-landmarks confirms they were declared in advance (the statement records it).
+--declared-landmarks confirms they were declared in advance (the statement records it); so are those of a
+file:… naming a RunConfig or the app's landmark file that says "viewed" or "data" (or nothing), unless
+--allow-data-landmarks.
 
 What ε protects is part of the policy: --range LOW HIGH (values; any change of one event within the public
 range, Δ = HIGH − LOW), optionally --up-to D (only changes of up to D units, Δ = D), or --radius R (locations).

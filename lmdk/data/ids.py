@@ -199,9 +199,10 @@ def key_map(values: Iterable, where: str = "user column") -> dict:
     """{id as it appears: its key} of one user column (the column rule of :func:`user_keys`)."""
     dtype = getattr(values, "dtype", None)
     if dtype is not None and getattr(dtype, "kind", "O") in "iuf":  # numbers: distinct values by a hash table
+        import numpy as np
         import pandas as pd
 
-        column = pd.unique(values.to_numpy() if hasattr(values, "to_numpy") else values).tolist()
+        column = pd.unique(np.asarray(values.to_numpy() if hasattr(values, "to_numpy") else values)).tolist()
     else:
         column = list(dict.fromkeys(values))
     return dict(zip(column, user_keys(column, where), strict=True))

@@ -88,7 +88,7 @@ class LandmarkSource:
 
 def file_refusal(path: str, origin: str) -> str:
     """Why an export of a ``file:`` rule whose positions were marked on the values is refused, and the ways out."""
-    from lmdk.landmarks import FILE_ORIGINS
+    from lmdk.declared.origin import FILE_ORIGINS
 
     return (f"refused: the landmark file {path!r} holds positions {FILE_ORIGINS[origin]}, so ε no longer protects "
             "the values that chose them; if they were declared in advance (chosen without looking at these values), "
@@ -103,7 +103,7 @@ def file_viewed(rule, allow_data_landmarks: bool = False) -> str | None:
     detector's, or a RunConfig / app landmark file that does not say: :func:`lmdk.landmarks.file_origin`): the words
     of how (the export is then unprotected) when ``allow_data_landmarks``, else :class:`lmdk.errors.PolicyRefused`;
     None for every other rule (declared as it stands)."""
-    from lmdk.landmarks import FILE_ORIGINS, file_origin
+    from lmdk.declared.origin import FILE_ORIGINS, file_origin
 
     if rule.kind != "file" or rule.path is None:
         return None

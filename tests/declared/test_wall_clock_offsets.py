@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 import lmdk
 from lmdk import cli
@@ -150,3 +151,18 @@ def test_a_times_file_floating_time_is_the_meters_wall_clock(tmp_path):
     series = load_series(str(meter(tmp_path)))
     marked = lmdk.landmarks.parse_rule(f"times:{times}").indices(series)
     assert series.wall_times()[marked].tolist() == [pd.Timestamp("2012-06-04 19:00")]
+
+
+def test_an_event_that_stands_for_a_bin_is_marked_by_any_overlap():
+    """An aggregate's events stand for their bins (``Series.interval``): a declared window marks every bin it touches,
+    whichever path reads the rule (the app's calendar box and default rule call ``indices``)."""
+    from dataclasses import replace
+
+    from lmdk.data.series import from_values
+
+    days = from_values([1.0, 2.0, 3.0], pd.date_range("2024-01-05", periods=3, freq="1D"))  # Fri, Sat, Sun
+    rule = lmdk.landmarks.parse_rule("calendar:mon-fri@09:00-17:00")
+    assert rule.indices(days).tolist() == []  # instants at midnight
+    assert rule.indices(replace(days, interval="1d")).tolist() == [0]  # Friday's bin holds its office hours
+    with pytest.raises(lmdk.errors.ParameterError, match="interval"):
+        replace(days, interval="0h")

@@ -52,7 +52,7 @@ def write_old_ledger(kind: str, tmp_path, request, spent, caps) -> str:
         path = tmp_path / "old.jsonl"
         lines = [json.dumps({"record": "cap", "dataset": name, "cap": cap, "period": "none"})
                  for name, cap, _ in datasets]
-        for (export_id, _, _, body), (name, users) in zip(exports, spent, strict=True):
+        for (_, _, _, body), (_, users) in zip(exports, spent, strict=True):
             lines.append(json.dumps({**json.loads(body), "charges": users}))
         path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
         return str(path)

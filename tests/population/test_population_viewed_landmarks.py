@@ -11,8 +11,9 @@ import pytest
 from population_support import fleet
 
 from lmdk.cli import main
+from lmdk.declared.origin import file_origin
 from lmdk.errors import PolicyRefused
-from lmdk.landmarks import file_origin, parse_rule
+from lmdk.landmarks import parse_rule
 from lmdk.selection.export import export_landmarks, rule_source
 
 MARKS = [1, 5, 9, 30]
