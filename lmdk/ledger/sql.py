@@ -261,8 +261,8 @@ class SqlLedger:
             ok, refused = decide(dataset, spent, chunk, effective)
             if ok:
                 if not state["recorded"]:
-                    tx.insert_export(replace(entry, charges=ok, epsilon=max(ok.values()), users=len(ok),
-                                             id=reservation_id, time=stamp))
+                    tx.insert_export(replace(entry, charges=None, epsilon=max(ok.values()), users=len(ok),
+                                             id=reservation_id, time=stamp))  # the row holds no charges
                 tx.insert_charges(reservation_id, dataset, stamp, ok)
             return effective, spent, ok, refused
 
