@@ -481,7 +481,7 @@ def sync_query_params() -> None:
         text = param.dump(value)
         if shown.get(key) != text:
             qp[key] = shown[key] = text
-    origin = ss.get(LANDMARKS_ORIGIN)
+    origin = str(ss.get(LANDMARKS_ORIGIN))
     linked = LANDMARKS in shown and origin in DATA_DERIVED_ORIGINS
     if linked and shown.get(LANDMARKS_ORIGIN_LINK) != origin:
         qp[LANDMARKS_ORIGIN_LINK] = origin
