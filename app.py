@@ -4,7 +4,7 @@ Run with ``streamlit run app.py``. Pages live in ``pages/``; add yours to ``PAGE
 """
 import streamlit as st
 
-from ui import a11y, text, widgets
+from ui import a11y, auth, heavy, text, widgets
 from ui.session import cache, state
 
 st.set_page_config(page_title="lmdk — landmark privacy lab", page_icon=":material/timeline:", layout="wide")
@@ -25,7 +25,9 @@ PAGES = [
 ]
 
 state.init()
+heavy.inspect_link()  # what a link asks for beyond the interactive bounds waits for a button (issue 54)
 a11y.style()  # readable captions (WCAG AA contrast), see ui/a11y.py
+auth.sidebar()  # the login of a deployment that configures one, and who is logged in (issue 54, ui/auth.py)
 state.register_pages(PAGES)
 # Old addresses of renamed pages keep working: a hidden page at the old path that switches to the new one with the
 # link's settings (the Adversary lab was /audit until issue 35). Each old path also has a file in pages/ (e.g.
@@ -44,6 +46,8 @@ page = st.navigation([st.Page(path, title=title, icon=icon, default=i == 0)
                       for i, (path, title, icon) in enumerate(PAGES)]
                      + [st.Page(_moved(target), title=f"{old} (moved)", url_path=old, visibility="hidden")
                         for old, target in MOVED.items()])
+if not heavy.link_allowed(page.title):  # the request and its buttons are drawn instead of the page
+    st.stop()
 try:
     current = cache.current()
 except ValueError as exc:  # lmdk errors are ValueErrors with a message meant for the user

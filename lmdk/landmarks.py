@@ -380,6 +380,7 @@ def _fit_stays(t, lat, lon, target: float, duration_s: float) -> FractionFit:
 RULE_KINDS = ("none", "below", "above", "percentile", "share", "stay", "contacts", "file", "calendar", "ics", "times",
               "place")
 DATA_DEPENDENT_KINDS = ("below", "above", "percentile", "share", "stay", "contacts", "place")
+PATH_KINDS = ("contacts", "file", "ics", "times")  # rules naming a file: the command line reads it, the app never
 """Rules that read the data being released to decide whether an event is a landmark: a change of one event's
 value (location, contact) can change the landmark set itself, which Theorem 2 takes as fixed in advance."""
 RULE_HELP = ("below:0.54 | above:1.1 | percentile:20 (lowest 20 %) | percentile:20:above | share:20 "
@@ -502,7 +503,7 @@ def parse_rule(text: str) -> LandmarkRule:
         return LandmarkRule("calendar", spec=parse(raw).text)
     if kind == "place":
         return _place(rest, raw)
-    if kind in ("contacts", "file", "ics", "times"):
+    if kind in PATH_KINDS:
         if not rest:
             raise ParameterError(f"landmark rule '{kind}' needs a file: {kind}:PATH")
         return LandmarkRule(kind, path=rest)
@@ -519,6 +520,14 @@ def parse_rule(text: str) -> LandmarkRule:
     if len(parts) > 1:
         distance = _number(parts[1].lower().removesuffix("m"), raw, 0.0, None)
     return LandmarkRule("stay", number=_duration_s(parts[0].lower(), raw), distance_m=distance)
+
+
+def web_rule(text: str) -> LandmarkRule:
+    """``parse_rule`` for a link or a box of the app: a rule naming a file (PATH_KINDS) is refused unread."""
+    if (kind := str(text).strip().partition(":")[0].lower()) in PATH_KINDS:
+        raise ParameterError(f"landmark rule '{kind}:…': the app reads no file on its server; use calendar: "
+                             f"windows or another rule without a path ({kind}:PATH is for the command line)")
+    return parse_rule(text)
 
 
 def _place(text: str, rule: str) -> LandmarkRule:
@@ -567,7 +576,7 @@ def landmark_positions(text: str, timestamps=None, *, name: str = "the landmark 
         items = [str(v) for v in (items or [])]
     else:
         items = [t.strip().strip('"') for line in text.splitlines() for t in line.split(",") if t.strip()]
-        if items and not items[0].lstrip("-").isdigit() and not _is_time(items[0]):
+        if items and not items[0].lstrip("-").isdigit() and not (items[0][:4].isdigit() and len(items[0]) >= 8):
             items = items[1:]  # a header line such as "index" or "timestamp"
     if all(v.lstrip("-").isdigit() for v in items):
         return np.unique(np.asarray([int(v) for v in items], dtype=np.int64))
@@ -588,7 +597,3 @@ def landmark_positions(text: str, timestamps=None, *, name: str = "the landmark 
         raise ParameterError(f"{name}: {missing} of {len(items)} date/times are not timestamps of this series "
                              f"(e.g. {items[int(np.flatnonzero(found < 0)[0])]})")
     return np.unique(found.astype(np.int64))
-
-
-def _is_time(text: str) -> bool:
-    return bool(text[:4].isdigit() and len(text) >= 8)

@@ -8,7 +8,7 @@ from pathlib import Path
 import streamlit as st
 
 from lmdk.experiments import runner as ex
-from ui import charts, text, widgets
+from ui import charts, heavy, text, widgets
 from ui import experiments as ex_ui
 from ui.charts import alt_text
 from ui.session import state
@@ -34,7 +34,8 @@ def _recompute(name: str, repetitions: int, seed: int, progress):
     done = st.session_state.setdefault(RECOMPUTED_KEY, {})
     key = (name, repetitions, seed)
     if key not in done:
-        done[key] = ex.run_figure(name, repetitions=repetitions, seed=seed, jobs=1, progress=progress)
+        with heavy.slot(f"{name}, {repetitions} repetition{'s' if repetitions != 1 else ''}"):  # one per core at once
+            done[key] = ex.run_figure(name, repetitions=repetitions, seed=seed, jobs=1, progress=progress)
         while len(done) > RECOMPUTED_MAX:
             done.pop(next(iter(done)))
     return done[key]

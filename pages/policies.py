@@ -3,7 +3,7 @@ import streamlit as st
 
 from lmdk.errors import LmdkError
 from lmdk.policies import Bounds
-from ui import explain, ledger, policies, text
+from ui import auth, explain, ledger, policies, text
 from ui.charts import alt_text
 from ui.charts.style import PLOTLY_KW
 from ui.session import state
@@ -24,6 +24,9 @@ st.caption("Edit the table here and download it; the officer's bounds show which
            "withhold (`--max-epsilon`, `--schemes`). The table stays in this session's memory.")
 ss = st.session_state
 SCHEMES = list(state.SCHEME_NAMES)
+access = auth.current()  # an officer (or a classroom) edits the table and sees the ledger's budgets (issue 54)
+if not access.spends:
+    st.info(f"Read-only: {access.why}.", icon=":material/lock:")
 
 with st.sidebar:
     st.subheader("Officer's bounds")
@@ -56,23 +59,25 @@ if rule.startswith("calendar:"):
         st.error(f"Landmark rule: {text.escape_markdown(exc)}")
         st.stop()
     marked = policies.marked_hours(week)
-    st.markdown(f"**One week of `{rule}`**: {marked} of 168 hours are landmarks (black).")
+    st.markdown(f"**One week of {text.code(rule)}**: {marked} of 168 hours are landmarks (black).")
     st.plotly_chart(fig, key="policy_preview", **PLOTLY_KW)
     alt_text.describe("policy_preview", week, what="Landmark hours of one week", over="hour",
-                      summary=f"{marked} of 168 hours of the week are landmarks under {rule}.")
+                      summary=f"{marked} of 168 hours of the week are landmarks under {text.escape_markdown(rule)}.")
 else:
-    st.caption(f"`{text.escape_markdown(rule)}`: its file is read by `lmdk population`, next to the table; no "
+    st.caption(f"{text.code(rule)}: its file is read by `lmdk population`, next to the table; no "
                "preview here.")
-if st.button("Add to the table", type="primary", key="policy_add", icon=":material/person_add:"):
+if st.button("Add to the table", type="primary", key="policy_add", icon=":material/person_add:",
+             disabled=not access.spends) and access.spends:
     problem = policies.put({"user": user, "landmarks": rule, "epsilon": eps, "scheme": scheme})
     if problem:
         st.error(text.escape_markdown(problem))
     else:
-        st.toast(f"Policy of {user.strip()} saved")
+        st.toast(f"Policy of {text.escape_markdown(user.strip())} saved")
 
 st.subheader("The policy table")
-upload = st.file_uploader("Start from a table (CSV, Parquet or JSON)", type=policies.UPLOAD_TYPES, key="policy_file")
-if upload is not None and ss.get(state.POLICY_LOADED) != upload.file_id:
+upload = st.file_uploader("Start from a table (CSV, Parquet or JSON)", type=policies.UPLOAD_TYPES, key="policy_file",
+                          disabled=not access.spends)
+if upload is not None and access.spends and ss.get(state.POLICY_LOADED) != upload.file_id:
     problem = policies.load(upload.getvalue(), upload.name)
     ss[state.POLICY_LOADED] = upload.file_id
     if problem:
@@ -82,15 +87,18 @@ if not table.rows:
     st.info("No user yet: add one above, or start from a table.")
     st.stop()
 dataset = None
-if ledger.database_url() is not None:
+if ledger.database_url() is not None and access.spends:
     dataset = st.text_input("Ledger dataset", key="policy_dataset", placeholder="e.g. meters-2026",
                             help="the --dataset name whose per-user budgets to show (empty: the ledger's only one)")
-try:
-    budget = policies.ledger_budget([r.user for r in table.rows], dataset)
+try:  # a viewer of a ledger deployment reads no one's budget: the database is not asked
+    budget = policies.ledger_budget([r.user for r in table.rows], dataset) if access.spends \
+        else policies.no_budget(len(table.rows))
 except LmdkError as exc:
     st.error(text.escape_markdown(str(exc)))
     budget = policies.no_budget(len(table.rows))
 frame = policies.shown(table, bounds, budget)
+if not access.spends:
+    frame = frame.drop(columns=["ε spent", "ε remaining"])
 st.dataframe(frame, hide_index=True, width="stretch", key="policy_table",
              column_config={"epsilon": st.column_config.NumberColumn("ε", format="%g"),
                             "ε remaining": st.column_config.TextColumn(help="the ledger's cap minus the ε spent")})
@@ -102,7 +110,8 @@ st.caption("Spent and remaining ε: this session's ledger and its cap (the expor
            "this table yet, so nothing is spent). With a ledger database each user's own exports count here.")
 r1, r2 = st.columns([3, 1], vertical_alignment="bottom")
 gone = r1.selectbox("Remove a user", [r.user for r in table.rows], key="policy_remove_user")
-r2.button("Remove", key="policy_remove", on_click=policies.remove, args=(gone,), icon=":material/delete:")
+r2.button("Remove", key="policy_remove", on_click=policies.remove if access.spends else None, args=(gone,),
+          icon=":material/delete:", disabled=not access.spends)
 st.download_button("Policy table (CSV)", data=table.to_csv(), file_name="policies.csv", mime="text/csv",
                    key="dl_policies", on_click="ignore", icon=":material/download:",
                    help="Read by `lmdk population INPUT --policies policies.csv`.")

@@ -2,7 +2,7 @@
 import streamlit as st
 
 from lmdk.population.fleet import MAX_CELLS, MAX_EVENTS, MAX_USERS
-from ui import charts, explain, population, widgets
+from ui import charts, explain, population, text, widgets
 from ui.charts import alt_text, population_charts
 from ui.session import state
 
@@ -64,7 +64,7 @@ with st.sidebar:
                             placeholder=f"{population.RADIUS_M:g} (default)")
 
 if ss.get("_pop_error"):
-    st.error(ss["_pop_error"])
+    st.error(text.escape_markdown(ss["_pop_error"]))
 pop = population.population()
 if pop is None:
     too_large = population.fleet_too_large() if ss[state.POP_SOURCE] == "fleet" else None
@@ -86,13 +86,13 @@ if not entered.strip():
             "`calendar:sun@09:00-12:00` (declared windows).")
     st.stop()
 if entered != rule:
-    from lmdk.landmarks import parse_rule
+    from lmdk.landmarks import web_rule
 
     try:
         if pop.own_rules(entered) is None:
-            parse_rule(entered)
+            web_rule(entered)  # never a server path (ics:, times:, file:, contacts:) from a visitor's box
     except ValueError as exc:
-        st.error(f"Landmark rule: {exc}")
+        st.error(f"Landmark rule: {text.escape_markdown(exc)}")
         st.stop()
     ss[state.POP_RULE] = entered if entered != pop.default_rule else None
     rule = entered
@@ -115,7 +115,7 @@ try:
                        "1 unit (Δ = 1).")
         table = population.summaries(pop, rule, chosen, eps, w, seed, protected)
 except ValueError as exc:
-    st.error(str(exc))
+    st.error(text.escape_markdown(exc))
     st.stop()
 
 unit = {"values": "kWh" if ss[state.POP_SOURCE] == "fleet" else "value units", "trajectory": "m",
@@ -125,8 +125,10 @@ from lmdk.present.population import flagged, headline  # noqa: E402 (only once a
 guess = population.data_free_guess(pop, protected, unit)
 derived = population.data_derived(pop, rule)
 st.markdown(f"##### {headline(table, chosen, eps, unit, guess, data_derived=derived)}")
-st.caption(f"{pop.description} · landmarks: {population.rule_words(pop, rule)} · ε = {eps:g} · protected: "
-           f"{protected.label() if protected is not None else 'changes of up to 1 unit (Δ = 1)'} · one release per "
+protected_words = (text.escape_markdown(protected.label()) if protected is not None
+                   else "changes of up to 1 unit (Δ = 1)")
+st.caption(f"{pop.description} · landmarks: {population.rule_words(pop, rule)} · ε = {eps:g} · "
+           f"protected: {protected_words} · one release per "
            f"user, demonstration seed {seed}.")
 
 population.statement_box(pop, rule, chosen, eps, w, protected)  # a rule that reads the values: NOT PROTECTED first

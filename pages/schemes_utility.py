@@ -3,7 +3,7 @@ import streamlit as st
 
 from lmdk.present import headlines, views
 from ui import baselines as baseline_ui  # BD/BA/FAST/PeGaSus beside the landmark schemes
-from ui import charts, explain, text, widgets
+from ui import charts, explain, heavy, text, widgets
 from ui import plan as plan_ui
 from ui.charts import alt_text, maps, zoom
 from ui.downloads import download_deferred
@@ -157,8 +157,10 @@ def results() -> None:
     clamp = clamp_range(mechanism)
     protect = relation.options(cur, mechanism)
     key = cache.data_key(cur.token, x, cur.landmarks)
-    summaries = cache.scheme_summaries(key, tuple(chosen), eps, mechanism, reps, seed, w, clamp, protect, _x=x,
-                                       _landmarks=cur.landmarks)
+    with heavy.slot(f"{len(chosen)} schemes × {reps} repetitions of {cur.n:,} events",
+                    needed=heavy.heavy_view(cur.n, reps)):  # beyond the interactive bounds: one slot per core at once
+        summaries = cache.scheme_summaries(key, tuple(chosen), eps, mechanism, reps, seed, w, clamp, protect, _x=x,
+                                           _landmarks=cur.landmarks)
     run = cache.run_key(key, tuple(chosen), eps, mechanism, reps, seed, w, clamp, protect)  # fixes every number below
     guess = relation.data_free_guess(cur, x, mechanism)
     said = headline(cur, summaries, eps, unit, guess)

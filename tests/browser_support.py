@@ -94,13 +94,16 @@ def streamlit_server(script: str | Path = "app.py", *, timeout: float = 120.0):
 
 
 @contextlib.contextmanager
-def streamlit_process(script: str | Path = "app.py", *, timeout: float = 120.0, options: tuple[str, ...] = ()):
-    """Like ``streamlit_server``, yielding (base URL, server process); ``options`` are extra ``--server.*`` flags.
+def streamlit_process(script: str | Path = "app.py", *, timeout: float = 120.0, options: tuple[str, ...] = (),
+                      port: int | None = None):
+    """Like ``streamlit_server``, yielding (base URL, server process); ``options`` are extra ``--server.*`` flags;
+    ``port``: this one (a login's redirect_uri names it), else a free one.
 
     A free port can be taken by another process (a parallel test worker, a browser's outgoing connection) before
     Streamlit binds it: then Streamlit exits saying so, and the server is started again on another free port."""
+    fixed = port
     for attempt in range(3):
-        port = free_port()
+        port = fixed or free_port()
         cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
                "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
                "--server.fileWatcherType", "none", "--server.runOnSave", "false", *options]

@@ -34,6 +34,13 @@ def recompute(at, reps: int, seed: int):
     return at
 
 
+def start_linked_run(at):
+    """Press the button a link's recomputation waits for (ui.heavy)."""
+    next(b for b in at.button if b.label == "Start it").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
 def test_default_render_shows_the_first_cached_figure():
     at = open_page()
     assert at.selectbox(key=W(state.EX_FIGURE)).value == "fig7"
@@ -71,7 +78,8 @@ def test_recompute_replaces_the_cached_run_and_lives_in_the_url():
     assert {k: at.query_params.get(k) for k in (state.EX_FIGURE, state.EX_RUN, state.EX_REPETITIONS,
                                                 state.EX_SEED)} == {"ex_fig": "fig8", "ex_run": "fig8",
                                                                     "ex_reps": "1", "ex_seed": "7"}
-    again = open_page(**at.query_params)  # the link reproduces the recomputed view
+    again = open_page(**at.query_params)  # the link reproduces the recomputed view, after its button (issue 54)
+    start_linked_run(again)
     assert chart(again)["layout"]["meta"]["source"] == "recomputed here: 1 repetition, seed 7"
     assert again.slider(key=W(state.EX_REPETITIONS)).value == 1
     assert again.number_input(key=W(state.EX_SEED)).value == 7
@@ -96,7 +104,7 @@ def test_over_budget_recompute_shows_the_warning(monkeypatch):
     assert chart(at)["layout"]["meta"]["source"].startswith("cached default run")
     assert state.EX_RUN not in at.query_params and at.query_params[state.EX_REPETITIONS] == "2"
     # a link asking for that recomputation gets the same refusal
-    link = open_page(**{state.EX_FIGURE: "fig8", state.EX_RUN: "fig8", state.EX_REPETITIONS: "2"})
+    link = start_linked_run(open_page(**{state.EX_FIGURE: "fig8", state.EX_RUN: "fig8", state.EX_REPETITIONS: "2"}))
     assert any("longer than this page allows" in w.value for w in link.warning)
 
 

@@ -33,13 +33,13 @@ def hours_by_day(grid: pd.DataFrame) -> str:
 
 def _apply(edit: Callable, cur) -> None:
     """Replace the landmarks with the rule's positions on the current series (declared: origin "declared")."""
-    from lmdk.landmarks import parse_rule
+    from lmdk.landmarks import web_rule
 
     rule = str(st.session_state.get(RULE) or "").strip()
     try:
         if not rule.lower().startswith("calendar:"):
             raise ValueError(f"give calendar windows, e.g. {EXAMPLE} (not {rule!r})")
-        found = parse_rule(rule).indices(cur.series)
+        found = web_rule(rule).indices(cur.series)
     except ValueError as exc:  # lmdk.errors.*: names the part of the rule to fix
         st.session_state[ERROR] = f"Calendar rule: {exc}"
         return

@@ -55,8 +55,10 @@ def nonnegative_intervals(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def csv_bytes(df: pd.DataFrame) -> bytes:
-    """The run as the CSV the runner writes (no index)."""
-    return df.to_csv(index=False).encode()
+    """The run as the CSV the runner writes (no index; no cell a spreadsheet would run as a formula)."""
+    from lmdk.exports.cells import csv_text
+
+    return csv_text(df).encode()
 
 
 def chart(name: str, df: pd.DataFrame, source: str):

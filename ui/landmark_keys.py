@@ -11,6 +11,8 @@ from collections.abc import Callable
 import numpy as np
 import streamlit as st
 
+from ui.text import escape_markdown
+
 POSITIONS = "lm_positions"  # the text box
 ERROR = "_lm_positions_error"
 ACTIONS = {"add": "Add", "remove": "Remove", "toggle": "Toggle"}
@@ -68,4 +70,4 @@ def controls(edit: Callable, n: int) -> None:
         column.button(label, key=f"lm_positions_{action}", on_click=_apply, args=(action, edit, n), width="stretch",
                       help=f"{label} the typed positions: {HELP[action]}")
     if st.session_state.get(ERROR):
-        st.error(st.session_state[ERROR])
+        st.error(escape_markdown(st.session_state[ERROR]))

@@ -26,10 +26,11 @@ import streamlit as st
 
 from lmdk import ledger
 from lmdk.errors import LmdkError
+from ui import auth, text
 from ui.session import state
 
 CAP_WIDGET = state.widget_key(state.LEDGER_CAP)
-URL_ENV = "LMDK_LEDGER_URL"
+URL_ENV = auth.URL_ENV
 
 
 def database_url() -> str | None:
@@ -53,9 +54,18 @@ def record(fields: dict) -> None:
 
 def reserving(build: Callable, fields: dict) -> Callable:
     """``build`` (a release's deferred download) preceded, with ``LMDK_LEDGER_URL``, by the reservation of its ε in
-    the database: past the cap the file says it was refused instead of holding a release."""
+    the database: past the cap the file says it was refused instead of holding a release. Only an officer's
+    release (``fields`` with ``released_by``, :func:`entry_fields`) is reserved: any other file says it was refused."""
     url = database_url()
+    if url is not None and not fields.get("released_by"):
+        return _not_an_officer
     return build if url is None else functools.partial(_reserve_then_build, build, url, fields)
+
+
+def _not_an_officer(payload) -> str:
+    """The file of a release asked for without an officer's login: nothing drawn, nothing charged."""
+    return ("# Refused: only an officer who is logged in hands out releases of this deployment's ledger. Nothing was "
+            "released or charged.\n")
 
 
 def _reserve_then_build(build: Callable, url: str, fields: dict, payload) -> str:
@@ -116,6 +126,7 @@ def entry_fields(cur, scheme: str, mechanism: str, epsilon: float, w: int) -> di
                                 landmark_count=int(len(cur.landmarks)), w=int(w) if scheme == "w-event" else None,
                                 tool="app")
     fields = {k: v for k, v in asdict(entry).items() if k not in ("time", "id")}
+    fields["released_by"] = auth.current().subject  # the officer's login subject (issue 54); None without a login
     dataset, person, _ = budget_names()
     if dataset is not None:
         fields.update(dataset=dataset, charges={person: float(epsilon)} if person is not None else None)
@@ -126,7 +137,7 @@ def database_refusal(cur, epsilon: float) -> str | None:
     """Why the operator's ledger database refuses a release of ``cur`` at ``epsilon`` (the stored cap of the dataset
     named, else of the data; the person named, else the series as one user), or None."""
     url = database_url()
-    if url is None or cur is None:
+    if url is None or cur is None or not auth.current().spends:  # a viewer learns nothing of anyone's budget
         return None
     dataset, person, problem = budget_names()
     if problem is not None:
@@ -162,12 +173,16 @@ def panel(epsilon: float, cur=None) -> None:
     ss = st.session_state
     why = database_refusal(cur, epsilon)
     if why:
-        st.error(f"Refused by the privacy ledger: {why} — nothing was released or charged.", icon=":material/block:")
+        st.error(f"Refused by the privacy ledger: {text.escape_markdown(why)} — nothing was released or charged.",
+                 icon=":material/block:")
     batch = entries()
     totals = ledger.compose(batch, ledger.DELTA)
     with st.container(border=True, key="ledger_panel"):
         st.markdown("**This session's privacy ledger** — every release handed out spends ε again")
-        if database_url() is not None:
+        access = auth.current()
+        if database_url() is not None and not access.spends:
+            st.info(f"Read-only: {access.why}.", icon=":material/lock:")
+        elif database_url() is not None:
             n1, n2 = st.columns(2)
             n1.text_input("Dataset (optional)", key=state.LEDGER_DATASET, placeholder="the data's content",
                           help="The budget's name in the operator's ledger, as lmdk release --dataset (e.g. "

@@ -195,7 +195,7 @@ def rule_words(pop: Population, rule: str) -> str:
     """How the page names ``rule``: the rule in backticks, or the users' own declared quiet hours."""
     if pop.own_rules(rule) is not None:
         return "each user's own declared quiet hours (a `calendar:` rule per user)"
-    return f"`{text.escape_markdown(rule)}`"
+    return text.code(rule)
 
 
 def statement_box(pop: Population, rule: str, chosen: tuple, eps: float, w: int, protected) -> None:
@@ -268,9 +268,12 @@ def district_section(pop: Population, table, chosen: tuple, eps: float, w: int, 
         st.error("Landmarks of the total: give calendar windows, e.g. calendar:sun@09:00-12:00")
         return
     try:
+        from lmdk.landmarks import web_rule
+
+        web_rule(entered)  # the one gate of a visitor's rule (a calendar: rule carries its content)
         side = district(pop, table, entered, chosen, eps, w, seed, protected)
     except ValueError as exc:
-        st.error(f"Landmarks of the total: {exc}")
+        st.error(f"Landmarks of the total: {text.escape_markdown(exc)}")
         return
     ss[state.POP_DISTRICT_RULE] = entered if entered != DISTRICT_RULE else None
     st.markdown(f"**{headline(side, unit, 'user')}**")

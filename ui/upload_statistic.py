@@ -197,8 +197,11 @@ def _statistic_fields(spec, columns: list[str]) -> None:
         c2.number_input("region longitude", -180.0, 180.0, value=None, key=LON, placeholder="e.g. 116.4")
         c3.number_input("radius (m)", min_value=1.0, key=RADIUS, help="The public circle users are counted in; Δ = 1.")
     c1, c2, c3 = st.columns(3)
-    c1.text_input("bin", key=BIN, help="The common time grid: 1h, 30min, 5min, 1d. One contribution per user and bin "
-                                        "(several readings of one user in a bin are averaged, and counted).")
+    c1.text_input("bin", key=BIN, help="The common time grid, as lmdk aggregate --bin: 30min, 1h (aligned on "
+                                        "multiples of the width), 1d, 1w, 1month, 1quarter, 1year (from local "
+                                        "midnight, weeks from Monday); 1m and MS are ambiguous (write 1min or "
+                                        "1month). One contribution per user and bin (several readings of one user "
+                                        "in a bin are averaged, and counted).")
     t1, t2, t3 = st.columns(3)
     t1.text_input("time range start", key=START, placeholder="public, e.g. 2024-03-01",
                   help="The public time range of the released bins, given in advance (as lmdk aggregate --time-range): "

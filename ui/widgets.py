@@ -103,7 +103,8 @@ def landmark_status(cur) -> None:
     from ui.session import relation
 
     if (total := relation.aggregate_relation()) is not None:  # a statistic over many people: say what one moves
-        box.caption(f"A {total.statistic} over {total.users:,} {total.who}s: {total.label()}.")
+        box.caption(f"A {total.statistic} over {total.users:,} {text.escape_markdown(total.who)}s: "
+                    f"{text.escape_markdown(total.label())}.")
     if k == 0:  # a rule or detector that marked nothing (or a cleared set): say so where the count is
         box.warning("No landmarks: the rule marked none. Pick another rule or window, or mark events on "
                     "*Data & landmarks*.", icon=":material/flag:")
@@ -183,7 +184,8 @@ def relation_controls(cur, box) -> None:
                          help="Any location may move anywhere within this radius: planar Laplace with ε/radius "
                               "per metre. A move of c metres is protected at c/radius·ε.")
     elif (total := relation.aggregate_relation()) is not None:
-        box.caption(f"This series is a **{total.statistic} over {total.users:,} {total.who}s**: {total.label()}.")
+        box.caption(f"This series is a **{total.statistic} over {total.users:,} {text.escape_markdown(total.who)}s**: "
+                    f"{text.escape_markdown(total.label())}.")
     else:
         ss = st.session_state
         unit = cur.series.units or "value units"
@@ -209,7 +211,8 @@ def relation_controls(cur, box) -> None:
                     "rating — never from the data). Until then the views protect changes of up to 1 unit (Δ = 1).",
                     icon=":material/warning:")
     else:
-        box.caption(f"Protected: {protected.protects('event')} — Δ = {protected.sensitivity:g}.")
+        box.caption(f"Protected: {text.escape_markdown(protected.protects('event'))} — Δ = "
+                    f"{protected.sensitivity:g}.")
 
 
 def button_row(key: str | None = None):
@@ -328,12 +331,16 @@ def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list
                             help="The export's statement then starts with NOT PROTECTED: the value of any event "
                                  "whose landmark status could change (lmdk release --allow-data-landmarks).")
     guarantee_box(cur, protected, scheme, summ, mechanism)
-    from ui import ledger
+    from ui import auth, ledger
 
     ledger.panel(float(ss[state.EPSILON]), cur)
     d1, d2 = st.columns(2)
     d3, d4 = st.columns(2)
-    if (needs_bound and not bound) or protected is None or (from_data and not allow):
+    access = auth.current()
+    if not access.spends:  # a viewer exports nothing that spends a budget (issue 54)
+        d1.button("Release to hand out (CSV)", disabled=True, key="dl_release_csv_off", icon=":material/download:",
+                  help=f"Only an officer hands out releases: {access.why}.")
+    elif (needs_bound and not bound) or protected is None or (from_data and not allow):
         d1.button("Release to hand out (CSV)", disabled=True, key="dl_release_csv_off", icon=":material/download:",
                   help="Declare the landmarks, or tick 'Release these data-derived landmarks anyway'." if protected
                   is not None and not (needs_bound and not bound) else "Set the public box first." if protected

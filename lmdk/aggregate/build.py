@@ -34,7 +34,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from lmdk.aggregate.partial import ALL, Region, bin_starts, frame_partial, time_bounds, without_user
+from lmdk.aggregate.partial import ALL, Region, frame_partial, time_bounds, without_user
+from lmdk.data.bins import Grid, check_bin_count, parse_bin
 from lmdk.errors import DataError, ParameterError
 
 STATISTICS = ("sum", "mean", "count")
@@ -91,15 +92,14 @@ class Aggregate:
         return Series(frame, "values", units=units, name=name, warnings=self.warnings, interval=self.bin)
 
 
-def _bin_width(bin: str) -> pd.Timedelta:
-    """The bin width of '1h', '30min', '5min', '1d'…, refusing anything that is not a positive fixed width."""
-    try:
-        width = pd.Timedelta(bin)
-    except (TypeError, ValueError):
-        raise ParameterError(f"bin {bin!r} is not a time width; use e.g. 1h, 30min, 5min or 1d") from None
-    if width <= pd.Timedelta(0):
-        raise ParameterError(f"bin must be a positive width, not {bin!r}")
-    return width
+def _bin_width(bin: str, tz: str | None = None) -> Grid:
+    """The time grid of ``bin`` ('30min', '1h', '1d', '1w', '1month', '1quarter', '1year':
+    :func:`lmdk.data.bins.parse_bin`), calendar bins at local midnight in ``tz``."""
+    if tz is not None:
+        from lmdk.declared.calendar import check_zone
+
+        check_zone(tz)
+    return Grid(parse_bin(bin), tz)
 
 
 def _check(statistic: str, kind: str, value_range, max_per_user: int, region: Region | None) -> None:
@@ -126,7 +126,8 @@ class _Totals:
     """Per-group sums over absolute bin numbers (bin start // width), grown as bins arrive; with ``bounds`` (the
     public time range's bins [first, stop)) the grid is exactly those bins."""
 
-    def __init__(self, bounds: tuple[int, int] | None = None) -> None:
+    def __init__(self, bounds: tuple[int, int] | None = None, grid: Grid | None = None) -> None:
+        self.grid = grid
         self.offset: int | None = None
         self.sums: dict[str, np.ndarray] = {}
         self.fixed = bounds is not None
@@ -137,6 +138,8 @@ class _Totals:
         """Widen the grid to cover ``bins`` (every event's bin, contributing or not), unless the range is public."""
         if bins.size and not self.fixed:
             self.first, self.last = min(self.first, int(bins.min())), max(self.last, int(bins.max()))
+            if self.grid is not None:
+                check_bin_count(self.first, self.last, self.grid.bin)
 
     def add(self, group: str, bins: np.ndarray, weights: np.ndarray) -> None:
         """Add ``weights`` at ``bins`` to the group's sums."""
@@ -156,8 +159,9 @@ class _Totals:
         have[:part.size] += part
         self.sums[group] = have
 
-    def series(self, group: str, width: pd.Timedelta) -> tuple[np.ndarray, np.ndarray]:
-        """(bin starts in ns, sums) of ``group`` on the grid from the first to the last event's bin."""
+    def series(self, group: str, width: Grid, zoned: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """(bin starts in ns, sums) of ``group`` on the grid from the first to the last event's bin (UTC instants
+        when the input's times carried a zone)."""
         starts = np.arange(self.first, self.last + 1)
         out = np.zeros(starts.size)
         have = self.sums.get(group)
@@ -165,14 +169,14 @@ class _Totals:
             idx = starts - self.offset
             inside = (idx >= 0) & (idx < have.size)
             out[inside] = have[idx[inside]]
-        return starts * width.value, out
+        return width.starts(starts, zoned), out
 
 
-def _capped_contacts(frame: pd.DataFrame, width: pd.Timedelta, k: int) -> tuple[np.ndarray, int]:
+def _capped_contacts(frame: pd.DataFrame, width: Grid, k: int) -> tuple[np.ndarray, int]:
     """Bins of the contact rows kept when each person contributes at most k rows per bin (a row counts for both
     people it joins; rows in time order, the first k of a person kept), and how many rows were dropped."""
     order = np.argsort(frame["timestamp"].to_numpy(), kind="stable")
-    bins = bin_starts(frame["timestamp"].iloc[order], width)
+    bins = width.numbers(frame["timestamp"].iloc[order])
     a = frame["user"].to_numpy()[order]
     b = frame["contact"].to_numpy()[order]
     codes, _ = pd.factorize(np.concatenate([a, b]))
@@ -218,7 +222,7 @@ def build(source, statistic: str, *, value_range: tuple[float, float] | None = N
 
     src = open_source(source)
     _check(statistic, src.kind, value_range, max_per_user, region)
-    width = _bin_width(bin)
+    width = _bin_width(bin, tz)
     low, high = (float(value_range[0]), float(value_range[1])) if value_range is not None else (0.0, 1.0)
     if value_range is not None and not low < high:
         raise ParameterError(f"the public range needs low < high, got [{low:g}, {high:g}]")
@@ -237,7 +241,7 @@ def build(source, statistic: str, *, value_range: tuple[float, float] | None = N
     parts = _partials_dask(src, width, low, high, member, region, rows, scheduler, workers, bounds) \
         if scheduler is not None or workers is not None else \
         (frame_partial(frame, src.kind, width, low, high, member, region, bounds) for frame in user_frames(src, rows))
-    totals = _Totals(bounds)
+    totals = _Totals(bounds, width)
     users: dict[str, set] = {}
     averaged = missing = clamped = no_user = outside = 0
     zoned = False
@@ -256,8 +260,9 @@ def build(source, statistic: str, *, value_range: tuple[float, float] | None = N
         raise DataError("the input holds no events to aggregate" + (" inside --time-range" if outside else ""))
     warnings = _warnings(averaged, missing, 0, max_per_user, {g: len(u) for g, u in users.items()}, clamped,
                          (low, high)) + _row_notes(no_user, outside)
-    agg = _finish(statistic, src.kind, bin, width, totals, users, value_range, max_per_user, warnings)
-    return replace(_placed(agg, no_user, outside, bounds, width), zoned=zoned)
+    agg = _finish(statistic, src.kind, width.bin.text, width, totals, users, value_range, max_per_user, warnings,
+                  zoned)
+    return replace(_placed(agg, no_user, outside, bounds, width, zoned), zoned=zoned)
 
 
 def refuse_rows_without_user(count: int, drop: bool) -> None:
@@ -280,15 +285,16 @@ def _row_notes(no_user: int, outside: int) -> tuple[str, ...]:
 
 
 def _placed(agg: Aggregate, no_user: int, outside: int, bounds: tuple[int, int] | None,
-            width: pd.Timedelta) -> Aggregate:
+            width: Grid, zoned: bool = False) -> Aggregate:
     """``agg`` with the rows dropped and the public time range (first bin start, end) recorded."""
     span = None
     if bounds is not None:
-        span = (str(pd.Timestamp(bounds[0] * width.value)), str(pd.Timestamp(bounds[1] * width.value)))
+        edges = width.starts(np.asarray(bounds, dtype=np.int64), zoned)
+        span = (str(pd.Timestamp(int(edges[0]))), str(pd.Timestamp(int(edges[1]))))
     return replace(agg, dropped_rows=no_user, outside_rows=outside, time_range=span)
 
 
-def _partials_dask(src, width: pd.Timedelta, low: float, high: float, member, region, rows: int,
+def _partials_dask(src, width: Grid, low: float, high: float, member, region, rows: int,
                    scheduler: str | None, workers: int | None, bounds: tuple[int, int] | None):
     """The partials of a Dask run (:mod:`lmdk.aggregate.engine`), as they complete."""
     from lmdk.aggregate.engine import partials
@@ -296,7 +302,7 @@ def _partials_dask(src, width: pd.Timedelta, low: float, high: float, member, re
     return partials(src, width, low, high, member, region, rows, scheduler, workers, bounds)
 
 
-def _contact_count(src, bin: str, width: pd.Timedelta, k: int, rows: int, bounds: tuple[int, int] | None = None,
+def _contact_count(src, bin: str, width: Grid, k: int, rows: int, bounds: tuple[int, int] | None = None,
                    drop_rows_without_user: bool = False) -> Aggregate:
     """Contact rows per bin, each person capped at k rows per bin over the whole table (a person's rows appear
     under both columns, so the cap cannot be applied one user's frame at a time)."""
@@ -306,7 +312,7 @@ def _contact_count(src, bin: str, width: pd.Timedelta, k: int, rows: int, bounds
     refuse_rows_without_user(no_user, drop_rows_without_user)
     keep = ~nobody
     if bounds is not None:
-        number = bin_starts(frame["timestamp"], width) // width.value
+        number = width.numbers(frame["timestamp"])
         inside = (number >= bounds[0]) & (number < bounds[1])
         outside, keep = int((keep & ~inside).sum()), keep & inside
     frame = frame[keep].reset_index(drop=True)
@@ -320,13 +326,13 @@ def _contact_count(src, bin: str, width: pd.Timedelta, k: int, rows: int, bounds
     frame = frame.drop_duplicates(ignore_index=True)
     bins, dropped = _capped_contacts(frame, width, k)
     people = set(pd.unique(frame["user"].to_numpy())) | set(pd.unique(frame["contact"].to_numpy()))
-    totals = _Totals(bounds)
-    totals.span(bin_starts(frame["timestamp"], width) // width.value)
-    totals.add(ALL, bins // width.value, np.ones(bins.size))
-    agg = _finish("count", "contacts", bin, width, totals, {ALL: people}, None, k,
-                  _warnings(0, 0, dropped, k, {ALL: len(people)}) + _row_notes(no_user, outside))
+    totals = _Totals(bounds, width)
+    totals.span(width.numbers(frame["timestamp"]))
+    totals.add(ALL, bins, np.ones(bins.size))
     zoned = getattr(frame["timestamp"].dtype, "tz", None) is not None
-    return replace(_placed(agg, no_user, outside, bounds, width), zoned=zoned)
+    agg = _finish("count", "contacts", width.bin.text, width, totals, {ALL: people}, None, k,
+                  _warnings(0, 0, dropped, k, {ALL: len(people)}) + _row_notes(no_user, outside), zoned)
+    return replace(_placed(agg, no_user, outside, bounds, width, zoned), zoned=zoned)
 
 
 def _warnings(averaged: int, missing: int, dropped: int, k: int, sizes: dict[str, int], clamped: int = 0,
@@ -351,13 +357,13 @@ def _warnings(averaged: int, missing: int, dropped: int, k: int, sizes: dict[str
     return tuple(out)
 
 
-def _finish(statistic: str, kind: str, bin: str, width: pd.Timedelta, totals: _Totals, users: dict[str, set],
-            value_range, k: int, warnings: tuple[str, ...]) -> Aggregate:
+def _finish(statistic: str, kind: str, bin: str, width: Grid, totals: _Totals, users: dict[str, set],
+            value_range, k: int, warnings: tuple[str, ...], zoned: bool = False) -> Aggregate:
     """Every group's series on the common grid from the first to the last event's bin (a bin nobody contributed
     to is 0), means divided by N."""
     series = {}
     for group in sorted(users):
-        starts, full = totals.series(group, width)
+        starts, full = totals.series(group, width, zoned)
         if statistic == "mean":
             full = full / len(users[group])
         series[group] = pd.Series(full, index=pd.DatetimeIndex(starts.view("datetime64[ns]"), name="timestamp"),

@@ -12,9 +12,10 @@ from collections.abc import Iterator
 import pandas as pd
 
 from lmdk.aggregate.partial import Partial, Region, frame_partial
+from lmdk.data.bins import Grid
 
 
-def rows_partial(files: tuple[str, ...], layout, start: int, stop: int, width: pd.Timedelta, low: float,
+def rows_partial(files: tuple[str, ...], layout, start: int, stop: int, width: Grid, low: float,
                  high: float, member: pd.DataFrame | None, region: Region | None,
                  bounds: tuple[int, int] | None = None) -> Partial:
     """``frame_partial`` of rows [start, stop) of Parquet files (a task on clustered input)."""
@@ -26,7 +27,7 @@ def rows_partial(files: tuple[str, ...], layout, start: int, stop: int, width: p
                          member, region, bounds)
 
 
-def partials(src, width: pd.Timedelta, low: float, high: float, member: pd.DataFrame | None,
+def partials(src, width: Grid, low: float, high: float, member: pd.DataFrame | None,
              region: Region | None, rows: int, scheduler: str | None, workers: int | None,
              bounds: tuple[int, int] | None = None) -> Iterator[Partial]:
     """The partials of every task, computed on the cluster at ``scheduler`` or a LocalCluster of ``workers``."""

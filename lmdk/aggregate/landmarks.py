@@ -42,12 +42,11 @@ def landmark_clock(tz: str | None, zoned: bool) -> str:
 def bin_landmarks(rule: LandmarkRule, series, bin: str, tz: str | None = None, zoned: bool = False) -> BinLandmarks:
     """The landmark bins of ``series`` (an aggregate's :meth:`~lmdk.aggregate.build.Aggregate.to_series`, bins of
     width ``bin``) under ``rule`` (see the module docstring)."""
-    import pandas as pd
-
     if rule.kind == "calendar":
+        from lmdk.data.bins import bin_offset
         from lmdk.declared.calendar import parse
 
-        mask = parse(rule.spec or "").bin_mask(series.timestamps, pd.Timedelta(bin), tz)
+        mask = parse(rule.spec or "").bin_mask(series.timestamps, bin_offset(bin), tz)
         L = np.flatnonzero(mask).astype(np.int64)
     else:
         L = np.asarray(rule.indices(series, tz), dtype=np.int64)

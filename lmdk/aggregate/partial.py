@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from lmdk.data.bins import Grid, check_bin_count
 from lmdk.errors import DataError, ParameterError
 
 ALL = "all"
@@ -41,20 +42,10 @@ class Region:
 
 
 
-def bin_starts(timestamps: pd.Series, width: pd.Timedelta) -> np.ndarray:
-    """Bin starts (int64 ns) of every timestamp: naive times as they stand (wall clock), zone-aware ones as
-    instants in UTC — so the repeated hour of an autumn clock change is two bins, not one bin of duplicates
-    (``Aggregate.to_series(tz=…)`` shows them in the zone again)."""
-    if isinstance(timestamps, pd.Series) and getattr(timestamps.dtype, "tz", None) is not None:
-        timestamps = timestamps.dt.tz_convert("UTC").dt.tz_localize(None)
-    ns = np.asarray(timestamps, dtype="datetime64[ns]").view(np.int64)
-    return ns - np.mod(ns, width.value)  # bins start at multiples of the width from 1970-01-01, as pandas' floor
-
-
-def time_bounds(time_range: tuple[str, str], width: pd.Timedelta, tz: str | None = None) -> tuple[int, int]:
-    """The public time range [START, END) as bin numbers [first, stop), widened outward to whole bins: naive times
-    are wall-clock times in ``tz`` (none: as they stand, the series' own clock), times with an offset are instants
-    (bins of zone-aware input are UTC instants, :func:`bin_starts`)."""
+def time_bounds(time_range: tuple[str, str], width: Grid, tz: str | None = None) -> tuple[int, int]:
+    """The public time range [START, END) as bin numbers [first, stop), widened outward to whole bins (calendar
+    bins: whole days, weeks, months… of the grid's zone): naive times are wall-clock times in ``tz`` (none: as they
+    stand, the series' own clock), times with an offset are instants (bins of zone-aware input are UTC instants)."""
     stamps = []
     for name, text in zip(("START", "END"), time_range, strict=True):
         try:
@@ -70,14 +61,17 @@ def time_bounds(time_range: tuple[str, str], width: pd.Timedelta, tz: str | None
 
             check_zone(tz)
             stamp = stamp.tz_localize(tz, ambiguous=True, nonexistent="shift_forward")
-        if stamp.tzinfo is not None:
-            stamp = stamp.tz_convert("UTC").tz_localize(None)
-        stamps.append(stamp.value)
+        stamps.append(stamp)
     start, end = stamps
+    if (start.tzinfo is None) != (end.tzinfo is None):  # one with an offset: the other is read on UTC
+        start, end = (s if s.tzinfo is not None else s.tz_localize("UTC") for s in (start, end))
     if end <= start:
         raise ParameterError(f"--time-range needs START before END (END exclusive), got {time_range[0]} to "
                              f"{time_range[1]}")
-    return start // width.value, -(-end // width.value)
+    first = int(width.numbers(pd.DatetimeIndex([start]))[0])
+    stop = int(width.numbers(pd.DatetimeIndex([end - pd.Timedelta(1, "ns")]))[0]) + 1
+    check_bin_count(first, stop - 1, width.bin)
+    return first, stop
 
 
 def without_user(users: np.ndarray) -> np.ndarray:
@@ -89,7 +83,7 @@ def without_user(users: np.ndarray) -> np.ndarray:
     return missing
 
 
-def _value_runs(frame: pd.DataFrame, width: pd.Timedelta, low: float, high: float
+def _value_runs(frame: pd.DataFrame, width: Grid, low: float, high: float
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int, int]:
     """One reading per (user, bin) of a frame of whole users — the mean of the user's clamped readings in the
     bin — as (users, first row of each user's run, run bins, run means), plus how many rows were averaged away,
@@ -99,7 +93,7 @@ def _value_runs(frame: pd.DataFrame, width: pd.Timedelta, low: float, high: floa
     keep = np.isfinite(values)
     missing = int((~keep).sum())
     user = frame["user"].to_numpy()
-    bins = bin_starts(frame["timestamp"], width) // width.value
+    bins = width.numbers(frame["timestamp"])
     x = np.clip(values, low, high)
     clamped = int(np.count_nonzero(keep & (x != values)))
     if missing:
@@ -153,7 +147,7 @@ class Partial:
     zoned: bool = False  # whether the timestamps carried a zone or an offset (the bins are then UTC instants)
 
 
-def frame_partial(frame: pd.DataFrame, kind: str, width: pd.Timedelta, low: float, high: float,
+def frame_partial(frame: pd.DataFrame, kind: str, width: Grid, low: float, high: float,
                   member: pd.DataFrame | None, region: Region | None,
                   bounds: tuple[int, int] | None = None) -> Partial:
     """The contribution of a frame of whole users (canonical columns) to every group's per-bin sums; rows without
@@ -165,7 +159,7 @@ def frame_partial(frame: pd.DataFrame, kind: str, width: pd.Timedelta, low: floa
         no_user = int(nobody.sum())
         keep = ~nobody
         if bounds is not None:
-            number = bin_starts(frame["timestamp"], width) // width.value
+            number = width.numbers(frame["timestamp"])
             inside = (number >= bounds[0]) & (number < bounds[1])
             outside = int((keep & ~inside).sum())
             keep &= inside
@@ -177,7 +171,7 @@ def frame_partial(frame: pd.DataFrame, kind: str, width: pd.Timedelta, low: floa
     return part
 
 
-def _frame_partial(frame: pd.DataFrame, kind: str, width: pd.Timedelta, low: float, high: float,
+def _frame_partial(frame: pd.DataFrame, kind: str, width: Grid, low: float, high: float,
                    member: pd.DataFrame | None, region: Region | None) -> Partial:
     """The contribution of a frame of whole users with a user id each, inside the time range."""
     if not len(frame):
@@ -188,7 +182,7 @@ def _frame_partial(frame: pd.DataFrame, kind: str, width: pd.Timedelta, low: flo
         every = bins
     else:
         assert region is not None  # _check refused a location count without a region
-        every = bin_starts(frame["timestamp"], width) // width.value
+        every = width.numbers(frame["timestamp"])
         inside = region.holds(frame["lat"].to_numpy(float), frame["lon"].to_numpy(float))
         ids = pd.unique(frame["user"].to_numpy())
         code = pd.Index(ids).get_indexer(frame["user"].to_numpy()[inside])

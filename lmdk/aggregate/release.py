@@ -43,6 +43,7 @@ class AggregateOptions:
     dummies: str | None = None  # the dummy-landmark method
     time_range: tuple[str, str] | None = None  # the public (START, END) of the released bins; None: read from data
     drop_rows_without_user: bool = False  # drop (and count) rows without a user id instead of refusing them
+    seed: int | None = None  # a demonstration's seed (reproducible noise, marked inside every output); None: OS entropy
 
     def check(self) -> None:
         """Refuse a sum or mean without its public range, or a count with one."""
@@ -68,6 +69,7 @@ class GroupRelease:
     frame: pd.DataFrame
     summary: dict
     exported: ExportedRelease
+    typed: pd.DataFrame | None = None  # the same rows with typed (zone-aware when known) timestamps, for Parquet
 
 
 @dataclass(frozen=True)
@@ -90,9 +92,15 @@ class AggregateRelease:
         """Whether every group's release satisfies Theorem 2."""
         return all(g.summary["theorem2"]["satisfied"] for g in self.groups.values())
 
-    def frame(self) -> pd.DataFrame:
-        """The released table: timestamp, group (with ``by``) and released."""
-        return pd.concat([g.frame for g in self.groups.values()], ignore_index=True)
+    def frame(self, typed: bool = False) -> pd.DataFrame:
+        """The released table: timestamp, group (with ``by``) and released; ``typed``: timestamps as datetimes
+        (zone-aware when the input's times carried a zone), as Parquet stores them, instead of text."""
+        return pd.concat([g.typed if typed and g.typed is not None else g.frame for g in self.groups.values()],
+                         ignore_index=True)
+
+    def table_for(self, out: str | None) -> pd.DataFrame:
+        """The table to write to ``out``: typed timestamps for Parquet (.parquet, .pq), text for CSV."""
+        return self.frame(typed=out is not None and out.lower().endswith((".parquet", ".pq")))
 
     def note(self) -> str:
         """The statement written above the table (Parquet: in its metadata)."""
@@ -108,6 +116,12 @@ class AggregateRelease:
         if self.options.by is not None:
             note += (f"\n# Groups: {len(self.groups)} (by {self.options.by!r}); each group's lines above speak for "
                      "one group of its N")
+        if self.options.seed is not None:  # a demonstration says so inside every file it writes
+            from lmdk.exports.files import demonstration_note
+
+            note = note.replace("noise from fresh OS entropy, not recorded (this release cannot be regenerated)",
+                                f"noise drawn from the demonstration seed {self.options.seed} (reproducible)")
+            note = demonstration_note(self.options.seed) + "\n" + note
         return note
 
     def summaries(self) -> dict[str, dict]:
@@ -128,7 +142,12 @@ class AggregateRelease:
     def to_json(self) -> dict:
         """The JSON summary (officer's eyes only: it holds the true statistic's error)."""
         summaries = self.summaries()
-        return summaries[next(iter(summaries))] if self.options.by is None else {"groups": summaries}
+        out = summaries[next(iter(summaries))] if self.options.by is None else {"groups": summaries}
+        if self.options.seed is not None:
+            from lmdk.exports.files import demonstration_note
+
+            out = {"demonstration_only": demonstration_note(self.options.seed).removeprefix("# "), **out}
+        return out
 
     def lines(self) -> list[str]:
         """One line per group: users, bins, |L|, the error and the Theorem 2 verdict."""
@@ -149,15 +168,18 @@ def release_aggregate(agg: Aggregate, options: AggregateOptions, rule: LandmarkR
     """Export every group of ``agg`` (in sorted order) under ``options`` with the landmarks of ``rule``."""
     units = options.units if options.units is not None else ("contacts" if agg.kind == "contacts" else "")
     event = bin_word(options.bin)
-    groups = {group: release_group(agg, group, options, rule, units, event) for group in sorted(agg.series)}
+    groups = {group: release_group(agg, group, options, rule, units, event, i)
+              for i, group in enumerate(sorted(agg.series))}
     return AggregateRelease(options, rule, units, groups, agg.time_range)
 
 
 def release_group(agg: Aggregate, group: str, options: AggregateOptions, rule: LandmarkRule, units: str,
-                  event: str) -> GroupRelease:
-    """Export one group's statistic: its released rows, its summary and the exported release."""
+                  event: str, stream: int = 0) -> GroupRelease:
+    """Export one group's statistic: its released rows, its summary and the exported release (``options.seed``: a
+    demonstration, group number ``stream`` drawing from its own stream of the seed)."""
     from lmdk import privacy, relation
     from lmdk.aggregate.landmarks import bin_landmarks
+    from lmdk.data.bins import bin_offset
     from lmdk.exports.export import export_scheme_release
     from lmdk.selection.export import source_of
 
@@ -176,7 +198,8 @@ def release_group(agg: Aggregate, group: str, options: AggregateOptions, rule: L
     dummies = o.dummy_spec()
     exported = export_scheme_release(series, source, o.scheme, o.epsilon, protects=protects, w=o.w,
                                      event=event, data_derived=data_derived, allow_data_landmarks=data_derived,
-                                     dummies=dummies)
+                                     dummies=dummies,
+                                     rng=None if o.seed is None else np.random.default_rng([o.seed, stream]))
     released = exported.frame["released"].to_numpy(dtype=float)
     truth = series.values
     budgets = np.atleast_2d(exported.release.budgets)
@@ -184,6 +207,9 @@ def release_group(agg: Aggregate, group: str, options: AggregateOptions, rule: L
     mae = float(np.mean(np.abs(released - truth)))
     scale = float(np.mean(np.abs(truth)))
     statistic_range = protects.value_range or (0.0, 0.0)
+    from lmdk.exports.swamped import swamped
+
+    swamp = swamped(released, protects.value_range, exported.release.budgets, protects.sensitivity)
     summary = {
         "statistic": o.statistic, "scheme": o.scheme, "epsilon": o.epsilon, "n_users": agg.users[group],
         "n_events": len(series), "landmarks": int(len(L)), "landmark_kind": "data" if rule.data_dependent
@@ -195,16 +221,22 @@ def release_group(agg: Aggregate, group: str, options: AggregateOptions, rule: L
         "landmark_clock": marked.clock, "dropped_rows": agg.dropped_rows,
         "time_range": {"start": agg.time_range[0], "end": agg.time_range[1], "public": True}
         if agg.time_range is not None else {"start": str(series.timestamps[0]),
-                                            "end": str(series.timestamps[-1] + pd.Timedelta(agg.bin)),
+                                            "end": str(series.timestamps[-1] + bin_offset(agg.bin)),
                                             "public": False},
-        "outside_rows": agg.outside_rows, "warnings": list(marked.warnings),
+        "outside_rows": agg.outside_rows, "clamped_share": swamp.clamped_share,
+        "warnings": list(marked.warnings) + ([swamp.warning] if swamp.warning else []),
     }
     if dummies is not None:  # the landmarks hidden among dummies chosen privately with 1 % of ε (§3.4)
         summary["dummies"] = {"method": o.dummies, "share": dummies["share"]}
     frame = pd.DataFrame({"timestamp": exported.frame["timestamp"], "released": released})
+    stamps = series.timestamps
+    if agg.zoned and stamps.tz is None:  # the bins of zone-aware input are UTC instants
+        stamps = stamps.tz_localize("UTC")
+    typed = pd.DataFrame({"timestamp": stamps, "released": released})
     if o.by is not None:
         frame.insert(1, "group", group)
-    return GroupRelease(frame, summary, exported)
+        typed.insert(1, "group", group)
+    return GroupRelease(frame, summary, exported, typed)
 
 
 def _plain(value: float) -> int | float:
@@ -236,11 +268,7 @@ def declared_line(rule: LandmarkRule) -> str:
 
 
 def bin_word(bin_text: str) -> str:
-    """What one bin is called in the statement: "hour", "half-hour", "5-minute bin", "day"."""
-    width = pd.Timedelta(bin_text) if bin_text else pd.Timedelta("1h")
-    names = {pd.Timedelta("1h"): "hour", pd.Timedelta("30min"): "half-hour", pd.Timedelta("1d"): "day",
-             pd.Timedelta("15min"): "quarter-hour", pd.Timedelta("1min"): "minute"}
-    if width in names:
-        return names[width]
-    minutes = width / pd.Timedelta("1min")
-    return f"{minutes:g}-minute bin" if float(minutes).is_integer() else f"{bin_text} bin"
+    """What one bin is called in the statement: "hour", "minute", "30-minute bin", "daily bin", "monthly bin"."""
+    from lmdk.data.bins import parse_bin
+
+    return parse_bin(bin_text or "1h").noun()

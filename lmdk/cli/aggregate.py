@@ -41,6 +41,12 @@ range (--range LOW HIGH; a count: 0 to --max-per-user K contact rows per bin). L
 --allow-data-landmarks, and the statement then says what it leaves unprotected."""
 
 
+BIN_HELP = ("the common time grid (default 1h): 30min, 1h (aligned on multiples of the width), 1d, 1w, 1month, "
+            "1quarter, 1year (from local midnight in the series' zone, --tz; weeks from Monday); 1m, 1M and MS are "
+            "refused as ambiguous (write 1min or 1month); at most 1,000,000 bins and one contribution per user and "
+            "bin")
+
+
 def options_from_args(args) -> AggregateOptions:
     """The release's public parameters, as given on the command line."""
     from lmdk.aggregate.release import AggregateOptions
@@ -50,7 +56,7 @@ def options_from_args(args) -> AggregateOptions:
         value_range=(args.range[0], args.range[1]) if args.range is not None else None, bin=args.bin, by=args.by,
         max_per_user=args.max_per_user, w=args.w, tz=args.tz, units=args.units, who=args.who, dummies=args.dummies,
         time_range=(args.time_range[0], args.time_range[1]) if args.time_range is not None else None,
-        drop_rows_without_user=args.drop_rows_without_user)
+        drop_rows_without_user=args.drop_rows_without_user, seed=args.seed)
 
 
 def population_spec_from_args(args, path: Path):
@@ -93,6 +99,13 @@ def cmd_aggregate(args) -> int:
 
     options = options_from_args(args)
     options.check()
+    if args.json == "-" and args.out in (None, "-"):
+        raise ParameterError("--json - writes the summary to standard output, where the released CSV goes without "
+                             "--out; name the table with --out FILE (e.g. --out district.csv --json -), or write the "
+                             "summary to a file (--json district.json)")
+    from lmdk.cli.ledger import refuse_seed
+
+    refuse_seed(args, args.seed, "--seed")
     rule = parse_rule(args.landmarks)
     if rule.data_dependent and not args.allow_data_landmarks:
         print(f"lmdk: refused: landmark rule {args.landmarks!r} reads the data it releases, so the landmark set is "
@@ -141,10 +154,17 @@ def _release(args, options: AggregateOptions, rule, source, groups) -> int:
               f"{len(next(iter(agg.series.values()))):,} bins of {args.bin}")
     for warning in [*agg.warnings, *released.warnings()]:
         say(args, f"warning: {warning}")
-    write_table(released.frame(), args.out, released.note())
+    write_table(released.table_for(args.out), args.out, released.note())
     if args.json:
-        write_atomic(args.json, json.dumps(released.to_json(), indent=2, ensure_ascii=False, allow_nan=False) + "\n")
-        say(args, f"wrote {args.json} (the true statistic's error: for the officer's eyes only)")
+        text = json.dumps(released.to_json(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        if args.json == "-":
+            sys.stdout.write(text)
+        else:
+            write_atomic(args.json, text)
+            say(args, f"wrote {args.json} (the true statistic's error: for the officer's eyes only)")
+    if args.seed is not None:
+        say(args, f"demonstration seed {args.seed}: anyone with it can regenerate and remove the noise — do not hand "
+                  "this file out as a release")
     for line in released.lines():
         say(args, line)
     return EXIT_OK
@@ -171,8 +191,7 @@ def configure(p: argparse.ArgumentParser) -> None:
                         "users inside --region)")
     p.add_argument("--by", metavar="COLUMN", help="release the statistic per group of this column (district, feeder, "
                                                   "class): each user in exactly one group, membership public")
-    p.add_argument("--bin", default="1h", metavar="WIDTH", help="the common time grid (default 1h; e.g. 30min, 5min, "
-                                                                "1d): at most one contribution per user and bin")
+    p.add_argument("--bin", default="1h", metavar="WIDTH", help=BIN_HELP)
     p.add_argument("--range", nargs=2, type=float, metavar=("LOW", "HIGH"),
                    help="sum/mean: the public range of one user's reading, from the device or domain, never from the "
                         "data; readings are clamped to it, and a user without a reading in a bin counts 0, so Δ = "
@@ -202,7 +221,12 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--who", default="user", help="whose readings, in the statement (default user; e.g. household)")
     p.add_argument("--mapping", metavar="FILE", help="an import mapping JSON naming the input's columns")
     p.add_argument("--out", metavar="FILE", help="released series: .csv or .parquet (default: CSV on standard output)")
-    p.add_argument("--json", metavar="FILE", help="also write the summary (officer's eyes only: it holds the error)")
+    p.add_argument("--json", metavar="FILE|-", help="also write the summary (officer's eyes only: it holds the "
+                                                    "error); '-': to standard output (needs --out FILE for the table)")
+    from lmdk.cli.arguments import seed
+
+    p.add_argument("--seed", type=seed, help="demonstration seed (reproducible, NOT safe to hand out): refused with "
+                                             "--ledger or --cap; every output written says DEMONSTRATION ONLY inside")
     from lmdk.cli.ledger import ledger_flag
 
     ledger_flag(p)

@@ -295,7 +295,9 @@ def configure(p: argparse.ArgumentParser) -> None:
                      help="the MAE you can accept as a share of the mean |statistic| (0.02 = 2 %%)")
     agg.add_argument("--users-for", type=positive_float("--users-for"), metavar="EPSILON",
                      help="instead of ε: the smallest number of users per scheme for the target at this ε")
-    agg.add_argument("--bin", default="1h", metavar="WIDTH", help="the time grid of the statistic (default 1h)")
+    from lmdk.cli.aggregate import BIN_HELP
+
+    agg.add_argument("--bin", default="1h", metavar="WIDTH", help=BIN_HELP)
     agg.add_argument("--max-per-user", type=positive_int("--max-per-user", 1_000_000), default=1, metavar="K",
                      help="count of contacts: rows per person and bin (default 1)")
     agg.add_argument("--region", nargs=3, type=float, metavar=("LAT", "LON", "RADIUS_M"),

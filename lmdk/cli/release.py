@@ -141,6 +141,12 @@ def _release(args, cfg, series, policy: Policy) -> int:
         summary["guarantee"] = exported.guarantee.to_dict()
         summary["sensitivity"] = exported.relation.sensitivity
         summary["sampler"] = exported.sampler
+    from lmdk.exports.swamped import release_swamped
+
+    swamp = release_swamped(rel)  # most values at a range end, or noise wider than the range: said, with the fix
+    summary["clamped_share"] = swamp.clamped_share
+    if swamp.warning:
+        summary["warnings"] = [*summary.get("warnings", []), swamp.warning]
     if not summary["theorem2_holds"] and not args.allow_violation:
         if policy.seed is not None:  # a demonstration's counts are its lesson; an export prints nothing of the data
             say(args, summary_line(summary))
@@ -149,6 +155,8 @@ def _release(args, cfg, series, policy: Policy) -> int:
         return EXIT_VIOLATION
     write_table(table, args.out, note)
     say(args, summary_line(summary))
+    if swamp.warning:
+        say(args, f"warning: {swamp.warning}")
     if policy.seed is None:
         for line in note.splitlines():
             say(args, line.lstrip("# "))

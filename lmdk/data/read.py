@@ -19,6 +19,8 @@ MAX_ROWS = 1_000_000
 """Default limit on data rows per file (``load_series(max_rows=...)``)."""
 MAX_BYTES = 50_000_000
 """Default limit on the size of a file in bytes (``load_series(max_bytes=...)``)."""
+MAX_COLUMNS = 1_000
+"""Limit on a table's columns: a wider header is refused before any parser or detection sees the file."""
 
 GEOLIFE_HEADER_LINES = 6
 GEOLIFE_COLUMNS = ("lat", "lon", "zero", "altitude_ft", "days", "date", "time")
@@ -164,6 +166,7 @@ def parse_raw(raw: bytes, filename: str, max_rows: int = MAX_ROWS) -> RawTable:
     first = nonblank[0]
     skip = lines.index(first)
     sep = _delimiter(first, filename)
+    check_width(first, sep)
     fields = first.split(sep)
     if not _looks_like_header(fields):
         if len(fields) == 4 and _DATE.match(fields[1]) and all(_NUMBER.match(f) for f in fields[2:]):
@@ -176,6 +179,42 @@ def parse_raw(raw: bytes, filename: str, max_rows: int = MAX_ROWS) -> RawTable:
             f"line {skip + 1}: the first line looks like data, not a header; add a header row naming "
             "the columns, e.g. 'timestamp,value' or 'timestamp,lat,lon' or 'timestamp,contact'")
     return _read_text(body, filename, max_rows, layout="table", sep=sep, names=None, skip=skip)
+
+
+def check_width(line: str, sep: str, max_columns: int = MAX_COLUMNS) -> None:
+    """Refuse a first line (header) of more than ``max_columns`` fields before the file is parsed."""
+    check_columns(len(line.split()) if sep in (" ", r"\s+") else line.count(sep) + 1, max_columns)
+
+
+def check_columns(count: int, max_columns: int = MAX_COLUMNS) -> None:
+    """Refuse a table of more than ``max_columns`` columns (DataTooLargeError naming the limit and the fix)."""
+    if count > max_columns:
+        raise DataTooLargeError(f"columns: the table has more than {max_columns:,} columns (the limit); "
+                                "keep the columns you need (time, value, position, contact, user) and upload again")
+
+
+def parquet_file(raw: bytes, max_rows: int = MAX_ROWS, max_bytes: int = MAX_BYTES,
+                 max_columns: int = MAX_COLUMNS):
+    """A ``pyarrow.parquet.ParquetFile`` over ``raw`` whose metadata (rows, columns, values and uncompressed size)
+    was checked against the limits before any page is decoded; DataTooLargeError names the limit passed."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        handle = pq.ParquetFile(pa.BufferReader(raw))
+        meta = handle.metadata
+        chunks = [meta.row_group(g).column(c) for g in range(meta.num_row_groups) for c in range(meta.num_columns)]
+        size = sum(chunk.total_uncompressed_size for chunk in chunks)
+        values = sum(chunk.num_values for chunk in chunks)
+    except (pa.ArrowException, OSError, ValueError, TypeError, IndexError, OverflowError, MemoryError) as exc:
+        raise DataError(f"could not read the Parquet file: {exc}; re-export it or upload CSV") from None
+    if meta.num_rows > max_rows:
+        raise too_many_rows(max_rows)
+    check_columns(meta.num_columns, max_columns)
+    if size > max_bytes or values > max(max_rows, 1) * max(meta.num_columns, 1):
+        raise DataTooLargeError(f"file size: the Parquet file decodes to more than {max_bytes:,} bytes (or nested "
+                                f"values beyond {max_rows:,} rows); upload a shorter extract")
+    return handle
 
 
 def check_not_binary_format(raw: bytes) -> None:
@@ -268,8 +307,8 @@ def _parser_error(exc: Exception, skip: int) -> DataError:
 def _tidy_columns(frame: pd.DataFrame, *, has_header: bool) -> tuple[pd.DataFrame, dict]:
     """Normalise column names, reject duplicates, drop empty unnamed columns."""
     if has_header:
-        raw_names = [str(c) for c in frame.columns]
-        for name in raw_names:
+        raw_names = {str(c) for c in frame.columns}  # a set: the check stays linear in the header's width
+        for name in map(str, frame.columns):
             if re.search(r"\.\d+$", name) and name.rsplit(".", 1)[0] in raw_names:
                 raise DataError(
                     f"column {name.rsplit('.', 1)[0]!r} appears more than once in the header; "
@@ -304,17 +343,12 @@ def _layout_from_names(columns) -> str:
 
 
 def _parse_parquet(raw: bytes, filename: str, max_rows: int) -> RawTable:
-    """Read Parquet from memory with pyarrow (row count checked from metadata before decoding)."""
+    """Read Parquet from memory with pyarrow (``parquet_file`` checks its metadata before decoding)."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
+    handle = parquet_file(raw, max_rows)
     try:
-        handle = pq.ParquetFile(pa.BufferReader(raw))
-        if handle.metadata.num_rows > max_rows:
-            raise too_many_rows(max_rows)
         frame = handle.read().to_pandas()
-    except DataError:
-        raise
     except (pa.ArrowException, OSError, ValueError, TypeError, KeyError, IndexError,
             OverflowError, MemoryError) as exc:
         raise DataError(f"could not read the Parquet file: {exc}; re-export it or upload CSV") from None

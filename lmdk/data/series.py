@@ -116,13 +116,13 @@ class Series:
                 raise ParameterError("Series timestamps must lie between the years 1677 and 2262") from None
             object.__setattr__(self, "frame", frame)
         if self.interval is not None:
+            from lmdk.data.bins import parse_bin
+
             try:
-                width = pd.Timedelta(self.interval)
-            except (TypeError, ValueError):
-                width = pd.Timedelta(0)
-            if width <= pd.Timedelta(0):
-                raise ParameterError(f"Series.interval must be a positive time width such as '1h', not "
-                                     f"{self.interval!r}")
+                parse_bin(self.interval)
+            except ParameterError:
+                raise ParameterError(f"Series.interval must be a positive time width such as '1h' or '1month', not "
+                                     f"{self.interval!r}") from None
         if not isinstance(self.warnings, tuple):
             object.__setattr__(self, "warnings", tuple(self.warnings))
         if not self.source_hash:

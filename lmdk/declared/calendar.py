@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -43,6 +44,7 @@ HELP = ("calendar:sun@09:00-12:00 | calendar:mon-fri@22:00-06:00 (wraps midnight
         "| calendar:daily@12:00-13:00 | calendar:2024-05-01..2024-05-03 (whole days); join several with +")
 _CLOCK = re.compile(r"^(\d{1,2}):(\d{2})$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_PER_SECOND = {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}  # ticks of a DatetimeIndex unit per second
 _FULL_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
@@ -85,11 +87,12 @@ class CalendarRule:
 
     def mask(self, timestamps, tz: str | None = None) -> np.ndarray:
         """Which timestamps (a DatetimeIndex or anything pandas reads as one) are landmarks."""
-        wall = wall_clock(timestamps, tz)
-        second = (wall.hour * 3600 + wall.minute * 60 + wall.second).to_numpy()
-        weekday = wall.weekday.to_numpy()
-        day = wall.to_numpy().astype("datetime64[D]")
-        out = np.zeros(len(wall), dtype=bool)
+        return self.holds(*clock_fields(wall_clock(timestamps, tz)))
+
+    def holds(self, weekday: np.ndarray, second: np.ndarray, day: np.ndarray) -> np.ndarray:
+        """Which wall-clock times, given as :func:`clock_fields`, lie in any window (vectorised: many series' times
+        read once, then each rule on its own rows)."""
+        out = np.zeros(len(weekday), dtype=bool)
         for window in self.windows:
             out |= window.holds(day) if isinstance(window, Dates) else window.holds(weekday, second)
         return out
@@ -104,7 +107,9 @@ class CalendarRule:
                                  "plain values have no calendar")
         interval = getattr(series, "interval", None)
         if interval:  # events that stand for a bin (an aggregate's): marked when any part of the bin is in a window
-            return np.flatnonzero(self.bin_mask(index, pd.Timedelta(interval), tz)).astype(np.int64)
+            from lmdk.data.bins import bin_offset
+
+            return np.flatnonzero(self.bin_mask(index, bin_offset(interval), tz)).astype(np.int64)
         return np.flatnonzero(self.mask(series_wall_clock(series, tz))).astype(np.int64)
 
     def bin_mask(self, starts, width, tz: str | None = None) -> np.ndarray:
@@ -116,7 +121,8 @@ class CalendarRule:
         if not len(index):
             return out
         begin = _wall_ns(wall_clock(index, tz))
-        end = np.maximum(_wall_ns(wall_clock(index + pd.Timedelta(width), tz)), begin)
+        step = width if isinstance(width, pd.DateOffset) else pd.Timedelta(width)  # a calendar bin: wall clock
+        end = np.maximum(_wall_ns(wall_clock(index + step, tz)), begin)
         day = np.int64(86_400 * 10**9)
         days = np.arange(begin.min() // day - 1, end.max() // day + 2, dtype=np.int64)
         weekday = (days + 3) % 7  # 1970-01-01 was a Thursday (weekday 3)
@@ -170,6 +176,16 @@ def hour_runs(grid: pd.DataFrame) -> str:
         runs = ", ".join(f"{a:02d}:00–{b:02d}:00" for a, b in zip(starts.tolist(), ends.tolist(), strict=True))
         lines.append(f"{day} {runs or 'none'}")
     return " · ".join(lines)
+
+
+def clock_fields(wall: pd.DatetimeIndex) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(weekday 0–6, second of the day, calendar day as datetime64[D]) of naive wall-clock times: what
+    :meth:`CalendarRule.holds` reads."""
+    index = pd.DatetimeIndex(wall)
+    per_second = _PER_SECOND[index.unit]
+    ticks = index.asi8  # in the index's own unit (no overflow outside 1677–2262)
+    days = ticks // (86_400 * per_second)  # whole days since 1970-01-01 (a Thursday), floored before 1970 too
+    return (days + 3) % 7, (ticks - days * (86_400 * per_second)) // per_second, days.astype("datetime64[D]")
 
 
 def wall_clock(timestamps, tz: str | None = None) -> pd.DatetimeIndex:
@@ -303,7 +319,13 @@ def _window(text: str, rule: str) -> Weekly | Dates:
 
 def parse(text: str) -> CalendarRule:
     """Parse a ``calendar:`` rule (``HELP`` lists the forms); errors name the rule and the fix."""
-    raw = str(text).strip()
+    return _parsed(str(text).strip())
+
+
+@lru_cache(maxsize=4096)
+def _parsed(raw: str) -> CalendarRule:
+    """:func:`parse` of a stripped text, remembered (a CalendarRule is immutable; a population's users repeat a few
+    dozen rules in every policy, batch and statement)."""
     body = raw[len(PREFIX):] if raw.lower().startswith(PREFIX) else raw
     if not body.strip():
         raise ParameterError(f"calendar rule {raw!r} names no window; use {HELP}")

@@ -11,11 +11,11 @@ Which readings an event marks is :mod:`lmdk.declared.spans`' rule.
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from lmdk.declared.files import read_bytes
 from lmdk.declared.spans import Spans, mask, span_range
 from lmdk.errors import ParameterError
 
@@ -28,14 +28,11 @@ def read_calendar(path: str):
     """The parsed ``icalendar.Calendar`` of a file, with errors naming the file and the fix."""
     import icalendar
 
-    file = Path(path)
-    try:
-        raw = file.read_bytes()[:MAX_BYTES + 1]
-    except OSError as exc:
-        raise ParameterError(f"landmark rule 'ics:{path}': cannot read the calendar file: {exc.strerror or exc}; "
-                             "give the path of an .ics file exported from a calendar") from None
-    if len(raw) > MAX_BYTES:
-        raise ParameterError(f"landmark rule 'ics:{path}': the calendar file is over {MAX_BYTES:,} bytes")
+    try:  # a regular file only, at most MAX_BYTES + 1 bytes read: never /dev/zero or a FIFO
+        raw = read_bytes(path, MAX_BYTES, "calendar file")
+    except ParameterError as exc:
+        raise ParameterError(f"landmark rule 'ics:{path}': {exc}; give the path of an .ics file exported from a "
+                             "calendar") from None
     try:
         calendar = icalendar.Calendar.from_ical(raw)
     except (ValueError, IndexError, KeyError) as exc:

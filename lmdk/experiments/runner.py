@@ -221,8 +221,10 @@ def _repeat_shared_rows(summary: pd.DataFrame, grid: list[dict], source: list[in
 
 def write_csv(df: pd.DataFrame, path: Path) -> Path:
     """Write a tidy CSV with a fixed float format so identical runs give identical bytes."""
+    from lmdk.exports.cells import safe_cells
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    df.to_csv(path, index=False, float_format="%.10g", lineterminator="\n")
+    safe_cells(df).to_csv(path, index=False, float_format="%.10g", lineterminator="\n")
     return path
 
 
@@ -311,7 +313,9 @@ def run_and_write(name: str, options: RunOptions, progress: TextIO | Callable[[i
     if isinstance(result, tuple):  # raw: (summary, raw)
         df, raw = result
         options.out.mkdir(parents=True, exist_ok=True)
-        raw.to_csv(options.out / f"{name}.raw.csv.gz", index=False, float_format="%.10g")
+        from lmdk.exports.cells import safe_cells
+
+        safe_cells(raw).to_csv(options.out / f"{name}.raw.csv.gz", index=False, float_format="%.10g")
     else:
         df = result
     meta = {

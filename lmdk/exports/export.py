@@ -169,8 +169,11 @@ class ExportedRelease:
         return 0.0 if self.landmark_source is None else float(self.landmark_source.selection_epsilon)
 
     def csv(self) -> str:
-        """The file: the metadata lines, then the table (read it with ``pandas.read_csv(comment="#")``)."""
-        return self.note + "\n" + self.frame.to_csv(index=False, lineterminator="\n")
+        """The file: the metadata lines, then the table (read it with ``pandas.read_csv(comment="#")``); no cell a
+        spreadsheet would run as a formula (:func:`lmdk.exports.cells.csv_text`)."""
+        from lmdk.exports.cells import csv_text
+
+        return csv_text(self.frame, self.note)
 
 
 def export_relation(series, protects=None, bound: float | None = None):

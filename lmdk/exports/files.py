@@ -127,8 +127,11 @@ def demonstration_note(seed: int | None) -> str:
 
 
 def table_text(frame, note: str | None = None) -> str:
-    """A table as the CSV the command line writes: ``note`` (``# …`` lines) first, then the rows."""
-    return (note + "\n" if note else "") + frame.to_csv(index=False, lineterminator="\n")
+    """A table as the CSV the command line writes: ``note`` (``# …`` lines) first, then the rows; text cells that
+    a spreadsheet would run as a formula get a leading ``'`` (:func:`lmdk.exports.cells.csv_text`)."""
+    from lmdk.exports.cells import csv_text
+
+    return csv_text(frame, note)
 
 
 def write_table(frame, path: str | Path, note: str | None = None) -> None:

@@ -16,9 +16,10 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Protocol
 
+import numpy as np
+
 from lmdk.errors import ParameterError
-from lmdk.ledger.compose import personal_spent
-from lmdk.ledger.entry import LedgerEntry
+from lmdk.ledger.entry import EVERY_USER, LedgerEntry
 from lmdk.ledger.text import finite_sum
 
 PERIODS = ("none", "day", "month")
@@ -142,6 +143,37 @@ def decide(dataset: str, spent: dict[str, float], charges: dict[str, float], cap
     return granted, withheld
 
 
+def decide_batch(dataset: str, spent: dict[str, float], charges: dict[str, float], cap: Cap | None
+                 ) -> tuple[dict[str, float], dict[str, str], dict[str, float]]:
+    """(granted, withheld, ε each user spent before) of ``charges`` against ``cap``, from the stored sums ``spent``
+    ({user: Σ ε}, the legacy ``*`` counted against every user): :func:`decide` after
+    :func:`lmdk.ledger.compose.personal_spent`, computed as arrays over the batch with one finiteness check."""
+    users = list(charges)
+    if cap is None:
+        return dict(charges), {}, dict.fromkeys(users, 0.0)
+    get = spent.get
+    before = np.fromiter((get(user, 0.0) for user in users), dtype=float, count=len(users))
+    every = float(get(EVERY_USER, 0.0))
+    if every:  # an entry from before per-user budgets spent its ε for every user of the dataset
+        before = before + every
+        if EVERY_USER in charges:
+            before[users.index(EVERY_USER)] = every
+    asked = np.fromiter(charges.values(), dtype=float, count=len(users))
+    with np.errstate(over="ignore", invalid="ignore"):
+        totals = before + asked
+    if not np.isfinite(totals).all():
+        bad = int(np.flatnonzero(~np.isfinite(totals))[0])
+        finite_sum([before[bad], asked[bad]])  # refused: that user's total is not a finite number
+    fits = (totals <= cap.cap * (1 + TOLERANCE)).tolist()
+    granted, withheld = {}, {}
+    for user, eps, ok, was in zip(users, charges.values(), fits, before.tolist(), strict=True):
+        if ok:
+            granted[user] = eps
+        else:
+            withheld[user] = refusal(dataset, cap, was, eps)
+    return granted, withheld, dict(zip(users, before.tolist(), strict=True))
+
+
 def reserve_in(tx: Transaction, entry: LedgerEntry, cap: float | None, period: str | None,
                now: datetime | None = None) -> Reservation:
     """Check ``entry.charges`` against the dataset's cap and record the granted part, inside ``tx``."""
@@ -153,9 +185,8 @@ def reserve_in(tx: Transaction, entry: LedgerEntry, cap: float | None, period: s
     if changed and effective is not None:
         tx.store_cap(dataset, effective)
     spent = tx.spent(dataset, period_start(effective.period, moment)) if effective is not None else {}
-    spent = personal_spent(spent, entry.charges)  # legacy "*" entries count against every user of the dataset
-    granted, withheld = decide(dataset, spent, entry.charges, effective)
-    asked = {user: spent.get(user, 0.0) for user in entry.charges}
+    # legacy "*" entries count against every user of the dataset
+    granted, withheld, asked = decide_batch(dataset, spent, entry.charges, effective)
     if not granted:
         return Reservation({}, withheld, "", effective, asked)
     recorded = replace(entry, charges=granted, epsilon=max(granted.values()), users=len(granted),

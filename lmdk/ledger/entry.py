@@ -72,6 +72,7 @@ class LedgerEntry:
     dataset: str | None = None  # the budget's name (--dataset); None: the fingerprint is the dataset
     charges: dict[str, float] | None = None  # ε per user of the dataset (None: an entry from before per-user budgets)
     id: str = ""  # the reservation's id, set when the entry is reserved in a ledger
+    released_by: str | None = None  # who handed it out: the app's login subject (``sub``); None: not recorded
 
     @property
     def budget_key(self) -> str:
@@ -106,6 +107,9 @@ class LedgerEntry:
         object.__setattr__(self, "time", utc_text(self.time))  # one UTC text: times compare as instants
         if isinstance(self.users, bool) or not isinstance(self.users, int) or self.users < 1:
             raise ParameterError(f"ledger entry: users must be a whole number ≥ 1, not {self.users!r}")
+        if self.released_by is not None and (not isinstance(self.released_by, str) or not self.released_by.strip()):
+            raise ParameterError(f"ledger entry: released_by must be the login subject that handed the release out "
+                                 f"(a non-empty text) or absent, not {self.released_by!r}")
         if self.charges is not None:
             if not isinstance(self.charges, dict) or not self.charges:
                 raise ParameterError("ledger entry: charges must be a non-empty object {user: ε}")

@@ -25,8 +25,7 @@ from datetime import UTC, datetime
 from typing import TypeVar
 
 from lmdk.errors import ParameterError
-from lmdk.ledger.budget import Cap, Reservation, decide, period_start, resolve_cap
-from lmdk.ledger.compose import personal_spent
+from lmdk.ledger.budget import Cap, Reservation, decide_batch, period_start, resolve_cap
 from lmdk.ledger.entry import LedgerEntry
 
 BATCH = 20_000
@@ -129,11 +128,12 @@ class SqlTransaction:
         where, args = self.matching("c.dataset", self.stored_names(dataset) if names is None else names)
         sql = f"SELECT c.person, SUM(c.epsilon) FROM lmdk_charges c WHERE {where}"
         if users is not None:
-            wanted = sorted({*map(str, users), "*"})
+            wanted = json.dumps(sorted({*map(str, users), "*"}))  # one parameter: the batch as a JSON array
             if self.dialect == "postgresql":  # a join on the batch: index probes per user, never a scan of the dataset
-                sql, args = sql + " AND c.person IN (SELECT u FROM unnest(?::text[]) AS u)", [*args, wanted]
+                sql, args = sql + " AND c.person IN (SELECT u FROM json_array_elements_text(?::json) AS u)", [*args,
+                                                                                                            wanted]
             else:
-                sql, args = sql + " AND c.person IN (SELECT value FROM json_each(?))", [*args, json.dumps(wanted)]
+                sql, args = sql + " AND c.person IN (SELECT value FROM json_each(?))", [*args, wanted]
         if since is not None:
             sql, args = sql + " AND c.time >= ?", [*args, since]
         self.cur.execute("SELECT EXISTS (SELECT 1 FROM lmdk_cancels)")
@@ -156,15 +156,16 @@ class SqlTransaction:
                                                                               sort_keys=True)))
 
     def insert_charges(self, export_id: str, dataset: str, time: str, charges: dict[str, float]) -> None:
-        """Record what each user spent in the export (PostgreSQL: COPY, which needs INSERT only)."""
-        rows = [(export_id, dataset, str(user), time, float(eps)) for user, eps in charges.items()]
+        """Record what each user spent in the export, in the order of the person index (PostgreSQL: one INSERT of
+        the batch as a JSON object {user: ε}, parsed by the server; SQLite: executemany)."""
         columns = "lmdk_charges (export_id, dataset, person, time, epsilon)"
-        if self.dialect == "postgresql":
-            with self.cur.copy(f"COPY {columns} FROM STDIN") as copy:
-                for row in rows:
-                    copy.write_row(row)
+        ordered = sorted((str(user), float(eps)) for user, eps in charges.items())
+        if self.dialect == "postgresql":  # ε as repr() text, read back exactly by float8
+            self.cur.execute(f"INSERT INTO {columns} SELECT %s, %s, j.key, %s, CAST(j.value AS DOUBLE PRECISION) "
+                             "FROM json_each_text(%s::json) AS j", (export_id, dataset, time, json.dumps(dict(ordered))))
         else:
-            self.cur.executemany(f"INSERT INTO {columns} VALUES (?, ?, ?, ?, ?)", rows)
+            self.cur.executemany(f"INSERT INTO {columns} VALUES (?, ?, ?, ?, ?)",
+                                 [(export_id, dataset, user, time, eps) for user, eps in ordered])
 
     def insert(self, entry: LedgerEntry) -> None:
         """Record the entry and its charges."""
@@ -257,8 +258,8 @@ class SqlLedger:
                 tx.store_cap(dataset, effective)
             since = period_start(effective.period, moment) if effective is not None else None
             spent = tx.spent(dataset, since, chunk, state["names"]) if effective is not None else {}
-            spent = personal_spent(spent, chunk)  # legacy "*" entries count against every user of the dataset
-            ok, refused = decide(dataset, spent, chunk, effective)
+            # every user's cap checked over the batch at once; legacy "*" entries count against each user
+            ok, refused, spent = decide_batch(dataset, spent, chunk, effective)
             if ok:
                 if not state["recorded"]:
                     tx.insert_export(replace(entry, charges=None, epsilon=max(ok.values()), users=len(ok),
@@ -273,7 +274,7 @@ class SqlLedger:
             state["recorded"] = state["recorded"] or bool(ok)
             granted.update(ok)
             withheld.update(refused)
-            before.update({user: spent.get(user, 0.0) for user in chunk})
+            before.update(spent)
         return Reservation(granted, withheld, reservation_id if granted else "", state["cap"], before)
 
     def cancel(self, reservation_id: str) -> None:

@@ -80,9 +80,11 @@ class PolicyTable:
         return pd.DataFrame([row.to_record() for row in self.rows], columns=list(COLUMNS))
 
     def to_csv(self) -> str:
-        """The table as CSV text (what ``--policies`` reads back)."""
-        frame = self.to_frame().astype({"w": "Int64"})
-        return frame.to_csv(index=False)
+        """The table as CSV text (what ``--policies`` reads back; ids a spreadsheet would run as a formula get a
+        leading ``'`` that :func:`read_frame` removes again)."""
+        from lmdk.exports.cells import csv_text
+
+        return csv_text(self.to_frame().astype({"w": "Int64"}))
 
 
 def user_key(user) -> str:
@@ -263,15 +265,24 @@ def read_frame(raw: bytes, name: str) -> pd.DataFrame:
 
     lower = name.lower()
     if lower.endswith(".parquet") or raw[:4] == b"PAR1":
+        from lmdk.data.read import parquet_file
+
+        try:  # rows, columns and decoded size checked from the metadata before any page is decoded
+            handle = parquet_file(raw, MAX_ROWS, max_columns=len(COLUMNS) + 1)  # + a stored index
+        except DataError as exc:
+            raise PolicyTableError(f"policy table {name!r}: {exc}") from None
         try:
-            return pd.read_parquet(io.BytesIO(raw))
+            return handle.read().to_pandas()
         except Exception as exc:  # pyarrow raises several kinds on a damaged file
             raise PolicyTableError(f"policy table {name!r} is not a readable Parquet file ({exc})") from None
     if lower.endswith(".json") or raw.lstrip()[:1] in (b"[", b"{"):
         return _json_frame(raw, name)
     _check_widths(raw, name)
-    try:
-        return pd.read_csv(io.BytesIO(raw), dtype=str, keep_default_na=False, skipinitialspace=True, index_col=False)
+    from lmdk.exports.cells import plain_cells
+
+    try:  # a cell written as '=… (a formula neutralised by PolicyTable.to_csv) is read back as =…
+        return plain_cells(pd.read_csv(io.BytesIO(raw), dtype=str, keep_default_na=False, skipinitialspace=True,
+                                       index_col=False))
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise PolicyTableError(f"policy table {name!r} is not a readable CSV file ({exc}); give one row per user "
                                f"with the columns {', '.join(REQUIRED)}") from None
@@ -287,6 +298,9 @@ def _check_widths(raw: bytes, name: str) -> None:
     except (UnicodeDecodeError, csv.Error) as exc:
         raise PolicyTableError(f"policy table {name!r} is not a readable CSV file ({exc})") from None
     width = len(lines[0]) if lines else 0
+    if width > len(COLUMNS):  # before pandas reads the header: a policy table has no other column
+        raise PolicyTableError(f"policy table {name!r} has {width:,} columns; a policy table has at most the "
+                               f"columns {', '.join(COLUMNS)}")
     for number, cells in enumerate(lines[1:], start=1):
         if len(cells) > width:
             raise PolicyTableError(f"policy table {name!r} row {number}: {len(cells)} cells under a header of "

@@ -294,11 +294,12 @@ def mapped_source(path: Path, spec=None) -> Source:
 
 def upload_source(raw: bytes, filename: str, spec=None) -> Source:
     """A multi-user file held in memory (the dashboard's upload): Parquet long table, or any mapped text file."""
-    import io
-
     if raw[:4] == b"PAR1" or Path(filename).suffix.lower() in PARQUET_SUFFIXES:
+        from lmdk.data.read import parquet_file
+
+        handle = parquet_file(raw)  # rows, columns and decoded size from the metadata, before any page is decoded
         try:
-            frame = pd.read_parquet(io.BytesIO(raw))
+            frame = handle.read().to_pandas()
         except Exception as exc:  # pyarrow raises several types for a damaged file
             raise DataError(f"{filename}: not a readable Parquet file ({exc}); "
                             "export it again or upload a CSV") from exc

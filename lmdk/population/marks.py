@@ -58,3 +58,52 @@ def per_user_mask(rule: LandmarkRule, series_list, n: int, tz: str | None = None
     for r, series in enumerate(series_list):
         mask[r, rule.indices(series, tz)] = True
     return mask
+
+
+def batch_wall_clock(times, lengths: np.ndarray, offsets: np.ndarray | None, tz: str | None):
+    """The naive wall-clock times of a batch's rows (user after user, ``lengths`` each) exactly as each user's own
+    Series reads them (``lmdk.data.Series.wall_times``): in ``tz`` (zone-aware times), else in the UTC offsets that
+    user's readings carried (``offsets``, NaN where unknown), else in the times' own zone, else as they stand."""
+    import pandas as pd
+
+    from lmdk.data.series import epoch_ns, local_ns, offset_points
+
+    index = pd.DatetimeIndex(times)
+    if index.tz is None:
+        return index
+    if tz is not None:
+        return index.tz_convert(tz).tz_localize(None)
+    wall = index.tz_localize(None)
+    known = ~pd.isna(offsets) if offsets is not None else None
+    if known is None or not known.any():
+        return wall
+    utc, out = epoch_ns(index), epoch_ns(wall).copy()
+    ends = np.cumsum(lengths)
+    for start, end in zip((ends - lengths).tolist(), ends.tolist(), strict=True):
+        mine = known[start:end]
+        if mine.any():  # this user's readings carried offsets: read on them (Series.utc_offsets)
+            points = offset_points(utc[start:end][mine], offsets[start:end][mine].astype(np.int64))
+            out[start:end] = local_ns(utc[start:end], points)
+    return pd.DatetimeIndex(out.view("datetime64[ns]"))
+
+
+def declared_mask(rules, wall, lengths: np.ndarray, n: int) -> np.ndarray:
+    """The (users, n) landmark mask of a batch whose users each declared a ``calendar:`` rule or none (``rules``:
+    one :class:`lmdk.landmarks.LandmarkRule` per user; other kinds stay False): the wall-clock fields of every row
+    (``wall``, user after user) read once, then each distinct rule on the rows of the users who declared it —
+    exactly ``rule.indices`` of each user's series."""
+    from lmdk.declared.calendar import clock_fields, parse
+
+    owner = np.repeat(np.arange(len(lengths)), lengths)
+    flat = np.zeros(owner.size, dtype=bool)
+    specs = [(rule.spec or "") if rule.kind == "calendar" else None for rule in rules]
+    distinct = sorted({spec for spec in specs if spec is not None})
+    if distinct:
+        weekday, second, day = clock_fields(wall)
+        code = np.array([-1 if spec is None else distinct.index(spec) for spec in specs], dtype=np.int64)[owner]
+        for k, spec in enumerate(distinct):
+            rows = np.flatnonzero(code == k)
+            flat[rows] = parse(spec).holds(weekday[rows], second[rows], day[rows])
+    mask = np.zeros((len(lengths), n), dtype=bool)
+    mask[owner, np.arange(owner.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)] = flat
+    return mask

@@ -169,22 +169,55 @@ def _selected(job: Job, x, lengths, users) -> np.ndarray:
     return mask
 
 
-def _landmarks(job: Job, frame, starts, lengths, x, users=()) -> np.ndarray:
-    """The batch's real landmark mask under the policy's rule (selected privately when the job says so)."""
+def _wall_clock(job: Job, frame, starts, lengths):
+    """The batch's rows on each user's wall clock (:func:`marks.batch_wall_clock`), or None when some user's
+    Series could not be built (the per-user path then raises as it always did)."""
+    rows = _row_index(starts, lengths)
+    times = pd.DatetimeIndex(frame["timestamp"].array.take(rows))
+    if times.unit != "ns":
+        return None
+    if job.kind == "values" and not np.all(np.isfinite(frame["value"].to_numpy(np.float64)[rows])):
+        return None
+    if job.kind == "trajectory":
+        lat, lon = frame["lat"].to_numpy(np.float64)[rows], frame["lon"].to_numpy(np.float64)[rows]
+        if not (np.all(np.abs(lat) <= 90) and np.all(np.abs(lon) <= 180)):
+            return None
+    if job.tz is not None:
+        from lmdk.declared.calendar import check_zone
+
+        check_zone(job.tz)
+    offsets = frame[OFFSET_COLUMN].to_numpy()[rows] if OFFSET_COLUMN in frame.columns else None
+    return marks.batch_wall_clock(times, lengths, offsets, job.tz)
+
+
+def _landmarks(job: Job, frame, starts, lengths, x, users=(), rules=None) -> np.ndarray:
+    """The batch's real landmark mask under the policy's rule (selected privately when the job says so), or under
+    each user's own declared rule (``rules``: {user: rule text}, users whose policies differ only there);
+    declared windows of every user read at once (:func:`marks.declared_mask`)."""
     from lmdk.landmarks import parse_rule
 
-    rule = parse_rule(job.rule)
-    if job.landmark_epsilon is not None and rule.data_dependent and job.kind == "values":
-        return _selected(job, x, lengths, users)
-    valid = valid_mask(lengths, int(lengths.max()))
-    if job.kind == "values":
-        mask = marks.values_mask(rule, x, valid, lengths)
-        if mask is not None:
-            return mask
-    elif rule.kind == "none":
-        return np.zeros(valid.shape, dtype=bool)
-    series = [_series_of(job.kind, frame, s, n) for s, n in zip(starts.tolist(), lengths.tolist(), strict=True)]
-    return marks.per_user_mask(rule, series, valid.shape[1], job.tz)
+    n = int(lengths.max())
+    if rules is None:
+        rule = parse_rule(job.rule)
+        if job.landmark_epsilon is not None and rule.data_dependent and job.kind == "values":
+            return _selected(job, x, lengths, users)
+        if job.kind == "values":
+            mask = marks.values_mask(rule, x, valid_mask(lengths, n), lengths)
+            if mask is not None:
+                return mask
+        elif rule.kind == "none":
+            return np.zeros((len(lengths), n), dtype=bool)
+        each = [rule] * len(lengths)
+    else:
+        parsed = {text: parse_rule(text) for text in {rules[user] for user in users}}
+        each = [parsed[rules[user]] for user in users]
+    wall = _wall_clock(job, frame, starts, lengths) if any(r.kind == "calendar" for r in each) else None
+    mask = marks.declared_mask(each, wall, lengths, n) if wall is not None else np.zeros((len(lengths), n), bool)
+    rest = [r for r, rule in enumerate(each) if rule.kind != "none" and (wall is None or rule.kind != "calendar")]
+    series = [_series_of(job.kind, frame, int(starts[r]), int(lengths[r])) for r in rest]  # ics:, times:, …
+    for r, one in zip(rest, series, strict=True):
+        mask[r, each[r].indices(one, job.tz)] = True
+    return mask
 
 
 def _mechanism_input(job: Job, frame, starts, lengths) -> tuple[np.ndarray, list]:
@@ -242,8 +275,9 @@ def _write(job: Job, released: Path, users, times, columns: dict, lengths: np.nd
         offset += n
 
 
-def process_frame(frame: pd.DataFrame, job: Job) -> pd.DataFrame:
-    """Release every (whole) user of ``frame``; returns their summary rows (see the module docstring)."""
+def process_frame(frame: pd.DataFrame, job: Job, rules: dict | None = None) -> pd.DataFrame:
+    """Release every (whole) user of ``frame``; returns their summary rows (see the module docstring). ``rules``:
+    {user: the declared landmark rule (text) that user is released under}, in place of ``job.rule``."""
     if len(frame) == 0:
         return summary_meta()
     if job.withheld:
@@ -259,7 +293,7 @@ def process_frame(frame: pd.DataFrame, job: Job) -> pd.DataFrame:
     for members in _batches(lengths, job.batch_cells):
         b_users, b_starts, b_lengths = users[members], starts[members], lengths[members]
         x, origins = _mechanism_input(job, frame, b_starts, b_lengths)
-        real = _landmarks(job, frame, b_starts, b_lengths, x, b_users)
+        real = _landmarks(job, frame, b_starts, b_lengths, x, b_users, rules)
         if job.kind == "contacts":
             x = real.astype(np.float64)
         rel = release_batch(x, real, b_lengths, job.scheme, job.epsilon, mechanism=job.mechanism,
@@ -276,6 +310,26 @@ def process_frame(frame: pd.DataFrame, job: Job) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
+def lockstep_groups(jobs) -> list[list[int]]:
+    """The per-user variants ``jobs`` (indices) in groups released as one lockstep batch: variants that differ only
+    in a declared landmark rule (and, writing nothing, in the note naming it) run together, each user on its own
+    rule; any other variant alone. Seeded or not, each user's release is what its own variant's run gives."""
+    from lmdk.landmarks import parse_rule
+
+    groups: list[list[int]] = []
+    keys: list = []
+    for index, job in enumerate(jobs):
+        key = None if parse_rule(job.rule).data_dependent else replace(
+            job, rule="", note="" if job.released is None else job.note)
+        at = next((g for g, other in enumerate(keys) if key is not None and other == key), None)
+        if at is None:
+            groups.append([index])
+            keys.append(key)
+        else:
+            groups[at].append(index)
+    return groups
+
+
 def process_assigned(frame: pd.DataFrame, job) -> pd.DataFrame:
     """The summary rows of a frame of whole users, each released under their own variant (or withheld)."""
     from lmdk.policies.table import user_key
@@ -284,11 +338,21 @@ def process_assigned(frame: pd.DataFrame, job) -> pd.DataFrame:
     assign = job.assign or {}
     choice = np.array([assign.get(user_key(u), job.fallback) for u in users], dtype=object)
     parts = []
-    for index, (variant, columns) in enumerate(job.variants):
-        members = np.flatnonzero(np.fromiter((c == index for c in choice), bool, len(choice)))
-        if members.size:
-            part = process_frame(frame[np.isin(codes, members)], variant)
+    for group in lockstep_groups([variant for variant, _ in job.variants]):
+        members = np.flatnonzero(np.fromiter((c in group for c in choice), bool, len(choice)))
+        if not members.size:
+            continue
+        variant, columns = job.variants[group[0]]
+        rows = frame if members.size == len(users) else frame[np.isin(codes, members)]
+        if len(group) == 1:
+            part = process_frame(rows, variant)
             parts.append(part.assign(**columns, withheld=None))
+            continue
+        own = {users[k]: choice[k] for k in members}  # the group's users, each under its own declared rule
+        part = process_frame(rows, variant, rules={user: job.variants[v][0].rule for user, v in own.items()})
+        taken = [job.variants[own[user]][1] for user in part["user"]]
+        parts.append(part.assign(**({name: [c[name] for c in taken] for name in columns} if taken else columns),
+                                 withheld=None))
     withheld = np.flatnonzero(np.fromiter((isinstance(c, str) or c is None for c in choice), bool, len(choice)))
     if withheld.size:
         counts = np.bincount(codes, minlength=len(users))[withheld]

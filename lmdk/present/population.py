@@ -22,12 +22,19 @@ def compare_schemes(source: Source, policy: Policy, schemes, protects=None,
     ``protects``: what ε protects (default: the policy's relation); ``rules``: {user: the landmark rule that user
     declared} — each user released under their own rule (per-user policies, :func:`declared_policies`), the policy's
     ``landmarks`` then unused."""
-    frames = []
+    frames, assignment = [], None
     for s in schemes:
         pol = replace(policy, scheme=s)
-        assignment = declared_policies(rules, pol) if rules is not None else None
+        if rules is not None:  # the users' policies built once, then only their scheme changes
+            assignment = declared_policies(rules, pol) if assignment is None else _with_scheme(assignment, s)
         frames.append(release(source, pol, protects=protects, assignment=assignment).summary.assign(scheme=s))
     return pd.concat(frames, ignore_index=True)
+
+
+def _with_scheme(assignment, scheme: str):
+    """``assignment`` (:func:`declared_policies`) with every variant under ``scheme``: what
+    ``declared_policies(rules, replace(policy, scheme=scheme))`` gives, without reading the rules again."""
+    return replace(assignment, variants=tuple(replace(v, scheme=scheme) for v in assignment.variants))
 
 
 def declared_policies(rules: Mapping[str, str], policy: Policy):

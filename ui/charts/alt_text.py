@@ -99,8 +99,10 @@ def _table_and_csv(key: str, data: pd.DataFrame, what: str, *, csv: bool, table:
 
 
 def _csv(data: pd.DataFrame) -> str:
-    """The table as CSV text (no index column)."""
-    return data.to_csv(index=False)
+    """The table as CSV text (no index column; no cell a spreadsheet would run as a formula)."""
+    from lmdk.exports.cells import csv_text
+
+    return csv_text(data)
 
 
 def thin(data: pd.DataFrame, rows: int = TABLE_ROWS) -> tuple[pd.DataFrame, int]:

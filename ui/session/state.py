@@ -321,13 +321,13 @@ def _share_range(text: str) -> Any:
 
 
 def _rule(text: str) -> Any:
-    """A landmark rule from the URL, if lmdk.landmarks parses it (never one naming a server file)."""
-    from lmdk.landmarks import parse_rule
+    """A landmark rule from the URL, if lmdk.landmarks.web_rule takes it (never one naming a server file)."""
+    from lmdk.landmarks import web_rule
 
-    if len(text) > 80 or text.split(":", 1)[0].lower() in ("file", "contacts"):  # no server paths from a link
+    if len(text) > 80:
         return None
     try:
-        parse_rule(text)
+        web_rule(text)  # no server paths from a link: ics:, times:, file:, contacts: are refused unread
     except ValueError:
         return None
     return text

@@ -11,13 +11,18 @@ import pandas as pd
 
 from lmdk.data.import_spec import TIME_FORMATS, ImportSpec
 from lmdk.data.mapping.cells import DMY, datetime_text
-from lmdk.data.read import MAX_ROWS, check_text, normalise_name, parse_raw, too_many_rows
+from lmdk.data.read import MAX_ROWS, check_columns, check_text, check_width, normalise_name, parse_raw, too_many_rows
 from lmdk.errors import DataError
+
+_HEAD_BYTES = 65536  # the first line is looked for in the file's head
 
 
 def read_table(body: bytes, spec: ImportSpec, max_rows: int = MAX_ROWS) -> pd.DataFrame:
     """Parse text ``body`` (after any BOM) with the mapping's delimiter, decimal mark, header and skipped rows."""
     sep = r"\s+" if spec.delimiter == " " else spec.delimiter
+    lines = re.split(r"\r\n|\r|\n", body[:_HEAD_BYTES].decode("utf-8", errors="ignore"),
+                     maxsplit=spec.skip_rows + 1)
+    check_width(lines[min(spec.skip_rows, len(lines) - 1)], spec.delimiter)  # before the parser and detection
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -37,6 +42,7 @@ def read_table(body: bytes, spec: ImportSpec, max_rows: int = MAX_ROWS) -> pd.Da
         raise DataError(f"could not split the file into columns ({str(exc).strip()}); check the delimiter") from None
     if len(frame) > max_rows:
         raise too_many_rows(max_rows)
+    check_columns(frame.shape[1])  # a first line longer than the head looked at: still before detection
     if not spec.header:
         frame.columns = [f"column {i + 1}" for i in range(frame.shape[1])]
     frame.columns = [str(c).strip() for c in frame.columns]
