@@ -125,8 +125,7 @@ from lmdk.present.population import flagged, headline  # noqa: E402 (only once a
 guess = population.data_free_guess(pop, protected, unit)
 derived = population.data_derived(pop, rule)
 st.markdown(f"##### {headline(table, chosen, eps, unit, guess, data_derived=derived)}")
-protected_words = (text.escape_markdown(protected.label()) if protected is not None
-                   else "changes of up to 1 unit (Δ = 1)")
+protected_words = protected.label() if protected is not None else "changes of up to 1 unit (Δ = 1)"
 st.caption(f"{pop.description} · landmarks: {population.rule_words(pop, rule)} · ε = {eps:g} · "
            f"protected: {protected_words} · one release per "
            f"user, demonstration seed {seed}.")

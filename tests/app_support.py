@@ -50,6 +50,22 @@ def open_page(page: str, timeout: float, **query) -> AppTest:
     return at
 
 
+OFFICER_SECRETS = {"auth": {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "c" * 32,
+                            "client_id": "lmdk", "client_secret": "s",
+                            "server_metadata_url": "http://localhost:1/.well-known/openid-configuration"},
+                   "lmdk": {"roles": {"officers": ["officer-sub"]}}}
+"""Secrets of a deployment with a login whose officer is ``officer-sub`` (ui/auth.py, issue 54)."""
+
+
+def as_officer(at: AppTest) -> AppTest:
+    """The session logged in as the officer of ``OFFICER_SECRETS`` (a ledger deployment's pages need one); reruns."""
+    at.secrets = OFFICER_SECRETS
+    at.user = {"is_logged_in": True, "sub": "officer-sub"}
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
 def open_exports(at: AppTest) -> AppTest:
     """Open Schemes & utility's exports expander (as a click on its label does: it reruns) and run the page."""
     from ui.session import state

@@ -21,8 +21,8 @@ def test_a_download_past_the_databases_cap_is_refused_with_an_error(tmp_path, mo
     entry = ledger.LedgerEntry(fingerprint=fingerprint, epsilon=1.0, scheme="uniform", mechanism="laplace")
     ledger.reserve_users(url, None, {ledger.SINGLE_USER: 1.0}, cap=1.5, entry=entry)  # 0.5 left for the sample
     monkeypatch.setenv("LMDK_LEDGER_URL", url)
-    at = app_support.open_exports(app_support.open_page("pages/schemes_utility.py", 120, reps="5",
-                                                        schemes="uniform,adaptive"))
+    at = app_support.open_exports(app_support.as_officer(app_support.open_page(
+        "pages/schemes_utility.py", 120, reps="5", schemes="uniform,adaptive")))  # an officer's (issue 54)
     assert not at.exception, at.exception
     assert _release_button(at).proto.disabled  # the page's ε = 1 passes the cap of 1.5 (1 spent)
     (error,) = [e.value for e in at.error if "privacy ledger" in e.value]
@@ -30,7 +30,8 @@ def test_a_download_past_the_databases_cap_is_refused_with_an_error(tmp_path, mo
 
     from ui import ledger as ledger_ui
 
-    fields = {"fingerprint": fingerprint, "epsilon": 0.5, "scheme": "uniform", "mechanism": "laplace", "tool": "app"}
+    fields = {"fingerprint": fingerprint, "epsilon": 0.5, "scheme": "uniform", "mechanism": "laplace", "tool": "app",
+              "released_by": "officer-sub"}
     build = ledger_ui.reserving(lambda payload: f"released {payload}", fields)
     assert build("x") == "released x"  # 0.5 fits: reserved in the database, then drawn
     refused = build("x")  # past the cap: the file says so and holds no release
@@ -50,12 +51,16 @@ def test_clicks_at_once_in_several_sessions_never_hand_out_more_than_the_cap(tmp
     entry = ledger.LedgerEntry(fingerprint="f", epsilon=0.5, scheme="uniform", mechanism="laplace")
     ledger.reserve_users(url, None, {ledger.SINGLE_USER: 0.5}, cap=1.5, entry=entry)  # the stored cap, 1.0 left
     monkeypatch.setenv("LMDK_LEDGER_URL", url)
-    fields = {"fingerprint": "f", "epsilon": 0.5, "scheme": "uniform", "mechanism": "laplace", "tool": "app"}
+    fields = {"fingerprint": "f", "epsilon": 0.5, "scheme": "uniform", "mechanism": "laplace", "tool": "app",
+              "released_by": "officer-sub"}
     build = ledger_ui.reserving(lambda payload: "a release", fields)
     with ThreadPoolExecutor(8) as pool:
         files = list(pool.map(build, range(8)))
     assert files.count("a release") == 2
     assert all(f.startswith("# Refused by the privacy ledger") for f in files if f != "a release")
+    assert ledger.spent_by_user(ledger.records(url).entries, "f") == {ledger.SINGLE_USER: 1.5}
+    refused = ledger_ui.reserving(lambda payload: "a release", {**fields, "released_by": None})("x")
+    assert refused.startswith("# Refused: only an officer")  # no login's subject: nothing drawn or charged
     assert ledger.spent_by_user(ledger.records(url).entries, "f") == {ledger.SINGLE_USER: 1.5}
 
 

@@ -103,8 +103,8 @@ def assign(table: PolicyTable, default, base, bounds: Bounds | None = None) -> A
     origins: list[str] = []
     index: dict[str, int] = {}
 
-    def variant(policy, origin: str) -> int:
-        key = policy.to_json()
+    def variant(policy, origin: str, key: str | None = None) -> int:
+        key = policy.to_json() if key is None else key
         if key not in index:
             index[key] = len(variants)
             variants.append(policy)
@@ -120,14 +120,19 @@ def assign(table: PolicyTable, default, base, bounds: Bounds | None = None) -> A
         fallback = variant(default, CONFIG)
     by_user: dict[str, int | str] = {}
     refused = []
+    built: dict[tuple, tuple] = {}  # rows that differ only in their user share one Policy (and its key)
     for row in table.rows:
-        policy = row_policy(row, base)
+        fields = (row.landmarks, row.epsilon, row.scheme, row.mechanism, row.w, repr(row.dummies))
+        if fields not in built:
+            made = row_policy(row, base)
+            built[fields] = (made, made.to_json())
+        policy, key = built[fields]
         breach = bounds.breach(_total(policy), policy.scheme)
         if breach:
             by_user[row.user] = f"refused: {row.label}: {breach}"
             refused.append((row, breach))
         else:
-            by_user[row.user] = variant(policy, f"policy table row {row.row}")
+            by_user[row.user] = variant(policy, f"policy table row {row.row}", key)
     return Assignment(tuple(variants), tuple(origins), by_user, fallback, tuple(refused))
 
 

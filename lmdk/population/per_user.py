@@ -55,7 +55,10 @@ def assigned_job(assignment, plan, kind: str, protects, private_columns, staging
 def released_rows(summary: pd.DataFrame) -> pd.DataFrame:
     """The summary rows of the users released (not withheld), with plain dtypes."""
     released = summary[summary["withheld"].isna()]
-    return released.astype({"landmarks": np.int64, "dropped": np.int64, "theorem2_holds": bool, "degenerate": bool})
+    plain = {"landmarks": np.dtype(np.int64), "dropped": np.dtype(np.int64), "theorem2_holds": np.dtype(bool),
+             "degenerate": np.dtype(bool)}
+    convert = {column: dtype for column, dtype in plain.items() if released[column].dtype != dtype}
+    return released.astype(convert) if convert else released
 
 
 def describe(summary: pd.DataFrame, totals: dict, prepared, assignment) -> dict:
@@ -64,9 +67,10 @@ def describe(summary: pd.DataFrame, totals: dict, prepared, assignment) -> dict:
     released = released_rows(summary)
     out = dict(totals)
     policies = []
+    counts = released["policy"].value_counts()  # users released per policy, counted once
     for ready, origin in zip(prepared, assignment.origins, strict=True):
         pol = ready.policy
-        users = int((released["policy"] == origin).sum())
+        users = int(counts.get(origin, 0))
         policies.append({"policy": origin, "users": users, "landmarks": pol.landmarks, "scheme": pol.scheme,
                          "epsilon": pol.epsilon, "epsilon_total": pol.epsilon + float(pol.landmark_epsilon or 0.0),
                          "mechanism": ready.mechanism, "w": pol.w, "dummies": pol.dummies,
