@@ -2,10 +2,14 @@
 already holds HISTORY earlier charges, on SQLite and on PostgreSQL.
 
 The reservation runs in batches (``lmdk.ledger.sql.BATCH`` users per transaction), each reading only its users'
-sums through the (dataset, person, time) index. Targets on this machine (2 cores): ≥ 50,000 reservations/s on
-SQLite, ≥ 25,000/s on PostgreSQL, for 100,000 users into 3 million earlier charges.
+sums through the (dataset, person, time) index, checking every user's cap over the batch at once (numpy arrays). Targets
+on this machine (2 cores): ≥ 50,000 reservations/s on SQLite, ≥ 25,000/s on PostgreSQL, for 100,000 users into
+3 million earlier charges. ``--runs N`` reserves N times (each run adds its users' charges to the history) and prints
+the minimum and the median: the machine is shared, so one run says little. The import of the core (pandas, loaded by
+any run that has data to release) happens before the clock starts.
 
     python benchmarks/bench_ledger.py                              # both backends (a throwaway PostgreSQL server)
+    python benchmarks/bench_ledger.py --runs 5                     # min and median of 5 reservations
     python benchmarks/bench_ledger.py --backends sqlite --users 10000 --history 300000
     python benchmarks/bench_ledger.py --postgresql postgresql://lmdk@db:5432/bench   # an existing, empty database
 """
@@ -13,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 import tempfile
 import time
@@ -24,6 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
+import lmdk.data.ids  # noqa: E402, F401 — loaded before any timing, as in a run that has read its data
 from lmdk import ledger  # noqa: E402
 from lmdk.ledger.sql import BATCH  # noqa: E402
 
@@ -78,6 +84,7 @@ def main(argv=None) -> int:
     parser.add_argument("--users", type=int, default=100_000)
     parser.add_argument("--history", type=int, default=3_000_000, help="earlier charges in the dataset")
     parser.add_argument("--backends", default="sqlite,postgresql")
+    parser.add_argument("--runs", type=int, default=1, help="reservations per backend (min and median printed)")
     parser.add_argument("--postgresql", metavar="URL", help="an existing empty database (default: a throwaway "
                                                             "server, tests/postgres_support.py)")
     args = parser.parse_args(argv)
@@ -95,13 +102,19 @@ def main(argv=None) -> int:
 
                     url = fresh_database(stack.enter_context(postgres_server()), "bench")
             filled = fill(url, args.users, args.history)
-            seconds, granted = measure(url, args.users)
-            rate = args.users / seconds
-            verdict = "ok" if rate >= TARGETS[backend] else "MISSED"
-            rows.append({"backend": backend, "fill_s": filled, "seconds": seconds, "per_s": rate,
-                         "granted": granted})
-            print(f"{backend:<11} history filled in {filled:6.1f} s; reservation of {args.users:,} users: "
-                  f"{seconds:6.2f} s = {rate:>9,.0f}/s (target ≥ {TARGETS[backend]:,}/s) {verdict}", flush=True)
+            rates = []
+            for run in range(max(1, args.runs)):
+                seconds, granted = measure(url, args.users)
+                rates.append(args.users / seconds)
+                verdict = "ok" if rates[-1] >= TARGETS[backend] else "MISSED"
+                rows.append({"backend": backend, "run": run, "fill_s": filled, "seconds": seconds,
+                             "per_s": rates[-1], "granted": granted})
+                print(f"{backend:<11} history filled in {filled:6.1f} s; reservation of {args.users:,} users: "
+                      f"{seconds:6.2f} s = {rates[-1]:>9,.0f}/s (target ≥ {TARGETS[backend]:,}/s) {verdict}",
+                      flush=True)
+            if len(rates) > 1:
+                print(f"{backend:<11} {len(rates)} runs: min {min(rates):,.0f}/s, median "
+                      f"{statistics.median(rates):,.0f}/s (target ≥ {TARGETS[backend]:,}/s)", flush=True)
     return 0
 
 

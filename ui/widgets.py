@@ -315,6 +315,7 @@ def release_downloads(cur, mechanism: str, origin, summaries: dict, chosen: list
     if not summ.satisfies:
         st.warning(f"*{scheme}* does not satisfy (ε, L)-landmark privacy for these landmarks: its release does not "
                    "protect them together.", icon=":material/gpp_bad:")
+    swamped_warning(protected, summ)
     from_data = landmarks_from_data()
     allow = False
     if from_data:
@@ -413,6 +414,18 @@ def _hand_out_csv(args) -> str:
     return export.export_scheme_release(series, landmarks, scheme, epsilon, w=w, bound=bound, protects=protected,
                                         private_columns=private, event=event, data_derived=from_data,
                                         allow_data_landmarks=from_data).csv()
+
+
+def swamped_warning(protected, summ) -> None:
+    """An aggregate's view whose noise swamps the answer (most bins at a range end, or the noise scale wider than the
+    statistic's range) says so with the fix, as ``lmdk aggregate`` does (:mod:`lmdk.exports.swamped`)."""
+    if protected is None or protected.kind != "aggregate" or summ.first is None:
+        return
+    from lmdk.exports.swamped import swamped
+
+    said = swamped(summ.first, protected.value_range, summ.budgets, float(protected.sensitivity)).warning
+    if said:
+        st.warning(text.escape_markdown(said[0].upper() + said[1:] + "."), icon=":material/warning:")
 
 
 def landmarks_from_data() -> bool:

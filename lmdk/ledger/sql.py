@@ -162,7 +162,8 @@ class SqlTransaction:
         ordered = sorted((str(user), float(eps)) for user, eps in charges.items())
         if self.dialect == "postgresql":  # ε as repr() text, read back exactly by float8
             self.cur.execute(f"INSERT INTO {columns} SELECT %s, %s, j.key, %s, CAST(j.value AS DOUBLE PRECISION) "
-                             "FROM json_each_text(%s::json) AS j", (export_id, dataset, time, json.dumps(dict(ordered))))
+                             "FROM json_each_text(%s::json) AS j",
+                             (export_id, dataset, time, json.dumps(dict(ordered))))
         else:
             self.cur.executemany(f"INSERT INTO {columns} VALUES (?, ?, ?, ?, ?)",
                                  [(export_id, dataset, user, time, eps) for user, eps in ordered])

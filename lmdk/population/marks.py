@@ -95,14 +95,19 @@ def declared_mask(rules, wall, lengths: np.ndarray, n: int) -> np.ndarray:
     from lmdk.declared.calendar import clock_fields, parse
 
     owner = np.repeat(np.arange(len(lengths)), lengths)
+    first = np.cumsum(lengths) - lengths  # each user's first row in ``wall``
     flat = np.zeros(owner.size, dtype=bool)
     specs = [(rule.spec or "") if rule.kind == "calendar" else None for rule in rules]
     distinct = sorted({spec for spec in specs if spec is not None})
     if distinct:
         weekday, second, day = clock_fields(wall)
-        code = np.array([-1 if spec is None else distinct.index(spec) for spec in specs], dtype=np.int64)[owner]
+        code = np.array([len(distinct) if spec is None else distinct.index(spec) for spec in specs], dtype=np.int64)
+        users = np.argsort(code, kind="stable")  # users grouped by the rule they declared
+        cuts = np.searchsorted(code[users], np.arange(len(distinct) + 1))
         for k, spec in enumerate(distinct):
-            rows = np.flatnonzero(code == k)
+            mine = users[cuts[k]:cuts[k + 1]]
+            sizes = lengths[mine]
+            rows = np.repeat(first[mine] - (np.cumsum(sizes) - sizes), sizes) + np.arange(int(sizes.sum()))
             flat[rows] = parse(spec).holds(weekday[rows], second[rows], day[rows])
     mask = np.zeros((len(lengths), n), dtype=bool)
     mask[owner, np.arange(owner.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)] = flat

@@ -7,7 +7,7 @@ released rows to ``<released>/user=<id>/part-0.parquet`` and returns the per-use
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import quote
 
@@ -310,9 +310,6 @@ def process_frame(frame: pd.DataFrame, job: Job, rules: dict | None = None) -> p
     return pd.concat(parts, ignore_index=True)
 
 
-_JOB_FIELDS = tuple(f.name for f in fields(Job))
-
-
 def lockstep_groups(jobs) -> list[list[int]]:
     """The per-user variants ``jobs`` (indices) in groups released as one lockstep batch: variants that differ only
     in a declared landmark rule (and, writing nothing, in the note naming it) run together, each user on its own
@@ -322,9 +319,8 @@ def lockstep_groups(jobs) -> list[list[int]]:
     groups: list[list[int]] = []
     keys: list = []
     for index, job in enumerate(jobs):
-        key = None if parse_rule(job.rule).data_dependent else tuple(
-            None if name == "rule" or (name == "note" and job.released is None) else getattr(job, name)
-            for name in _JOB_FIELDS)
+        key = None if parse_rule(job.rule).data_dependent else {
+            **vars(job), "rule": None, "note": None if job.released is None else job.note}
         at = next((g for g, other in enumerate(keys) if key is not None and other == key), None)
         if at is None:
             groups.append([index])
