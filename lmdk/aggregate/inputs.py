@@ -3,7 +3,6 @@ a zone (and relative seconds at a start), and the (user, group) pairs of a group
 the command line (a file or folder) and the app (an upload) alike."""
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -191,6 +190,8 @@ def _upload_frame(raw: bytes, filename: str, spec: ImportSpec) -> pd.DataFrame:
     from lmdk.data.read import check_text, decode_input
 
     if raw[:4] == b"PAR1":
-        return pd.read_parquet(io.BytesIO(raw))
+        from lmdk.data.read import read_parquet
+
+        return read_parquet(raw)  # rows, columns and decoded size checked before the whole file is decoded
     raw, filename = decode_input(raw, filename)
     return mp.read_table(check_text(raw), spec)

@@ -217,6 +217,75 @@ def parquet_file(raw: bytes, max_rows: int = MAX_ROWS, max_bytes: int = MAX_BYTE
     return handle
 
 
+def read_parquet(raw: bytes, max_rows: int = MAX_ROWS, max_bytes: int = MAX_BYTES,
+                 max_columns: int = MAX_COLUMNS) -> pd.DataFrame:
+    """The Parquet file's rows as a DataFrame, its metadata checked first (``parquet_file``) and its decoded size
+    counted batch by batch (text kept dictionary-encoded while counted), refused past ``max_bytes``."""
+    import pyarrow as pa
+
+    handle = parquet_file(raw, max_rows, max_bytes, max_columns)
+    schema = handle.schema_arrow
+    _check_flat(handle)
+    text = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
+            or pa.types.is_binary(f.type) or pa.types.is_large_binary(f.type)]
+    batches, size = [], 0
+    try:  # dictionary pages do not bound the decoded size: text stays encoded until its length is counted
+        for batch in _reopen(raw, text).iter_batches(batch_size=max(1, _BATCH_CELLS // max(len(schema), 1))):
+            size += sum(_decoded_bytes(column) for column in batch.columns)
+            if size > max_bytes:
+                break
+            batches.append(batch)
+        else:
+            table = pa.Table.from_batches(batches, schema=batches[0].schema) if batches else schema.empty_table()
+            return table.cast(schema).to_pandas()
+    except (pa.ArrowException, OSError, ValueError, TypeError, KeyError, IndexError, OverflowError,
+            MemoryError) as exc:
+        raise DataError(f"could not read the Parquet file: {exc}; re-export it or upload CSV") from None
+    raise DataTooLargeError(f"file size: the Parquet file decodes to more than {max_bytes:,} bytes; upload a "
+                            "shorter extract")
+
+
+_BATCH_CELLS = 1 << 20  # cells decoded per batch before the running size is checked
+
+
+def _check_flat(handle) -> None:
+    """Refuse nested columns and prefix-shared text (DELTA_BYTE_ARRAY): their decoded size is not bounded by what a
+    batch of rows holds, so it could not be counted before decoding."""
+    import pyarrow as pa
+
+    for f in handle.schema_arrow:
+        if pa.types.is_nested(f.type):
+            raise DataError(f"column {f.name!r}: a nested Parquet column ({f.type}); flatten it into plain columns "
+                            "or upload CSV")
+    meta = handle.metadata
+    for g in range(meta.num_row_groups):
+        for c in range(meta.num_columns):
+            chunk = meta.row_group(g).column(c)
+            if "DELTA_BYTE_ARRAY" in chunk.encodings:
+                raise DataError(f"column {chunk.path_in_schema!r}: DELTA_BYTE_ARRAY encoding, whose decoded size "
+                                "cannot be checked before decoding; write the file with dictionary or plain "
+                                "encoding (e.g. pandas' to_parquet) or upload CSV")
+
+
+def _reopen(raw: bytes, text: list[str]):
+    """A ParquetFile over ``raw`` that reads the columns ``text`` as dictionary arrays."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    return pq.ParquetFile(pa.BufferReader(raw), read_dictionary=text or None)
+
+
+def _decoded_bytes(column) -> int:
+    """Bytes ``column`` takes once decoded: a dictionary array counted by its values' lengths, not materialised."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not pa.types.is_dictionary(column.type):
+        return column.nbytes
+    lengths = pc.take(pc.binary_length(column.dictionary), column.indices)
+    return int(pc.sum(lengths).as_py() or 0) + 8 * len(column)
+
+
 def check_not_binary_format(raw: bytes) -> None:
     """Refuse archives, images and documents by their first bytes, saying what the file is."""
     for magic, what in _MAGIC.items():
@@ -343,15 +412,8 @@ def _layout_from_names(columns) -> str:
 
 
 def _parse_parquet(raw: bytes, filename: str, max_rows: int) -> RawTable:
-    """Read Parquet from memory with pyarrow (``parquet_file`` checks its metadata before decoding)."""
-    import pyarrow as pa
-
-    handle = parquet_file(raw, max_rows)
-    try:
-        frame = handle.read().to_pandas()
-    except (pa.ArrowException, OSError, ValueError, TypeError, KeyError, IndexError,
-            OverflowError, MemoryError) as exc:
-        raise DataError(f"could not read the Parquet file: {exc}; re-export it or upload CSV") from None
+    """Read Parquet from memory with pyarrow (``read_parquet`` bounds rows, columns and decoded size)."""
+    frame = read_parquet(raw, max_rows)
     frame = frame.reset_index(drop=not _named_index(frame))
     if len(frame) == 0:
         raise DataError("the Parquet file has no rows")

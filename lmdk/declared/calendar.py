@@ -183,7 +183,7 @@ def clock_fields(wall: pd.DatetimeIndex) -> tuple[np.ndarray, np.ndarray, np.nda
     :meth:`CalendarRule.holds` reads."""
     index = pd.DatetimeIndex(wall)
     per_second = _PER_SECOND[index.unit]
-    ticks = index.asi8  # in the index's own unit (no overflow outside 1677–2262)
+    ticks = index.to_numpy().view(np.int64)  # in the index's own unit (no overflow outside 1677–2262)
     days = ticks // (86_400 * per_second)  # whole days since 1970-01-01 (a Thursday), floored before 1970 too
     return (days + 3) % 7, (ticks - days * (86_400 * per_second)) // per_second, days.astype("datetime64[D]")
 

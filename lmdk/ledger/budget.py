@@ -164,14 +164,17 @@ def decide_batch(dataset: str, spent: dict[str, float], charges: dict[str, float
     if not np.isfinite(totals).all():
         bad = int(np.flatnonzero(~np.isfinite(totals))[0])
         finite_sum([before[bad], asked[bad]])  # refused: that user's total is not a finite number
-    fits = (totals <= cap.cap * (1 + TOLERANCE)).tolist()
+    fits = totals <= cap.cap * (1 + TOLERANCE)
+    spent_before = dict(zip(users, before.tolist(), strict=True))
+    if fits.all():  # the common case: every user of the batch fits
+        return dict(charges), {}, spent_before
     granted, withheld = {}, {}
-    for user, eps, ok, was in zip(users, charges.values(), fits, before.tolist(), strict=True):
+    for user, eps, ok, was in zip(users, charges.values(), fits.tolist(), before.tolist(), strict=True):
         if ok:
             granted[user] = eps
         else:
             withheld[user] = refusal(dataset, cap, was, eps)
-    return granted, withheld, dict(zip(users, before.tolist(), strict=True))
+    return granted, withheld, spent_before
 
 
 def reserve_in(tx: Transaction, entry: LedgerEntry, cap: float | None, period: str | None,

@@ -265,16 +265,12 @@ def read_frame(raw: bytes, name: str) -> pd.DataFrame:
 
     lower = name.lower()
     if lower.endswith(".parquet") or raw[:4] == b"PAR1":
-        from lmdk.data.read import parquet_file
+        from lmdk.data.read import read_parquet
 
-        try:  # rows, columns and decoded size checked from the metadata before any page is decoded
-            handle = parquet_file(raw, MAX_ROWS, max_columns=len(COLUMNS) + 1)  # + a stored index
+        try:  # rows, columns and decoded size checked (metadata, then a running count) before all is decoded
+            return read_parquet(raw, MAX_ROWS, max_columns=len(COLUMNS) + 1)  # + a stored index
         except DataError as exc:
             raise PolicyTableError(f"policy table {name!r}: {exc}") from None
-        try:
-            return handle.read().to_pandas()
-        except Exception as exc:  # pyarrow raises several kinds on a damaged file
-            raise PolicyTableError(f"policy table {name!r} is not a readable Parquet file ({exc})") from None
     if lower.endswith(".json") or raw.lstrip()[:1] in (b"[", b"{"):
         return _json_frame(raw, name)
     _check_widths(raw, name)

@@ -295,15 +295,10 @@ def mapped_source(path: Path, spec=None) -> Source:
 def upload_source(raw: bytes, filename: str, spec=None) -> Source:
     """A multi-user file held in memory (the dashboard's upload): Parquet long table, or any mapped text file."""
     if raw[:4] == b"PAR1" or Path(filename).suffix.lower() in PARQUET_SUFFIXES:
-        from lmdk.data.read import parquet_file
+        from lmdk.data.read import read_parquet
 
-        handle = parquet_file(raw)  # rows, columns and decoded size from the metadata, before any page is decoded
-        try:
-            frame = handle.read().to_pandas()
-        except Exception as exc:  # pyarrow raises several types for a damaged file
-            raise DataError(f"{filename}: not a readable Parquet file ({exc}); "
-                            "export it again or upload a CSV") from exc
-        return frame_source(frame, spec)
+        # rows, columns and decoded size checked (metadata, then a running count) before the whole file is decoded
+        return frame_source(read_parquet(raw), spec)
     if len(raw) > MAX_BYTES:
         raise DataError(f"{filename}: {len(raw) / 1e6:.0f} MB is over the {MAX_BYTES / 1e6:.0f} MB limit of an "
                         "upload; run larger populations with `lmdk population`")

@@ -74,8 +74,10 @@ def batch_wall_clock(times, lengths: np.ndarray, offsets: np.ndarray | None, tz:
     if tz is not None:
         return index.tz_convert(tz).tz_localize(None)
     wall = index.tz_localize(None)
-    known = ~pd.isna(offsets) if offsets is not None else None
-    if known is None or not known.any():
+    if offsets is None:
+        return wall
+    known = ~pd.isna(offsets)
+    if not known.any():
         return wall
     utc, out = epoch_ns(index), epoch_ns(wall).copy()
     ends = np.cumsum(lengths)

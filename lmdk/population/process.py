@@ -348,11 +348,12 @@ def process_assigned(frame: pd.DataFrame, job) -> pd.DataFrame:
             part = process_frame(rows, variant)
             parts.append(part.assign(**columns, withheld=None))
             continue
-        own = {users[k]: choice[k] for k in members}  # the group's users, each under its own declared rule
+        own = {users[k]: choice[k] for k in members.tolist()}  # the group's users, each under its own declared rule
         part = process_frame(rows, variant, rules={user: job.variants[v][0].rule for user, v in own.items()})
-        taken = [job.variants[own[user]][1] for user in part["user"]]
-        parts.append(part.assign(**({name: [c[name] for c in taken] for name in columns} if taken else columns),
-                                 withheld=None))
+        taken = [job.variants[own[user]][1] for user in part["user"]]  # each user's own policy columns
+        parts.append(pd.concat([part, pd.DataFrame({**{name: [c[name] for c in taken] for name in columns},
+                                                    "withheld": [None] * len(part)}, index=part.index)], axis=1)
+                     if taken else part.assign(**columns, withheld=None))
     withheld = np.flatnonzero(np.fromiter((isinstance(c, str) or c is None for c in choice), bool, len(choice)))
     if withheld.size:
         counts = np.bincount(codes, minlength=len(users))[withheld]

@@ -213,3 +213,15 @@ def test_parquet_output_has_typed_zone_aware_timestamps(tmp_path, capsys):
     assert isinstance(table["timestamp"].dtype, pd.DatetimeTZDtype)
     assert str(table["timestamp"].dt.tz) == "Europe/Berlin"
     assert table["timestamp"].iloc[0] == pd.Timestamp("2024-01-15", tz="Europe/Berlin")
+
+
+def test_lmdk_plan_statistic_reads_bins_with_the_same_parser(tmp_path, capsys):
+    path = monthly(tmp_path)
+    code, _, err = run(capsys, "plan", path, "--statistic", "sum", "--range", 0, 5, "--landmarks", SUNDAYS,
+                       "--target-relative-mae", 0.5, "--schemes", "skip", "--bin", "1M")
+    assert code == 2 and "1month" in err and "ambiguous" in err
+    summary = tmp_path / "plan.json"
+    code, out, err = run(capsys, "plan", path, "--statistic", "sum", "--range", 0, 5, "--landmarks", SUNDAYS,
+                         "--target-relative-mae", 0.5, "--schemes", "skip", "--bin", "1month", "--json", summary)
+    assert code == 0, err
+    assert "6 bins of 1month" in out + err  # six calendar months, not one 1-month-long Timedelta

@@ -226,7 +226,7 @@ def test_a_population_export_selects_privately_or_is_refused(tmp_path, capsys):
                for u in range(4)]).to_csv(tmp_path / "m.csv", index=False)
     (tmp_path / "p.json").write_text(json.dumps({"landmarks": "below:10", "scheme": "skip", "epsilon": 1.0}))
     base = ["population", str(tmp_path / "m.csv"), "--config", str(tmp_path / "p.json"), "--range", "0", "25",
-            "--quiet", "--ledger", str(tmp_path / "L.jsonl")]
+            "--quiet", "--ledger", str(tmp_path / "L.jsonl"), "--dataset", "meters"]  # a ledger names its dataset
     assert cli.main(base + ["--out", str(tmp_path / "a")]) == cli.EXIT_VIOLATION
     assert "calendar:" in capsys.readouterr().err and not (tmp_path / "a" / "released").exists()
     assert cli.main(base + ["--out", str(tmp_path / "b"), "--landmark-epsilon", "0.5"]) == 0
