@@ -40,10 +40,18 @@ def placed_spec(spec: ImportSpec, tz: str | None = None, start: str | None = Non
     return replace(spec, **changes)
 
 
-def population_spec(path: Path, spec: ImportSpec | None, tz: str | None = None,
-                    start: str | None = None) -> ImportSpec | None:
-    """The import mapping of a population file or folder with ``tz``/``start`` applied (None: none given, the
-    reader detects it as ``lmdk population`` does)."""
+COLUMN_KEYS = {"user": "entity_column", "time": "time_column", "value": "value_column"}
+"""The import mapping's key each column named on the command line sets (--user-column → entity_column, …)."""
+
+
+def population_spec(path: Path, spec: ImportSpec | None, tz: str | None = None, start: str | None = None,
+                    columns: dict | None = None) -> ImportSpec | None:
+    """The import mapping of a population file or folder with ``columns`` ({user|time|value: column name}, over the
+    mapping's keys) and ``tz``/``start`` applied (None: none given, the reader detects it as ``lmdk population``
+    does)."""
+    named = {COLUMN_KEYS[role]: name for role, name in (columns or {}).items() if name is not None}
+    if named:
+        spec = replace(spec, **named) if spec is not None else detected_spec(path, named)
     if start is None and tz is None:
         return spec
     if spec is None:
@@ -51,22 +59,28 @@ def population_spec(path: Path, spec: ImportSpec | None, tz: str | None = None,
     return placed_spec(spec, tz, start)
 
 
-def detected_spec(path: Path) -> ImportSpec:
+def detected_spec(path: Path, named: dict | None = None) -> ImportSpec:
     """The mapping of a population file as the population reader would find it: detected for a text file, or the
-    columns of a Parquet/large CSV long table named explicitly (so a zone or start changes nothing else)."""
+    columns of a Parquet/large CSV long table named explicitly (so a zone or start changes nothing else);
+    ``named``: import-mapping keys given (entity_column, time_column, value_column), kept."""
     from lmdk.data import mapping as mp
     from lmdk.data.mapping import ImportSpec
     from lmdk.data.read import MAX_BYTES, read_source
+    from lmdk.data.district import DISTRICT_NAME
     from lmdk.population.input import open_source
 
+    if str(path) == DISTRICT_NAME:  # the bundled population: its columns are known
+        return ImportSpec(kind="values", entity_column="user", time_column="timestamp", value_column="value",
+                          **{k: v for k, v in (named or {}).items() if k == "time_format"})
     if path.is_file() and path.suffix.lower() not in (".parquet", ".pq") and path.stat().st_size <= MAX_BYTES:
         raw, filename = read_source(str(path), MAX_BYTES)
-        spec = mp.detect_bytes(raw, filename).spec
-        if spec.entity_column is None:
-            raise DataError(f"{path.name}: no user (entity) column found; --start/--tz need a long table "
-                            "(user, timestamp, …) or give --mapping FILE")
-        return spec
-    layout = open_source(str(path)).layout
+        detection = mp.detect_bytes(raw, filename, named=named)
+        if detection.spec.entity_column is None:
+            from lmdk.population.input import no_user_column
+
+            raise no_user_column(path.name, detection.columns)
+        return detection.spec
+    layout = open_source(str(path), ImportSpec(**named) if named else None).layout
     if layout is None:
         raise ParameterError("--start/--tz apply to a long table or a multi-user file; for a folder of per-user "
                              "files give --mapping FILE with start/timezone")
@@ -130,6 +144,14 @@ def group_pairs(source: Path | Upload, by: str, spec: ImportSpec | None = None) 
     on disk (Parquet or text; ``--by`` of the command line) or of an upload (the app's group column)."""
     if isinstance(source, Upload):
         return _upload_pairs(source, by, spec)
+    from lmdk.data.district import DISTRICT_NAME, district_sample
+
+    if str(source) == DISTRICT_NAME:
+        frame = district_sample()
+        if by not in frame.columns:
+            raise ParameterError(f"--by {by!r}: {DISTRICT_NAME} has no such column; its columns are "
+                                 f"{', '.join(map(str, frame.columns))}")
+        return pd.DataFrame({"user": frame["user"].to_numpy(), "group": frame[by].astype(str).to_numpy()})
     return _file_pairs(source, by, spec)
 
 

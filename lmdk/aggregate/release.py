@@ -180,7 +180,7 @@ def release_group(agg: Aggregate, group: str, options: AggregateOptions, rule: L
     from lmdk import privacy, relation
     from lmdk.aggregate.landmarks import bin_landmarks
     from lmdk.data.bins import bin_offset
-    from lmdk.exports.export import export_scheme_release
+    from lmdk.exports.export import export_scheme_release, iso_times
     from lmdk.selection.export import source_of
 
     o = options
@@ -228,10 +228,10 @@ def release_group(agg: Aggregate, group: str, options: AggregateOptions, rule: L
     }
     if dummies is not None:  # the landmarks hidden among dummies chosen privately with 1 % of ε (§3.4)
         summary["dummies"] = {"method": o.dummies, "share": dummies["share"]}
-    frame = pd.DataFrame({"timestamp": exported.frame["timestamp"], "released": released})
     stamps = series.timestamps
-    if agg.zoned and stamps.tz is None:  # the bins of zone-aware input are UTC instants
+    if stamps.tz is None:  # naive bins are UTC instants (zone-aware input, or naive times read in UTC without --tz)
         stamps = stamps.tz_localize("UTC")
+    frame = pd.DataFrame({"timestamp": iso_times(stamps), "released": released})  # ISO 8601 with the offset
     typed = pd.DataFrame({"timestamp": stamps, "released": released})
     if o.by is not None:
         frame.insert(1, "group", group)

@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lmdk.cli.arguments import positive_float, positive_int
-from lmdk.cli.common import EXIT_OK, EXIT_VIOLATION, say, write_table
+from lmdk.cli.arguments import positive_int
+from lmdk.cli.common import EXIT_OK, EXIT_VIOLATION, say, shared_policy_flags, write_table
 from lmdk.cli.ledger import EXIT_CAP
 from lmdk.errors import LmdkError, ParameterError
 from lmdk.exports.files import write_atomic
@@ -47,12 +47,32 @@ BIN_HELP = ("the common time grid (default 1h): 30min, 1h (aligned on multiples 
             "bin")
 
 
+def policy_settings(args) -> tuple[str, str, float]:
+    """(landmark rule, scheme, ε): the flags, else the --config policy file's; a missing one names its flag."""
+    from lmdk.policies.policy import load_policy
+
+    if args.landmark_epsilon is not None:
+        raise ParameterError("--landmark-epsilon: lmdk aggregate releases declared landmarks only (a bin's landmark "
+                             "status would be read from every user's data); declare them (--landmarks "
+                             "calendar:sun@09:00-12:00 or file:…) or pass --allow-data-landmarks")
+    policy = load_policy(args.config) if args.config is not None else None
+    landmarks = args.landmarks if args.landmarks is not None else (policy.landmarks if policy else None)
+    scheme = args.scheme if args.scheme is not None else (policy.scheme if policy else None)
+    epsilon = args.epsilon if args.epsilon is not None else (policy.epsilon if policy else None)
+    for value, flag, example in ((landmarks, "--landmarks", "calendar:sun@09:00-12:00"),
+                                 (scheme, "--scheme", "adaptive"), (epsilon, "--epsilon", "1")):
+        if value is None:
+            raise ParameterError(f"no {flag[2:]}: pass {flag} (e.g. {flag} {example}) or --config POLICY.json")
+    return landmarks, scheme, float(epsilon)
+
+
 def options_from_args(args) -> AggregateOptions:
-    """The release's public parameters, as given on the command line."""
+    """The release's public parameters, as given on the command line (or the --config policy file)."""
     from lmdk.aggregate.release import AggregateOptions
 
+    landmarks, scheme, epsilon = policy_settings(args)
     return AggregateOptions(
-        statistic=args.statistic, landmarks=args.landmarks, scheme=args.scheme, epsilon=args.epsilon,
+        statistic=args.statistic, landmarks=landmarks, scheme=scheme, epsilon=epsilon,
         value_range=(args.range[0], args.range[1]) if args.range is not None else None, bin=args.bin, by=args.by,
         max_per_user=args.max_per_user, w=args.w, tz=args.tz, units=args.units, who=args.who, dummies=args.dummies,
         time_range=(args.time_range[0], args.time_range[1]) if args.time_range is not None else None,
@@ -67,7 +87,32 @@ def population_spec_from_args(args, path: Path):
     from lmdk.data.mapping import ImportSpec
 
     spec = ImportSpec.from_dict(read_json(args.mapping, "--mapping")) if args.mapping else None
-    return population_spec(path, spec, args.tz, args.start)
+    return population_spec(path, spec, args.tz, args.start, columns_from_args(args))
+
+
+def columns_from_args(args) -> dict:
+    """{user|time|value: the column named by --user-column/--time-column/--value-column} (None: not named)."""
+    return {"user": args.user_column, "time": args.time_column, "value": args.value_column}
+
+
+MAPPING_HELP = ("an import mapping JSON naming how INPUT is read; its keys: entity_column (the user column), "
+                "time_column (or date_column + time_column), value_column (or lat_column + lon_column, or "
+                "contact_column), time_format (auto, dayfirst, monthfirst, epoch_s, epoch_ms, relative_s, year, "
+                "year-month, excel), timezone, delimiter, decimal, header, skip_rows; --user-column, --time-column and "
+                "--value-column override its keys")
+
+
+def column_flags(p) -> None:
+    """Add --user-column, --time-column and --value-column (lmdk aggregate, population, plan --statistic)."""
+    p.add_argument("--user-column", metavar="COLUMN",
+                   help="the column of user ids (e.g. symbol, source, site; default: a column named user, user_id, "
+                        "id, device, meter, taxi, entity, …); overrides the mapping's entity_column")
+    p.add_argument("--time-column", metavar="COLUMN",
+                   help="the column of times (overrides the mapping's time_column); named, it may hold whole years "
+                        "(2001), year-months (2024-01) or Excel serial dates (45292)")
+    p.add_argument("--value-column", metavar="COLUMN",
+                   help="the column of readings (overrides the mapping's value_column; default: value, or the only "
+                        "numeric column)")
 
 
 def time_range_flags(p) -> None:
@@ -106,15 +151,15 @@ def cmd_aggregate(args) -> int:
     from lmdk.cli.ledger import refuse_seed
 
     refuse_seed(args, args.seed, "--seed")
-    rule = parse_rule(args.landmarks)
+    rule = parse_rule(options.landmarks)
     if rule.data_dependent and not args.allow_data_landmarks:
-        print(f"lmdk: refused: landmark rule {args.landmarks!r} reads the data it releases, so the landmark set is "
+        print(f"lmdk: refused: landmark rule {options.landmarks!r} reads the data it releases, so the landmark set is "
               "not covered by ε; declare the landmarks (e.g. --landmarks calendar:sun@09:00-12:00, or a file of times "
               "times:FILE) or "
               "pass --allow-data-landmarks (the statement then says what is not protected)", file=sys.stderr)
         return EXIT_VIOLATION
     path = Path(args.input)
-    if not path.exists():
+    if not path.exists() and args.input != "sample:district":
         raise ParameterError(f"INPUT {args.input!r} does not exist; give a long table (Parquet/CSV), a multi-user "
                              "file or a folder of per-user files")
     spec = population_spec_from_args(args, path)
@@ -145,10 +190,15 @@ def _release(args, options: AggregateOptions, rule, source, groups) -> int:
                 max_per_user=options.max_per_user, region=Region(*args.region) if args.region is not None else None,
                 scheduler=args.scheduler, workers=args.workers, time_range=options.time_range, tz=options.tz,
                 drop_rows_without_user=options.drop_rows_without_user)
+    if args.strict and agg.warnings:  # before any noise is drawn: the ledger's reservation is cancelled
+        raise ParameterError(f"INPUT {args.input!r}: {len(agg.warnings)} loader warning(s) with --strict: "
+                             + " | ".join(agg.warnings) + " — fix the file (or leave --strict out to release with "
+                             "these warnings)")
     released = release_aggregate(agg, options, rule)
     if not released.satisfied and not args.allow_violation:  # nothing computed from the data is printed (issue 52)
-        print(f"lmdk: refused: scheme {args.scheme!r} violates the landmark-privacy policy on this aggregate; choose "
-              "a scheme that satisfies it (adaptive, skip, uniform, user) or pass --allow-violation", file=sys.stderr)
+        print(f"lmdk: refused: scheme {options.scheme!r} violates the landmark-privacy policy on this aggregate; "
+              "choose a scheme that satisfies it (adaptive, skip, uniform, user) or pass --allow-violation",
+              file=sys.stderr)
         return EXIT_VIOLATION
     say(args, f"read {args.input}: {sum(agg.users.values()):,} users, {len(agg.series)} group(s), "
               f"{len(next(iter(agg.series.values()))):,} bins of {args.bin}")
@@ -180,8 +230,6 @@ def _source(path: Path, spec):
 def configure(p: argparse.ArgumentParser) -> None:
     """Add the ``aggregate`` arguments to ``p``."""
     from lmdk.aggregate import STATISTICS
-    from lmdk.landmarks import RULE_HELP
-    from lmdk.schemes import ALL_SCHEMES
 
     p.add_argument("input", metavar="INPUT", help="a long table (user, timestamp, value | lat, lon | contact) in "
                                                   "Parquet or CSV, a multi-user file, or a folder of per-user files")
@@ -192,6 +240,12 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--by", metavar="COLUMN", help="release the statistic per group of this column (district, feeder, "
                                                   "class): each user in exactly one group, membership public")
     p.add_argument("--bin", default="1h", metavar="WIDTH", help=BIN_HELP)
+    shared_policy_flags(p, "a policy JSON as lmdk population reads ({\"landmarks\": …, \"scheme\": …, \"epsilon\": "
+                           "…}); --landmarks, --scheme and --epsilon override it", releases=True,
+                        tz_help="time zone of timestamps without one (IANA name, e.g. Europe/Berlin; default UTC): "
+                                "resolves a clock change's repeated hour; calendar windows read the wall clock of this "
+                                "zone, for times with an offset too (without --tz those are read on UTC, with a "
+                                "warning)")
     p.add_argument("--range", nargs=2, type=float, metavar=("LOW", "HIGH"),
                    help="sum/mean: the public range of one user's reading, from the device or domain, never from the "
                         "data; readings are clamped to it, and a user without a reading in a bin counts 0, so Δ = "
@@ -200,33 +254,15 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="count of contacts: rows one person contributes per bin at most (public, default 1; Δ = K)")
     p.add_argument("--region", nargs=3, type=float, metavar=("LAT", "LON", "RADIUS_M"),
                    help="count of locations: the public circle users are counted inside")
-    p.add_argument("--landmarks", metavar="RULE", required=True,
-                   help="landmark rule, declared: calendar:sun@09:00-12:00, file:… (" +
-                        RULE_HELP.replace("%", "%%") + ")")
-    p.add_argument("--allow-data-landmarks", action="store_true",
-                   help="release with a landmark rule that reads the data (percentile, below, …): the statement then "
-                        "says the landmark set is not covered")
-    p.add_argument("--scheme", choices=ALL_SCHEMES, required=True, help="budget scheme (bd, ba, fast, pegasus: the "
-                                                                        "state of the art, not landmark-aware)")
-    p.add_argument("--epsilon", type=positive_float("--epsilon"), required=True, help="total privacy budget ε > 0")
     p.add_argument("--w", type=positive_int("--w", 10_000_000), help="window of the w-event, bd and ba schemes")
-    p.add_argument("--tz", metavar="ZONE", help="time zone of timestamps without one (IANA name, e.g. Europe/Berlin; "
-                                                "default UTC): resolves a clock change's repeated hour; calendar "
-                                                "windows read the wall clock of this zone, for times with an offset "
-                                                "too (without --tz those are read on UTC, with a warning)")
     p.add_argument("--start", metavar="DATETIME", help="files of relative seconds: the date/time their 0 stands for "
                                                        "(e.g. 2009-10-01), so calendar windows can place them")
     time_range_flags(p)
     p.add_argument("--units", help="unit of one reading in the statement (e.g. kWh; default none)")
     p.add_argument("--who", default="user", help="whose readings, in the statement (default user; e.g. household)")
-    p.add_argument("--mapping", metavar="FILE", help="an import mapping JSON naming the input's columns")
+    p.add_argument("--mapping", metavar="FILE", help=MAPPING_HELP)
+    column_flags(p)
     p.add_argument("--out", metavar="FILE", help="released series: .csv or .parquet (default: CSV on standard output)")
-    p.add_argument("--json", metavar="FILE|-", help="also write the summary (officer's eyes only: it holds the "
-                                                    "error); '-': to standard output (needs --out FILE for the table)")
-    from lmdk.cli.arguments import seed
-
-    p.add_argument("--seed", type=seed, help="demonstration seed (reproducible, NOT safe to hand out): refused with "
-                                             "--ledger or --cap; every output written says DEMONSTRATION ONLY inside")
     from lmdk.cli.ledger import ledger_flag
 
     ledger_flag(p)

@@ -236,34 +236,85 @@ def say(args, text: str) -> None:
         print(text, file=sys.stderr)
 
 
-def policy_flags(p: argparse.ArgumentParser) -> None:
-    from lmdk.landmarks import RULE_HELP
+def policy_flags(p: argparse.ArgumentParser, *, releases: bool = False) -> None:
+    """INPUT, --mapping, the shared policy flags (``releases``: lmdk release's), --mechanism, --w, --out, --start and
+    --quiet (release, loss, audit)."""
     from lmdk.mechanisms import MECHANISMS
-    from lmdk.schemes import ALL_SCHEMES
 
     p.add_argument("input", metavar="INPUT",
                    help="a data file (CSV/TSV/Parquet/.plt/.dat …) or sample:hue|taxi|contacts")
-    p.add_argument("--config", metavar="FILE", help="a RunConfig JSON saved by the app; flags below override it")
     p.add_argument("--mapping", metavar="FILE", help="an import mapping JSON (how to read INPUT); default: the "
                                                      "config's, else detected as in the app's import step")
+    shared_policy_flags(p, "a RunConfig JSON saved by the app; flags below override it", releases=releases)
+    p.add_argument("--mechanism", choices=MECHANISMS, help="default: the config's, else by the kind of series")
+    p.add_argument("--w", type=positive_int("--w", 10_000_000), help="window of the w-event, bd and ba schemes")
+    p.add_argument("--out", metavar="FILE", help="output .csv or .parquet (default: CSV on standard output)")
+    p.add_argument("--start", metavar="DATETIME", help="INPUT of relative seconds: the date/time their 0 stands for "
+                                                       "(e.g. 2009-10-01), so calendar windows can place them")
+    p.add_argument("--quiet", action="store_true", help="print nothing but errors and the output asked for")
+
+
+TZ_HELP = ("the wall clock calendar windows are read on, for every time (IANA name, e.g. Europe/Berlin), and the zone "
+           "of INPUT's times without an offset (a clock change's repeated hour becomes two instants). Without it a "
+           "time with an offset is read in its own local time (the offset it carries), a naive time as it stands")
+
+
+def shared_policy_flags(p: argparse.ArgumentParser, config_help: str, *, releases: bool = False,
+                        tz_help: str = TZ_HELP) -> None:
+    """The policy flags every command that reads a policy takes: --config, --scheme, --epsilon, --landmarks, --tz,
+    --strict; with ``releases`` (lmdk release, population, aggregate: one builder, one spelling) also
+    --landmark-epsilon/--allow-data-landmarks, --seed and --json FILE|- (the summary)."""
+    from lmdk.cli.arguments import seed
+    from lmdk.landmarks import RULE_HELP
+    from lmdk.schemes import ALL_SCHEMES
+
+    p.add_argument("--config", metavar="FILE", help=config_help)
     p.add_argument("--scheme", choices=ALL_SCHEMES, help="budget scheme (default: the config's, adaptive first); "
                    "bd|ba (w-event, with --w), fast (user level), pegasus (event level): the state of the art, "
                    "values only, not landmark-aware")
-    p.add_argument("--epsilon", type=positive_float("--epsilon"), help="total privacy budget ε > 0")
-    p.add_argument("--mechanism", choices=MECHANISMS, help="default: the config's, else by the kind of series")
-    p.add_argument("--landmarks", metavar="RULE", help="landmark rule: " + RULE_HELP.replace("%", "%%"))
-    p.add_argument("--w", type=positive_int("--w", 10_000_000), help="window of the w-event, bd and ba schemes")
-    p.add_argument("--out", metavar="FILE", help="output .csv or .parquet (default: CSV on standard output)")
-    p.add_argument("--tz", metavar="ZONE", help="the wall clock calendar windows are read on, for every time "
-                                                "(IANA name, e.g. Europe/Berlin), and the zone of INPUT's times "
-                                                "without an offset (a clock change's repeated hour becomes two "
-                                                "instants). Without it a time with an offset is read in its own local "
-                                                "time (the offset it carries), a naive time as it stands")
-    p.add_argument("--start", metavar="DATETIME", help="INPUT of relative seconds: the date/time their 0 stands for "
-                                                       "(e.g. 2009-10-01), so calendar windows can place them")
+    p.add_argument("--epsilon", type=positive_float("--epsilon"), help="total privacy budget ε > 0 (default: the "
+                                                                       "config's)")
+    p.add_argument("--landmarks", metavar="RULE", help="landmark rule (default: the config's): "
+                                                       + RULE_HELP.replace("%", "%%"))
+    p.add_argument("--tz", metavar="ZONE", help=tz_help)
     p.add_argument("--strict", action="store_true", help="treat every loader warning (averaged rows, dropped "
-                                                         "repeats, a guessed column) as an error")
-    p.add_argument("--quiet", action="store_true", help="print nothing but errors")
+                                                         "repeats or empty values, a guessed column) as an error "
+                                                         "(exit 2) naming the rows")
+    if not releases:
+        return
+    data_landmark_flags(p)
+    p.add_argument("--seed", type=seed, help="demonstration seed (reproducible, NOT safe to hand out): refused with "
+                                             "--ledger or --cap; every output written says DEMONSTRATION ONLY inside")
+    p.add_argument("--json", metavar="FILE|-", help="also write the summary as JSON (officer's eyes only: it holds "
+                                                    "the error); '-': to standard output (the table then needs --out "
+                                                    "FILE)")
+
+
+def json_summary(args, summary: dict) -> None:
+    """Write ``summary`` where --json says (a file, written atomically, or '-': standard output); nothing without
+    --json. A demonstration's summary says so inside."""
+    from lmdk.exports.files import write_atomic
+
+    target = getattr(args, "json", None)
+    if not target:
+        return
+    if getattr(args, "seed", None) is not None and "demonstration_only" not in summary:
+        summary = {"demonstration_only": f"DEMONSTRATION ONLY (seed {args.seed}): anyone with the seed can remove "
+                                         "the noise", **summary}
+    text = json.dumps(summary, indent=2, ensure_ascii=False, allow_nan=False, default=str) + "\n"
+    if target == "-":
+        sys.stdout.write(text)
+    else:
+        write_atomic(target, text)
+        say(args, f"wrote {target}")
+
+
+def refuse_json_on_stdout(args) -> None:
+    """``--json -`` writes to standard output: refused when the released table goes there too (no --out FILE)."""
+    if getattr(args, "json", None) == "-" and getattr(args, "out", None) in (None, "-"):
+        raise ParameterError("--json - writes the summary to standard output, where the released CSV goes without "
+                             "--out; name the table with --out FILE (e.g. --out released.csv --json -), or write the "
+                             "summary to a file (--json summary.json)")
 
 
 def data_landmark_flags(p: argparse.ArgumentParser) -> None:

@@ -35,6 +35,7 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     names = ordered_names() + list(GROUPS)
     parser = argparse.ArgumentParser(
         prog=prog,
+        allow_abbrev=False,
         description="Reproduce a figure of the landmark-privacy or PriSTE paper: "
         "writes FIGURE.csv (tidy), FIGURE.html and FIGURE.png into --out.",
         epilog="figures: " + ", ".join(f"{n} ({FIGURES[n].title})" for n in ordered_names())

@@ -29,7 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The ``lmdk`` argument parser with its subcommands."""
     from lmdk.version import __version__
 
-    parser = argparse.ArgumentParser(prog="lmdk", description=__doc__.split("\n\n")[0],
+    parser = argparse.ArgumentParser(prog="lmdk", description=__doc__.split("\n\n")[0], allow_abbrev=False,
                                      epilog="exit codes: 0 done, 2 bad input or arguments, 3 policy violates "
                                             "landmark privacy or its landmarks are data-derived (release, population, "
                                             "aggregate), 4 a ledger's cap refused the export (or withheld every "
@@ -85,6 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
     led = sub.add_parser("ledger", help="total privacy spent by the exports recorded in a ledger (JSON)",
                          formatter_class=argparse.RawDescriptionHelpFormatter)
     ledger_command.configure(led)
+    for command in sub.choices.values():  # no abbreviations: --scheme is never read as --schemes
+        command.allow_abbrev = False
     return parser
 
 

@@ -152,7 +152,7 @@ def cmd_plan_aggregate(args) -> int:
     if args.landmarks is None:
         raise ParameterError("--statistic needs --landmarks RULE (declared, e.g. calendar:sun@09:00-12:00)")
     path = Path(args.input)
-    if not path.exists():
+    if not path.exists() and args.input != "sample:district":
         raise ParameterError(f"INPUT {args.input!r} does not exist; give a population (long table, multi-user file "
                              "or folder)")
     spec = population_spec_from_args(args, path)
@@ -305,7 +305,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     agg.add_argument("--tz", metavar="ZONE", help="time zone of timestamps without one (default UTC); calendar windows "
                                                   "read its wall clock, for times with an offset too")
     agg.add_argument("--start", metavar="DATETIME", help="files of relative seconds: the date/time of their 0")
-    from lmdk.cli.aggregate import time_range_flags
+    from lmdk.cli.aggregate import column_flags, time_range_flags
 
     time_range_flags(agg)
+    column_flags(agg)
     p.set_defaults(func=cmd_plan)

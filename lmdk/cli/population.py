@@ -69,7 +69,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "required for exported locations). Values: without --range, the public range [−B, B]")
     parser.add_argument("--seed", type=seed, help="demonstration seed (reproducible, NOT safe to hand out; refused "
                                                    "with --ledger or --cap; every file written says so inside)")
-    parser.add_argument("--mapping", metavar="FILE", help="an import mapping JSON naming the input's columns")
+    from lmdk.cli.aggregate import MAPPING_HELP, column_flags
+
+    parser.add_argument("--mapping", metavar="FILE", help=MAPPING_HELP)
+    column_flags(parser)
     parser.add_argument("--tz", metavar="ZONE", help="the wall clock every user's (and every policy row's) calendar "
                                                     "windows are read on (IANA name, e.g. Europe/Berlin). Without it "
                                                     "a time with an offset is read in its own local time (the offset "
@@ -100,6 +103,7 @@ def _policy(args):
         policy = replace(policy, seed=args.seed)
     if args.mapping is not None:
         policy = replace(policy, mapping=read_json(args.mapping, "--mapping"))
+    policy = _named_columns(args, policy)
     if args.landmark_epsilon is not None:
         policy = replace(policy, landmark_epsilon=args.landmark_epsilon)
     if args.allow_data_landmarks:
@@ -223,6 +227,24 @@ def _summary_lines(result, seconds: float) -> list[str]:
     return lines
 
 
+def _named_columns(args, policy):
+    """``policy`` with --user-column/--time-column/--value-column over its mapping's keys (detected around them
+    without a mapping)."""
+    from dataclasses import replace
+    from pathlib import Path
+
+    from lmdk.aggregate.inputs import population_spec
+    from lmdk.cli.aggregate import columns_from_args
+    from lmdk.data.mapping import ImportSpec
+
+    columns = columns_from_args(args)
+    if all(name is None for name in columns.values()) or str(args.input).startswith("sample:"):
+        return policy
+    spec = ImportSpec.from_dict(policy.mapping) if isinstance(policy.mapping, dict) else policy.mapping
+    named = population_spec(Path(args.input), spec, columns=columns)
+    return replace(policy, mapping=named.to_dict() if named is not None else None)
+
+
 def _reserve(args, policy, source, assignment):
     """(the run's ledger Reservation, {user: reason} withheld by the cap): (None, None) without --ledger, for a
     demonstration, or when the policy table withholds every user (:func:`lmdk.population.ledger.reserve_run`)."""
@@ -270,7 +292,7 @@ def run(args) -> int:
         return EXIT_VIOLATION
     if not args.quiet:
         print("\n".join(_summary_lines(result, seconds)), file=sys.stderr)
-    if assignment is not None:
+    if assignment is not None and not args.quiet:
         from lmdk.cli.policies import summary_lines
 
         print("\n".join(summary_lines(result)), file=sys.stderr)

@@ -3,20 +3,20 @@ refuse a policy that violates (ε, L)-landmark privacy (Theorem 2)."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import replace
 
-from lmdk.cli.arguments import positive_float, positive_int, seed
+from lmdk.cli.arguments import positive_float, positive_int
 from lmdk.cli.common import (
     EXIT_OK,
     EXIT_VIOLATION,
-    data_landmark_flags,
     dummies_flag,
     event_word,
+    json_summary,
     policy_flags,
     policy_from_args,
     read_input,
+    refuse_json_on_stdout,
     relation_flags,
     say,
     with_dummies,
@@ -67,6 +67,7 @@ def cmd_release(args) -> int:
     if args.declared_landmarks and (args.config is None or args.landmarks is not None):
         raise ParameterError("--declared-landmarks confirms that a --config's landmark positions were declared in "
                              "advance; use it with --config and without --landmarks")
+    refuse_json_on_stdout(args)
     cfg, series = read_input(args)
     policy = with_dummies(args, policy_from_args(args, series, cfg))
     refuse_seed(args, policy.seed, "--seed")  # seeds are for demonstrations only
@@ -94,7 +95,7 @@ def _release(args, cfg, series, policy: Policy) -> int:
     """Release, write and summarise (the ledger has reserved the ε already)."""
     from lmdk.declared.calendar import rule_clock
     from lmdk.exports.export import export_scheme_release
-    from lmdk.exports.files import demonstration_note, write_atomic
+    from lmdk.exports.files import demonstration_note
     from lmdk.present.release import (
         demonstration_landmarks,
         release_summary,
@@ -163,23 +164,19 @@ def _release(args, cfg, series, policy: Policy) -> int:
     else:
         say(args, f"demonstration seed {policy.seed}: anyone with it can regenerate and remove the noise — "
                    "do not hand this file out as a release")
-    if args.summary:
-        if policy.seed is not None:  # a demonstration says so inside every file it writes
-            summary = {"demonstration_only": note.removeprefix("# "), **summary}
-        write_atomic(args.summary, json.dumps(summary, indent=2))
+    if policy.seed is not None:  # a demonstration says so inside every file it writes
+        summary = {"demonstration_only": note.removeprefix("# "), **summary}
+    json_summary(args, summary)
     return EXIT_OK
 
 
 def configure(rel: argparse.ArgumentParser) -> None:
     """Add the ``release`` arguments to ``rel``."""
-    policy_flags(rel)
+    policy_flags(rel, releases=True)
     relation_flags(rel)
     rel.add_argument("--repetitions", type=positive_int("--repetitions", 10_000),
                      help="independent releases to write (default 1). With --config the config's repetitions are "
                           "drawn, as in the app, and the first N written: repetition 1 is the app's download")
-    rel.add_argument("--seed", type=seed, help="demonstration seed (reproducible, NOT safe to hand out; the "
-                                                "app's views: same relation and sampler). Refused with --ledger or "
-                                                "--cap; the file written says DEMONSTRATION ONLY inside")
     rel.add_argument("--bound", type=positive_float("--bound"),
                      help="locations: the public box ±B metres around the series' centre for the snapping sampler "
                           "(required for exported locations). Values: without --range, the public range [−B, B] "
@@ -187,14 +184,13 @@ def configure(rel: argparse.ArgumentParser) -> None:
     rel.add_argument("--include-private-columns", action="store_true",
                      help="also write the budget, published and landmark columns (they reveal the landmark set)")
     dummies_flag(rel)
-    data_landmark_flags(rel)
     rel.add_argument("--declared-landmarks", action="store_true",
                      help="with --config: confirm that the config's landmark positions were declared in advance "
                           "(chosen without looking at these values). A config marked on the chart of the values, or "
                           "saved without landmark_origin, is refused without it; the statement records the "
                           "confirmation")
     rel.add_argument("--allow-violation", action="store_true", help="write a release that violates the policy")
-    rel.add_argument("--summary", metavar="FILE", help="also write the summary as JSON")
+    rel.add_argument("--summary", dest="json", metavar="FILE", help="the same as --json FILE (kept for scripts)")
     ledger_flag(rel)
     rel.add_argument("--user", metavar="ID",
                      help="the person the series belongs to: the export is charged to that user's budget in "

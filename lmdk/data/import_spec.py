@@ -21,6 +21,9 @@ TIME_FORMATS = {
     "epoch_s": "seconds since 1970-01-01 (Unix time)",
     "epoch_ms": "milliseconds since 1970-01-01",
     "relative_s": "seconds from a start you choose",
+    "year": "whole years (2001: 1 January 2001)",
+    "year-month": "years and months (2024-01, 2024/1: the month's first day)",
+    "excel": "Excel serial dates (45292: 2024-01-01; a fraction is the time of day)",
 }
 LAYOUTS = ("table", "hue", "geolife", "tdrive")
 LAYOUT_NAMES = {"table": "table", "hue": "HUE", "geolife": "GeoLife", "tdrive": "T-drive"}

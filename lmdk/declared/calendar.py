@@ -182,6 +182,8 @@ def clock_fields(wall: pd.DatetimeIndex) -> tuple[np.ndarray, np.ndarray, np.nda
     """(weekday 0–6, second of the day, calendar day as datetime64[D]) of naive wall-clock times: what
     :meth:`CalendarRule.holds` reads."""
     index = pd.DatetimeIndex(wall)
+    if index.tz is not None:  # the fields of zone-aware times are those of their own wall clock
+        index = index.tz_localize(None)
     per_second = _PER_SECOND[index.unit]
     ticks = index.to_numpy().view(np.int64)  # in the index's own unit (no overflow outside 1677–2262)
     days = ticks // (86_400 * per_second)  # whole days since 1970-01-01 (a Thursday), floored before 1970 too

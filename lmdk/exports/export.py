@@ -47,6 +47,15 @@ def _flag(indices, n: int, name: str) -> np.ndarray:
     return flag
 
 
+def iso_times(times, zone: str | None = None) -> np.ndarray:
+    """ISO 8601 text of ``times`` ('2012-06-01T01:00:00-07:00'): zone-aware times with their own offset, naive
+    times placed in ``zone`` first when it is given (else written without an offset: their zone is not known)."""
+    index = pd.DatetimeIndex(times)
+    if index.tz is None and zone is not None:
+        index = index.tz_localize(zone, ambiguous="infer", nonexistent="shift_forward")
+    return np.asarray([t.isoformat() for t in index], dtype=object)
+
+
 def release_frame(timestamps, released, budgets, published, landmarks, *, original=None,
                   dummies=None, names=None) -> pd.DataFrame:
     """The table behind ``export_release`` (one row per timestamp)."""
@@ -61,7 +70,7 @@ def release_frame(timestamps, released, budgets, published, landmarks, *, origin
     if eps.shape != (n,) or pub.shape != (n,):
         raise ParameterError(f"budgets and published need one entry per timestamp (n={n}), got "
                              f"{eps.shape} and {pub.shape}")
-    columns: dict[str, np.ndarray] = {"timestamp": times.astype(str).to_numpy()}
+    columns: dict[str, np.ndarray] = {"timestamp": iso_times(times)}
     if original is not None:
         orig = np.asarray(original, dtype=np.float64)
         if orig.shape != rel.shape:

@@ -247,6 +247,7 @@ def table_from_frame(frame: pd.DataFrame, source: str = "the policy table", base
 
 def _json_frame(raw: bytes, name: str) -> pd.DataFrame:
     """Rows of a JSON policy table: a list of objects or {"policies": [...]}."""
+    _check_json_size(raw, name)
     try:
         data = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
@@ -256,7 +257,40 @@ def _json_frame(raw: bytes, name: str) -> pd.DataFrame:
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         raise PolicyTableError(f"policy table {name!r} must be a JSON list of row objects (or {{\"policies\": "
                                "[…]})")
+    if len(rows) > MAX_ROWS:  # before the DataFrame
+        raise PolicyTableError(f"policy table {name!r} has {len(rows):,} rows, over {MAX_ROWS:,}; split the table")
     return pd.DataFrame(rows, columns=sorted({k for r in rows for k in r}, key=lambda c: (c not in COLUMNS, c)))
+
+
+def _outside_strings(raw: bytes, chunk: int = 1 << 23) -> tuple[int, int]:
+    """The braces and commas of JSON text outside its strings, counted in chunks (no Python object per token)."""
+    import numpy as np
+
+    bare = raw.replace(b"\\\\", b"").replace(b'\\"', b"")  # escaped backslashes, then escaped quotes
+    objects = commas = parity = 0
+    for start in range(0, len(bare), chunk):
+        part = np.frombuffer(bare, np.uint8, count=min(chunk, len(bare) - start), offset=start)
+        outside = ((np.cumsum(part == ord('"'), dtype=np.uint8) + parity) & 1) == 0  # uint8 keeps the parity
+        objects += int(np.count_nonzero(outside & (part == ord("{"))))
+        commas += int(np.count_nonzero(outside & (part == ord(","))))
+        parity = (parity + int(np.count_nonzero(part == ord('"')))) & 1
+    return objects, commas
+
+
+def _check_json_size(raw: bytes, name: str) -> None:
+    """Refuse a JSON policy table of more objects than MAX_ROWS rows (each with its ``dummies`` object) or more
+    values than its objects' columns, from a count of braces and commas outside strings, before any object is
+    built."""
+    most = 2 * MAX_ROWS + 1  # a row and its dummies object, and the {"policies": […]} wrapper
+    objects, commas = raw.count(b"{"), raw.count(b",")
+    if objects > most or commas > len(COLUMNS) * objects:  # upper bounds: count outside strings only then
+        objects, commas = _outside_strings(raw)
+    if objects > most:
+        raise PolicyTableError(f"policy table {name!r} has more than {most:,} JSON objects, so more than the limit "
+                               f"of {MAX_ROWS:,} rows; split the table")
+    if commas > len(COLUMNS) * max(objects, 1):
+        raise PolicyTableError(f"policy table {name!r} has more values than its {objects:,} rows can hold (at most "
+                               f"the columns {', '.join(COLUMNS)} per row object); give a list of row objects")
 
 
 def read_frame(raw: bytes, name: str) -> pd.DataFrame:

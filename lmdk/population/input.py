@@ -38,6 +38,9 @@ ALIASES = {
     "lon": ("lon", "lng", "longitude"),
     "contact": ("contact", "peer", "id2", "user_b"),
 }
+USER_NAMES = tuple(dict.fromkeys(("user_id", "user", "id", "taxi", "taxi_id", "device", "device_id", "meter",
+                                  "meter_id", *ALIASES["user"])))
+"""The user column's names looked for when none is named (ignoring case, spaces and punctuation)."""
 CHUNK_ROWS = 4_000_000
 OFFSET_COLUMN = "utc_offset"
 """Optional canonical column: the UTC offset (seconds east) a reading's time carried in its file, so declared windows
@@ -73,10 +76,12 @@ def layout_of(names, spec=None) -> Layout:
     get = (lambda field: getattr(spec, field)) if spec is not None else (lambda field: None)
     user = _find(names, "user", get("entity_column"))
     time = _find(names, "timestamp", get("time_column"))
-    if user is None or time is None:
-        raise DataError(f"a population table needs a user column and a timestamp column (e.g. user,timestamp,"
-                        f"value); found {', '.join(map(repr, names))} — name them, or give an import mapping "
-                        "with entity_column and time_column")
+    if user is None:
+        raise no_user_column("the table", names)
+    if time is None:
+        raise DataError(f"a population table needs a timestamp column (tried {', '.join(ALIASES['timestamp'])}); "
+                        f"found {', '.join(map(repr, names))} — name it with --time-column COLUMN, or time_column in "
+                        "an import mapping (--mapping FILE)")
     found = {role: _find(names, role, get(f"{role}_column")) for role in ("value", "lat", "lon", "contact")}
     kind = spec.kind if spec is not None and spec.value_column is None and spec.lat_column is None \
         and spec.contact_column is None else None
@@ -97,6 +102,14 @@ def layout_of(names, spec=None) -> Layout:
                   spec.timezone if spec is not None else None)
 
 
+def no_user_column(what: str, columns) -> DataError:
+    """The error of an input without a user column: the names tried, the columns found, the flag that names it."""
+    return DataError(f"{what}: no user (entity) column found (tried {', '.join(USER_NAMES)}); its columns are "
+                     f"{', '.join(map(repr, columns))} — name the user column with --user-column COLUMN (or "
+                     "entity_column in --mapping FILE; in Python: mapping={'entity_column': …}), or give a folder "
+                     "with one file per user")
+
+
 def first_times(times: pd.Series, users=None) -> np.ndarray:
     """True for each row whose wall-clock time (per user) has not been seen before: in a clock change's repeated
     hour the first row is daylight time and the second standard time, as a local-time export writes them."""
@@ -107,7 +120,15 @@ def first_times(times: pd.Series, users=None) -> np.ndarray:
 def to_timestamps(column: pd.Series, layout: Layout, first: np.ndarray | None = None) -> pd.Series:
     """Timestamps of a chunk: datetimes kept; numbers as epoch s/ms or seconds from the start; text parsed.
     Naive times in a layout with a time zone are localised to it (``first``: :func:`first_times` per user)."""
-    if pd.api.types.is_datetime64_any_dtype(column.dtype):
+    from lmdk.data.mapping import CALENDAR_FORMATS, calendar_times
+
+    if layout.time_format in CALENDAR_FORMATS and not pd.api.types.is_datetime64_any_dtype(column.dtype):
+        out = calendar_times(column, layout.time_format)
+        bad = out.isna() & column.notna()
+        if bad.any():
+            raise DataError(f"column {column.name!r}: {column[bad].iloc[0]!r} is not a time of the format "
+                            f"{layout.time_format!r}")
+    elif pd.api.types.is_datetime64_any_dtype(column.dtype):
         out = column
     elif pd.api.types.is_numeric_dtype(column.dtype):
         if layout.time_format == "relative_s":
@@ -314,6 +335,7 @@ def mapped_bytes(raw: bytes, filename: str, spec=None) -> Source:
     raw, filename = decode_input(raw, filename)
 
     path = Path(filename)
+    detection = None
     if spec is None:
         detection = mp.detect_bytes(raw, filename)
         spec = detection.spec
@@ -321,8 +343,7 @@ def mapped_bytes(raw: bytes, filename: str, spec=None) -> Source:
             user = _find(list(detection.columns), "user", None)
             spec = replace(spec, entity_column=user) if user not in (None, spec.time_column) else spec
     if spec.entity_column is None:
-        raise DataError(f"{path.name}: no user (entity) column found; a population file needs one (e.g. user_id), "
-                        "or give a folder with one file per user")
+        raise no_user_column(path.name, detection.columns if detection is not None else ())
     if spec.layout != "table":
         table = parse_raw(raw, filename)
         ids = table.frame[normalise_name(spec.entity_column)].astype(str).str.strip()
@@ -394,6 +415,13 @@ def open_source(source, mapping=None) -> Source:
     spec = ImportSpec.from_dict(mapping) if isinstance(mapping, dict) else mapping
     if isinstance(source, pd.DataFrame):
         return frame_source(source, spec)
+    if str(source).startswith("sample:"):
+        from lmdk.data.district import DISTRICT_NAME, district_sample
+
+        if str(source) != DISTRICT_NAME:
+            raise DataError(f"INPUT {str(source)!r}: the population sample is {DISTRICT_NAME} (100 homes × 8,760 "
+                            "hours); sample:hue, taxi and contacts are one person's series (lmdk release reads them)")
+        return replace(frame_source(district_sample(), spec), description=DISTRICT_NAME)
     path = Path(source)
     if not path.exists():
         raise DataError(f"INPUT {str(source)!r} does not exist; give a file or a folder")

@@ -46,7 +46,9 @@ def loss_table(series, policy: Policy, P: np.ndarray) -> pd.DataFrame:
     lm = tpl.landmark_temporal_privacy_loss(budgets, policy.landmarks, P)
     flag = np.zeros(n, dtype=np.int8)
     flag[policy.landmarks] = 1
+    from lmdk.exports.export import iso_times
+
     return pd.DataFrame({
-        "timestamp": series.timestamps.astype(str), "budget": budgets, "landmark": flag, "bpl": bpl, "fpl": fpl,
+        "timestamp": iso_times(series.timestamps), "budget": budgets, "landmark": flag, "bpl": bpl, "fpl": fpl,
         "tpl": tpl_t, "landmark_overall": lm.overall, "landmark_own": lm.own, "landmark_bound": lm.bound,
     })

@@ -35,10 +35,17 @@ from lmdk.data.mapping.detection import (
     propose_bytes,
     with_entity_column,
 )
-from lmdk.data.mapping.reading import parse_times, read_table, table_frame
+from lmdk.data.mapping.reading import (
+    CALENDAR_FORMATS,
+    calendar_format,
+    calendar_times,
+    parse_times,
+    read_table,
+    table_frame,
+)
 
 __all__ = [
-    "ADVICE", "AUDIENCES", "DECIMALS", "DEFAULT_RELATIVE_START", "DELIMITERS", "KINDS", "LAYOUTS", "LAYOUT_NAMES",
+    "ADVICE", "AUDIENCES", "CALENDAR_FORMATS", "DECIMALS", "DEFAULT_RELATIVE_START", "DELIMITERS", "KINDS", "LAYOUTS", "LAYOUT_NAMES",
     "MISSING_MARKS", "RELATIVE_LIMIT_S", "TIME_FORMATS", "UNIT_WORDS", "Detection", "ImportSpec", "apply",
     "apply_frame", "apply_parsed", "day_month_order", "detect", "detect_bytes", "detect_parsed", "parse_times",
     "propose_bytes", "read_table", "table_frame", "with_entity_column",

@@ -18,7 +18,7 @@ from lmdk.data.mapping.cells import (
     parses_as_dates,
     units_of,
 )
-from lmdk.data.mapping.reading import read_table, table_frame
+from lmdk.data.mapping.reading import calendar_format, read_table, table_frame
 from lmdk.data.read import (
     MAX_BYTES,
     MAX_ROWS,
@@ -47,13 +47,16 @@ def detect(source, *, max_bytes: int = MAX_BYTES, max_rows: int = MAX_ROWS, kind
     return detect_bytes(raw, filename, max_rows=max_rows, kind=kind)
 
 
-def detect_bytes(raw: bytes, filename: str = "", *, max_rows: int = MAX_ROWS, kind: str | None = None) -> Detection:
-    """``detect`` for bytes already in memory."""
-    return detect_parsed(raw, filename, max_rows=max_rows, kind=kind)[0]
+def detect_bytes(raw: bytes, filename: str = "", *, max_rows: int = MAX_ROWS, kind: str | None = None,
+                 named: dict | None = None) -> Detection:
+    """``detect`` for bytes already in memory (``named``: columns given by name — ``entity_column``,
+    ``time_column``, ``value_column`` and ``time_format`` as :class:`ImportSpec` spells them — kept as given)."""
+    return detect_parsed(raw, filename, max_rows=max_rows, kind=kind, named=named)[0]
 
 
 def detect_parsed(raw: bytes, filename: str = "", *, max_rows: int = MAX_ROWS,
-                  kind: str | None = None) -> tuple[Detection, RawTable | pd.DataFrame | None]:
+                  kind: str | None = None, named: dict | None = None,
+                  ) -> tuple[Detection, RawTable | pd.DataFrame | None]:
     """``detect_bytes`` plus what it parsed — the recognised layout's RawTable, or the table's text cells — so
     ``apply_parsed`` need not read the file again (``load_series``)."""
     if kind is not None and kind not in KINDS:
@@ -77,7 +80,7 @@ def detect_parsed(raw: bytes, filename: str = "", *, max_rows: int = MAX_ROWS,
     header = not all(looks_like_data(f, decimal) for f in fields_)
     spec = ImportSpec(delimiter=delimiter, decimal=decimal, header=header, skip_rows=skip)
     frame = read_table(body, spec, max_rows)
-    return _propose(frame, spec, kind), frame
+    return _propose(frame, spec, kind, named), frame
 
 
 def propose_bytes(raw: bytes, spec: ImportSpec, *, max_rows: int = MAX_ROWS) -> Detection:
@@ -126,17 +129,33 @@ def _detect_layout(table: RawTable, wanted: str | None = None) -> Detection:
     return Detection(spec, tuple(frame.columns), frame.head(_PREVIEW_ROWS), entities, questions, notes)
 
 
-def _propose(frame: pd.DataFrame, spec: ImportSpec, wanted: str | None = None) -> Detection:
-    """Fill the column choices of ``spec`` from the parsed ``frame`` (``wanted``: a kind asked for)."""
+def _propose(frame: pd.DataFrame, spec: ImportSpec, wanted: str | None = None,
+             named: dict | None = None) -> Detection:
+    """Fill the column choices of ``spec`` from the parsed ``frame`` (``wanted``: a kind asked for; ``named``:
+    columns given by name, kept)."""
     cols = [str(c) for c in frame.columns]
     norm = {normalise_name(c): c for c in cols}
     questions: list[str] = []
     notes: list[str] = []
-    time_col, date_col = _time_columns(frame, norm)
+    named = {k: v for k, v in (named or {}).items() if v is not None}
+    for key in ("entity_column", "time_column", "value_column"):
+        if key in named and named[key] not in cols:
+            raise DataError(f"{key} {named[key]!r}: the file has no such column; its columns are "
+                            f"{', '.join(map(repr, cols))}")
+    if "time_column" in named:
+        time_col, date_col = named["time_column"], None
+    else:
+        time_col, date_col = _time_columns(frame, norm)
     if time_col is None:
         raise DataError(f"no column holds dates or times among {', '.join(map(repr, cols))}; add one, or name it "
-                        "in the import mapping (time_column; in the app: the import settings)")
-    time_format, question = _time_format(frame, time_col, date_col, spec)
+                        "in the import mapping (time_column; in the app: the import settings; in lmdk aggregate, "
+                        "population and plan: --time-column COLUMN)")
+    if named.get("time_format", "auto") != "auto":
+        time_format, question = named["time_format"], None
+    elif "time_column" in named and calendar_format(frame[time_col]) is not None:
+        time_format, question = calendar_format(frame[time_col]), None
+    else:
+        time_format, question = _time_format(frame, time_col, date_col, spec)
     if question:
         questions.append(question)
         if time_format in ("dayfirst", "monthfirst"):
@@ -168,11 +187,15 @@ def _propose(frame: pd.DataFrame, spec: ImportSpec, wanted: str | None = None) -
     else:
         contact_col, both = None, False
         entity_col = _named(norm, trajectory_ids + ("meter", "meter_id", "entity"), used)
+    entity_col = named.get("entity_column", entity_col)
     value_col = None
     if kind == "values":
-        value_col, question = _value_column(frame, norm, used | {entity_col})
-        if question:
-            questions.append(question)
+        if "value_column" in named:
+            value_col = named["value_column"]
+        else:
+            value_col, question = _value_column(frame, norm, used | {entity_col})
+            if question:
+                questions.append(question)
     entities = None
     entity = None
     if entity_col:
@@ -185,7 +208,7 @@ def _propose(frame: pd.DataFrame, spec: ImportSpec, wanted: str | None = None) -
                              f"({entities.iloc[0]:,} rows), the one with most rows. Choose another below.")
             notes.append(f"the file holds {len(entities):,} {what} (column {entity_col!r}); kept {entity} (the one "
                          f"with most rows, {entities.iloc[0]:,}); pass entity=... to choose another")
-        else:
+        elif "entity_column" not in named:
             entity_col, entities = None, None
     candidates: tuple[str, ...] = ()
     if kind != "contacts":

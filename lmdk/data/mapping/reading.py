@@ -108,6 +108,14 @@ def parse_times(frame: pd.DataFrame, spec: ImportSpec, mapper) -> pd.Series:
         parsed = pd.Series(values.view("datetime64[ns]"), index=frame.index)
         zone = spec.timezone if spec.time_format == "relative_s" else "UTC"
         return _zoned(parsed, zone if zone else None, already_utc=spec.time_format != "relative_s")
+    calendar = spec.time_format if spec.time_format in CALENDAR_FORMATS else (
+        calendar_format(raw) if spec.time_format == "auto" and spec.date_column is None else None)
+    if calendar is not None:  # a named time column of years, year-months or Excel serial dates
+        parsed = calendar_times(raw, calendar)
+        bad = parsed.isna() & (raw.astype(str).str.strip() != "")
+        if bad.any():
+            mapper._fail(col, bad, f"is not {TIME_FORMATS[calendar]}")
+        return _zoned(parsed, spec.timezone, already_utc=False)
     text = datetime_text(frame, time_column, spec.date_column)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -143,6 +151,53 @@ def parse_times(frame: pd.DataFrame, spec: ImportSpec, mapper) -> pd.Series:
 
         mapper.utc_offsets = carried_offsets(text, zoned)  # the wall clock each reading carried
     return zoned
+
+
+CALENDAR_FORMATS = ("year", "year-month", "excel")
+"""Time formats of calendar cells that are not instants: whole years, years and months, Excel serial dates."""
+EXCEL_EPOCH = pd.Timestamp("1899-12-30")  # Excel's day 0 (its 1900 leap-year bug folded in)
+
+
+def calendar_times(cells: pd.Series, time_format: str) -> pd.Series:
+    """Naive times of cells in a :data:`CALENDAR_FORMATS` format (NaT where a cell does not fit): 2001 → 2001-01-01,
+    2024-01 → 2024-01-01, 45292.5 (Excel) → 2024-01-01 12:00."""
+    text = cells.astype(str).str.strip()
+    if time_format == "year":
+        number = pd.to_numeric(text, errors="coerce")
+        ok = (number % 1 == 0) & number.between(1, 9999)
+        return pd.to_datetime(number.where(ok).astype("Int64").astype(str).str.zfill(4).where(ok),
+                              format="%Y", errors="coerce")
+    if time_format == "year-month":
+        parts = text.str.extract(r"^(\d{4})[-/.](\d{1,2})$")
+        months = pd.to_numeric(parts[1], errors="coerce")
+        ok = parts[0].notna() & months.between(1, 12)
+        stamp = parts[0] + "-" + parts[1].str.zfill(2)
+        return pd.to_datetime(stamp.where(ok), format="%Y-%m", errors="coerce")
+    if time_format == "excel":
+        number = pd.to_numeric(text.str.replace(",", ".", regex=False), errors="coerce")
+        ok = number.between(1, 2_958_465)  # Excel's last day is 9999-12-31
+        days = pd.to_timedelta(number.where(ok), unit="D").round("s")
+        return pd.Series(EXCEL_EPOCH + days, index=cells.index)
+    raise DataError(f"time_format {time_format!r} is not one of {', '.join(CALENDAR_FORMATS)}")
+
+
+def calendar_format(cells: pd.Series) -> str | None:
+    """The :data:`CALENDAR_FORMATS` format a named time column's cells fit (whole years 1000–2999, YYYY-MM, or Excel
+    serial dates 10000–99999: 1927–2173), or None."""
+    text = cells.dropna().astype(str).str.strip()
+    text = text[text != ""].head(5000)
+    if text.empty:
+        return None
+    if text.str.fullmatch(r"\d{4}[-/.]\d{1,2}").all():
+        return "year-month"
+    number = pd.to_numeric(text.str.replace(",", ".", regex=False), errors="coerce")
+    if number.isna().any():
+        return None
+    if ((number % 1 == 0) & number.between(1000, 2999)).all():
+        return "year"
+    if number.between(10_000, 99_999).all():
+        return "excel"
+    return None
 
 
 def _zoned(parsed: pd.Series, zone: str | None, *, already_utc: bool) -> pd.Series:
