@@ -60,6 +60,7 @@ class Aggregate:
     outside_rows: int = 0  # readings outside the public time range, dropped
     time_range: tuple[str, str] | None = None  # the public time range's first bin start and end; None: the data's
     zoned: bool = False  # the input's times carried a zone or offset: the bins are UTC instants
+    users_without_readings: int = 0  # users in N with no usable value: they contribute nothing
 
     def statistic_range(self, group: str = ALL) -> tuple[float, float]:
         """The public range of one bin's statistic (:func:`lmdk.relation.aggregate_statistic_range`), [0, N·K]."""
@@ -243,7 +244,7 @@ def build(source, statistic: str, *, value_range: tuple[float, float] | None = N
         (frame_partial(frame, src.kind, width, low, high, member, region, bounds) for frame in user_frames(src, rows))
     totals = _Totals(bounds, width)
     users: dict[str, set] = {}
-    averaged = missing = clamped = no_user = outside = 0
+    averaged = missing = clamped = no_user = outside = silent = 0
     zoned = False
     for part in parts:
         no_user, outside, zoned = no_user + part.no_user, outside + part.outside, zoned or part.zoned
@@ -255,14 +256,18 @@ def build(source, statistic: str, *, value_range: tuple[float, float] | None = N
         for g, (bins, weights) in part.sums.items():
             totals.add(g, bins, weights)
         averaged, missing, clamped = averaged + part.averaged, missing + part.missing, clamped + part.clamped
+        silent += part.silent
     refuse_rows_without_user(no_user, drop_rows_without_user)
     if not users:
         raise DataError("the input holds no events to aggregate" + (" inside --time-range" if outside else ""))
     warnings = _warnings(averaged, missing, 0, max_per_user, {g: len(u) for g, u in users.items()}, clamped,
                          (low, high)) + _row_notes(no_user, outside)
+    if silent:
+        warnings += (f"{silent:,} users had no usable value: they are counted in N and contribute nothing (0 to a "
+                     "sum) — see users_without_readings",)
     agg = _finish(statistic, src.kind, width.bin.text, width, totals, users, value_range, max_per_user, warnings,
                   zoned)
-    return replace(_placed(agg, no_user, outside, bounds, width, zoned), zoned=zoned)
+    return replace(_placed(agg, no_user, outside, bounds, width, zoned), zoned=zoned, users_without_readings=silent)
 
 
 def refuse_rows_without_user(count: int, drop: bool) -> None:

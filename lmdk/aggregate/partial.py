@@ -96,12 +96,13 @@ def _value_runs(frame: pd.DataFrame, width: Grid, low: float, high: float
     bins = width.numbers(frame["timestamp"])
     x = np.clip(values, low, high)
     clamped = int(np.count_nonzero(keep & (x != values)))
-    if missing:
-        user, bins, x = user[keep], bins[keep], x[keep]
     new_user = np.empty(user.size, dtype=bool)
     new_user[:1] = True
     np.not_equal(user[1:], user[:-1], out=new_user[1:])
     code = np.cumsum(new_user) - 1
+    users = user[new_user]  # every user of the frame, one without a usable value too (kept in N, adds nothing)
+    if missing:
+        user, code, bins, x = user[keep], code[keep], bins[keep], x[keep]
     if user.size > 1 and np.any((code[1:] == code[:-1]) & (bins[1:] < bins[:-1])):
         order = np.lexsort((bins, code))
         code, bins, x = code[order], bins[order], x[order]
@@ -110,10 +111,9 @@ def _value_runs(frame: pd.DataFrame, width: Grid, low: float, high: float
     run[1:] = (code[1:] != code[:-1]) | (bins[1:] != bins[:-1])
     starts = np.flatnonzero(run)
     if starts.size == user.size:  # one reading per user and bin: nothing to average
-        return user[new_user], code, bins, x, 0, missing, clamped
+        return users, code, bins, x, 0, missing, clamped
     sizes = np.diff(np.append(starts, user.size))
     means = np.add.reduceat(x, starts) / sizes if starts.size else x[:0]
-    users = user[new_user]
     return users, code[starts], bins[starts], means, int(user.size - starts.size), missing, clamped
 
 
@@ -142,6 +142,7 @@ class Partial:
     missing: int
     span: tuple[int, int]
     clamped: int = 0
+    silent: int = 0  # users with no usable value (kept in N, adding nothing)
     no_user: int = 0  # rows without a user id, dropped (the builder refuses them unless told to drop them)
     outside: int = 0  # rows outside the public time range, dropped
     zoned: bool = False  # whether the timestamps carried a zone or an offset (the bins are then UTC instants)
@@ -193,10 +194,11 @@ def _frame_partial(frame: pd.DataFrame, kind: str, width: Grid, low: float, high
     users: dict[str, list] = {}
     for g, u in zip(group_of, ids, strict=True):
         users.setdefault(g, []).append(u)
+    silent = len(ids) - len(np.unique(run_user)) if kind == "values" else 0
     if member is None:
-        return Partial({ALL: (bins, means)}, users, averaged, missing, span, clamped)
+        return Partial({ALL: (bins, means)}, users, averaged, missing, span, clamped, silent)
     run_group = group_of[run_user]
     sums = {g: (bins[run_group == g], means[run_group == g]) for g in users}
-    return Partial(sums, users, averaged, missing, span, clamped)
+    return Partial(sums, users, averaged, missing, span, clamped, silent)
 
 

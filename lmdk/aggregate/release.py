@@ -219,6 +219,7 @@ def release_group(agg: Aggregate, group: str, options: AggregateOptions, rule: L
         "mae": mae, "relative_mae": mae / scale if scale > 0 else None,
         "guarantee": exported.guarantee.text(),
         "landmark_clock": marked.clock, "dropped_rows": agg.dropped_rows,
+        "users_without_readings": agg.users_without_readings,
         "time_range": {"start": agg.time_range[0], "end": agg.time_range[1], "public": True}
         if agg.time_range is not None else {"start": str(series.timestamps[0]),
                                             "end": str(series.timestamps[-1] + bin_offset(agg.bin)),

@@ -168,7 +168,8 @@ def cmd_aggregate(args) -> int:
     source, reservation = reserve_aggregate(budget, str(path) if spec is None else _source(path, spec),
                                             args.input, options)
     if reservation is not None and reservation.withheld:
-        print(withheld_line(reservation) + ("" if reservation.granted else "; no user released"), file=sys.stderr)
+        print(withheld_line(reservation, summary=False)  # the aggregate writes no per-user summary
+              + ("" if reservation.granted else "; no user released"), file=sys.stderr)
         if not reservation.granted:
             return EXIT_CAP
     try:

@@ -11,8 +11,16 @@ import argparse
 import sys
 import time
 
-from lmdk.cli.arguments import positive_float, positive_int, seed
-from lmdk.cli.common import EXIT_OK, EXIT_VIOLATION, data_landmark_flags, read_json, relation_flags, say
+from lmdk.cli.arguments import positive_float, positive_int
+from lmdk.cli.common import (
+    EXIT_OK,
+    EXIT_VIOLATION,
+    json_summary,
+    read_json,
+    relation_flags,
+    say,
+    shared_policy_flags,
+)
 from lmdk.cli.ledger import (
     EXIT_CAP,
     budget_from_args,
@@ -54,8 +62,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
                           "partitioned by user, a per-user summary and population aggregates.")
     parser.epilog = EXAMPLES + "\n\n" + POLICIES_EXAMPLES
     parser.add_argument("input", metavar="INPUT", help="Parquet/CSV long table, a multi-user file, or a folder")
-    parser.add_argument("--config", metavar="FILE", help="the population policy (JSON); with --policies, the policy "
-                                                         "of users without a row")
+    shared_policy_flags(parser, "the population policy (JSON); --scheme, --epsilon and --landmarks override it; "
+                                "with --policies, the policy of users without a row", releases=True,
+                        tz_help="the wall clock every user's (and every policy row's) calendar windows are read on "
+                                "(IANA name, e.g. Europe/Berlin). Without it a time with an offset is read in its own "
+                                "local time (the offset it carries), a naive time as it stands")
     parser.add_argument("--out", metavar="DIR", required=True,
                         help="a new (or empty) output folder; built under a temporary name beside it and renamed when "
                              "complete, so an interrupted run leaves no partial release")
@@ -67,23 +78,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bound", type=positive_float("--bound"),
                         help="locations: the public box ±B metres around each user's mean point (snapping sampler; "
                              "required for exported locations). Values: without --range, the public range [−B, B]")
-    parser.add_argument("--seed", type=seed, help="demonstration seed (reproducible, NOT safe to hand out; refused "
-                                                   "with --ledger or --cap; every file written says so inside)")
     from lmdk.cli.aggregate import MAPPING_HELP, column_flags
 
     parser.add_argument("--mapping", metavar="FILE", help=MAPPING_HELP)
     column_flags(parser)
-    parser.add_argument("--tz", metavar="ZONE", help="the wall clock every user's (and every policy row's) calendar "
-                                                    "windows are read on (IANA name, e.g. Europe/Berlin). Without it "
-                                                    "a time with an offset is read in its own local time (the offset "
-                                                    "it carries), a naive time as it stands")
     parser.add_argument("--include-private-columns", action="store_true",
                         help="also write budget, published and landmark columns (they reveal the landmark sets)")
     parser.add_argument("--allow-violation", action="store_true", help="release even if a user's release violates "
                                                                        "Theorem 2")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar or summary: nothing but errors and "
+                                                             "the output asked for (--json -)")
     relation_flags(parser)
-    data_landmark_flags(parser)
     ledger_flag(parser)
     policies_flags(parser)
 
@@ -95,10 +100,21 @@ def _policy(args):
 
     from lmdk.policies.policy import Policy, load_policy
 
-    if args.config is None and args.policies is None:
-        raise ParameterError("give the policy: --config FILE (one policy for every user) or --policies FILE (a policy "
-                             "table, one row per user)")
-    policy = load_policy(args.config) if args.config is not None else Policy("none", "adaptive", 1.0)
+    flags = (args.landmarks, args.scheme, args.epsilon)
+    if args.config is None and args.policies is None and None in flags:
+        raise ParameterError("give the policy: --scheme S --epsilon E --landmarks RULE (e.g. --scheme adaptive "
+                             "--epsilon 1 --landmarks calendar:daily@18:00-22:00), --config FILE (one policy for "
+                             "every user) or --policies FILE (a policy table, one row per user)")
+    if args.config is not None:
+        policy = load_policy(args.config)
+    elif None not in flags:
+        policy = Policy(args.landmarks, args.scheme, args.epsilon)
+    else:
+        policy = Policy("none", "adaptive", 1.0)
+    overrides = {name: value for name, value in zip(("landmarks", "scheme", "epsilon"), flags, strict=True)
+                 if value is not None}
+    if overrides:  # the flags override the policy file (Policy validates the result)
+        policy = replace(policy, **overrides)
     if args.seed is not None:
         policy = replace(policy, seed=args.seed)
     if args.mapping is not None:
@@ -263,10 +279,18 @@ def run(args) -> int:
     refuse_seed(args, policy.seed, "--seed" if args.seed is not None else f"the policy file's 'seed' ({args.config})")
     assignment = assignment_for(args, policy, policy if args.config is not None else None)
     source = open_source(args.input, policy.mapping)
+    if args.strict:
+        from lmdk.population.strict import loader_warnings
+
+        found = loader_warnings(source)
+        if found:
+            raise ParameterError(f"INPUT {args.input!r}: {len(found)} loader warning(s) with --strict: "
+                                 + " | ".join(found) + " — fix the file (or leave --strict out: a release drops "
+                                 "empty rows and averages a user's repeated times, and says so)")
     protects = _protects(args, policy, source.kind)
     reservation, withheld = _reserve(args, policy, source, assignment)  # before any noise; the cap withholds users
     if reservation is not None and not reservation.granted:
-        print(withheld_line(reservation) + "; no user released", file=sys.stderr)
+        print(withheld_line(reservation, summary=False) + "; no user released", file=sys.stderr)
         return EXIT_CAP
     bar = _Bar(args.quiet)
     start = time.perf_counter()
@@ -302,4 +326,5 @@ def run(args) -> int:
         by_cap = reservation is not None and bool(reservation.withheld)
         print("lmdk: refused: every user was withheld (see the reasons above); nothing was released", file=sys.stderr)
         return EXIT_CAP if by_cap else EXIT_VIOLATION
+    json_summary(args, dict(result.aggregates))
     return EXIT_OK

@@ -178,8 +178,10 @@ def refused_line(reservation: Reservation) -> str:
     return "lmdk: refused: " + next(iter(reservation.withheld.values())) + "; nothing was released or charged"
 
 
-def withheld_line(reservation: Reservation, what: str = "users") -> str:
-    """How many users the cap withheld, with the first reason."""
+def withheld_line(reservation: Reservation, what: str = "users", summary: bool = True) -> str:
+    """How many users the cap withheld, with the first reason (``summary``: a summary file with every reason was
+    written; without one the message names none)."""
     first = next(iter(reservation.withheld.values()))
-    return (f"lmdk: withheld {len(reservation.withheld):,} {what} (nothing released or charged for them; the "
-            f"summary's 'withheld' column says why), e.g. {first}")
+    where = "; the summary's 'withheld' column says why" if summary else ""
+    return (f"lmdk: withheld {len(reservation.withheld):,} {what} (nothing released or charged for them{where}), "
+            f"e.g. {first}")
