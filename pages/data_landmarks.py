@@ -185,7 +185,8 @@ with st.container(border=True):
         y = cur.series.values
         side = d2.radio("Landmark when the value is", ["below", "above"], horizontal=True, key="thr_side")
         default = landmark_edit.threshold_default(y, side)
-        thr = d2.number_input(f"threshold ({cur.series.units or 'value'})", value=default, key=f"thr_{side}")
+        thr = d2.number_input(f"threshold ({text.escape_markdown(cur.series.units or 'value')})", value=default,
+                              key=f"thr_{side}")
         params = (("below", thr if side == "below" else None), ("above", thr if side == "above" else None))
     elif detector == "percentile":
         frac = d2.slider("share of events", 0, 100, 20, 5, key="pct_frac", format="%d %%") / 100

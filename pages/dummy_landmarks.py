@@ -302,7 +302,8 @@ def _results(cur, chosen: list[str]) -> None:
     })
     st.caption(f"Mean over {reps} repetitions with 95 % confidence intervals; with dummies, every repetition makes "
                "its own private selection of L′ (so the MAE includes that randomness), and every scheme is run on "
-               "the same selections." + (" " + headlines.guess_line_caption(guess, unit) if guess else ""))
+               "the same selections."
+               + (" " + headlines.guess_line_caption(guess, text.escape_markdown(unit)) if guess else ""))
     alt_text.describe("dummy_mae_chart", alt_text.rows_table(rows, dummy_ui.MAE_NAMES),
                       what=f"Mean absolute error ({unit}) per scheme", table=False)
 

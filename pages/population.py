@@ -125,7 +125,8 @@ from lmdk.present.population import flagged, headline  # noqa: E402 (only once a
 guess = population.data_free_guess(pop, protected, unit)
 derived = population.data_derived(pop, rule)
 st.markdown(f"##### {headline(table, chosen, eps, unit, guess, data_derived=derived)}")
-protected_words = protected.label() if protected is not None else "changes of up to 1 unit (Δ = 1)"
+protected_words = (text.escaped_relation(protected).label() if protected is not None
+                   else "changes of up to 1 unit (Δ = 1)")
 st.caption(f"{pop.description} · landmarks: {population.rule_words(pop, rule)} · ε = {eps:g} · "
            f"protected: {protected_words} · one release per "
            f"user, demonstration seed {seed}.")
@@ -168,7 +169,8 @@ typed = st.selectbox("…or choose a user from the list", rows["user"].astype(st
 users = users or ([typed] if typed else [])
 if users:
     user = str(users[0])
-    if st.button(f"Open user {user} on the single-series pages", icon=":material/open_in_new:", type="primary"):
+    if st.button(f"Open user {text.escape_markdown(user)} on the single-series pages", icon=":material/open_in_new:",
+                 type="primary"):
         population.open_user(pop, user, rule)
         st.switch_page("pages/schemes_utility.py")
 else:

@@ -47,7 +47,7 @@ def post_processing(cur) -> None:
     """Sidebar, below the scheme settings: the clamping toggle and its public range (Laplace only; a full rerun)."""
     if cur.series.kind != "values":
         return
-    unit = cur.series.units or "value units"
+    unit = text.escape_markdown(cur.series.units or "value units")  # widget labels render markdown
     with st.sidebar:
         st.subheader("Post-processing")
         st.toggle("Clamp releases to a public range", **widgets.bind(state.CLAMP),
@@ -237,7 +237,7 @@ def results() -> None:
     mae_fig = charts.mae(rows, unit=unit, epsilon=eps, guess=guess.mae if guess is not None else None)
     st.plotly_chart(mae_fig, key="mae_chart", **charts.PLOTLY_KW)
     st.caption(f"Bars: mean over {reps} repetitions; whiskers: 95 % confidence interval."
-               + (" " + headlines.guess_line_caption(guess, unit) if guess is not None else ""))
+               + (" " + headlines.guess_line_caption(guess, text.escape_markdown(unit)) if guess is not None else ""))
     alt_text.describe_run("mae_chart", run, lambda: alt_text.rows_table(rows, alt_text.MAE_COLUMNS),
                           what=f"Mean absolute error ({unit}) per scheme")
     if clamp is not None:

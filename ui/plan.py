@@ -42,7 +42,7 @@ def sidebar(cur) -> None:
     contacts = cur.series.kind == "contacts"
     with st.sidebar.expander("…or start from the error I can accept", expanded=st.session_state.get(state.TARGET)
                              is not None, icon=":material/target:"):
-        st.number_input(f"Acceptable error ({unit})", min_value=1e-12, step=0.1, format="%g",
+        st.number_input(f"Acceptable error ({text.escape_markdown(unit)})", min_value=1e-12, step=0.1, format="%g",
                         placeholder="e.g. 0.5" if not contacts else "e.g. 10", **widgets.bind(state.TARGET),
                         help="The planner finds, for every scheme, the smallest ε whose release keeps this error "
                              "(mean absolute error, as in the MAE chart) — and says which cannot get there.")

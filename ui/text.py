@@ -14,6 +14,17 @@ def escape_markdown(text) -> str:
     return _MARKDOWN.sub(r"\\\1", broken)
 
 
+def escaped_relation(relation):
+    """``relation`` (an ``lmdk.relation.Relation``) with its user-given words — the unit and whose readings — escaped
+    for markdown, so its ``label()`` and ``protects()`` can be shown in a caption; None stays None."""
+    if relation is None:
+        return None
+    from dataclasses import replace
+
+    who = relation.who if relation.who is None else escape_markdown(relation.who)
+    return replace(relation, unit=escape_markdown(relation.unit), who=who)
+
+
 def code(text) -> str:
     """``text`` as an inline code span shown exactly as written (no escape is needed inside one): fenced by more
     backticks than any run inside it, on one line (a line break would end the message's paragraph)."""

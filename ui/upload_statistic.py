@@ -179,7 +179,7 @@ def _statistic_fields(spec, columns: list[str]) -> None:
     """The statistic's public parameters: the range (clamp), K or the region, the bin, the group."""
     ss = st.session_state
     c1, c2, c3 = st.columns(3)
-    unit = spec.units or "value units"
+    unit = text.escape_markdown(spec.units or "value units")  # widget labels render markdown
     if ss[STAT] in ("sum", "mean"):
         c1.number_input(f"lowest reading ({unit})", value=None, key=LOW, placeholder="public, e.g. 0",
                         help="The public range of one user's reading, from the device or the domain — never from the "

@@ -104,7 +104,7 @@ def landmark_status(cur) -> None:
 
     if (total := relation.aggregate_relation()) is not None:  # a statistic over many people: say what one moves
         box.caption(f"A {total.statistic} over {total.users:,} {text.escape_markdown(total.who)}s: "
-                    f"{total.label()}.")
+                    f"{text.escaped_relation(total).label()}.")
     if k == 0:  # a rule or detector that marked nothing (or a cleared set): say so where the count is
         box.warning("No landmarks: the rule marked none. Pick another rule or window, or mark events on "
                     "*Data & landmarks*.", icon=":material/flag:")
@@ -185,10 +185,10 @@ def relation_controls(cur, box) -> None:
                               "per metre. A move of c metres is protected at c/radius·ε.")
     elif (total := relation.aggregate_relation()) is not None:
         box.caption(f"This series is a **{total.statistic} over {total.users:,} {text.escape_markdown(total.who)}s**: "
-                    f"{total.label()}.")
+                    f"{text.escaped_relation(total).label()}.")
     else:
         ss = st.session_state
-        unit = cur.series.units or "value units"
+        unit = text.escape_markdown(cur.series.units or "value units")  # widget labels render markdown
         box.radio("Protect", ("range", "up_to"), horizontal=True, **bind(state.REL_KIND),
                   format_func=lambda k: "any value in the range" if k == "range" else "changes up to d",
                   help="Any value: one event may take any value in the public range (Δ = high − low). "
@@ -211,7 +211,8 @@ def relation_controls(cur, box) -> None:
                     "rating — never from the data). Until then the views protect changes of up to 1 unit (Δ = 1).",
                     icon=":material/warning:")
     else:
-        box.caption(f"Protected: {protected.protects('event')} — Δ = {protected.sensitivity:g}.")
+        box.caption(f"Protected: {text.escaped_relation(protected).protects('event')} — Δ = "
+                    f"{protected.sensitivity:g}.")
 
 
 def button_row(key: str | None = None):

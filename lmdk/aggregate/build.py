@@ -250,7 +250,8 @@ def build(source, statistic: str, *, value_range: tuple[float, float] | None = N
         no_user, outside, zoned = no_user + part.no_user, outside + part.outside, zoned or part.zoned
         if not part.users:  # an empty partition
             continue
-        totals.span(np.asarray(part.span, dtype=np.int64))
+        if part.span[0] <= part.span[1]:  # users with readings (a frame of users without any has no span)
+            totals.span(np.asarray(part.span, dtype=np.int64))
         for g, ids in part.users.items():
             users.setdefault(g, set()).update(ids)
         for g, (bins, weights) in part.sums.items():
@@ -262,9 +263,15 @@ def build(source, statistic: str, *, value_range: tuple[float, float] | None = N
         raise DataError("the input holds no events to aggregate" + (" inside --time-range" if outside else ""))
     warnings = _warnings(averaged, missing, 0, max_per_user, {g: len(u) for g, u in users.items()}, clamped,
                          (low, high)) + _row_notes(no_user, outside)
+    read = getattr(src, "read_counts", {})
+    if read.get("averaged"):
+        warnings += (f"{read['averaged']:,} rows repeated a timestamp of their user and were averaged into one "
+                     "reading first",)
+    if read.get("empty"):
+        warnings += (f"{read['empty']:,} rows had no value and were left out",)
     if silent:
-        warnings += (f"{silent:,} users had no usable value: they are counted in N and contribute nothing (0 to a "
-                     "sum) — see users_without_readings",)
+        warnings += (f"{silent:,} user{'s' if silent != 1 else ''} had no usable value: counted in N, they "
+                     "contribute nothing (0 to a sum) — see users_without_readings",)
     agg = _finish(statistic, src.kind, width.bin.text, width, totals, users, value_range, max_per_user, warnings,
                   zoned)
     return replace(_placed(agg, no_user, outside, bounds, width, zoned), zoned=zoned, users_without_readings=silent)

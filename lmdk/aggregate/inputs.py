@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 
 from lmdk.errors import DataError, ParameterError
@@ -52,6 +53,8 @@ def population_spec(path: Path, spec: ImportSpec | None, tz: str | None = None, 
     named = {COLUMN_KEYS[role]: name for role, name in (columns or {}).items() if name is not None}
     if named:
         spec = replace(spec, **named) if spec is not None else detected_spec(path, named)
+    if spec is not None:
+        spec = completed_spec(path, spec)
     if start is None and tz is None:
         return spec
     if spec is None:
@@ -59,14 +62,28 @@ def population_spec(path: Path, spec: ImportSpec | None, tz: str | None = None, 
     return placed_spec(spec, tz, start)
 
 
+def completed_spec(path: Path, spec: ImportSpec) -> ImportSpec:
+    """``spec`` (a mapping that may name only some columns, e.g. entity_column and time_column) with the columns it
+    leaves out detected around the ones it names; a complete mapping as it is."""
+    if spec.layout != "table" or (spec.time_column is not None and (
+            spec.kind != "values" or spec.value_column is not None)):
+        return spec
+    named = {key: getattr(spec, key) for key in ("entity_column", "time_column", "value_column")
+             if getattr(spec, key) is not None}
+    if spec.time_format != "auto":
+        named["time_format"] = spec.time_format
+    found = detected_spec(path, named)
+    return replace(found, timezone=spec.timezone, start=spec.start, units=spec.units or found.units)
+
+
 def detected_spec(path: Path, named: dict | None = None) -> ImportSpec:
     """The mapping of a population file as the population reader would find it: detected for a text file, or the
     columns of a Parquet/large CSV long table named explicitly (so a zone or start changes nothing else);
     ``named``: import-mapping keys given (entity_column, time_column, value_column), kept."""
     from lmdk.data import mapping as mp
+    from lmdk.data.district import DISTRICT_NAME
     from lmdk.data.mapping import ImportSpec
     from lmdk.data.read import MAX_BYTES, read_source
-    from lmdk.data.district import DISTRICT_NAME
     from lmdk.population.input import open_source
 
     if str(path) == DISTRICT_NAME:  # the bundled population: its columns are known
@@ -169,7 +186,9 @@ def _file_pairs(path: Path, by: str, spec: ImportSpec | None) -> pd.DataFrame:
             raise ParameterError(f"--by {by!r}: the input has no such column; its columns are {', '.join(names)}")
         frames = [pq.read_table(f, columns=[user, by]).to_pandas() for f in src.parquet]
         frame = pd.concat(frames, ignore_index=True)
-        return pd.DataFrame({"user": frame[user].to_numpy(), "group": frame[by].astype(str).to_numpy()})
+        groups = frame[by].astype(str).where(frame[by].notna(), "")
+        refuse_empty_groups(groups, by, lambda row: f"row {row + 1}")
+        return pd.DataFrame({"user": frame[user].to_numpy(), "group": groups.to_numpy()})
     if path.is_dir() or path.suffix.lower() in PARQUET_SUFFIXES:
         raise ParameterError("--by needs a long table with the group column (Parquet or CSV); a folder of per-user "
                              "files has none")
@@ -183,12 +202,23 @@ def _file_pairs(path: Path, by: str, spec: ImportSpec | None) -> pd.DataFrame:
     if by not in frame.columns:
         raise ParameterError(f"--by {by!r}: the input has no such column; its columns are "
                              f"{', '.join(map(str, frame.columns))}")
+    first_line = found.skip_rows + (2 if found.header else 1)
+    refuse_empty_groups(frame[by].astype(str).str.strip(), by, lambda row: f"line {row + first_line}")
     ids = frame[user].astype(str).str.strip()
     if src.layout is not None:  # a large CSV read by pyarrow: ids keep the type pyarrow gives them
         first = next(src.chunks(1024))["user"]
         if pd.api.types.is_numeric_dtype(first.dtype):
             ids = pd.to_numeric(ids)
     return pd.DataFrame({"user": ids.to_numpy(), "group": frame[by].astype(str).str.strip().to_numpy()})
+
+
+def refuse_empty_groups(groups: pd.Series, by: str, where) -> None:
+    """Refuse a group column with empty cells, naming the first rows (``where``: row position → "line 7")."""
+    empty = np.flatnonzero((groups.str.strip() == "").to_numpy())
+    if empty.size:
+        shown = ", ".join(where(int(row)) for row in empty[:5]) + (", …" if empty.size > 5 else "")
+        raise DataError(f"--by {by!r}: {empty.size:,} row(s) have an empty group ({shown}); every row needs its "
+                        "user's group — fill them in, or drop those rows")
 
 
 def _upload_pairs(upload: Upload, by: str, spec: ImportSpec | None) -> pd.DataFrame:
@@ -203,7 +233,9 @@ def _upload_pairs(upload: Upload, by: str, spec: ImportSpec | None) -> pd.DataFr
         raise DataError(f"{Path(upload.filename).name}: no user column {spec.entity_column!r} to group")
     users = frame[spec.entity_column]
     users = users.astype(str).str.strip() if upload.raw[:4] != b"PAR1" else users
-    return pd.DataFrame({"user": users.to_numpy(), "group": frame[by].astype(str).str.strip().to_numpy()})
+    groups = frame[by].astype(str).where(frame[by].notna(), "").str.strip()
+    refuse_empty_groups(groups, by, lambda row: f"row {row + 1}")
+    return pd.DataFrame({"user": users.to_numpy(), "group": groups.to_numpy()})
 
 
 def _upload_frame(raw: bytes, filename: str, spec: ImportSpec) -> pd.DataFrame:

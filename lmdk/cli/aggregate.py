@@ -25,12 +25,15 @@ if TYPE_CHECKING:
     from lmdk.ledger.reserve import Budget
 
 AGGREGATE_EXAMPLES = """examples:
-  lmdk aggregate meters.parquet --statistic sum --bin 1h --range 0 25 --landmarks calendar:sun@09:00-12:00 \\
+  lmdk aggregate fleet.parquet --statistic sum --bin 1h --range 0 25 --landmarks calendar:sun@09:00-12:00 \\
       --scheme skip --epsilon 1 --out district.csv --json district.json
-  lmdk aggregate meters.parquet --statistic mean --by feeder --range 0 25 --landmarks calendar:mon-fri@17:00-20:00 \\
+  lmdk aggregate fleet.parquet --statistic mean --by feeder --range 0 25 --landmarks calendar:mon-fri@17:00-20:00 \\
       --scheme adaptive --epsilon 1 --workers 2 --out feeders.parquet
-  lmdk aggregate primaryschool.csv --statistic count --bin 5min --start 2009-10-01 \\
+  lmdk aggregate fleet.csv --statistic sum --bin 1d --range 0 25 --config policy.json --out daily.csv --json -
+  lmdk aggregate contacts.csv --statistic count --bin 5min --start 2009-10-01 \\
       --landmarks calendar:daily@12:00-14:00 --scheme skip --epsilon 1 --json school.json
+
+The files named here are in docs/examples/ (python docs/examples/make_examples.py).
 
 The released file has the columns timestamp, group (with --by) and released, with the statement of what is
 protected in '#' lines (Parquet: in its metadata). The JSON summary is for the officer's eyes only: it holds the
@@ -165,8 +168,7 @@ def cmd_aggregate(args) -> int:
     spec = population_spec_from_args(args, path)
     groups = membership(group_pairs(path, args.by, spec)) if args.by is not None else None
     budget = budget_from_args(args)
-    source, reservation = reserve_aggregate(budget, str(path) if spec is None else _source(path, spec),
-                                            args.input, options)
+    source, reservation = reserve_aggregate(budget, _source(path, spec), args.input, options)
     if reservation is not None and reservation.withheld:
         print(withheld_line(reservation, summary=False)  # the aggregate writes no per-user summary
               + ("" if reservation.granted else "; no user released"), file=sys.stderr)
@@ -201,8 +203,10 @@ def _release(args, options: AggregateOptions, rule, source, groups) -> int:
               "choose a scheme that satisfies it (adaptive, skip, uniform, user) or pass --allow-violation",
               file=sys.stderr)
         return EXIT_VIOLATION
+    value = getattr(source, "value_column", None)
     say(args, f"read {args.input}: {sum(agg.users.values()):,} users, {len(agg.series)} group(s), "
-              f"{len(next(iter(agg.series.values()))):,} bins of {args.bin}")
+              f"{len(next(iter(agg.series.values()))):,} bins of {args.bin}"
+              + (f", readings from column {value!r}" if value and options.statistic != "count" else ""))
     for warning in [*agg.warnings, *released.warnings()]:
         say(args, f"warning: {warning}")
     write_table(released.table_for(args.out), args.out, released.note())

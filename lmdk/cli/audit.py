@@ -25,8 +25,9 @@ from lmdk.errors import ParameterError
 from lmdk.exports.files import write_atomic
 
 AUDIT_EXAMPLES = """examples:
-  lmdk audit sample:hue --scheme skip --epsilon 1 --landmarks percentile:20 --range 0 25 --json audit.json
-  lmdk audit sample:hue --scheme skip --epsilon 1 --landmarks percentile:20 --range 0 25 --dummies partitioned
+  lmdk audit sample:hue --scheme skip --epsilon 1 --landmarks calendar:daily@18:00-22:00 --range 0 25 --json audit.json
+  lmdk audit sample:hue --scheme skip --epsilon 1 --landmarks percentile:20 --range 0 25 \\
+      --dummies partitioned   # exits 3: a rule that reads the values leaks past ε (the flip neighbours)
   lmdk audit meter.csv --config runconfig.json --trials 5000 --correlation strong --out audit.csv
 
 Releases the series and its worst neighbours (one event changed across the public range at a regular event and at

@@ -104,7 +104,9 @@ def report_loading(args, text: str, series) -> None:
     warnings = tuple(getattr(series, "warnings", ()) or ())
     if getattr(args, "strict", False) and warnings:
         raise ParameterError(f"INPUT {text!r}: {len(warnings)} loader warning(s) with --strict: "
-                             + " | ".join(warnings) + " — fix the file or pass --mapping FILE")
+                             + " | ".join(warnings) + " — fix the file, pass --mapping FILE when a column was "
+                             "guessed (or --tz ZONE for a clock change's repeated hour), or leave out --strict to "
+                             "release with what each warning says was done")
     say(args, f"read {text} as: {how} ({len(series):,} events, {series.kind})")
     for warning in warnings:
         say(args, f"warning: {warning}")

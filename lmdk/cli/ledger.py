@@ -33,15 +33,15 @@ if TYPE_CHECKING:
 LEDGER_EXAMPLES = """examples:
   lmdk release meter.csv --config runconfig.json --bound 25 --out r1.csv --ledger ledger.jsonl
   lmdk ledger ledger.jsonl                  # releases, epsilon_basic (Σ ε), epsilon_pld at delta 1e-6
-  lmdk ledger app_ledger.jsonl --delta 1e-9 # the ledger downloaded from the app
-  lmdk population day1.parquet --config policy.json --out d1/ --range 0 25 \\
+  lmdk ledger ledger.jsonl --delta 1e-9     # the same at δ = 1e-9 (a ledger downloaded from the app reads alike)
+  lmdk population fleet.parquet --config policy.json --out d1/ --range 0 25 \\
       --ledger sqlite:///ledger.db --dataset meters-2026 --cap 10 --period month
   lmdk ledger sqlite:///ledger.db --by user --dataset meters-2026   # each user's total and what remains
   lmdk ledger init postgresql://lmdk_owner@db:5432/lmdk   # once, as the owner: the ledger's tables
   lmdk ledger cap sqlite:///ledger.db --dataset meters-2026 --cap 5   # set or lower a cap (never raise it)
   lmdk ledger import ledger.jsonl --into postgresql://lmdk@db:5432/lmdk   # idempotent, all or nothing
-  lmdk ledger ./init                        # a ledger file literally named init, cap or import
 
+A ledger file literally named init, cap or import is given as a path: lmdk ledger ./init.
 URL: a plain path (JSON Lines), sqlite:///PATH (sqlite:////abs/path) or postgresql://USER@HOST:PORT/DB; the
 password comes from PGPASSWORD or PGPASSFILE, never the URL (messages name host, port and database only).
 Exit codes: 0 done, 2 bad input (a malformed URL; an import that would raise a cap names the line, nothing

@@ -99,8 +99,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return experiments_main(argv[1:], prog="lmdk experiments")
     parser = build_parser()
     args = parser.parse_args(argv)
+    import warnings
+
     try:
-        return args.func(args)
+        with warnings.catch_warnings():  # lmdk says what it did in its own words: no raw library warning is shown
+            warnings.simplefilter("ignore")
+            return args.func(args)
     except PolicyRefused as exc:
         print(f"lmdk: {exc}", file=sys.stderr)
         return EXIT_VIOLATION

@@ -29,8 +29,8 @@ PLAN_EXAMPLES = """examples:
   lmdk plan meter.csv --landmarks below:0.5 --range 0 25 --within 1 --probability 0.9
   lmdk plan sample:hue --landmarks percentile:20 --range 0 25 --target-mae 0.5 --tradeoff 25,10,2,1
   lmdk plan sample:hue --config runconfig.json        # the config's landmarks, relation, w and target
-  lmdk plan meters.parquet --statistic sum --range 0 25 --landmarks calendar:sun@09:00-12:00 --target-relative-mae 0.02
-  lmdk plan meters.parquet --statistic sum --range 0 25 --landmarks calendar:sun@09:00-12:00 \
+  lmdk plan fleet.parquet --statistic sum --range 0 25 --landmarks calendar:sun@09:00-12:00 --target-relative-mae 0.02
+  lmdk plan fleet.parquet --statistic sum --range 0 25 --landmarks calendar:sun@09:00-12:00 \
       --target-relative-mae 0.02 --users-for 1        # how many homes for 2 % at ε = 1?
 
 The JSON is {scheme: {"epsilon": ε or null, "achieved_mae": …, "ci95": [low, high], "feasible": true|false}}:

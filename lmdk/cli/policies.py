@@ -14,9 +14,9 @@ import sys
 from lmdk.cli.arguments import positive_float
 
 POLICIES_EXAMPLES = """per-user policies:
-  lmdk population meters.parquet --policies policies.csv --range 0 25 --out released/
-  lmdk population meters.parquet --policies policies.csv --config default.json --max-epsilon 2 \\
-      --schemes adaptive,skip --range 0 25 --out released/
+  lmdk population fleet.parquet --policies policies.csv --range 0 25 --out per-user/
+  lmdk population fleet.parquet --policies policies.csv --config default.json --max-epsilon 2 \\
+      --schemes adaptive,skip --range 0 25 --out bounded/
 
 policies.csv: user,landmarks,epsilon,scheme[,mechanism,w,dummies] — one row per user, e.g.
   alice,calendar:mon-fri@18:00-22:00,1.0,adaptive

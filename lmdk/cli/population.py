@@ -35,9 +35,13 @@ from lmdk.errors import LmdkError, ParameterError
 
 EXAMPLES = """examples:
   lmdk population fleet.parquet --config policy.json --out released/ --range 0 25
-  lmdk population fleet.parquet --config policy.json --out released/ --range 0 25 --workers 2
-  lmdk population Data/ --config policy.json --out released/ --radius 200 --bound 50000   # GeoLife: a folder per user
-  lmdk population meters.csv --config policy.json --out demo/ --seed 0       # reproducible demonstration
+  lmdk population fleet.parquet --config policy.json --out on-dask/ --range 0 25 --workers 2
+  lmdk population fleet.csv --scheme adaptive --epsilon 1 --landmarks calendar:mon-fri@18:00-22:00 --range 0 25 \\
+      --out flags/ --json summary.json      # the policy as flags, the summary as JSON
+  lmdk population fleet.csv --config policy.json --out demo/ --seed 0       # reproducible demonstration
+
+The files named here are in docs/examples/ (python docs/examples/make_examples.py). A folder of per-user files
+(GeoLife's Data/ with --radius R --bound B for locations) is read as one user per subfolder.
 
 policy.json: {"landmarks": "calendar:mon-fri@18:00-22:00", "scheme": "adaptive", "epsilon": 1.0}
 (also: mechanism, w, dummies, seed, relation — what ε protects, as --range/--up-to/--radius —, mapping,
@@ -49,7 +53,8 @@ viewing the values (landmark_origin "viewed", "data", or no field), here and in 
 Without --seed every user's noise comes from fresh OS entropy that is never recorded: values use the exact
 discrete Laplace on the public range, locations the snapping sampler inside the public box --bound B.
 Output: DIR/released/user=<id>/part-0.parquet, DIR/summary.parquet (per user: n, |L|, worst Σ over L ∪ {t},
-Theorem 2, MAE — for your eyes only) and DIR/aggregates.json.
+Theorem 2, MAE — for your eyes only) and DIR/aggregates.json; --json FILE|- writes the aggregates again (a file,
+or '-': standard output) as lmdk release and lmdk aggregate write their summary.
 Exit codes: 0 when at least one user was released (the others withheld, each with its reason in the summary's
 'withheld' column: no policy, a bound of --max-epsilon/--schemes, or the ledger's --cap); when every user was
 withheld, 4 if any of them was withheld by the cap, else 3; 2 for bad input; 3 for a Theorem 2 refusal."""

@@ -515,6 +515,13 @@ def repeated_hour_note(index) -> str:
             "zone) to keep both hours as distinct times instead of merging them")
 
 
+def _repeated_times(index: pd.DatetimeIndex, shown: int = 3) -> str:
+    """The first repeated timestamps of ``index`` in ISO 8601, for a note that names them."""
+    times = index[index.duplicated(keep="first")].unique()
+    text = ", ".join(t.isoformat() for t in times[:shown])
+    return text + (f" and {len(times) - shown:,} more" if len(times) > shown else "")
+
+
 def _deduplicate(frame: pd.DataFrame, kind: str, notes: list[str], explain: str = "") -> pd.DataFrame:
     """Repeated timestamps: average values, keep the first fix, drop repeated (time, contact) pairs."""
     before = len(frame)
@@ -522,15 +529,16 @@ def _deduplicate(frame: pd.DataFrame, kind: str, notes: list[str], explain: str 
     clock = repeated_hour_note(frame.index)
     if clock:
         tail += f"; {clock}"
+    named = _repeated_times(frame.index)
     if kind == "values":
         repeated = int(frame.index.duplicated(keep=False).sum())
         frame = frame.groupby(level=0, sort=True).mean()
         notes.append(f"{_count(repeated, 'row')} shared {_count(repeated - (before - len(frame)), 'timestamp')}; "
-                     f"averaged them ({_count(before - len(frame), 'row')} fewer){tail}")
+                     f"averaged them ({_count(before - len(frame), 'row')} fewer; repeated: {named}){tail}")
     elif kind == "trajectory":
         frame = frame[~frame.index.duplicated(keep="first")]
         notes.append(f"{_count(before - len(frame), 'fix', 'fixes')} repeated an earlier timestamp; "
-                     f"kept the first fix{tail}")
+                     f"kept the first fix (repeated: {named}){tail}")
     else:
         keys = pd.DataFrame({"t": epoch_ns(frame.index), "c": frame["contact"].to_numpy()})
         dropped = keys.duplicated(keep="first").to_numpy()

@@ -24,6 +24,7 @@ DISTRICT_RANGE = (0.0, 25.0)  # kWh: one home's public range in an hour (the HUE
 FEEDERS = ("north", "south", "east", "west")
 
 
+@lru_cache(maxsize=1)
 def hue_profile() -> np.ndarray:
     """HUE residence 1's mean kWh per (month 1–12, weekday 0–6, hour 0–23), shape (12, 7, 24)."""
     from lmdk.data.samples import HUE_FILE

@@ -209,10 +209,12 @@ def export_relation(series, protects=None, bound: float | None = None):
         return rel.public_range(-bound, bound, series.units or "")
     if series.kind == "values":
         raise ParameterError("an export needs the public range of one value (e.g. 0 to the meter's rating in kWh): "
-                             "it says what is protected and calibrates the noise; it must not be derived from the "
-                             "data")
+                             "give --range LOW HIGH (e.g. --range 0 25; in Python protects=lmdk.relation."
+                             "public_range(0, 25)); it says what is protected and calibrates the noise; it must not "
+                             "be derived from the data")
     raise ParameterError("an export of locations needs the protected radius in metres (e.g. 200: any location moved "
-                         "within 200 m is protected) and a public bound of the box around the series' centre")
+                         "within 200 m is protected) and a public bound of the box around the series' centre: give "
+                         "--radius R --bound B (e.g. --radius 200 --bound 50000)")
 
 
 def _check_snapping(rel, sensitivity: float, bound: float) -> None:

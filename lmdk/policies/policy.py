@@ -68,7 +68,8 @@ class Policy:
             raise ParameterError("policy: allow_data_landmarks must be true or false, not "
                                  f"{self.allow_data_landmarks!r}")
         if not isinstance(self.landmarks, str) or not self.landmarks.strip():
-            raise ParameterError("policy: landmarks must be a landmark rule such as 'percentile:20' or 'none', "
+            raise ParameterError("policy: landmarks must be a landmark rule declared in advance, such as "
+                                 "'calendar:daily@18:00-22:00' or 'none', "
                                  f"not {self.landmarks!r}")
         parse_rule(self.landmarks)
         if self.scheme not in SCHEME_NAMES:

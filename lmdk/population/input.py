@@ -18,8 +18,9 @@ contact/peer). Numeric timestamps are seconds since 1970 unless the mapping says
 """
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -135,15 +136,32 @@ def to_timestamps(column: pd.Series, layout: Layout, first: np.ndarray | None = 
             out = pd.Timestamp(layout.start) + pd.to_timedelta(column, unit="s")
         else:
             out = pd.to_datetime(column, unit="ms" if layout.time_format == "epoch_ms" else "s")
+    elif (order := day_order(column, layout.time_format)) is not None:  # d/m/y: one order for the whole column
+        from lmdk.data.mapping import parse_dmy
+
+        out = parse_dmy(column.astype(str), dayfirst=order == "dayfirst")
+        bad = out.isna() & column.notna()
+        if bad.any():
+            raise DataError(f"column {column.name!r}: {column[bad].iloc[0]!r} is not a date in the column's "
+                            f"{'day' if order == 'dayfirst' else 'month'}-first order; give an import mapping with "
+                            "time_format")
     else:
         try:
-            out = pd.to_datetime(column, format="ISO8601")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # pandas' UserWarnings (mixed zones, inferred formats): not shown raw
+                out = pd.to_datetime(column, format="ISO8601")
         except (ValueError, TypeError):
             try:
-                out = pd.to_datetime(column, format="mixed", dayfirst=layout.time_format == "dayfirst")
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    out = pd.to_datetime(column, format="mixed")
             except (ValueError, TypeError):
                 raise DataError(f"column {column.name!r}: cannot read its times (e.g. {column.iloc[0]!r}); give an "
                                 "import mapping with the time format") from None
+        if out.dtype == object:  # several UTC offsets (a clock change): the instants, in UTC
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                out = pd.to_datetime(column, format="mixed", utc=True)
     if layout.timezone and getattr(out.dtype, "tz", None) is None:
         # the repeated hour of an autumn clock change: a time's first row is daylight time, its second standard
         out = out.dt.tz_localize(layout.timezone, ambiguous=first_times(out) if first is None else first,
@@ -151,6 +169,28 @@ def to_timestamps(column: pd.Series, layout: Layout, first: np.ndarray | None = 
     if getattr(out.dtype, "tz", None) is None and out.dtype != np.dtype("datetime64[ns]"):
         out = out.astype("datetime64[ns]")
     return out
+
+
+def day_order(column: pd.Series, time_format: str = "auto") -> str | None:
+    """'dayfirst' or 'monthfirst' for a column of d/m/y dates (``time_format`` when it names one; else decided over
+    the whole column as the import does, an ambiguous column read day first when written with dots), or None."""
+    if time_format in ("dayfirst", "monthfirst"):
+        return time_format
+    if time_format != "auto" or column.dtype != object:
+        return None
+    from lmdk.data.mapping import day_month_order
+
+    order = day_month_order(column)
+    if order == "ambiguous":
+        return "dayfirst" if column.astype(str).str.contains(r"\d\.\d", regex=True).any() else "monthfirst"
+    return order if order in ("dayfirst", "monthfirst") else None
+
+
+def column_layout(layout: Layout, frame: pd.DataFrame) -> Layout:
+    """``layout`` with its d/m/y order decided once over ``frame``'s time column (every chunk then reads it so)."""
+    column = frame[layout.columns["timestamp"]]
+    order = day_order(column, layout.time_format) if layout.time_format == "auto" else None
+    return replace(layout, time_format=order) if order is not None else layout
 
 
 def canonical(frame: pd.DataFrame, layout: Layout) -> pd.DataFrame:
@@ -180,6 +220,9 @@ class Source:
     parquet: tuple[str, ...] = ()  # Parquet files (the Dask engine reads them itself)
     layout: Layout | None = None
     users: Callable[[int], Iterator[np.ndarray]] | None = None  # the user column alone, in chunks (a cheap scan)
+    value_column: str | None = None  # the input's column read as the value (named in what a command prints)
+    read_counts: dict = field(default_factory=dict)  # filled while reading: rows "averaged" (one user, one time),
+    # rows without a value ("empty") — steps the per-user import takes before the canonical frames
 
     def parquet_layout(self) -> Layout:
         """The canonical columns of a Parquet source's files (every Parquet source has them)."""
@@ -239,7 +282,7 @@ def parquet_source(files: list[str], spec=None) -> Source:
                 yield piece.column(0).to_numpy(zero_copy_only=False)  # text ids cannot be zero-copy
 
     return Source(layout.kind, chunks, f"{len(files)} Parquet file(s)", parquet=tuple(files), layout=layout,
-                  users=users)
+                  users=users, value_column=layout.columns.get("value"))
 
 
 def csv_source(path: Path, spec=None) -> Source:
@@ -259,7 +302,7 @@ def csv_source(path: Path, spec=None) -> Source:
         for batch in reader(rows):
             yield canonical(batch.to_pandas(), layout)
 
-    return Source(layout.kind, chunks, f"CSV {path.name}", layout=layout)
+    return Source(layout.kind, chunks, f"CSV {path.name}", layout=layout, value_column=layout.columns.get("value"))
 
 
 def _series_frame(user, series) -> pd.DataFrame:
@@ -275,12 +318,25 @@ def _series_frame(user, series) -> pd.DataFrame:
     return frame
 
 
+def _usable(cells: pd.Series) -> pd.Series:
+    """Which cells of a text column are not empty or a missing-value mark ('NA', '?', …)."""
+    from lmdk.data.mapping import MISSING_MARKS
+
+    return ~cells.astype(str).str.strip().isin(MISSING_MARKS)
+
+
+def _has_value(cells: pd.Series) -> bool:
+    """Whether a text column holds any usable cell."""
+    return bool(_usable(cells).any())
+
+
 def _single_source(kind: str, pairs: Callable[[], Iterator[tuple]], description: str) -> Source:
-    """A Source of (user, Series) pairs: each chunk holds whole users (clustered by construction)."""
+    """A Source of (user, Series or canonical frame) pairs: each chunk holds whole users (clustered by
+    construction)."""
     def chunks(rows: int) -> Iterator[pd.DataFrame]:
         pending, size = [], 0
         for user, series in pairs():
-            pending.append(_series_frame(user, series))
+            pending.append(series if isinstance(series, pd.DataFrame) else _series_frame(user, series))
             size += len(series)
             if size >= rows:
                 yield pd.concat(pending, ignore_index=True)
@@ -353,13 +409,28 @@ def mapped_bytes(raw: bytes, filename: str, spec=None) -> Source:
                 yield user, to_series(replace(table, frame=rows), kind=spec.kind, entity=user, name=path.name)
     else:
         frame = mp.read_table(check_text(raw), spec)
+        counts: dict = {"averaged": 0, "empty": 0}
 
         def pairs():
-            for user, rows in _entity_groups(frame, spec):
-                yield user, mp.apply_frame(rows.reset_index(drop=True), replace(spec, entity=user),
+            counts.update(averaged=0, empty=0)  # each pass over the file counts afresh
+            for user, rows in _entity_groups(frame, spec):  # rows keep the file's row numbers (errors name lines)
+                if spec.kind == "values" and not _has_value(rows[spec.value_column]):
+                    # no usable value: kept in the roster (N counts the input's user ids), contributes nothing
+                    times = mp.apply_frame(rows.assign(**{spec.value_column: "0"}), replace(spec, entity=user),
                                            filename=filename, name=path.name)
+                    yield user, _series_frame(user, times).assign(value=np.nan)
+                    continue
+                series = mp.apply_frame(rows, replace(spec, entity=user), filename=filename, name=path.name)
+                if spec.kind == "values":
+                    usable = int(_usable(rows[spec.value_column]).sum())
+                    counts["empty"] += len(rows) - usable
+                    counts["averaged"] += usable - len(series)
+                yield user, series
+        return Source(spec.kind, _single_source(spec.kind, pairs, path.name).chunks, f"{path.name} ({spec.layout})",
+                      clustered=True, value_column=spec.value_column if spec.kind == "values" else None,
+                      read_counts=counts)
     return Source(spec.kind, _single_source(spec.kind, pairs, path.name).chunks, f"{path.name} ({spec.layout})",
-                  clustered=True)
+                  clustered=True, value_column=spec.value_column if spec.kind == "values" else None)
 
 
 def folder_source(path: Path, spec=None) -> Source:
@@ -397,13 +468,14 @@ def folder_source(path: Path, spec=None) -> Source:
 
 def frame_source(frame: pd.DataFrame, spec=None) -> Source:
     """An in-memory long table (tests, the dashboard)."""
-    layout = layout_of(frame.columns, spec)
+    layout = column_layout(layout_of(frame.columns, spec), frame)
 
     def chunks(rows: int) -> Iterator[pd.DataFrame]:
         for start in range(0, len(frame), rows):
             yield canonical(frame.iloc[start:start + rows], layout)
 
-    return Source(layout.kind, chunks, f"table of {len(frame):,} rows", layout=layout)
+    return Source(layout.kind, chunks, f"table of {len(frame):,} rows", layout=layout,
+                  value_column=layout.columns.get("value"))
 
 
 def open_source(source, mapping=None) -> Source:

@@ -39,7 +39,8 @@ def landmark_positions(rule: str | None, series, tz: str | None = None, configur
         return np.asarray(lmk.parse_rule(rule).indices(series, tz), dtype=np.int64)
     if configured is not None:
         return np.asarray(configured, dtype=np.int64)
-    raise ParameterError("no landmarks: pass --landmarks RULE (e.g. percentile:20, or none) or --config")
+    raise ParameterError("no landmarks: pass --landmarks RULE, declared in advance (e.g. --landmarks "
+                         "calendar:daily@18:00-22:00, file:landmarks.csv, or none) or --config")
 
 
 def view_relation(policy: Policy) -> Relation:

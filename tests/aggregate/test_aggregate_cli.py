@@ -16,7 +16,7 @@ LUNCH = "calendar:daily@12:00-14:00"
 SUNDAYS = "calendar:sun@09:00-12:00"
 KEYS = {"statistic", "scheme", "epsilon", "n_users", "n_events", "landmarks", "landmark_kind", "sensitivity", "range",
         "theorem2", "mae", "relative_mae", "guarantee", "landmark_clock", "dropped_rows", "time_range", "outside_rows",
-        "clamped_share",
+        "clamped_share", "users_without_readings",
         "warnings"}
 
 

@@ -44,7 +44,9 @@ def test_long_table_averaging_names_the_entity_column_and_detection_lists_it(tmp
     path = write(tmp_path, "iowa.csv", iowa())
     series = load_series(path)
     assert len(series) == 17 and series.values[0] == pytest.approx(1001)  # mean of 1000, 1001, 1002
-    assert series.warnings == ("51 rows shared 17 timestamps; averaged them (34 rows fewer); the column 'source' "
+    assert series.warnings == ("51 rows shared 17 timestamps; averaged them (34 rows fewer; repeated: "
+                               "2001-01-01T00:00:00, 2001-02-01T00:00:00, 2001-03-01T00:00:00 and 14 more); the "
+                               "column 'source' "
                                "(e.g. 'Coal', 'Wind', 'Nuclear') looks like an entity (user/device): choose one with "
                                "entity=...",)
     detection = mapping.detect(path)
@@ -81,7 +83,8 @@ def test_gps_repeated_timestamps_keep_the_first_fix(tmp_path):
     path = write(tmp_path, "gps.csv", "timestamp,latitude,longitude\n" + "\n".join(lines) + "\n")
     series = load_series(path)
     assert series.kind == "trajectory" and len(series) == 60
-    assert series.warnings == ("53 fixes repeated an earlier timestamp; kept the first fix",)
+    assert series.warnings == ("53 fixes repeated an earlier timestamp; kept the first fix (repeated: "
+                               "2020-01-01T00:00:00, 2020-01-01T00:01:00, 2020-01-01T00:02:00 and 50 more)",)
     np.testing.assert_allclose(series.latlon()[0], [round(lat[0], 6), round(lon[0], 6)])
 
 

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from ui import text
 from ui.charts.style import number
 from ui.downloads import download_deferred
 from ui.session.cache import MAX_ENTRIES
@@ -53,8 +54,8 @@ def describe(key: str, data: pd.DataFrame | None = None, *, what: str, summary: 
         # way); the expander's label stays in the reading order, so a screen reader reaches them in one step
         # lazy (issue 34): the table and its CSV are built only while the expander is open — opening it reruns the
         # page (or its fragment); closed, it holds the sentence only, so an ε change does not convert every table
-        expander = st.expander(f"Show data — {what[0].lower() + what[1:]}", icon=":material/table:",
-                               key=f"{OPEN_PREFIX}{key}", on_change="rerun")
+        expander = st.expander(f"Show data — {text.escape_markdown(what[0].lower() + what[1:])}",
+                               icon=":material/table:", key=f"{OPEN_PREFIX}{key}", on_change="rerun")
         with expander:
             st.caption(words)
             if expander.open:
@@ -80,8 +81,10 @@ def chart_text(kind: str, key: str, what: str, over: str | None, said: tuple[str
 
 
 def sentence(data: pd.DataFrame, what: str, *, over: str | None = None, said: list[str] | None = None) -> str:
-    """``describe``'s sentence of a table: ``summarize`` of the columns ``said`` (all numeric ones when None)."""
-    return summarize(data if said is None else data[[c for c in data if c == over or c in said]], what, over=over)
+    """``describe``'s sentence of a table: ``summarize`` of the columns ``said`` (all numeric ones when None), escaped
+    for the caption's markdown (labels, ids and units may come from the user's file)."""
+    table = data if said is None else data[[c for c in data if c == over or c in said]]
+    return text.escape_markdown(summarize(table, what, over=over))
 
 
 def _table_and_csv(key: str, data: pd.DataFrame, what: str, *, csv: bool, table: bool) -> None:
@@ -94,8 +97,8 @@ def _table_and_csv(key: str, data: pd.DataFrame, what: str, *, csv: bool, table:
     else:
         st.caption("The table shown with the chart holds these numbers.")
     if csv:
-        download_deferred(f"{what} (CSV)", _csv, data, key=f"dl_{KEY_PREFIX}{key}",
-                                  file_name=f"{key}.csv", mime="text/csv", icon=":material/download:")
+        download_deferred(f"{text.escape_markdown(what)} (CSV)", _csv, data, key=f"dl_{KEY_PREFIX}{key}",
+                          file_name=f"{key}.csv", mime="text/csv", icon=":material/download:")
 
 
 def _csv(data: pd.DataFrame) -> str:

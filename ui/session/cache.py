@@ -125,21 +125,21 @@ DISTRICT_RULE = "calendar:sun@09:00-12:00"  # declared landmarks of a district: 
 
 @bounded_cache(8)
 def district(users: int, n: int, statistic: str, seed: int):
-    """A synthetic district (lmdk.population.fleet): one home's series, or the sum or mean over all homes per
-    hour (lmdk.aggregate), with its declared landmarks."""
+    """A synthetic district (lmdk.data.district: ``sample:district``'s generator, from the HUE profile): one home's
+    series, or the sum or mean over all homes per hour (lmdk.aggregate), with its declared landmarks."""
     from lmdk.aggregate import build
+    from lmdk.data.district import district_table
     from lmdk.landmarks import parse_rule
-    from lmdk.population.fleet import synthetic_fleet
     from lmdk.population.input import frame_source
 
-    fleet = synthetic_fleet(users, n, (0.05, 0.6), rng=seed)
+    table = district_table(homes=users, hours=n, seed=seed)
     if statistic == "one":
         from lmdk.present.population import user_series
 
-        series = user_series(frame_source(fleet.table), 0, name="home 0 of the district")
+        series = user_series(frame_source(table), table["user"].iloc[0], name="home 0 of the district")
         series = type(series)(frame=series.frame, kind="values", units="kWh", name=series.name)
     else:
-        agg = build(frame_source(fleet.table), statistic, value_range=DISTRICT_RANGE, bin="1h")
+        agg = build(frame_source(table), statistic, value_range=DISTRICT_RANGE, bin="1h")
         series = agg.to_series(units="kWh")
         series = type(series)(frame=series.frame, kind="values", units="kWh",
                               name=f"the {statistic} over {users:,} homes of the district")

@@ -117,8 +117,9 @@ def data_free_guess(cur, x, mechanism: str):
     """The data-free guess every error is read against (lmdk.present.headlines.Guess): the middle of the public
     range; None without a public range or for locations and contacts."""
     from lmdk.present import headlines
+    from ui.text import escape_markdown
 
     protected = current(cur)
     if protected is None or mechanism != "laplace" or protected.value_range is None:
-        return None
-    return headlines.Guess.of(x, protected.value_range, cur.series.units or protected.unit or "")
+        return None  # the guess's words are shown in markdown: the user's unit escaped
+    return headlines.Guess.of(x, protected.value_range, escape_markdown(cur.series.units or protected.unit or ""))

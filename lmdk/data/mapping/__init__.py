@@ -39,14 +39,16 @@ from lmdk.data.mapping.reading import (
     CALENDAR_FORMATS,
     calendar_format,
     calendar_times,
+    parse_dmy,
     parse_times,
     read_table,
     table_frame,
 )
 
 __all__ = [
-    "ADVICE", "AUDIENCES", "CALENDAR_FORMATS", "DECIMALS", "DEFAULT_RELATIVE_START", "DELIMITERS", "KINDS", "LAYOUTS", "LAYOUT_NAMES",
-    "MISSING_MARKS", "RELATIVE_LIMIT_S", "TIME_FORMATS", "UNIT_WORDS", "Detection", "ImportSpec", "apply",
-    "apply_frame", "apply_parsed", "day_month_order", "detect", "detect_bytes", "detect_parsed", "parse_times",
-    "propose_bytes", "read_table", "table_frame", "with_entity_column",
+    "ADVICE", "AUDIENCES", "CALENDAR_FORMATS", "DECIMALS", "DEFAULT_RELATIVE_START", "DELIMITERS", "KINDS", "LAYOUTS",
+    "LAYOUT_NAMES", "MISSING_MARKS", "RELATIVE_LIMIT_S", "TIME_FORMATS", "UNIT_WORDS", "Detection", "ImportSpec",
+    "apply", "apply_frame", "apply_parsed", "calendar_format", "calendar_times", "day_month_order", "detect",
+    "detect_bytes", "detect_parsed", "parse_dmy", "parse_times", "propose_bytes", "read_table", "table_frame",
+    "with_entity_column",
 ]

@@ -155,4 +155,4 @@ def _select_entity(frame: pd.DataFrame, spec: ImportSpec) -> pd.DataFrame:
     if not keep.any():
         shown = ", ".join(pd.unique(ids)[:5])
         raise DataError(f"no rows for {wanted!r} in column {spec.entity_column!r}; it holds e.g. {shown}")
-    return frame[keep.to_numpy()].reset_index(drop=True)
+    return frame[keep.to_numpy()]  # the file's row numbers kept: an error names the row's line in the file

@@ -120,7 +120,7 @@ def parse_times(frame: pd.DataFrame, spec: ImportSpec, mapper) -> pd.Series:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if spec.time_format in ("dayfirst", "monthfirst"):
-            parsed = _parse_dmy(text, dayfirst=spec.time_format == "dayfirst")
+            parsed = parse_dmy(text, dayfirst=spec.time_format == "dayfirst")
         else:
             try:
                 parsed = pd.to_datetime(text, errors="coerce", format="ISO8601")
@@ -176,7 +176,7 @@ def calendar_times(cells: pd.Series, time_format: str) -> pd.Series:
     if time_format == "excel":
         number = pd.to_numeric(text.str.replace(",", ".", regex=False), errors="coerce")
         ok = number.between(1, 2_958_465)  # Excel's last day is 9999-12-31
-        days = pd.to_timedelta(number.where(ok), unit="D").round("s")
+        days = pd.Series(pd.to_timedelta(number.where(ok), unit="D"), index=cells.index).dt.round("s")
         return pd.Series(EXCEL_EPOCH + days, index=cells.index)
     raise DataError(f"time_format {time_format!r} is not one of {', '.join(CALENDAR_FORMATS)}")
 
@@ -214,7 +214,7 @@ def _zoned(parsed: pd.Series, zone: str | None, *, already_utc: bool) -> pd.Seri
     return parsed
 
 
-def _parse_dmy(text: pd.Series, *, dayfirst: bool) -> pd.Series:
+def parse_dmy(text: pd.Series, *, dayfirst: bool) -> pd.Series:
     """d/m/y or m/d/y with an optional time, one order for the whole column (vectorised)."""
     parts = text.str.extract(DMY)
     day, month = (parts[0], parts[2]) if dayfirst else (parts[2], parts[0])
