@@ -62,7 +62,7 @@ if ss.get(state.EX_FIGURE) not in figures:
 st.title("Experiments — reproducing the papers")
 st.caption(
     "Every figure of §4 of the landmark-privacy paper and §5 of the PriSTE paper, produced by the same "
-    "runner as `python -m lmdk.experiments FIGURE` (see docs/REPRODUCTION.md). The chart shows a small "
+    "runner as `lmdk experiments FIGURE` (see docs/REPRODUCTION.md). The chart shows a small "
     "cached default run; recompute it with other repetitions or seed below."
 )
 name = st.selectbox("Figure", names, format_func=lambda n: f"{n} — {figures[n].title}",
@@ -97,7 +97,7 @@ if ss[state.EX_RUN] == name:  # a recomputation is the view (after Recompute, or
         ss[state.EX_RUN] = None
         st.warning(
             f"Estimated {estimate:.0f} s — longer than this page allows ({state.EXPERIMENT_BUDGET_S:.0f} s). "
-            f"Use fewer repetitions or the command line: `python -m lmdk.experiments {name} --repetitions {reps}`."
+            f"Use fewer repetitions or the command line: `lmdk experiments {name} --repetitions {reps}`."
         )
     else:
         bar = st.empty()
@@ -118,7 +118,7 @@ if df is not None:  # an error's interval never goes below 0 (runs cached before
     df = ex_ui.nonnegative_intervals(df)
 if df is None:
     st.info(f"No cached run of {name}; press Recompute or run "
-            f"`python -m lmdk.experiments {name} --out assets/experiments_default`.")
+            f"`lmdk experiments {name} --out assets/experiments_default`.")
 else:
     fig = ex_ui.chart(name, df, source)
     st.plotly_chart(fig, width="stretch", config=charts.MODEBAR)

@@ -1,5 +1,5 @@
 """The ``lmdk`` command line, one module per command side by side: ``release``, ``loss``, ``population``,
-``aggregate``, ``plan``, ``audit``, ``ledger`` and ``experiments`` (also ``python -m lmdk.experiments``); ``common``
+``aggregate``, ``plan``, ``audit``, ``ledger`` and ``experiments``; ``common``
 holds what they share and ``main`` the parser. Every command parses, calls the core and prints.
 
 Exit codes: 0 done; 2 bad input or arguments (one line naming the field and the fix); 3 the policy violates

@@ -1,4 +1,4 @@
-"""Argument types shared by the command lines (``lmdk`` and ``python -m lmdk.experiments``): one message each."""
+"""Argument types shared by the `lmdk` commands: one message each."""
 from __future__ import annotations
 
 import argparse

@@ -1,4 +1,4 @@
-"""``python -m lmdk.experiments FIGURE`` (also ``lmdk experiments FIGURE``): reproduce the papers' figures with
+"""``lmdk experiments FIGURE`` (``python -m lmdk experiments FIGURE``): reproduce the papers' figures with
 :mod:`lmdk.experiments.runner` — this module parses the flags, calls the runner and prints what it wrote."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from lmdk.cli.arguments import positive_float, positive_int, seed
 from lmdk.errors import ParameterError
 
-PROG = "python -m lmdk.experiments"
+PROG = "lmdk experiments"
 
 
 def _formats(text: str) -> tuple[str, ...]:
@@ -28,7 +28,7 @@ def _formats(text: str) -> tuple[str, ...]:
 
 
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
-    """The command-line interface of ``python -m lmdk.experiments`` (also ``lmdk experiments``)."""
+    """The command-line interface of ``lmdk experiments``."""
     from lmdk.experiments.registry import FIGURES, GROUPS, ordered_names
     from lmdk.experiments.runner import FORMATS, MAX_JOBS, MAX_REPETITIONS
 

@@ -51,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
                           epilog=loss_command.LOSS_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     loss_command.configure(loss)
 
-    exp = sub.add_parser("experiments", help="reproduce the papers' figures (same flags as python -m lmdk.experiments)",
+    exp = sub.add_parser("experiments", help="reproduce the papers' figures",
                          add_help=False)
     exp.set_defaults(func=None)
 

@@ -3,7 +3,7 @@
 Landmark privacy (papers/000 §4, Figs. 7–11) in :mod:`~lmdk.experiments.landmark` (with
 :mod:`~lmdk.experiments.tpl` and :mod:`~lmdk.experiments.dummies`), PriSTE (papers/001 §5, Figs. 8–15,
 Table 2) in :mod:`~lmdk.experiments.priste` (with :mod:`~lmdk.experiments.priste_drivers`).
-Run them with ``python -m lmdk.experiments FIGURE`` or ``lmdk experiments FIGURE``.
+Run them with ``lmdk experiments FIGURE`` (``python -m lmdk experiments FIGURE`` from a checkout).
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Event-window dip of PriSTE Figs. 8–10 (papers/001 §5.2) from the per-repetition rows of ``priste-budget``.
 
 The paper reads a dip of α inside the event window from Fig. 8 vs Fig. 9; these summaries put numbers and 95 %
-intervals on it: ``python -m lmdk.experiments priste-budget --raw`` writes the rows, :func:`window_means` and
+intervals on it: ``lmdk experiments priste-budget --raw`` writes the rows, :func:`window_means` and
 :func:`window_dip` summarise them.
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Experiment runner reproducing the figures of both papers (its command line, ``python -m lmdk.experiments
+"""Experiment runner reproducing the figures of both papers (its command line, ``lmdk experiments
 FIGURE``, is :mod:`lmdk.cli.experiments`).
 
 Each figure is a :class:`FigureSpec`: a grid of configurations, a function that runs one
@@ -273,7 +273,7 @@ def load_cached(name: str, cache: Path = DEFAULT_CACHE) -> tuple[pd.DataFrame, d
 
 @dataclass(frozen=True)
 class RunOptions:
-    """How to run figures (the flags of ``python -m lmdk.experiments``): repetitions (None: each figure's
+    """How to run figures (the flags of ``lmdk experiments``): repetitions (None: each figure's
     default), master seed, worker processes, output folder and formats, the PriSTE cell and the raw rows."""
 
     repetitions: int | None = None

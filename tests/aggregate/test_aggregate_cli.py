@@ -127,7 +127,7 @@ def test_tz_keeps_the_repeated_autumn_hour_as_two_bins(tmp_path, capsys):
     data = json.loads(summary.read_text())
     assert data["n_events"] == 7 and data["landmarks"] == 2  # both 02:00 hours are landmarks, by the wall clock
     stamps = pd.read_csv(out, comment="#")["timestamp"].tolist()
-    assert "2024-10-27 02:00:00+02:00" in stamps and "2024-10-27 02:00:00+01:00" in stamps
+    assert "2024-10-27T02:00:00+02:00" in stamps and "2024-10-27T02:00:00+01:00" in stamps  # ISO 8601
 
 
 @pytest.mark.skipif(not SCHOOL.exists(), reason="../shared/data/realworld is absent")
@@ -145,7 +145,7 @@ def test_sociopatterns_school_contacts_as_a_count_stream_placed_by_start(tmp_pat
     assert data["landmarks"] == 2 * 24  # two lunch breaks of 2 h in 5-minute bins
     assert data["theorem2"]["satisfied"] and 0 < data["relative_mae"] < 0.5
     table = pd.read_csv(out, comment="#")
-    assert table["timestamp"].iloc[0].startswith("2009-10-01 08:")
+    assert table["timestamp"].iloc[0].startswith("2009-10-01T08:")  # ISO 8601 with the offset
     assert "any one pupil's contact rows at every landmark 5-minute bin (48)" in data["guarantee"]
 
 

@@ -158,7 +158,7 @@ def test_a_public_time_range_fixes_the_released_bins(tmp_path, capsys):
                        summary, "--time-range", "2024-01-02 00:30", "2024-01-02 05:10")
     assert code == 0, err
     table_out = pd.read_csv(out, comment="#")
-    assert table_out["timestamp"].tolist() == [f"2024-01-02 {h:02d}:00:00" for h in range(6)]  # widened outward
+    assert table_out["timestamp"].tolist() == [f"2024-01-02T{h:02d}:00:00+00:00" for h in range(6)]  # widened outward
     data = json.loads(summary.read_text())
     assert data["outside_rows"] == 1 and data["time_range"] == {"start": "2024-01-02 00:00:00",
                                                                 "end": "2024-01-02 06:00:00", "public": True}

@@ -128,7 +128,7 @@ def test_cli_writes_csv_and_json(tmp_path, capsys):
 
 
 def test_module_entry_point_reports_unknown_figure():
-    proc = subprocess.run([sys.executable, "-m", "lmdk.experiments", "nope"], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "lmdk", "experiments", "nope"], capture_output=True, text=True)
     assert proc.returncode == 2 and "unknown figure 'nope'" in proc.stderr
 
 
@@ -359,7 +359,7 @@ def test_fig9_chart_has_a_dashed_no_correlation_line_in_every_panel():
 @pytest.mark.parametrize("name", [n for n in ex.figure_names("all") if n != "toy-test"])
 def test_every_figure_has_a_small_cached_run_that_charts(name):
     cached = ex.load_cached(name)
-    assert cached is not None, f"run: python -m lmdk.experiments {name} --out assets/experiments_default --formats csv"
+    assert cached is not None, f"run: lmdk experiments {name} --out assets/experiments_default --formats csv"
     df, meta = cached
     spec = ex.figures()[name]
     assert meta["figure"] == name and meta["repetitions"] <= max(spec.page_repetitions, 10)
