@@ -34,7 +34,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from lmdk.aggregate.partial import ALL, Region, frame_partial, time_bounds, without_user
+from lmdk.aggregate.partial import (ALL, Region, bin_offsets, first_per_bin, frame_numbers, frame_partial,
+                                    time_bounds, without_user)
 from lmdk.data.bins import Grid, check_bin_count, parse_bin
 from lmdk.errors import DataError, ParameterError
 
@@ -60,6 +61,8 @@ class Aggregate:
     outside_rows: int = 0  # readings outside the public time range, dropped
     time_range: tuple[str, str] | None = None  # the public time range's first bin start and end; None: the data's
     zoned: bool = False  # the input's times carried a zone or offset: the bins are UTC instants
+    utc_offsets: tuple[tuple[int, int], ...] = ()  # the offsets the readings carried at the bins' starts, as change
+    # points (bin start UTC ns, seconds east; lmdk.data.Series.utc_offsets): declared windows are read on them
     users_without_readings: int = 0  # users in N with no usable value: they contribute nothing
 
     def statistic_range(self, group: str = ALL) -> tuple[float, float]:
@@ -76,7 +79,8 @@ class Aggregate:
         """The statistic of ``group`` as an lmdk Series of values (every concept of the papers applies to it).
 
         ``tz``: show the bins in this zone — the bins of zone-aware input are UTC instants (naive input's bins
-        are taken as UTC here); calendar landmark rules then read the wall clock of ``tz``."""
+        are taken as UTC here); calendar landmark rules then read the wall clock of ``tz``. Without ``tz``, bins of
+        readings that carried UTC offsets are UTC instants read on those offsets (``Series.utc_offsets``)."""
         from lmdk.data.series import Series
 
         if group not in self.series:
@@ -88,9 +92,12 @@ class Aggregate:
 
             check_zone(tz)
             index = index.tz_localize("UTC").tz_convert(tz)
+        elif self.utc_offsets:
+            index = index.tz_localize("UTC")
         frame = pd.DataFrame({"value": data.to_numpy(dtype=float)}, index=index)
         name = f"{self.statistic} over {self.users[group]:,} users" + ("" if group == ALL else f" ({group})")
-        return Series(frame, "values", units=units, name=name, warnings=self.warnings, interval=self.bin)
+        return Series(frame, "values", units=units, name=name, warnings=self.warnings, interval=self.bin,
+                      utc_offsets=self.utc_offsets if tz is None else ())
 
 
 def _bin_width(bin: str, tz: str | None = None) -> Grid:
@@ -160,9 +167,10 @@ class _Totals:
         have[:part.size] += part
         self.sums[group] = have
 
-    def series(self, group: str, width: Grid, zoned: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    def series(self, group: str, width: Grid, zoned: bool = False,
+               offsets: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(bin starts in ns, sums) of ``group`` on the grid from the first to the last event's bin (UTC instants
-        when the input's times carried a zone)."""
+        when the input's times carried a zone; ``offsets``: each bin's UTC offset, :func:`grid_offsets`)."""
         starts = np.arange(self.first, self.last + 1)
         out = np.zeros(starts.size)
         have = self.sums.get(group)
@@ -170,14 +178,30 @@ class _Totals:
             idx = starts - self.offset
             inside = (idx >= 0) & (idx < have.size)
             out[inside] = have[idx[inside]]
-        return width.starts(starts, zoned), out
+        return width.starts(starts, zoned, offsets), out
+
+
+def grid_offsets(found: list, first: int, last: int) -> np.ndarray | None:
+    """The UTC offset (seconds east) of every bin ``first``..``last`` from the partials' (bins, first ns, offset)
+    triples: the offset of a bin's earliest reading, a bin without readings the one before it (the first bins: the
+    first known); None when no reading carried one."""
+    found = [f for f in found if f is not None and f[0].size]
+    if not found:
+        return None
+    bins, _, offsets = first_per_bin(*(np.concatenate(parts) for parts in zip(*found, strict=True)))
+    inside = (bins >= first) & (bins <= last)
+    if not inside.any():
+        return np.full(last - first + 1, int(offsets[0]), dtype=np.int64)
+    bins, offsets = bins[inside], offsets[inside]
+    which = np.searchsorted(bins, np.arange(first, last + 1), side="right") - 1
+    return offsets[np.maximum(which, 0)].astype(np.int64)
 
 
 def _capped_contacts(frame: pd.DataFrame, width: Grid, k: int) -> tuple[np.ndarray, int]:
     """Bins of the contact rows kept when each person contributes at most k rows per bin (a row counts for both
     people it joins; rows in time order, the first k of a person kept), and how many rows were dropped."""
     order = np.argsort(frame["timestamp"].to_numpy(), kind="stable")
-    bins = width.numbers(frame["timestamp"].iloc[order])
+    bins = frame_numbers(frame.iloc[order], width)
     a = frame["user"].to_numpy()[order]
     b = frame["contact"].to_numpy()[order]
     codes, _ = pd.factorize(np.concatenate([a, b]))
@@ -246,8 +270,10 @@ def build(source, statistic: str, *, value_range: tuple[float, float] | None = N
     users: dict[str, set] = {}
     averaged = missing = clamped = no_user = outside = silent = 0
     zoned = False
+    found: list = []  # per partial: its bins' first readings and the UTC offsets they carried
     for part in parts:
         no_user, outside, zoned = no_user + part.no_user, outside + part.outside, zoned or part.zoned
+        found.append(part.offsets)
         if not part.users:  # an empty partition
             continue
         if part.span[0] <= part.span[1]:  # users with readings (a frame of users without any has no span)
@@ -273,8 +299,9 @@ def build(source, statistic: str, *, value_range: tuple[float, float] | None = N
         warnings += (f"{silent:,} user{'s' if silent != 1 else ''} had no usable value: counted in N, they "
                      "contribute nothing (0 to a sum) — see users_without_readings",)
     agg = _finish(statistic, src.kind, width.bin.text, width, totals, users, value_range, max_per_user, warnings,
-                  zoned)
-    return replace(_placed(agg, no_user, outside, bounds, width, zoned), zoned=zoned, users_without_readings=silent)
+                  zoned, found)
+    return replace(_placed(agg, no_user, outside, bounds, width, zoned, found), zoned=zoned,
+                   users_without_readings=silent)
 
 
 def refuse_rows_without_user(count: int, drop: bool) -> None:
@@ -297,11 +324,14 @@ def _row_notes(no_user: int, outside: int) -> tuple[str, ...]:
 
 
 def _placed(agg: Aggregate, no_user: int, outside: int, bounds: tuple[int, int] | None,
-            width: Grid, zoned: bool = False) -> Aggregate:
-    """``agg`` with the rows dropped and the public time range (first bin start, end) recorded."""
+            width: Grid, zoned: bool = False, found: list | None = None) -> Aggregate:
+    """``agg`` with the rows dropped and the public time range (first bin start, end) recorded (``found``: the bins'
+    UTC offsets, :func:`grid_offsets`)."""
     span = None
     if bounds is not None:
-        edges = width.starts(np.asarray(bounds, dtype=np.int64), zoned)
+        per_bin = grid_offsets(found or [], bounds[0], bounds[1] - 1)
+        edges = width.starts(np.asarray(bounds, dtype=np.int64), zoned,
+                             None if per_bin is None else per_bin[[0, -1]])
         span = (str(pd.Timestamp(int(edges[0]))), str(pd.Timestamp(int(edges[1]))))
     return replace(agg, dropped_rows=no_user, outside_rows=outside, time_range=span)
 
@@ -318,13 +348,16 @@ def _contact_count(src, bin: str, width: Grid, k: int, rows: int, bounds: tuple[
                    drop_rows_without_user: bool = False) -> Aggregate:
     """Contact rows per bin, each person capped at k rows per bin over the whole table (a person's rows appear
     under both columns, so the cap cannot be applied one user's frame at a time)."""
-    frame = pd.concat([c[["user", "contact", "timestamp"]] for c in src.chunks(rows)], ignore_index=True)
+    from lmdk.population.input import OFFSET_COLUMN
+
+    frame = pd.concat([c[[col for col in ("user", "contact", "timestamp", OFFSET_COLUMN) if col in c.columns]]
+                       for c in src.chunks(rows)], ignore_index=True)
     nobody = without_user(frame["user"].to_numpy()) | without_user(frame["contact"].to_numpy())
     no_user, outside = int(nobody.sum()), 0
     refuse_rows_without_user(no_user, drop_rows_without_user)
     keep = ~nobody
     if bounds is not None:
-        number = width.numbers(frame["timestamp"])
+        number = frame_numbers(frame, width)
         inside = (number >= bounds[0]) & (number < bounds[1])
         outside, keep = int((keep & ~inside).sum()), keep & inside
     frame = frame[keep].reset_index(drop=True)
@@ -334,17 +367,19 @@ def _contact_count(src, bin: str, width: Grid, k: int, rows: int, bounds: tuple[
     # numbers), and a contact listed under both people (each person's own series holds it) counted once
     a, b = frame["user"].astype(str).to_numpy(), frame["contact"].astype(str).to_numpy()
     first, second = np.where(a <= b, a, b), np.where(a <= b, b, a)
-    frame = pd.DataFrame({"user": first, "contact": second, "timestamp": frame["timestamp"].to_numpy()})
-    frame = frame.drop_duplicates(ignore_index=True)
+    frame = pd.DataFrame({"user": first, "contact": second, "timestamp": frame["timestamp"].to_numpy(),
+                          **({OFFSET_COLUMN: frame[OFFSET_COLUMN].to_numpy()} if OFFSET_COLUMN in frame else {})})
+    frame = frame.drop_duplicates(subset=["user", "contact", "timestamp"], ignore_index=True)
     bins, dropped = _capped_contacts(frame, width, k)
     people = set(pd.unique(frame["user"].to_numpy())) | set(pd.unique(frame["contact"].to_numpy()))
     totals = _Totals(bounds, width)
-    totals.span(width.numbers(frame["timestamp"]))
+    totals.span(frame_numbers(frame, width))
     totals.add(ALL, bins, np.ones(bins.size))
     zoned = getattr(frame["timestamp"].dtype, "tz", None) is not None
+    found = [bin_offsets(frame, width)] if zoned else []
     agg = _finish("count", "contacts", width.bin.text, width, totals, {ALL: people}, None, k,
-                  _warnings(0, 0, dropped, k, {ALL: len(people)}) + _row_notes(no_user, outside), zoned)
-    return replace(_placed(agg, no_user, outside, bounds, width, zoned), zoned=zoned)
+                  _warnings(0, 0, dropped, k, {ALL: len(people)}) + _row_notes(no_user, outside), zoned, found)
+    return replace(_placed(agg, no_user, outside, bounds, width, zoned, found), zoned=zoned)
 
 
 def _warnings(averaged: int, missing: int, dropped: int, k: int, sizes: dict[str, int], clamped: int = 0,
@@ -370,12 +405,15 @@ def _warnings(averaged: int, missing: int, dropped: int, k: int, sizes: dict[str
 
 
 def _finish(statistic: str, kind: str, bin: str, width: Grid, totals: _Totals, users: dict[str, set],
-            value_range, k: int, warnings: tuple[str, ...], zoned: bool = False) -> Aggregate:
+            value_range, k: int, warnings: tuple[str, ...], zoned: bool = False,
+            found: list | None = None) -> Aggregate:
     """Every group's series on the common grid from the first to the last event's bin (a bin nobody contributed
-    to is 0), means divided by N."""
+    to is 0), means divided by N; ``found``: the partials' bin offsets (:func:`grid_offsets`)."""
     series = {}
+    per_bin = grid_offsets(found or [], totals.first, totals.last)
+    starts = np.zeros(0, dtype=np.int64)
     for group in sorted(users):
-        starts, full = totals.series(group, width, zoned)
+        starts, full = totals.series(group, width, zoned, per_bin)
         if statistic == "mean":
             full = full / len(users[group])
         series[group] = pd.Series(full, index=pd.DatetimeIndex(starts.view("datetime64[ns]"), name="timestamp"),
@@ -386,5 +424,9 @@ def _finish(statistic: str, kind: str, bin: str, width: Grid, totals: _Totals, u
         delta = float(k if kind == "contacts" else 1)
     else:  # before dividing a mean by N: a user without a reading contributes 0
         delta = aggregate_sensitivity("sum", 1, float(value_range[0]), float(value_range[1]))
+    from lmdk.data.series import offset_points
+
+    points = offset_points(starts, per_bin) if per_bin is not None and starts.size == per_bin.size else ()
     return Aggregate(statistic, kind, bin, series, {g: len(u) for g, u in users.items()}, delta,
-                     None if value_range is None else (float(value_range[0]), float(value_range[1])), k, warnings)
+                     None if value_range is None else (float(value_range[0]), float(value_range[1])), k, warnings,
+                     utc_offsets=points)

@@ -65,7 +65,7 @@ def population_spec(path: Path, spec: ImportSpec | None, tz: str | None = None, 
 def completed_spec(path: Path, spec: ImportSpec) -> ImportSpec:
     """``spec`` (a mapping that may name only some columns, e.g. entity_column and time_column) with the columns it
     leaves out detected around the ones it names; a complete mapping as it is."""
-    if spec.layout != "table" or (spec.time_column is not None and (
+    if spec.layout != "table" or not path.is_file() or (spec.time_column is not None and (
             spec.kind != "values" or spec.value_column is not None)):
         return spec
     named = {key: getattr(spec, key) for key in ("entity_column", "time_column", "value_column")
@@ -97,14 +97,24 @@ def detected_spec(path: Path, named: dict | None = None) -> ImportSpec:
 
             raise no_user_column(path.name, detection.columns)
         return detection.spec
-    layout = open_source(str(path), ImportSpec(**named) if named else None).layout
+    src = open_source(str(path), ImportSpec(**named) if named else None)
+    layout = src.layout
     if layout is None:
         raise ParameterError("--start/--tz apply to a long table or a multi-user file; for a folder of per-user "
                              "files give --mapping FILE with start/timezone")
     cols = layout.columns
+    time_format = (named or {}).get("time_format", "auto")
+    if time_format == "auto" and "time_column" in (named or {}) and src.parquet:  # a named column of years, …
+        import pyarrow.parquet as pq
+
+        handle = pq.ParquetFile(src.parquet[0])
+        cells = handle.read_row_group(0, columns=[cols["timestamp"]]).column(0).to_pandas() \
+            if handle.metadata.num_row_groups else pd.Series([], dtype=object)
+        if not pd.api.types.is_datetime64_any_dtype(cells.dtype):
+            time_format = mp.calendar_format(cells.astype(str)) or "auto"
     return ImportSpec(kind=layout.kind, entity_column=cols["user"], time_column=cols["timestamp"],
                       value_column=cols.get("value"), lat_column=cols.get("lat"), lon_column=cols.get("lon"),
-                      contact_column=cols.get("contact"))
+                      contact_column=cols.get("contact"), time_format=time_format)
 
 
 def one_key_per_user(source: Source, rows: int = 2_000_000) -> tuple[Source, dict]:

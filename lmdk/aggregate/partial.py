@@ -74,6 +74,54 @@ def time_bounds(time_range: tuple[str, str], width: Grid, tz: str | None = None)
     return first, stop
 
 
+def reading_offsets(frame: pd.DataFrame) -> np.ndarray | None:
+    """The UTC offset (seconds east) each row's time carried: the input's ``utc_offset`` column (a reading's own, as
+    written in its file), else the offset of the times' zone when it is not UTC; None for naive times and for UTC
+    times that carried no offset (the rule is then read on UTC, and says so)."""
+    from lmdk.population.input import OFFSET_COLUMN
+
+    stamps = frame["timestamp"] if "timestamp" in frame else None
+    zone = getattr(getattr(stamps, "dtype", None), "tz", None)
+    if stamps is None or zone is None:
+        return None
+    if OFFSET_COLUMN in frame.columns:
+        carried = pd.to_numeric(frame[OFFSET_COLUMN], errors="coerce").to_numpy(dtype=float)
+        return np.where(np.isfinite(carried), carried, 0).astype(np.int64)  # a reading without one: UTC
+    if str(zone) == "UTC":
+        return None
+    utc = stamps.dt.tz_convert("UTC").dt.tz_localize(None).to_numpy(dtype="datetime64[ns]").view(np.int64)
+    wall = stamps.dt.tz_localize(None).to_numpy(dtype="datetime64[ns]").view(np.int64)
+    return (wall - utc) // 10**9
+
+
+def frame_numbers(frame: pd.DataFrame, width: Grid, offsets: np.ndarray | None = None) -> np.ndarray:
+    """The bin number of every row of ``frame`` (calendar bins without a zone: on the offset each reading carried,
+    :func:`reading_offsets` unless given)."""
+    if offsets is None and width.bin.calendar and width.tz is None:
+        offsets = reading_offsets(frame)
+    return width.numbers(frame["timestamp"], offsets)
+
+
+def bin_offsets(frame: pd.DataFrame, width: Grid) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(bin numbers, UTC ns of each bin's first reading, the offset in seconds that reading carried) of a frame's
+    bins: a bin is read on the offset its readings carried at its start; None when the times carried none (or
+    ``tz`` is given: the bins are then read on its clock)."""
+    offsets = reading_offsets(frame) if width.tz is None and len(frame) else None
+    if offsets is None:
+        return None
+    bins = frame_numbers(frame, width, offsets)
+    utc = frame["timestamp"].dt.tz_convert("UTC").dt.tz_localize(None).to_numpy(dtype="datetime64[ns]").view(np.int64)
+    return first_per_bin(bins, utc, offsets)
+
+
+def first_per_bin(bins: np.ndarray, utc: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per distinct bin number, the earliest reading's UTC ns and offset (ties: the first row)."""
+    order = np.lexsort((utc, bins))
+    bins, utc, offsets = bins[order], utc[order], offsets[order]
+    first = np.r_[True, bins[1:] != bins[:-1]] if bins.size else np.zeros(0, dtype=bool)
+    return bins[first], utc[first], offsets[first]
+
+
 def without_user(users: np.ndarray) -> np.ndarray:
     """Which rows have no user id (missing, or empty text): they belong to no one the statistic can count."""
     ids = pd.Series(users)
@@ -93,7 +141,7 @@ def _value_runs(frame: pd.DataFrame, width: Grid, low: float, high: float
     keep = np.isfinite(values)
     missing = int((~keep).sum())
     user = frame["user"].to_numpy()
-    bins = width.numbers(frame["timestamp"])
+    bins = frame_numbers(frame, width)
     x = np.clip(values, low, high)
     clamped = int(np.count_nonzero(keep & (x != values)))
     new_user = np.empty(user.size, dtype=bool)
@@ -146,6 +194,7 @@ class Partial:
     no_user: int = 0  # rows without a user id, dropped (the builder refuses them unless told to drop them)
     outside: int = 0  # rows outside the public time range, dropped
     zoned: bool = False  # whether the timestamps carried a zone or an offset (the bins are then UTC instants)
+    offsets: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # per bin: first reading's ns and its offset
 
 
 def frame_partial(frame: pd.DataFrame, kind: str, width: Grid, low: float, high: float,
@@ -160,7 +209,7 @@ def frame_partial(frame: pd.DataFrame, kind: str, width: Grid, low: float, high:
         no_user = int(nobody.sum())
         keep = ~nobody
         if bounds is not None:
-            number = width.numbers(frame["timestamp"])
+            number = frame_numbers(frame, width)
             inside = (number >= bounds[0]) & (number < bounds[1])
             outside = int((keep & ~inside).sum())
             keep &= inside
@@ -169,6 +218,7 @@ def frame_partial(frame: pd.DataFrame, kind: str, width: Grid, low: float, high:
     part = _frame_partial(frame, kind, width, low, high, member, region)
     part.no_user, part.outside = no_user, outside
     part.zoned = getattr(frame["timestamp"].dtype, "tz", None) is not None if "timestamp" in frame else False
+    part.offsets = bin_offsets(frame, width) if part.zoned else None
     return part
 
 
@@ -183,7 +233,7 @@ def _frame_partial(frame: pd.DataFrame, kind: str, width: Grid, low: float, high
         every = bins
     else:
         assert region is not None  # _check refused a location count without a region
-        every = width.numbers(frame["timestamp"])
+        every = frame_numbers(frame, width)
         inside = region.holds(frame["lat"].to_numpy(float), frame["lon"].to_numpy(float))
         ids = pd.unique(frame["user"].to_numpy())
         code = pd.Index(ids).get_indexer(frame["user"].to_numpy()[inside])

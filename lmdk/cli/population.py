@@ -259,8 +259,9 @@ def _named_columns(args, policy):
     from lmdk.data.mapping import ImportSpec
 
     columns = columns_from_args(args)
-    if all(name is None for name in columns.values()) or str(args.input).startswith("sample:"):
-        return policy
+    if (all(name is None for name in columns.values()) and policy.mapping is None) \
+            or str(args.input).startswith("sample:"):
+        return policy  # (a mapping naming only some columns has the rest detected around them)
     spec = ImportSpec.from_dict(policy.mapping) if isinstance(policy.mapping, dict) else policy.mapping
     named = population_spec(Path(args.input), spec, columns=columns)
     return replace(policy, mapping=named.to_dict() if named is not None else None)

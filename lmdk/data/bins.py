@@ -4,8 +4,9 @@
 aligned on multiples of the width from 1970-01-01 (zone-aware times as UTC instants, naive times as they stand);
 days, weeks, months, quarters and years (``1d``, ``1w``, ``1month``, ``1quarter``, ``1year``) are calendar bins
 that start at local midnight in the series' zone (``--tz``; naive times are wall clock; without a zone, times with
-an offset are read on UTC), weeks on Monday, so a day across a clock change lasts 23 or 25 hours. Spellings that
-mean two things (``1m``, ``1M``, ``MS``, ``ms``) are refused, naming the spelling to use.
+an offset start at the midnight of the offset they carried, one offset per bin), weeks on Monday, so a day across a
+clock change lasts 23 or 25 hours. Spellings that mean two things (``1m``, ``1M``, ``MS``, ``ms``) are refused,
+naming the spelling to use.
 """
 from __future__ import annotations
 
@@ -111,17 +112,21 @@ def bin_offset(text):
 DAY_NS = 86_400 * 10**9
 
 
-def bin_numbers(timestamps, b: Bin, tz: str | None = None):
+def bin_numbers(timestamps, b: Bin, tz: str | None = None, offsets=None):
     """The bin number (int64) of every timestamp (a Series or DatetimeIndex): fixed bins count widths from
     1970-01-01 (zone-aware times as UTC instants); calendar bins count days, Monday weeks, months, quarters or years
-    of the wall clock of ``tz`` (zone-aware times; none: UTC), naive times as they stand."""
+    of the wall clock of ``tz`` (zone-aware times; none: each time's UTC offset in ``offsets``, seconds east, one
+    per timestamp, else UTC), naive times as they stand."""
     import numpy as np
     import pandas as pd
 
     index = pd.DatetimeIndex(timestamps)
+    local = index.tz is not None and b.calendar and tz is None and offsets is not None
     if index.tz is not None:
         index = index.tz_convert("UTC" if not b.calendar or tz is None else tz).tz_localize(None)
     ns = np.asarray(index.as_unit("ns").to_numpy(), dtype="datetime64[ns]").view(np.int64)
+    if local:  # the wall clock of the offset each reading carried
+        ns = ns + np.asarray(offsets, dtype=np.int64) * 10**9
     if not b.calendar:
         return ns // (b.seconds * 10**9)
     if b.unit in ("d", "w"):
@@ -170,10 +175,16 @@ class Grid:
     bin: Bin
     tz: str | None = None
 
-    def numbers(self, timestamps):
-        """The bin number of every timestamp (:func:`bin_numbers`)."""
-        return bin_numbers(timestamps, self.bin, self.tz)
+    def numbers(self, timestamps, offsets=None):
+        """The bin number of every timestamp (:func:`bin_numbers`; ``offsets``: the UTC offset each carried)."""
+        return bin_numbers(timestamps, self.bin, self.tz, offsets)
 
-    def starts(self, numbers, zoned: bool = False):
-        """The start (int64 ns) of every bin number (:func:`bin_start_ns`): UTC instants when ``zoned``."""
-        return bin_start_ns(numbers, self.bin, self.tz, zoned)
+    def starts(self, numbers, zoned: bool = False, offsets=None):
+        """The start (int64 ns) of every bin number (:func:`bin_start_ns`): UTC instants when ``zoned``; with
+        ``offsets`` (seconds east, one per bin, no ``tz``) calendar bins start at the midnight of that offset."""
+        import numpy as np
+
+        starts = bin_start_ns(numbers, self.bin, self.tz, zoned)
+        if offsets is None or not self.bin.calendar or self.tz is not None:
+            return starts
+        return starts - np.asarray(offsets, dtype=np.int64) * 10**9

@@ -96,7 +96,10 @@ def layout_of(names, spec=None) -> Layout:
     for role in KIND_COLUMNS[kind]:
         column = found[role]
         if column is None:
-            raise DataError(f"a {kind} table needs a {role!r} column")
+            how = "--value-column COLUMN, or value_column" if role == "value" else f"{role}_column"
+            raise DataError(f"a {kind} table needs a {role} column (tried {', '.join(ALIASES[role])}); its columns are "
+                            f"{', '.join(map(repr, names))} — name it with {how} in an import mapping (--mapping "
+                            "FILE)")
         columns[role] = column
     fmt = spec.time_format if spec is not None else "auto"
     return Layout(kind, columns, fmt, spec.start if spec is not None else Layout.start,

@@ -70,6 +70,16 @@ def test_integer_years_are_times_when_the_time_column_is_named(tmp_path, capsys)
     assert [str(t)[:10] for t in released["timestamp"]] == ["2001-01-01", "2002-01-01", "2003-01-01"]
 
 
+def test_integer_years_in_parquet_are_times_when_the_time_column_is_named(tmp_path, capsys):
+    pd.DataFrame({"site": ["x", "x", "y", "y"], "year": [2001, 2002, 2001, 2002],
+                  "harvest": [1.0, 2.0, 3.0, 4.0]}).to_parquet(tmp_path / "h.parquet", index=False)
+    code, _, err = run(capsys, "aggregate", tmp_path / "h.parquet", *RELEASE, "--bin", "1year", "--user-column", "site",
+                       "--time-column", "year", "--value-column", "harvest", "--out", tmp_path / "o.csv")
+    assert code == 0, err
+    released = pd.read_csv(tmp_path / "o.csv", comment="#")
+    assert [str(t)[:10] for t in released["timestamp"]] == ["2001-01-01", "2002-01-01"]
+
+
 @pytest.mark.parametrize(("cells", "time_format", "first"), [
     (("2024-01", "2024-02"), None, "2024-01-01"),
     (("45292", "45323"), "excel", "2024-01-01"),

@@ -170,7 +170,7 @@ def test_a_public_time_range_fixes_the_released_bins(tmp_path, capsys):
     assert code == 0, err
     lines = out.read_text().splitlines()
     assert lines[1].startswith("# Not protected: the time range was read from the data")
-    assert pd.read_csv(out, comment="#")["timestamp"].iloc[0] == "2024-01-01 00:00:00"
+    assert pd.read_csv(out, comment="#")["timestamp"].iloc[0] == "2024-01-01T00:00:00+00:00"
 
 
 def test_plan_takes_the_time_range_and_the_drop_flag(tmp_path, capsys):
