@@ -228,6 +228,9 @@ def test_the_apps_hand_out_release_is_the_cli_entry_and_charges_the_person_named
     session: dict = {}
     monkeypatch.setattr(st, "session_state", session)
     monkeypatch.setenv("LMDK_LEDGER_URL", url)
+    from ui import auth
+
+    monkeypatch.setattr(auth, "current", lambda: auth.Access(auth.OFFICER, subject="officer-sub", login=True))
     series = data.sample("hue")
 
     class View:  # what entry_fields reads of the page's current view

@@ -66,7 +66,8 @@ def policy_settings(args) -> tuple[str, str, float]:
                                  (scheme, "--scheme", "adaptive"), (epsilon, "--epsilon", "1")):
         if value is None:
             raise ParameterError(f"no {flag[2:]}: pass {flag} (e.g. {flag} {example}) or --config POLICY.json")
-    return landmarks, scheme, float(epsilon)
+    assert landmarks is not None and scheme is not None and epsilon is not None  # each refused above when missing
+    return str(landmarks), str(scheme), float(epsilon)
 
 
 def options_from_args(args) -> AggregateOptions:

@@ -515,7 +515,7 @@ def repeated_hour_note(index) -> str:
             "zone) to keep both hours as distinct times instead of merging them")
 
 
-def _repeated_times(index: pd.DatetimeIndex, shown: int = 3) -> str:
+def _repeated_times(index: pd.Index, shown: int = 3) -> str:
     """The first repeated timestamps of ``index`` in ISO 8601, for a note that names them."""
     times = index[index.duplicated(keep="first")].unique()
     text = ", ".join(t.isoformat() for t in times[:shown])

@@ -75,7 +75,8 @@ def test_the_json_names_the_clock_the_rule_was_read_on(tmp_path, capsys):
 
 def test_the_guides_home0_evenings_are_read_on_the_local_clock_with_tz(tmp_path):
     """The privacy-officer guide's fleet (times with a -07:00 offset) and home0's rule mon-fri@18:00-22:00: with --tz
-    America/Vancouver the landmark bins are 18:00–22:00 local; without it the rule was read on UTC and says so."""
+    America/Vancouver the landmark bins are 18:00–22:00 local, and without it too: the rule is read on the offsets
+    the readings carried (issue 53; before, it was read on UTC: 11:00–15:00 local)."""
     import lmdk
     from lmdk.aggregate import ALL, build
     from lmdk.aggregate.landmarks import bin_landmarks
@@ -92,5 +93,6 @@ def test_the_guides_home0_evenings_are_read_on_the_local_clock_with_tz(tmp_path)
     hours = agg.to_series(ALL, tz="America/Vancouver").timestamps[local.indices]
     assert len(hours) > 0 and set(hours.hour) == {18, 19, 20, 21} and set(hours.weekday) <= {0, 1, 2, 3, 4}
     assert local.clock == "the wall clock of America/Vancouver" and local.warnings == ()
-    utc = bin_landmarks(rule, agg.to_series(ALL), "1h", None, agg.zoned)
-    assert utc.clock.startswith("UTC") and any("read on UTC" in w for w in utc.warnings)
+    carried = bin_landmarks(rule, agg.to_series(ALL), "1h", None, agg.zoned)
+    assert carried.indices.tolist() == local.indices.tolist() and carried.warnings == ()
+    assert carried.clock.startswith("the offsets the readings carried (UTC−07:00")

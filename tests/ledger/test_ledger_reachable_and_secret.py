@@ -101,7 +101,8 @@ def test_the_app_shows_and_writes_no_password(monkeypatch):
     port = closed_port()
     for url in secret_urls(port):
         monkeypatch.setenv("LMDK_LEDGER_URL", url)
-        fields = {"fingerprint": "sha256:ab", "epsilon": 1.0, "scheme": "uniform", "mechanism": "laplace"}
+        fields = {"fingerprint": "sha256:ab", "epsilon": 1.0, "scheme": "uniform", "mechanism": "laplace",
+                  "released_by": "officer-sub"}  # an officer's release: the app reserves it in the database
         download = app_ledger.reserving(lambda payload: "released", fields)(None)  # the file handed out
         assert download.startswith("# The privacy ledger could not record this release")
         assert not any(secret in download for secret in SECRETS), download
