@@ -49,7 +49,7 @@ def test_the_cli_names_the_carried_offsets_and_no_longer_warns_of_utc(tmp_path, 
     data = json.loads(summary.read_text())
     assert data["landmarks"] == 4
     assert data["landmark_clock"] == "the offsets the readings carried (UTC−07:00; each bin on the offset at its start)"
-    assert data["warnings"] == [] and "read on UTC" not in err
+    assert not any("UTC" in w for w in data["warnings"]) and "read on UTC" not in err
     assert "The rule was read on the offsets the readings carried (UTC−07:00" in out.read_text()
 
 
@@ -61,7 +61,7 @@ def test_day_bins_start_at_the_carried_offsets_midnight(tmp_path):
 
 
 def test_a_clock_change_moves_the_evening_with_the_offsets(tmp_path):
-    local = pd.date_range("2024-03-09 00:00", periods=96, freq="h", tz="America/Vancouver")  # PST, then PDT
+    local = pd.date_range("2024-03-09 00:00", "2024-03-12 23:00", freq="h", tz="America/Vancouver")  # PST, PDT
     table = offset_table(tmp_path, [t.isoformat() for t in local])
     agg = build(table, "sum", value_range=(0, 2))
     series = agg.to_series(ALL)

@@ -10,7 +10,8 @@ every RunConfig records its ``view`` (a window / aggregation of the data) and sc
 the temporal-loss and dummy scripts name what ε protects as ``protects=lmdk.relation.…`` (issue 32) instead of
 ``**config.relation_options()`` (same draws for the same seed); the reports put the headline, the data set and the
 settings first, charts before tables, and break the printed page only before the results (issue 35); the scripts
-import ``RunConfig`` from ``lmdk.exports.runconfig`` (issue 51: exports left ``lmdk.data``; nothing else changed).
+import ``RunConfig`` from ``lmdk.exports.runconfig`` (issue 51: exports left ``lmdk.data``; nothing else changed);
+lmdk's version is 0.3.0, as the CHANGELOG says (issue 55: the version line of each script and report, nothing else).
 """
 from __future__ import annotations
 
@@ -18,16 +19,16 @@ import pytest
 from present_golden import digest, outputs
 
 BEFORE_THE_MOVE = {
-    "schemes_script": "6000f3789579c2c5581fe1890f0bbf8d3064b48c8303c622c0c7cf274b788af8",
-    "schemes_script_file": "63b1e4881e8360acda90e0f1cf8f9954903f684b619ef31c9d2bc16320a9a600",
-    "tpl_script": "6430a410feb9de8369b5cf5b7a77f8b41fca08d387e0d64668959f1f8ebd965c",
-    "overview_script": "a3a537a644890a85035900df6e786234ffa6667bf41f0e21865ffa8f1dcdba60",
-    "spatiotemporal_script": "8e522538343cfcd5fb216757ae42a8471aa83ebaacff080eadf67273a119cd7d",
-    "dummies_script": "42a8ee994308496fa9a8729a57e304c5085aa3f3a32b53f592ee9c0520bb86a4",
-    "html_report": "629e8b3dce815599e4186f9cc77a9c1a73d9b597fa49504af4cbab9932778636",
-    "overview_report": "d06c0dca825dd67907b5dd794625fb9264e3116af97759fe5907d84665f4de76",
-    "spatiotemporal_report": "cde3b0179c4f17c3d8c4d513bb7d14d76a841bb6850cf30e57a454b6a60649a9",
-    "dummies_report": "6d23ed081856d9e8cb94f24a368fe54d92cf33999fc5d5b1284c6116a8b66884",
+    "schemes_script": "c5f184ab3e7c270f559ca8368c80ad1275b381c4b73b6b96a5e08c1260c3dba0",
+    "schemes_script_file": "1442338b05bf5d4867717adcd8501ac99efa56e6253be9e63bbfe353b3433583",
+    "tpl_script": "21e88e5500de64f22de2ab545b2163fe91a9189b1d27f2e3bfb16bca6eb01036",
+    "overview_script": "b3f87ac7f063ba356e8b602e6b57934c3940a391bebb1aafc4aa3411af8a702b",
+    "spatiotemporal_script": "9e6a37eb2dadea6db757709cf31a13a3b4276486133309abf923e192e5607cad",
+    "dummies_script": "6f0d0ba0cb187e6230670ccc2ed8ed448ddd4f41d8fb3cf5818badce74ed6be6",
+    "html_report": "85a935d37422924ce99d44b1d8bea0063708db31c1cbedc535b171d3d7ef8268",
+    "overview_report": "fb397352d5d79a5fc71fa08638af47db3d1b105edf9adb836495ae9ad9a9a602",
+    "spatiotemporal_report": "32b7a64bc71e49e15d4f79027e91e24eade7d46a612a16847b8589eb773aac4d",
+    "dummies_report": "2c3fe2b19823961d608e44511d3517cd214ae251fc2aa06883ac6f41c4402c5f",
 }
 
 
