@@ -34,8 +34,16 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from lmdk.aggregate.partial import (ALL, Region, bin_offsets, first_per_bin, frame_numbers, frame_partial,
-                                    time_bounds, without_user)
+from lmdk.aggregate.partial import (
+    ALL,
+    Region,
+    bin_offsets,
+    first_per_bin,
+    frame_numbers,
+    frame_partial,
+    time_bounds,
+    without_user,
+)
 from lmdk.data.bins import Grid, check_bin_count, parse_bin
 from lmdk.errors import DataError, ParameterError
 

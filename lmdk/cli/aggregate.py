@@ -250,8 +250,8 @@ def configure(p: argparse.ArgumentParser) -> None:
                            "…}); --landmarks, --scheme and --epsilon override it", releases=True,
                         tz_help="time zone of timestamps without one (IANA name, e.g. Europe/Berlin; default UTC): "
                                 "resolves a clock change's repeated hour; calendar windows read the wall clock of this "
-                                "zone, for times with an offset too (without --tz those are read on UTC, with a "
-                                "warning)")
+                                "zone, for times with an offset too (without --tz those are read on the offsets "
+                                "they carried, day bins from that offset's midnight)")
     p.add_argument("--range", nargs=2, type=float, metavar=("LOW", "HIGH"),
                    help="sum/mean: the public range of one user's reading, from the device or domain, never from the "
                         "data; readings are clamped to it, and a user without a reading in a bin counts 0, so Δ = "
