@@ -17,6 +17,7 @@ link, where what one session computed serves the others. The server is measured 
     python benchmarks/bench_load.py --sessions 100 --replicas 2 --one-link   # deploy/'s nginx in front of 2 replicas
     python benchmarks/bench_load.py --sessions 30 --warm   # the lecturer opened the page before the class arrived
     python benchmarks/bench_load.py --sessions 30 --query reps=50   # every link adds reps=50 (a trial default)
+    python benchmarks/bench_load.py --sessions 30 100 --app /tmp/base/app.py app.py --rounds 2   # base, new, base, new
     python benchmarks/bench_load.py --sessions 30 --page schemes_utility temporal_loss dummy_landmarks audit \
         spatiotemporal_events
 
@@ -56,12 +57,14 @@ def cpu_seconds(pid: int | list[int]) -> float:
 
 
 def rss_mb(pid: int | list[int]) -> float:
-    """Resident set size of a process (or the sum over several) in MB."""
+    """Resident set size of a process and its worker processes (or the sum over several) in MB."""
     if isinstance(pid, list):
         return sum(rss_mb(p) for p in pid)
+    children = [int(c) for task in Path(f"/proc/{pid}/task").iterdir()
+                for c in (task / "children").read_text().split()]
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
+            return int(line.split()[1]) / 1024 + sum(rss_mb(c) for c in children)
     raise RuntimeError("no VmRSS")
 
 
@@ -144,10 +147,11 @@ HEADER = ("| sessions | ε changes | p50 (s) | p95 (s) | max (s) | server CPU s 
 
 
 @contextmanager
-def servers(count: int) -> Iterator[tuple[str, int | list[int]]]:
-    """(URL, process id) of one fresh server, or (proxy URL, replica process ids) of ``count`` behind nginx."""
+def servers(count: int, app: Path = ROOT / "app.py") -> Iterator[tuple[str, int | list[int]]]:
+    """(URL, process id) of one fresh server of ``app`` (run in its own checkout), or (proxy URL, replica process
+    ids) of ``count`` behind nginx."""
     if count == 1:
-        with streamlit_process() as (url, proc):
+        with streamlit_process(app, cwd=app.parent) as (url, proc):
             yield url, proc.pid
         return
     from deploy_support import replicas
@@ -177,24 +181,36 @@ def main() -> None:
     parser.add_argument("--replicas", type=int, default=1,
                         help="app replicas behind nginx running deploy/lmdk.conf (default 1: one server, no proxy); "
                              "server CPU and RSS are summed over them")
+    parser.add_argument("--app", nargs="+", type=Path, default=[ROOT / "app.py"],
+                        help="app.py of one or more checkouts (e.g. a `git worktree` of main), measured one after "
+                             "another, each from its own folder; default: this checkout's")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="repeat the whole measurement (every app in turn: base, new, base, new, …)")
     args = parser.parse_args()
+    if args.replicas > 1 and args.app != [ROOT / "app.py"]:
+        parser.error("--app measures one server per checkout; --replicas runs this checkout's")
     print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores", flush=True)
     if args.replicas > 1:
         print(f"{args.replicas} replicas behind nginx (deploy/lmdk.conf)", flush=True)
     print("sessions: " + ("one shared link (?seed=1)" if args.one_link else "a seed of their own each")
           + (f", with {args.query}" if args.query else ""), flush=True)
     print(HEADER)
-    for page in args.page:
-        for k in args.sessions:
-            with servers(args.replicas) as (url, pids):  # fresh servers per K and page: no warm cache
-                if args.warm:  # deploy/warm.py's opening: the default link, seed 0, which no student's session uses
-                    seconds = asyncio.run(warm_page(url, page))[0]
-                    print(f"warmed by one opening of {page} in {seconds:.1f} s", flush=True)
-                result = asyncio.run(classroom(url, pids, k, args.duration, args.period, args.seed, page,
-                                                args.one_link, args.query))
-            print(row(result), flush=True)
-            for failure in result["failures"][:5]:
-                print("  failure:", failure, file=sys.stderr)
+    apps = [app.resolve() for app in args.app]
+    for _ in range(args.rounds):
+        for app in apps:
+            for page in args.page:
+                for k in args.sessions:
+                    with servers(args.replicas, app) as (url, pids):  # fresh servers per K and page: no warm cache
+                        if args.warm:  # deploy/warm.py's opening: the default link, seed 0, which no session uses
+                            seconds = asyncio.run(warm_page(url, page))[0]
+                            print(f"warmed by one opening of {page} in {seconds:.1f} s", flush=True)
+                        result = asyncio.run(classroom(url, pids, k, args.duration, args.period, args.seed, page,
+                                                        args.one_link, args.query))
+                    if len(apps) > 1:  # which checkout: the page column names it
+                        result["page"] = f"{page} ({app.parent})"
+                    print(row(result), flush=True)
+                    for failure in result["failures"][:5]:
+                        print("  failure:", failure, file=sys.stderr)
     print(f"load average after: {os.getloadavg()[0]:.2f}", flush=True)
 
 

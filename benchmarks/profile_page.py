@@ -126,7 +126,7 @@ def main() -> None:
     for spec, seconds in sorted(spent.items(), key=lambda kv: -kv[1]):
         print(f"  {spec}: {seconds / len(cpus):.4f} s per change")
     if args.profile:
-        stats = pstats.Stats(state["profile"]).sort_stats("cumulative")
+        stats = pstats.Stats(state["profile"]).sort_stats(__import__("os").environ.get("SORT", "cumulative"))
         stats.print_stats(args.profile)
         for pattern in args.callers:
             stats.print_callers(pattern)

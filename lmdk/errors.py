@@ -32,3 +32,13 @@ class ReservationKept(LedgerUnavailable):
 class PolicyRefused(LmdkError):
     """A policy whose stated guarantee would not hold (e.g. landmarks computed from the released values without a
     private selection): the command line exits with code 3, the code of a policy that violates its guarantee."""
+
+
+class ClassAccessError(LmdkError):
+    """A live class's lecturer action (reveal, move, summary) with a wrong or missing lecturer token: nothing
+    changed; the fix is to open the class from the lecturer's own page (the token never enters a share link)."""
+
+
+class ClassStoreUnavailable(LmdkError):
+    """The live classes' store (``LMDK_CLASS_URL``: an SQLite file or a PostgreSQL server) cannot be reached or is
+    locked past its timeout: nothing was written; the message names no secret."""

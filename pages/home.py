@@ -4,7 +4,7 @@ import streamlit as st
 from lmdk import privacy, schemes
 from lmdk.landmarks import as_indices
 from lmdk.present import headlines, report, reproduce
-from ui import charts, ensure_entrypoint, explain, widgets
+from ui import charts, ensure_entrypoint, epsilon_meaning, explain, widgets
 from ui.charts import alt_text
 from ui.downloads import download_deferred
 from ui.session import state
@@ -46,6 +46,7 @@ marked = st.pills("Landmark timestamps", list(range(8)), selection_mode="multi",
                   key="home_landmarks", help="Click a timestamp to make it a landmark (or a regular event again).")
 eps = st.select_slider("Total budget ε", options=state.EPSILON_OPTIONS, value=1.0, key="home_eps",
                        format_func=lambda e: f"{e:g}")
+epsilon_meaning.caption(eps)
 landmarks = as_indices(marked or [])
 example = {s: schemes.allocate(s, 8, landmarks, eps, w=3) for s in ("event", "user", "uniform", "skip")}
 verdicts = {s: privacy.satisfies_landmark_privacy(b, landmarks, eps) for s, b in example.items()}

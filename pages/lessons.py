@@ -4,7 +4,7 @@ import streamlit as st
 from lmdk import lessons
 from lmdk.errors import LmdkError
 from lmdk.lessons import sheets
-from ui import explain, text, widgets
+from ui import classroom, epsilon_meaning, explain, text, widgets
 from ui.downloads import download_deferred
 from ui.session import state
 
@@ -63,6 +63,8 @@ def _settings(lesson) -> dict:
         chosen[s.key] = box.select_slider(s.label, options=s.options, value=s.default, key=_key(lesson, s.key),
                                           format_func=lambda v: f"{v:g}" if isinstance(v, float) else str(v),
                                           width=260)
+    for key in filter(epsilon_meaning.is_epsilon_key, chosen):
+        epsilon_meaning.caption(chosen[key])
     return chosen
 
 
@@ -148,6 +150,8 @@ explain.explain(
     "confidence intervals are shown and a tie within them counts as a tie. The worksheet has every question (one "
     "lesson per printed page); the answer sheet has the answers at the default settings.",
     section="§2–§4; PriSTE §4")
+if classroom.page():  # a live class (issue 56): the lecturer's view or a student's page instead of the lessons
+    st.stop()
 _from_url()
 st.selectbox("Lesson", [lesson.number for lesson in lessons.LESSONS], format_func=_label, key=PICK)
 st.query_params[QUERY] = str(ss[PICK])
@@ -161,4 +165,5 @@ download_deferred("Answer sheet (HTML)", sheets.answer_sheet, lessons.LESSONS, k
                   icon=":material/fact_check:",
                   help="The answers and the numbers behind them at each lesson's default setting (fixed "
                        f"seed {lessons.SEED}: every copy agrees).")
+classroom.start_button(ss[PICK], container=downloads)
 _lesson(lessons.LESSONS[ss[PICK] - 1])

@@ -3,7 +3,7 @@ import streamlit as st
 
 from lmdk.errors import LmdkError
 from lmdk.policies import Bounds
-from ui import auth, explain, ledger, policies, text
+from ui import auth, epsilon_meaning, explain, ledger, policies, text
 from ui.charts import alt_text
 from ui.charts.style import PLOTLY_KW
 from ui.session import state
@@ -32,6 +32,7 @@ with st.sidebar:
     st.subheader("Officer's bounds")
     max_eps = st.number_input("Largest ε per user (--max-epsilon)", min_value=0.001, value=None, step=0.5,
                               key="policy_max_eps", placeholder="no bound")
+    epsilon_meaning.caption(max_eps)
     allowed = st.multiselect("Schemes allowed (--schemes)", SCHEMES, default=SCHEMES, key="policy_schemes")
 bounds = Bounds(max_eps, tuple(allowed) if allowed and len(allowed) < len(SCHEMES) else None)
 
@@ -39,6 +40,7 @@ st.subheader("Add a user")
 c1, c2, c3 = st.columns([2, 1, 1])
 user = c1.text_input("User (as in the data's user column)", key="policy_user", placeholder="e.g. house-17")
 eps = c2.number_input("ε", min_value=0.01, value=1.0, step=0.1, key="policy_eps")
+epsilon_meaning.caption(eps)
 scheme = c3.selectbox("Scheme", SCHEMES, index=SCHEMES.index("adaptive"), key="policy_scheme")
 w1, w2 = st.columns([1, 2])
 days = w1.selectbox("Landmark days", list(policies.DAYS), format_func=policies.DAYS.get, index=1, key="policy_days")

@@ -2,7 +2,7 @@
 import streamlit as st
 
 from lmdk.population.fleet import MAX_CELLS, MAX_EVENTS, MAX_USERS
-from ui import charts, explain, population, text, widgets
+from ui import charts, epsilon_meaning, explain, population, text, widgets
 from ui.charts import alt_text, population_charts
 from ui.session import state
 
@@ -48,6 +48,7 @@ with st.sidebar:
     st.multiselect("Schemes", state.SCHEME_NAMES, **widgets.bind(state.SCHEMES))
     st.select_slider("Privacy budget ε (log scale)", options=state.EPSILON_OPTIONS, format_func=lambda e: f"{e:g}",
                      **widgets.bind(state.EPSILON))
+    epsilon_meaning.caption(st.session_state[state.EPSILON])
     st.number_input("w (window of w-event privacy)", min_value=1, max_value=state.W_MAX, **widgets.bind(state.W))
     st.number_input("Demonstration seed", min_value=0, step=1, **widgets.bind(state.SEED))
     if pop_kind := getattr(population.population(), "kind", None):

@@ -6,7 +6,7 @@ from lmdk.errors import LmdkError
 from lmdk.present import headlines
 from lmdk.priste import views as priste_views
 from lmdk.priste.grid import GridTooLarge
-from ui import charts, explain, run_gate, text, widgets
+from ui import charts, epsilon_meaning, explain, run_gate, text, widgets
 from ui import priste as priste_ui
 from ui.charts import alt_text, maps, priste_charts
 from ui.charts.priste_charts import PLAIN, PRISTE
@@ -105,6 +105,7 @@ with st.sidebar:
                       **widgets.bind(state.ST_SIGMA))
     st.subheader("Privacy")
     eps = st.select_slider("ε — event privacy", state.EPSILON_OPTIONS, **widgets.bind(state.ST_EPSILON))
+    epsilon_meaning.caption(eps)
     alpha = st.select_slider("α — planar Laplace budget (per km)", state.PRISTE_ALPHAS,
                              **widgets.bind(state.ST_ALPHA))
     st.caption(priste_views.scale_note(float(cell_m), float(alpha)))

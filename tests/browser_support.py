@@ -95,9 +95,10 @@ def streamlit_server(script: str | Path = "app.py", *, timeout: float = 120.0):
 
 @contextlib.contextmanager
 def streamlit_process(script: str | Path = "app.py", *, timeout: float = 120.0, options: tuple[str, ...] = (),
-                      port: int | None = None):
+                      port: int | None = None, cwd: Path = ROOT):
     """Like ``streamlit_server``, yielding (base URL, server process); ``options`` are extra ``--server.*`` flags;
-    ``port``: this one (a login's redirect_uri names it), else a free one.
+    ``port``: this one (a login's redirect_uri names it), else a free one; ``cwd``: the checkout whose
+    ``.streamlit/`` configures it (benchmarks/bench_load.py --app: another checkout's app).
 
     A free port can be taken by another process (a parallel test worker, a browser's outgoing connection) before
     Streamlit binds it: then Streamlit exits saying so, and the server is started again on another free port."""
@@ -108,7 +109,7 @@ def streamlit_process(script: str | Path = "app.py", *, timeout: float = 120.0, 
                "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
                "--server.fileWatcherType", "none", "--server.runOnSave", "false", *options]
         log = tempfile.TemporaryFile()
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, cwd=cwd, stdout=log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
         if _healthy(proc, url, log, timeout, retry_if_taken=attempt < 2):
             break

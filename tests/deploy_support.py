@@ -10,6 +10,7 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
@@ -55,7 +56,14 @@ def nginx_proxy(addresses: list[str]) -> Iterator[str]:
 def replicas(count: int) -> Iterator[tuple[str, list[str], list[int]]]:
     """``count`` app replicas behind nginx: (proxy URL, replica addresses, replica process ids)."""
     with ExitStack() as stack:
-        started = [stack.enter_context(streamlit_process()) for _ in range(count)]
+        # started side by side: each waits seconds for its health check, most of it importing
+        servers = [streamlit_process() for _ in range(count)]
+        with ThreadPoolExecutor(count) as pool:
+            starts = [pool.submit(server.__enter__) for server in servers]
+        for server, start in zip(servers, starts, strict=True):
+            if start.exception() is None:
+                stack.push(server.__exit__)
+        started = [start.result() for start in starts]
         addresses = [url.removeprefix("http://") for url, _ in started]
         url = stack.enter_context(nginx_proxy(addresses))
         yield url, addresses, [proc.pid for _, proc in started]

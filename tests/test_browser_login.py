@@ -66,6 +66,25 @@ def deployment(iam_server, tmp_path_factory):
             yield app_url, url, iam_server
 
 
+@pytest.fixture(scope="module")
+def browser(deployment):
+    """One headless Chromium for the module (a launch each cost seconds on a loaded machine)."""
+    with chromium() as context:
+        yield context
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh page with no cookie of the app or of the provider: each test's visitor starts logged out."""
+    browser.clear_cookies()
+    page = browser.new_page()
+    try:
+        yield page
+    finally:
+        page.close()
+        browser.clear_cookies()
+
+
 def _log_in(page, app_url: str, name: str) -> None:
     """Click the sidebar's Log in, sign in on the provider's own pages (user name, then password) and come back to
     the app through its callback, logged in."""
@@ -104,70 +123,64 @@ def _body(page) -> str:
     return page.locator("[data-testid='stApp']").inner_text()
 
 
-def test_a_visitor_without_a_login_sees_no_dataset_and_no_budget(deployment):
+def test_a_visitor_without_a_login_sees_no_dataset_and_no_budget(deployment, page):
     app_url, _, _ = deployment
-    with chromium() as context:
-        page = context.new_page()
-        page.goto(f"{app_url}/policies")
-        wait_idle(page, timeout=120_000)
-        assert page.get_by_role("button", name="Log in").is_visible()
-        _add_alice(page)  # the page before issue 54 added her and showed the ledger's datasets
-        text = _body(page)
-        assert not any(name in text for name in DATASETS), text
-        assert not page.locator(".st-key-policy_add button").is_enabled()
-        assert "Read-only" in text and "log in" in text
-        assert not exceptions(page)
+    page.goto(f"{app_url}/policies")
+    wait_idle(page, timeout=120_000)
+    assert page.get_by_role("button", name="Log in").is_visible()
+    _add_alice(page)  # the page before issue 54 added her and showed the ledger's datasets
+    text = _body(page)
+    assert not any(name in text for name in DATASETS), text
+    assert not page.locator(".st-key-policy_add button").is_enabled()
+    assert "Read-only" in text and "log in" in text
+    assert not exceptions(page)
 
 
-def test_a_viewer_logs_in_and_spends_nothing(deployment):
+def test_a_viewer_logs_in_and_spends_nothing(deployment, page):
     app_url, url, iam = deployment
-    with chromium() as context:
-        page = context.new_page()
-        _log_in(page, app_url, VIEWER)
-        page.goto(f"{app_url}/policies")
-        wait_idle(page, timeout=120_000)
-        assert "(viewer)" in _body(page)
-        _add_alice(page)
-        text = _body(page)
-        assert not any(name in text for name in DATASETS)
-        assert not page.locator(".st-key-policy_add button").is_enabled()
-        page.goto(f"{app_url}/schemes_utility?schemes=uniform&reps=5&rhi=8")
-        wait_idle(page, timeout=120_000)
-        page.locator(".st-key-show_exports summary").click()
-        page.get_by_role("button", name="RunConfig (JSON)").wait_for(timeout=60_000)
-        wait_idle(page)
-        off = page.locator(".st-key-dl_release_csv_off").get_by_role("button", name="Release to hand out (CSV)")
-        assert not off.is_enabled()
-        assert page.locator(".st-key-dl_release_csv").count() == 0
-        assert not any(name in _body(page) for name in DATASETS)
-        assert not exceptions(page)
+    _log_in(page, app_url, VIEWER)
+    page.goto(f"{app_url}/policies")
+    wait_idle(page, timeout=120_000)
+    assert "(viewer)" in _body(page)
+    _add_alice(page)
+    text = _body(page)
+    assert not any(name in text for name in DATASETS)
+    assert not page.locator(".st-key-policy_add button").is_enabled()
+    page.goto(f"{app_url}/schemes_utility?schemes=uniform&reps=5&rhi=8")
+    wait_idle(page, timeout=120_000)
+    page.locator(".st-key-show_exports summary").click()
+    page.get_by_role("button", name="RunConfig (JSON)").wait_for(timeout=60_000)
+    wait_idle(page)
+    off = page.locator(".st-key-dl_release_csv_off").get_by_role("button", name="Release to hand out (CSV)")
+    assert not off.is_enabled()
+    assert page.locator(".st-key-dl_release_csv").count() == 0
+    assert not any(name in _body(page) for name in DATASETS)
+    assert not exceptions(page)
     assert len(ledger.records(url).entries) == len(DATASETS)  # nothing reserved by the viewer
 
 
-def test_an_officer_logs_in_sees_the_budgets_and_hands_out_a_release_recorded_as_theirs(deployment):
+def test_an_officer_logs_in_sees_the_budgets_and_hands_out_a_release_recorded_as_theirs(deployment, page):
     app_url, url, iam = deployment
-    with chromium() as context:
-        page = context.new_page()
-        _log_in(page, app_url, OFFICER)
-        page.goto(f"{app_url}/policies")
-        wait_idle(page, timeout=120_000)
-        assert "(officer)" in _body(page)
-        _add_alice(page)
-        assert all(name in _body(page) for name in DATASETS)  # the officer sees the ledger: which budget?
-        page.locator(".st-key-policy_dataset input").fill(DATASETS[0])
-        page.locator(".st-key-policy_dataset input").press("Enter")
-        wait_idle(page, timeout=60_000)
-        assert DATASETS[1] not in _body(page)  # the budgets of the dataset named are read: no question left
-        page.goto(f"{app_url}/schemes_utility?schemes=uniform&reps=5&rhi=8")
-        wait_idle(page, timeout=120_000)
-        page.locator(".st-key-show_exports summary").click()
-        page.get_by_role("button", name="RunConfig (JSON)").wait_for(timeout=60_000)
-        wait_idle(page)
-        with page.expect_download(timeout=60_000) as info:
-            page.get_by_role("button", name="Release to hand out (CSV)").click()
-        assert info.value.failure() is None
-        wait_idle(page)
-        assert not exceptions(page)
+    _log_in(page, app_url, OFFICER)
+    page.goto(f"{app_url}/policies")
+    wait_idle(page, timeout=120_000)
+    assert "(officer)" in _body(page)
+    _add_alice(page)
+    assert all(name in _body(page) for name in DATASETS)  # the officer sees the ledger: which budget?
+    page.locator(".st-key-policy_dataset input").fill(DATASETS[0])
+    page.locator(".st-key-policy_dataset input").press("Enter")
+    wait_idle(page, timeout=60_000)
+    assert DATASETS[1] not in _body(page)  # the budgets of the dataset named are read: no question left
+    page.goto(f"{app_url}/schemes_utility?schemes=uniform&reps=5&rhi=8")
+    wait_idle(page, timeout=120_000)
+    page.locator(".st-key-show_exports summary").click()
+    page.get_by_role("button", name="RunConfig (JSON)").wait_for(timeout=60_000)
+    wait_idle(page)
+    with page.expect_download(timeout=60_000) as info:
+        page.get_by_role("button", name="Release to hand out (CSV)").click()
+    assert info.value.failure() is None
+    wait_idle(page)
+    assert not exceptions(page)
     entries = ledger.records(url).entries
     assert len(entries) == len(DATASETS) + 1
     assert entries[-1].released_by == OFFICER and entries[-1].tool == "app"

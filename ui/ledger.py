@@ -26,7 +26,7 @@ import streamlit as st
 
 from lmdk import ledger
 from lmdk.errors import LmdkError
-from ui import auth, text
+from ui import auth, epsilon_meaning, text
 from ui.session import state
 
 CAP_WIDGET = state.widget_key(state.LEDGER_CAP)
@@ -203,6 +203,7 @@ def panel(epsilon: float, cur=None) -> None:
                               on_change=_keep_cap, placeholder="no cap",
                               help="The most ε this session may spend in total (the sum). A release that would "
                                    "pass it is offered only after you confirm.")
+        epsilon_meaning.caption(cap)
         if ledger.would_exceed(batch, epsilon, cap):
             after = totals["epsilon_basic"] + float(epsilon)
             st.warning(f"The next release (ε = {epsilon:g}) takes this session's total to {after:.4g}, past the cap "

@@ -14,7 +14,7 @@ from collections.abc import Callable
 import numpy as np
 import streamlit as st
 
-from ui import charts, ensure_entrypoint, text
+from ui import charts, ensure_entrypoint, epsilon_meaning, text
 from ui.downloads import download_deferred
 from ui.session import cache, config, state
 
@@ -34,7 +34,8 @@ def _copy_back(widget: str, key: str) -> None:
     st.session_state[key] = st.session_state[widget]
     target = st.session_state.get(RERUN_FRAGMENT, {}).get(key)
     if target is not None and target[0] == _page_hash():
-        st.rerun(target[1])  # only the fragment of this page that depends on the setting
+        also = [epsilon_meaning.LIVE] if key == state.EPSILON and epsilon_meaning.live_here() else []
+        st.rerun([target[1], *also])  # only the fragments of this page that depend on the setting
 
 
 def _repetitions_chosen(widget: str, key: str) -> None:
@@ -146,6 +147,8 @@ def scheme_controls(kind: str, n: int, *, container=None) -> None:
                        "locations (ε per metre), randomized response for contact bits.")
     box.select_slider("Privacy budget ε (log scale)", options=state.EPSILON_OPTIONS, format_func=lambda e: f"{e:g}",
                       **bind(state.EPSILON))
+    with box:
+        epsilon_meaning.live_caption(state.EPSILON)  # a fragment: an ε change that reruns only the results reruns it
     w_max = max(1, min(state.W_MAX, n))
     if st.session_state[state.W] > w_max:
         st.session_state[state.W] = w_max

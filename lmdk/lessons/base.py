@@ -1,13 +1,16 @@
 """The shape of a lesson: its setting controls, the prediction, the reveal computed by the core, the feedback."""
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 from typing import Any
+
+import numpy as np
 
 from lmdk.errors import ParameterError
 
 SEED = 20_260_101  # every reveal draws from this seed: the page, the tests and every answer sheet agree
+Z95 = 1.959963984540054  # the normal 95 % quantile (Wilson intervals of a share)
 NUMBER_TOLERANCE = 0.1  # a number prediction within 10 % of the answer counts as correct
 
 
@@ -77,7 +80,6 @@ class Feedback:
 class Lesson:
     """One lesson: setting, question, how to reveal the answer, where the lab goes deeper, the takeaway."""
 
-    number: int
     name: str
     setting: str  # the short setting, formatted with the setting's values ({key})
     question: str  # formatted the same way
@@ -92,6 +94,8 @@ class Lesson:
     number_label: str = ""
     section: str = ""  # the paper's section behind the lesson
     not_in_lab: tuple[str, ...] = ()  # settings the lab page has no control for (said beside the link)
+    seeded: bool = False  # the reveal draws noise: reveal_fn takes ``seed=`` (the tests vary it)
+    number: int = 0  # its place in LESSONS, set by :func:`numbered` (never by hand)
 
     @property
     def title(self) -> str:
@@ -118,8 +122,10 @@ class Lesson:
         """The question with the chosen values filled in."""
         return self.question.format(**self.values(chosen))
 
-    def reveal(self, chosen: dict | None = None) -> Reveal:
-        """The answer computed by the core at the setting (fixed seed)."""
+    def reveal(self, chosen: dict | None = None, *, seed: int | None = None) -> Reveal:
+        """The answer computed by the core at the setting (``seed``: SEED unless given; exact lessons ignore it)."""
+        if self.seeded and seed is not None:
+            return self.reveal_fn(self.values(chosen), seed=seed)
         return self.reveal_fn(self.values(chosen))
 
     def check(self, prediction, chosen: dict | None = None) -> Feedback:
@@ -135,6 +141,29 @@ class Lesson:
         from urllib.parse import urlencode
 
         return f"{self.lab_page}?{urlencode(self.lab_query(chosen))}"
+
+
+def numbered(lessons: Iterable[Lesson]) -> tuple[Lesson, ...]:
+    """The lessons in order, each numbered by its place (1-based): reordering never renumbers by hand."""
+    return tuple(replace(x, number=i) for i, x in enumerate(lessons, start=1))
+
+
+def seed_streams(seed: int, count: int) -> list[np.random.Generator]:
+    """``count`` independent generators spawned from ``seed``: the many seeds a robust answer is decided over."""
+    return [np.random.default_rng(s) for s in np.random.SeedSequence(int(seed)).spawn(int(count))]
+
+
+def share_interval(hits: int, trials: int) -> tuple[float, float]:
+    """Wilson 95 % interval of a share ``hits``/``trials`` (stays inside 0–1, sensible at 0 and at all)."""
+    p, z2 = hits / trials, Z95**2
+    centre = (p + z2 / (2 * trials)) / (1 + z2 / trials)
+    half = Z95 * np.sqrt(p * (1 - p) / trials + z2 / (4 * trials**2)) / (1 + z2 / trials)
+    return max(0.0, float(centre - half)), min(1.0, float(centre + half))
+
+
+def consistent(bands: dict[str, tuple[float, float]], low: float, high: float) -> tuple[str, ...]:
+    """The choices whose band [lo, hi] meets the 95 % interval [low, high]: every answer the noise cannot rule out."""
+    return tuple(c for c, (lo, hi) in bands.items() if lo <= high and low <= hi)
 
 
 def number(value: float, digits: int = 3) -> str:

@@ -1,13 +1,14 @@
-"""Lessons 1, 2 and 4: how ε is split over a series, Theorem 2, and what ε protects (closed forms from the core)."""
+"""Event vs user level, what ε protects (the honest Δ) and Theorem 2: closed forms from the core, no noise drawn."""
 from __future__ import annotations
 
 import numpy as np
 
-from lmdk import privacy, relation, schemes
+from lmdk import metrics, privacy, relation, schemes
 from lmdk.lessons.base import Lesson, Reveal, Setting, number
 from lmdk.present.views import encode_landmarks
 
-UNIT_RANGE = (0.0, 1.0)  # lesson 1's public range of one reading, kWh (Δ = 1 kWh)
+UNIT_RANGE = (0.0, 1.0)  # the event-vs-user lesson's public range of one reading, kWh (Δ = 1 kWh)
+MIDDLE = 0.5  # a reading in the middle of that range: its expected error after clamping
 
 
 def _event_or_user(v: dict) -> Reveal:
@@ -19,17 +20,24 @@ def _event_or_user(v: dict) -> Reveal:
     event = schemes.allocate("event", n, [], eps)
     scale_user, scale_event = delta / float(user[0]), delta / float(event[0])
     ratio = scale_user / scale_event
+    # releases stay in the public range (clamped, lmdk.relation): the error a reader sees saturates at half of it
+    err_event, err_user = (float(metrics.laplace_expected_error(MIDDLE, b, UNIT_RANGE)) for b in (scale_event,
+                                                                                                  scale_user))
     return Reveal(
         answer=ratio,
         numbers={"ε per event, event level": number(float(event[0])),
                  "ε per event, user level": number(float(user[0])),
                  "Laplace scale Δ/εₜ, event level (kWh)": number(scale_event),
                  "Laplace scale Δ/εₜ, user level (kWh)": number(scale_user),
-                 "ratio": number(ratio)},
+                 "ratio of the scales": number(ratio),
+                 f"expected error of a {MIDDLE:g} kWh reading, event level (kWh)": number(err_event),
+                 f"expected error of a {MIDDLE:g} kWh reading, user level (kWh)": number(err_user)},
         why=(f"User level shares ε = {eps:g} over all {n:,} events, so each gets ε/n = {float(user[0]):.3g} and its "
              f"Laplace noise has scale Δ/εₜ = {scale_user:.3g} kWh against {scale_event:.3g} kWh at event level: "
-             f"{ratio:,.4g} times more. The noise per event grows in proportion to the length of the series, the price "
-             "of protecting the whole series instead of one event."))
+             f"{ratio:,.4g} times more, in proportion to the length of the series. The error a reader sees grows "
+             f"less, because every release is clamped to the public range 0–1 kWh: a {MIDDLE:g} kWh reading is off "
+             f"by {err_event:.3g} kWh on average at event level and {err_user:.3g} kWh at user level — the most it "
+             "can be off is 0.5 kWh, so at user level the release is nearly pure noise."))
 
 
 def _theorem2_budgets(v: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -46,7 +54,7 @@ EPS2 = 1.0
 
 
 def _theorem2(v: dict) -> Reveal:
-    """Theorem 2 (§3.2): the budgets of L ∪ {t} must add up to at most ε for every regular t."""
+    """Theorem 2 (§3.1): the budgets of L ∪ {t} must add up to at most ε for every regular t."""
     budgets, landmarks = _theorem2_budgets(v)
     worst = float(privacy.landmark_loss(budgets, landmarks).max())
     holds = privacy.satisfies_landmark_privacy(budgets, landmarks, EPS2)
@@ -67,24 +75,33 @@ def _range_or_change(v: dict) -> Reveal:
     whole = relation.public_range(0.0, high, "kWh")
     change = relation.up_to(d, 0.0, high, "kWh")
     ratio = whole.sensitivity / change.sensitivity
+    if ratio > 1:
+        # group privacy: readings high kWh apart are high/d protected changes apart, so hidden only at ε·high/d
+        last = (f"The smaller promise is cheaper: a change of up to {d:g} kWh is hidden at ε = {eps:g}, but whether "
+                f"the reading was 0 or {high:g} kWh is hidden only at ε × {high:g}/{change.sensitivity:g} = "
+                f"{eps * ratio:.3g}.")
+    else:
+        last = (f"Here a change of up to {d:g} kWh already covers the whole range 0–{high:g} kWh, so both promises "
+                f"are the same: whether the reading was 0 or {high:g} kWh is hidden at ε = {eps:g} either way.")
     return Reveal(
         answer=ratio,
         numbers={"Δ, any reading in 0–high (kWh)": number(whole.sensitivity),
                  "Δ, a change of up to d (kWh)": number(change.sensitivity),
                  f"Laplace scale at ε = {eps:g}, any reading (kWh)": number(whole.sensitivity / eps),
                  f"Laplace scale at ε = {eps:g}, up to d (kWh)": number(change.sensitivity / eps),
-                 "ratio": number(ratio)},
+                 "ratio": number(ratio),
+                 f"ε that hides 0 vs {high:g} kWh, protecting up to d": number(eps * ratio)},
         why=(f"Protecting any reading in the public range 0–{high:g} kWh means Δ = {whole.sensitivity:g} kWh, while "
              f"protecting a change of up to {d:g} kWh means Δ = {change.sensitivity:g} kWh, so the noise scale Δ/ε is "
-             f"{ratio:,.4g} times larger. The smaller promise is cheaper, but it no longer hides whether the reading "
-             f"was 0 or {high:g}."))
+             f"{ratio:,.4g} times larger. {last}"))
 
 
-LESSON_1 = Lesson(
-    number=1, name="One event or the whole series",
+LESSON_LEVELS = Lesson(
+    name="One event or the whole series",
     setting=("A smart meter sends {n} readings, each in the public range 0–1 kWh (Δ = 1 kWh), with ε = {eps}. "
              "Event level protects any one reading with ε; user level protects the whole series with ε."),
-    question="How many times larger is the noise on each reading at user level than at event level?",
+    question="How many times larger is the Laplace noise scale Δ/εₜ on each reading at user level than at event "
+             "level?",
     number_label="Times larger",
     settings=(Setting("n", "Readings in the series", (10, 50, 100, 500, 1000), 100),
               Setting("eps", "ε", (0.5, 1.0, 2.0), 1.0)),
@@ -92,10 +109,11 @@ LESSON_1 = Lesson(
     lab_page="schemes_utility", lab_title="Schemes & utility",
     lab_query_fn=lambda v: {"source": "synthetic", "syn_n": str(v["n"]), "eps": f"{v['eps']:g}",
                             "schemes": "event,user", "rel": "range", "rlo": "0", "rhi": "1"},
-    takeaway="User level divides ε among all events: its noise grows with the length of the series.")
+    takeaway=("User level divides ε among all events: its noise scale grows with the length of the series, until "
+              "the releases say little more than the public range."))
 
-LESSON_2 = Lesson(
-    number=2, name="Landmarks and Theorem 2",
+LESSON_THEOREM2 = Lesson(
+    name="Landmarks and Theorem 2",
     setting=(f"A series of {N2} events has {{k}} landmarks. The budget is {{a}} at each landmark and {{b}} at each "
              f"regular event; the goal is ε = {EPS2:g}."),
     question="Does this budget assignment satisfy (ε, L)-landmark privacy (Theorem 2)?",
@@ -103,7 +121,7 @@ LESSON_2 = Lesson(
     settings=(Setting("k", "Landmarks", (1, 2, 3, 4), 3),
               Setting("a", "Budget at each landmark", (0.1, 0.2, 0.25, 0.3, 0.5), 0.3),
               Setting("b", "Budget at each regular event", (0.1, 0.2, 0.25, 0.3, 0.5), 0.2)),
-    play="a", reveal_fn=_theorem2, section="§3.2, Theorem 2",
+    play="a", reveal_fn=_theorem2, section="§3.1, Theorem 2",
     lab_page="schemes_utility", lab_title="Schemes & utility",
     lab_query_fn=lambda v: {"source": "synthetic", "syn_n": str(N2),
                             "lm": encode_landmarks(_theorem2_budgets(v)[1]), "eps": f"{EPS2:g}",
@@ -111,8 +129,8 @@ LESSON_2 = Lesson(
     not_in_lab=("a", "b"),  # the lab's schemes assign the budgets: it shows theirs against Theorem 2
     takeaway="Landmarks share ε with every regular event: all landmarks plus any one other event stay within ε.")
 
-LESSON_4 = Lesson(
-    number=4, name="What ε protects",
+LESSON_DELTA = Lesson(
+    name="What ε protects",
     setting=("A meter reads 0–{high} kWh. You can protect any reading in that public range, or only changes of up "
              "to {d} kWh; ε = {eps}."),
     question="How many times more noise does protecting any reading need than protecting a change of up to {d} kWh?",
@@ -124,4 +142,5 @@ LESSON_4 = Lesson(
     lab_page="schemes_utility", lab_title="Schemes & utility",
     lab_query_fn=lambda v: {"source": "synthetic", "eps": f"{v['eps']:g}", "rel": "up_to", "rd": f"{v['d']:g}",
                             "rlo": "0", "rhi": f"{v['high']:g}"},
-    takeaway="Δ is the promise: the whole public range costs (high − low)/d times the noise of a change of d.")
+    takeaway=("Δ is the promise: the whole public range costs (high − low)/d times the noise of a change of d, and "
+              "protecting only changes of d leaves larger differences less hidden."))

@@ -95,12 +95,13 @@ def shared_top(budgets_by_scheme: dict) -> float:
     return max((float(np.max(b)) for b in budgets_by_scheme.values() if np.size(b)), default=0.0)
 
 
-def _thin_steps(values: np.ndarray, t0: int = 0) -> tuple[np.ndarray, np.ndarray, list[str]]:
+def _thin_steps(values: np.ndarray, t0: int = 0, labels: bool = True) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """``step_points`` of the values (x from ``t0``); beyond ``DISPLAY_POINTS`` change points, the largest value per
-    bucket of timestamps instead — the outline of filled bars at screen resolution."""
-    sx, sy, label = step_points(values)
+    bucket of timestamps instead — the outline of filled bars at screen resolution (``labels`` False: no hover
+    labels)."""
+    sx, sy, label = step_points(values, labels)
     if sx.size <= DISPLAY_POINTS:
-        if t0:  # the labels name real timestamps ("t=a" or "t=a–b")
+        if t0 and labels:  # the labels name real timestamps ("t=a" or "t=a–b")
             label = ["t=" + "–".join(str(int(v) + t0) for v in lab[2:].split("–")) for lab in label]
         return sx + t0, sy, label
     starts, ends, top = bucket_max(values)
@@ -111,11 +112,12 @@ def _thin_steps(values: np.ndarray, t0: int = 0) -> tuple[np.ndarray, np.ndarray
     return x, y, label
 
 
-def _row_outline(values: np.ndarray, base: float, top: float, t0: int = 0
+def _row_outline(values: np.ndarray, base: float, top: float, t0: int = 0, labels: bool = True
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
     """A per-timestamp series as a closed "hv" step outline standing on ``base`` (change points only), its heights
-    scaled so ``top`` reaches ROW_FILL; returns x, y, the unscaled values (rounded for hover) and hover labels."""
-    sx, sy, label = _thin_steps(values, t0)
+    scaled so ``top`` reaches ROW_FILL; returns x, y, the unscaled values (rounded for hover) and hover labels
+    (``labels`` False: none, for an outline without hover)."""
+    sx, sy, label = _thin_steps(values, t0, labels)
     scale = ROW_FILL / top if top > 0 else 0.0
     x = np.concatenate([sx[:1], sx, sx[-1:]])
     y = np.concatenate([[base], base + sy * scale, [base]])
@@ -146,7 +148,7 @@ def _budget_rows(budgets_by_scheme: dict, mask: np.ndarray, lm: np.ndarray, dm: 
                      "line": {"color": colour, "width": 1, "shape": "hv"},
                      "hovertemplate": "%{text}<br>ε_t=%{customdata:.4g}<extra>" + scheme + "</extra>"})
         if lm.size:
-            lx, ly, _, _ = _row_outline(np.where(mask, b, 0.0), base, shared, t0)
+            lx, ly, _, _ = _row_outline(np.where(mask, b, 0.0), base, shared, t0, labels=False)  # hover: skip
             data.append({"type": "scatter", "x": lx, "y": ly, "mode": "lines", "name": "budget on landmarks",
                          "legendgroup": "lmbudget", "showlegend": i == 0, "fill": "toself",
                          "fillcolor": "rgba(0,0,0,0.55)", "line": {"width": 0, "shape": "hv"}, "hoverinfo": "skip"})
