@@ -20,6 +20,15 @@ link, where what one session computed serves the others. The server is measured 
     python benchmarks/bench_load.py --sessions 30 100 --app /tmp/base/app.py app.py --rounds 2   # base, new, base, new
     python benchmarks/bench_load.py --sessions 30 --page schemes_utility temporal_loss dummy_landmarks audit \
         spatiotemporal_events
+    python benchmarks/bench_load.py --class 100 [--lessons 4] [--idle 10] [--rounds 2]   # a live class (issue 56)
+
+``--class K``: a lecturer and K students in a live class on the Lessons page (benchmarks/class_load.py): opening
+the join link, predicting, Check, the reveal and the next lesson arriving by the pages' automatic fragment
+refreshes (run_every, sent on the fragments' clock as a browser does). The table's row counts every action a
+person takes (open, predict, Check, Start, Reveal, Next); the lines under it give the refreshes, how long the
+reveal and the next lesson took to reach the students, and the server CPU per refresh that found nothing new (an
+idle window in the first lesson). The server gets a fresh LMDK_DATA_DIR. Targets (issue 56): p95 of an action
+≤ 0.5 s, no failure, one process; ≤ 5 ms of server CPU per idle refresh.
 
 Every page in ``PAGES`` is moved by its own ε slider; a page whose charts record ε (``layout.meta``) must show
 the new one, and no page may raise. The table's last column names the page.
@@ -33,6 +42,7 @@ import asyncio
 import os
 import random
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -44,6 +54,8 @@ sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "benchmarks"), str(ROOT / "deplo
 from browser_support import streamlit_process
 from streamlit_client import Session, chart_epsilons
 from warm import PAGES, warm_page  # the pages (URL path -> the key of their ε slider) and deploy/'s warming
+
+from class_load import run_class
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -160,8 +172,50 @@ def servers(count: int, app: Path = ROOT / "app.py") -> Iterator[tuple[str, int 
         yield url, pids
 
 
+async def live_class(url: str, pid: int | list[int], students: int, lessons: int, arrive: float, idle: float,
+                     seed: int) -> dict:
+    """A live class of ``students`` (benchmarks/class_load.py) against the server; its table row's measurements
+    plus the class's own (refreshes, follow delays, idle refresh cost)."""
+    cpu0, c0, w0 = cpu_seconds(pid), time.process_time(), time.monotonic()
+    tally = await run_class(url, students, lessons, arrive, idle, seed, lambda: cpu_seconds(pid))
+    wall = time.monotonic() - w0
+    server_cpu, client_cpu = cpu_seconds(pid) - cpu0, time.process_time() - c0
+    seconds = [t for _, t in tally.actions]
+    opens = [t for what, t in tally.actions if what == "open"]
+    return {"sessions": f"{students} + 1", "interactions": len(seconds), "failures": tally.failures,
+            "open_p50": percentile(opens, 50), "open_p95": percentile(opens, 95),
+            "p50": percentile(seconds, 50), "p95": percentile(seconds, 95), "max": max(seconds, default=float("nan")),
+            "cpu_per_interaction": server_cpu / max(len(seconds), 1), "server_load": server_cpu / wall,
+            "client_load": client_cpu / wall, "rss_mb": rss_mb(pid), "page": f"lessons: a class, {lessons} lessons",
+            "tally": tally}
+
+
+def class_lines(r: dict) -> str:
+    """The class's measurements beyond the table row."""
+    t = r["tally"]
+    kinds = sorted({what for what, _ in t.actions})
+    each = ", ".join(f"{k} {percentile([s for w, s in t.actions if w == k], 95):.2f}" for k in kinds)
+    idle = t.idle
+    per = 1000 * idle["cpu"] / idle["refreshes"] if idle.get("refreshes") else float("nan")
+    return (f"  actions' p95 (s): {each}\n"
+            f"  automatic refreshes: {len(t.refreshes)}, p50 {percentile(t.refreshes, 50):.3f} s, p95 "
+            f"{percentile(t.refreshes, 95):.3f} s, max {max(t.refreshes, default=float('nan')):.2f} s; "
+            f"{t.full_refreshes} redrew the page (a reveal or a move arriving)\n"
+            f"  reveal seen by the students after p50 {percentile(t.follow['reveal'], 50):.1f} / p95 "
+            f"{percentile(t.follow['reveal'], 95):.1f} s; next lesson followed after p50 "
+            f"{percentile(t.follow['move'], 50):.1f} / p95 {percentile(t.follow['move'], 95):.1f} s\n"
+            f"  idle window: {idle.get('refreshes', 0)} refreshes in {idle.get('seconds', 0):.1f} s finding nothing "
+            f"new ({idle.get('redrawn', 0)} redrew), server CPU {idle.get('cpu', 0):.2f} s = {per:.2f} ms per "
+            f"refresh; client (this process) {r['client_load']:.2f} cores busy")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--class", dest="students", type=int, nargs="+", default=None, metavar="K",
+                        help="a live class of K students and a lecturer on the Lessons page instead of ε changes")
+    parser.add_argument("--lessons", type=int, default=4, help="--class: lessons the class goes through")
+    parser.add_argument("--idle", type=float, default=10.0,
+                        help="--class: seconds of the first lesson in which nobody acts (the idle refreshes' cost)")
     parser.add_argument("--sessions", type=int, nargs="+", default=[1, 10, 30])
     parser.add_argument("--duration", type=float, default=60.0, help="steady phase, seconds")
     parser.add_argument("--period", type=float, default=10.0, help="seconds between a session's ε changes")
@@ -190,6 +244,10 @@ def main() -> None:
     if args.replicas > 1 and args.app != [ROOT / "app.py"]:
         parser.error("--app measures one server per checkout; --replicas runs this checkout's")
     print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores", flush=True)
+    if args.students:
+        class_main(args)
+        print(f"load average after: {os.getloadavg()[0]:.2f}", flush=True)
+        return
     if args.replicas > 1:
         print(f"{args.replicas} replicas behind nginx (deploy/lmdk.conf)", flush=True)
     print("sessions: " + ("one shared link (?seed=1)" if args.one_link else "a seed of their own each")
@@ -212,6 +270,40 @@ def main() -> None:
                     for failure in result["failures"][:5]:
                         print("  failure:", failure, file=sys.stderr)
     print(f"load average after: {os.getloadavg()[0]:.2f}", flush=True)
+
+
+CLASS_HEADER = HEADER.replace("ε changes", "actions").replace("CPU s / change", "CPU s / action")
+
+
+def class_main(args) -> None:
+    """--class: a fresh server with an empty class store per class size and round."""
+    print(f"a live class: {args.lessons} lessons, students arriving within {args.period:g} s, an idle window of "
+          f"{args.idle:g} s", flush=True)
+    print(CLASS_HEADER, flush=True)
+    for _ in range(args.rounds):
+        for app in [app.resolve() for app in args.app]:
+            for k in args.students:
+                with tempfile.TemporaryDirectory(prefix="lmdk-class-") as data, _env("LMDK_DATA_DIR", data), \
+                        servers(args.replicas, app) as (url, pids):
+                    result = asyncio.run(live_class(url, pids, k, args.lessons, args.period, args.idle, args.seed))
+                print(row(result), flush=True)
+                print(class_lines(result), flush=True)
+                for failure in result["failures"][:5]:
+                    print("  failure:", failure, file=sys.stderr)
+
+
+@contextmanager
+def _env(name: str, value: str) -> Iterator[None]:
+    """``name=value`` in this process's environment (inherited by the servers it starts) for the block."""
+    before = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = before
 
 
 if __name__ == "__main__":

@@ -5,6 +5,13 @@ A browser session is a websocket to ``/_stcore/stream`` carrying protobuf ``Back
 change (a ``rerun_script`` with the page and the changed widget's state) and times the server's answer until
 ``script_finished``. It keeps no DOM and draws no chart, so what it measures is the server's work plus loopback
 transport — the cost a classroom of real browsers puts on the server, with their rendering excluded.
+
+Like a browser, it keeps the state of every widget it set and sends it with every rerun (a button's trigger only
+once), and it keeps the page's ``st.fragment(run_every=…)`` timers: a run's ``auto_rerun`` message (fragment id,
+interval) arms one, a full run of the page drops them all before re-arming its own, and a refresh is a
+``rerun_script`` naming the fragment id with ``is_auto_rerun`` set (Streamlit's App.handleAutoRerun →
+WidgetStateManager.sendUpdateWidgetsMessage(fragmentId, true)). ``Session.due`` says which refresh is next;
+the caller decides when to send it (benchmarks/class_load.py runs them on the fragments' clock).
 """
 from __future__ import annotations
 
@@ -14,11 +21,13 @@ import time
 from dataclasses import dataclass, field
 from urllib.parse import urlparse
 
+from streamlit.proto.Alert_pb2 import Alert
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from websockets.asyncio.client import connect
 
 DONE = {ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
+ALERTS = {Alert.ERROR: "error", Alert.WARNING: "warning", Alert.INFO: "info", Alert.SUCCESS: "success"}
 
 
 @dataclass
@@ -31,6 +40,10 @@ class Run:
     charts: list = field(default_factory=list)  # Plotly JSON specs (str)
     exceptions: list = field(default_factory=list)
     texts: list = field(default_factory=list)  # alerts and markdown, to say what arrived when a widget did not
+    widgets: dict = field(default_factory=dict)  # widget id -> (kind, proto): radios, number inputs, buttons
+    metrics: dict = field(default_factory=dict)  # st.metric label -> its value as shown
+    alerts: list = field(default_factory=list)  # (kind: success/warning/info/error, body)
+    full: bool = False  # a full run of the page happened (a fragment's st.rerun(scope="app") included)
 
 
 class Session:
@@ -39,8 +52,12 @@ class Session:
     def __init__(self, base_url: str, page: str = "", query: str = ""):
         self.base_url, self.page, self.query = base_url.rstrip("/"), page, query
         self.sliders: dict = {}
+        self.widgets: dict = {}  # widget id -> (kind, proto) of every radio, number input and button seen
+        self.states: dict = {}  # widget id -> WidgetState: what this "browser" shows, sent with every rerun
+        self.auto_reruns: dict = {}  # fragment id -> (interval s, next due on the monotonic clock): run_every
         self.page_hash = ""
         self._ws = None
+        self._lock = asyncio.Lock()  # one run at a time per session, as one browser tab's requests queue
 
     async def __aenter__(self) -> Session:
         host = urlparse(self.base_url).netloc
@@ -95,16 +112,58 @@ class Session:
         """The option labels of the select_slider whose widget key ends in ``key``."""
         return list(self.sliders[self._slider(key)].options)
 
-    async def _rerun(self, string_arrays: dict) -> Run:
+    def widget(self, key: str, kind: str | None = None) -> str:
+        """The id of the widget (radio, number input, button) whose key ends in ``key``; a RuntimeError naming
+        what the page has."""
+        found = next((w for w, (k, _) in self.widgets.items() if w.endswith(key) and kind in (None, k)), None)
+        if found is None:
+            raise RuntimeError(f"no widget {key!r} on page {self.page!r}; it has {sorted(self.widgets)}")
+        return found
+
+    async def choose(self, key: str, option: str) -> Run:
+        """Pick ``option`` in the radio whose key ends in ``key`` (a browser sends the option's label)."""
+        widget = self.widget(key, "radio")
+        options = list(self.widgets[widget][1].options)
+        if option not in options:
+            raise ValueError(f"{option!r} is not an option of {key}: {options}")
+        return await self._rerun({widget: _state(widget, string_value=option)})
+
+    async def type_number(self, key: str, value: float) -> Run:
+        """Enter ``value`` in the number input whose key ends in ``key``."""
+        widget = self.widget(key, "number_input")
+        return await self._rerun({widget: _state(widget, double_value=float(value))})
+
+    async def click(self, key: str) -> Run:
+        """Press the button whose key ends in ``key``: its trigger is sent once, as a browser does."""
+        widget = self.widget(key, "button")
+        return await self._rerun({}, triggers=[_state(widget, trigger_value=True)])
+
+    def due(self) -> tuple[float, str] | None:
+        """(monotonic time, fragment id) of the next automatic fragment refresh the page asked for, or None."""
+        return min(((at, fragment) for fragment, (_, at) in self.auto_reruns.items()), default=None)
+
+    async def refresh(self, fragment: str, timeout: float = 60.0) -> Run:
+        """One automatic refresh of a ``run_every`` fragment, as the browser's timer sends it (a rerun of that
+        fragment id with every widget's state, ``is_auto_rerun``); the next one is due an interval later."""
+        interval, at = self.auto_reruns[fragment]
+        self.auto_reruns[fragment] = (interval, max(at + interval, time.monotonic()))
+        return await asyncio.wait_for(self._rerun({}, fragment=fragment), timeout)
+
+    async def _rerun(self, string_arrays: dict, triggers: tuple = (), fragment: str = "") -> Run:
+        async with self._lock:
+            return await self._run_locked(string_arrays, triggers, fragment)
+
+    async def _run_locked(self, changed: dict, triggers, fragment: str) -> Run:
+        for widget, value in changed.items():
+            self.states[widget] = value if not isinstance(value, list) else _state(widget, strings=value)
         msg = BackMsg()
         state = msg.rerun_script
         state.query_string = self.query
         state.page_script_hash = self.page_hash
         state.page_name = "" if self.page_hash else self.page
-        for widget, values in string_arrays.items():
-            w = state.widget_states.widgets.add()
-            w.id = widget
-            w.string_array_value.data.extend(values)
+        if fragment:
+            state.fragment_id, state.is_auto_rerun = fragment, True
+        state.widget_states.widgets.extend([*self.states.values(), *triggers])
         t0 = time.perf_counter()
         await self._ws.send(msg.SerializeToString())
         run = Run(0.0)
@@ -117,15 +176,40 @@ class Session:
                 self.page_hash = self.page_hash or _page_hash(fwd.navigation.app_pages, self.page)
             elif kind == "page_info_changed":
                 self.query = fwd.page_info_changed.query_string
+            elif kind == "new_session" and not fwd.new_session.fragment_ids_this_run:
+                run.full = True  # a full run: the browser drops every fragment timer, the run re-arms its own
+                self.auto_reruns.clear()
+            elif kind == "auto_rerun":
+                fid, interval = fwd.auto_rerun.fragment_id, fwd.auto_rerun.interval
+                if self.auto_reruns.get(fid, (None,))[0] != interval:
+                    self.auto_reruns[fid] = (interval, time.monotonic() + interval)
+            elif kind == "stop_auto_rerun":
+                for fid in fwd.stop_auto_rerun.fragment_ids:
+                    self.auto_reruns.pop(fid, None)
             elif kind == "delta":
                 _collect(fwd, run)
             elif kind == "script_finished":
                 if fwd.script_finished in DONE:
                     run.seconds = time.perf_counter() - t0
                     self.sliders.update(run.sliders)
+                    if run.full:  # a full run draws the whole page: widgets it did not draw are gone
+                        self.widgets = {}
+                        self.states = {w: v for w, v in self.states.items() if w in run.widgets or w in run.sliders}
+                    self.widgets.update(run.widgets)
                     return run
                 if fwd.script_finished == ForwardMsg.FINISHED_WITH_COMPILE_ERROR:
                     raise RuntimeError("the app did not compile")
+
+
+def _state(widget: str, strings: list | None = None, **value):
+    """A WidgetState proto of ``widget`` holding one value (``string_value=…``, ``trigger_value=True``, …) or a
+    string array (a select_slider's)."""
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    state = WidgetState(id=widget, **value)
+    if strings is not None:
+        state.string_array_value.data.extend(strings)
+    return state
 
 
 def _page_hash(pages, page: str) -> str:
@@ -145,10 +229,18 @@ def _collect(fwd, run: Run) -> None:
         run.charts.append(element.plotly_chart.spec)
     elif kind == "exception":
         run.exceptions.append(element.exception.message)
+    elif kind in ("radio", "number_input", "button"):
+        proto = getattr(element, kind)
+        run.widgets[proto.id] = (kind, proto)
+    elif kind == "metric":
+        run.metrics[element.metric.label] = element.metric.body
     elif kind == "alert":
         run.texts.append(element.alert.body)
+        run.alerts.append((ALERTS.get(element.alert.format, "alert"), element.alert.body))
     elif kind == "markdown":
         run.texts.append(element.markdown.body[:200])
+    elif kind == "heading":
+        run.texts.append(element.heading.body[:200])
 
 
 def chart_epsilons(run: Run) -> set[float]:

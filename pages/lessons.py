@@ -132,7 +132,7 @@ def _lesson(lesson) -> None:
     _numbers(done["reveal"])
     _play(lesson, done["setting"])
     own = [s.label.lower() for s in lesson.settings if s.key in lesson.not_in_lab]
-    note = f" ({', '.join(own)}: the lab's schemes choose their own)" if own else ""
+    note = f" ({', '.join(own)}: not set there, the page shows its own)" if own else ""
     st.markdown(f"[Open this in the lab]({lesson.lab_link(done['setting'])}) — the "
                 f"{text.escape_markdown(lesson.lab_title)} page with this setting{text.escape_markdown(note)} "
                 "(opens in a new tab).")

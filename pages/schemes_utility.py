@@ -94,10 +94,15 @@ def headline(cur, summaries: dict, eps: float, unit: str, guess) -> str:
 class Report:
     """What the report of this view needs (held in the session; its download callable keeps a weak reference)."""
 
-    def __init__(self, headline_text, config, verdicts, mae_table, figures, series, statement=None):
+    def __init__(self, headline_text, config, verdicts, mae_rows, figures, series, statement=None):
         self.headline, self.config, self.verdicts = headline_text, config, verdicts
-        self.mae_table, self.figures, self.series = mae_table, figures, series
+        self.mae_rows, self.figures, self.series = mae_rows, figures, series
         self.statement = statement  # lines of lmdk.exports.statement.Guarantee of the default export scheme
+
+    @property
+    def mae_table(self):
+        """The MAE per scheme as a table, built when the report is (a DataFrame per ε change cost ~1 ms, issue 56)."""
+        return alt_text.rows_table(self.mae_rows)
 
 
 def build_report(r: Report) -> str:
@@ -245,15 +250,15 @@ def results() -> None:
         st.success(f"Clamping to [{clamp[0]:g}, {clamp[1]:g}] saves MAE ({unit}): {saved}.")
 
     st.subheader("Downloads")
-    d = st.columns(3)
-    widgets.download_figure(budget_fig, "budgets", key="dl_budgets", container=d[0], label="Budget chart (HTML)")
+    row = widgets.button_row()  # one block, not four (columns): each element is server time on every ε change
+    widgets.download_figure(budget_fig, "budgets", key="dl_budgets", container=row, label="Budget chart (HTML)")
     if release_fig is not None:
-        widgets.download_figure(release_fig, "releases", key="dl_releases", container=d[1],
+        widgets.download_figure(release_fig, "releases", key="dl_releases", container=row,
                                 label="Release chart (HTML)")
-    widgets.download_figure(mae_fig, "mae", key="dl_mae", container=d[2], label="MAE chart (HTML)")
+    widgets.download_figure(mae_fig, "mae", key="dl_mae", container=row, label="MAE chart (HTML)")
     verdicts = {s: (summaries[s].satisfies, summaries[s].worst_sigma) for s in chosen}
     saved = config.run_config(cur)
-    report = Report(said, saved, verdicts, alt_text.rows_table(rows),
+    report = Report(said, saved, verdicts, rows,
                     [f for f in (budget_fig, release_fig, mae_fig) if f is not None], cur.series,
                     widgets.statement_lines(cur, chosen, summaries, mechanism))
     report.plan = plan_ui.report_table(cur, chosen)

@@ -184,6 +184,12 @@ def exceptions(page) -> list[str]:
     return found
 
 
+def next_frames(page) -> None:
+    """Return once the page has drawn two frames since now: a change of the window's height is laid out by then
+    (headless Chromium hides scrollbars, so the width and the charts stay as they are), without a fixed wait."""
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))")
+
+
 def screenshot(page, name: str) -> Path:
     """Save a full-page screenshot under test-artifacts/screenshots/ at the page's current width."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
@@ -196,7 +202,7 @@ def screenshot(page, name: str) -> Path:
         " const s = document.querySelector(\"[data-testid='stSidebarContent']\");"
         " return Math.max(b ? b.scrollHeight + 120 : 0, s ? s.scrollHeight : 0); }")
     page.set_viewport_size({"width": before["width"], "height": int(min(max(height, before["height"]), 8000))})
-    page.wait_for_timeout(400)
+    next_frames(page)
     try:
         page.screenshot(path=str(path), full_page=True)
     except PlaywrightTimeoutError:

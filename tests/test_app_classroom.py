@@ -98,6 +98,11 @@ def test_the_join_link_comes_from_lmdk_public_url_and_a_bad_one_is_refused(monke
     monkeypatch.setenv("LMDK_PUBLIC_URL", "https://lab.example.org")
     at, code, _ = start_class()
     assert f"https://lab.example.org/lessons?class={code}" in shown(at)
+    monkeypatch.setenv("LMDK_PUBLIC_URL", "javascript:alert(1)")
+    at.run()
+    assert "LMDK_PUBLIC_URL must be" in " ".join(str(e.value) for e in at.error).replace("\\", "")
+    links = [line for line in shown(at).splitlines() if f"/lessons?class={code}" in line]
+    assert links and all("javascript" not in line and "/lessons/lessons" not in line for line in links)
 
 
 def test_a_student_joins_answers_and_follows_the_reveal_and_the_move():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import time
-from functools import partial
+from functools import cache, partial
 
 import app_support
 import pytest
@@ -71,6 +71,7 @@ def test_the_data_pages_calendar_box_refuses_a_path():
     assert "daemon" not in everything(at) and "root:" not in everything(at)
 
 
+@cache  # written once per process (seconds of zstd over 20 M rows), read by both pages' tests and the browser's
 def parquet_bomb(rows: int = 20_000_000) -> bytes:
     """A Parquet long table (user, timestamp, value) of ``rows`` identical rows: a few hundred kB."""
     import pyarrow as pa

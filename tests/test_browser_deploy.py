@@ -12,7 +12,7 @@ import sys
 import urllib.request
 
 import pytest
-from browser_support import ROOT, chromium, exceptions, require_browser, wait_idle
+from browser_support import ROOT, exceptions, require_browser, wait_idle
 from deploy_support import NGINX, replicas
 
 pytestmark = pytest.mark.browser
@@ -64,13 +64,14 @@ def test_routing_is_sticky_per_browser_and_spread_across_browsers(proxy):
         assert answers == {replica}
 
 
-def test_uploads_through_the_proxy_stay_in_their_own_session(proxy, tmp_path):
+def test_uploads_through_the_proxy_stay_in_their_own_session(proxy, tmp_path, browser_context):
     from bench_memory import meter_file
 
     url, addresses, _ = proxy
     routes = _routes(url, addresses)
-    with chromium() as context:
-        pages = {}
+    context = browser_context  # the worker's Chromium (tests/conftest.py): a browser of its own cost seconds
+    pages = {}
+    try:
         for i, key in enumerate(routes.values()):
             # one browser per replica: a cookie per context, as two students' browsers would hold
             context.clear_cookies()
@@ -88,6 +89,10 @@ def test_uploads_through_the_proxy_stay_in_their_own_session(proxy, tmp_path):
             assert f"meter_of_student_{i}.csv" in text
             assert f"meter_of_student_{1 - i}.csv" not in text
             assert not exceptions(page)
+    finally:
+        for page in pages.values():
+            page.close()
+        context.clear_cookies()  # no route key left for the worker's later modules
 
 
 def test_the_classroom_benchmark_runs_through_the_proxy_and_counts_every_replica(proxy):

@@ -16,7 +16,7 @@ from __future__ import annotations
 import secrets as token_source
 
 import pytest
-from browser_support import chromium, exceptions, free_port, require_browser, streamlit_process, wait_idle
+from browser_support import exceptions, free_port, require_browser, streamlit_process, wait_idle
 
 from lmdk import ledger
 
@@ -66,23 +66,17 @@ def deployment(iam_server, tmp_path_factory):
             yield app_url, url, iam_server
 
 
-@pytest.fixture(scope="module")
-def browser(deployment):
-    """One headless Chromium for the module (a launch each cost seconds on a loaded machine)."""
-    with chromium() as context:
-        yield context
-
-
 @pytest.fixture
-def page(browser):
-    """A fresh page with no cookie of the app or of the provider: each test's visitor starts logged out."""
-    browser.clear_cookies()
-    page = browser.new_page()
+def page(deployment, browser_context):
+    """A fresh page of the worker's Chromium (tests/conftest.py; a browser each cost seconds to launch and close)
+    with no cookie of the app or of the provider: each test's visitor starts logged out, and leaves no login."""
+    browser_context.clear_cookies()
+    page = browser_context.new_page()
     try:
         yield page
     finally:
         page.close()
-        browser.clear_cookies()
+        browser_context.clear_cookies()
 
 
 def _log_in(page, app_url: str, name: str) -> None:

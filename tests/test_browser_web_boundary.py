@@ -9,7 +9,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from browser_support import chromium, exceptions, require_browser, screenshot, streamlit_process, wait_idle
+from browser_support import exceptions, require_browser, screenshot, streamlit_process, wait_idle
 from test_app_web_boundary import parquet_bomb
 
 pytestmark = pytest.mark.browser
@@ -20,12 +20,12 @@ PEAK_MB = 300  # the server's peak memory above what it held before the upload (
 
 
 @pytest.fixture(scope="module")
-def server():
-    """A Streamlit server of the app of this module's own (its peak memory is this module's uploads only) and one
-    headless Chromium; yields (base URL, server pid, browser context)."""
+def server(browser_context):
+    """A Streamlit server of the app of this module's own (its peak memory is this module's uploads only) and the
+    worker's headless Chromium (tests/conftest.py); yields (base URL, server pid, browser context)."""
     require_browser()
-    with streamlit_process() as (url, proc), chromium() as context:
-        yield url, proc.pid, context
+    with streamlit_process() as (url, proc):
+        yield url, proc.pid, browser_context
 
 
 @pytest.fixture

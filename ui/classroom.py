@@ -23,7 +23,7 @@ import streamlit as st
 from lmdk import lessons
 from lmdk.classroom import check_code, check_student, new_student_id, open_store, summary_csv, summary_html
 from lmdk.errors import ClassStoreUnavailable, LmdkError, ParameterError
-from ui import auth, text
+from ui import auth, epsilon_meaning, text
 from ui.charts import PLOTLY_KW, class_charts
 from ui.downloads import download_deferred
 
@@ -90,6 +90,11 @@ def public_base() -> str:
     configured = os.environ.get(PUBLIC_URL_ENV, "").strip()
     if configured:
         return checked_base(configured, PUBLIC_URL_ENV)
+    return browser_base()
+
+
+def browser_base() -> str:
+    """The app's address in this browser (``st.context.url`` without the page's path)."""
     url = st.context.url or "http://localhost:8501/"
     parts = urlsplit(url)
     path = parts.path.rstrip("/")
@@ -252,6 +257,7 @@ def student(code: str, sid: str) -> bool:
                "else about you is stored.")
     st.header(lesson.title)
     st.markdown(text.escape_markdown(lesson.setting_text(setting)))
+    _epsilon_captions(setting)
     st.markdown(f"**{text.escape_markdown(lesson.question_text(setting))}**")
     try:
         sent = store().my_answer(code, sid, lesson.number)
@@ -277,6 +283,12 @@ def _opened():
         return store()
     except STORE_ERRORS as exc:
         raise _StoreFailed(str(exc)) from None
+
+
+def _epsilon_captions(setting: dict) -> None:
+    """What the class's ε means, in the world's terms (the students have no ε control for its caption)."""
+    for key in filter(epsilon_meaning.is_epsilon_key, setting):
+        epsilon_meaning.caption(setting[key])
 
 
 def _is_store_failure(exc: Exception) -> bool:
@@ -383,6 +395,7 @@ def lecturer(held: dict) -> None:
     setting = lesson.values(state.setting)
     st.header(lesson.title)
     st.markdown(text.escape_markdown(lesson.setting_text(setting)))
+    _epsilon_captions(setting)
     st.markdown(f"### {text.escape_markdown(lesson.question_text(setting))}")
     _live(code, state.lesson)
     _controls(code, token, state)
@@ -395,7 +408,7 @@ def _join(code: str, token: str) -> None:
         base = public_base()
     except LmdkError as exc:
         st.error(text.escape_markdown(exc))
-        base = checked_base(st.context.url or "http://localhost:8501", "the browser's address")
+        base = browser_base()
     link = join_link(base, code)
     cached = ss.get(QR)
     if not cached or cached[0] != link:
@@ -441,7 +454,7 @@ def _live(code: str, drawn_lesson: int) -> None:
     if state.lesson != drawn_lesson:
         st.rerun(scope="app")
     view = ss.get(VIEW)
-    if view is None or view["version"] != state.version:
+    if view is None or view["version"] != (code, state.version):
         view = ss[VIEW] = _tally_view(code, state)
     tally, figure = view["tally"], view["figure"]
     with st.container(key="class_answered"):
@@ -481,7 +494,7 @@ def _tally_view(code: str, state) -> dict:
         if shown and tally.answered:
             hits = sum(shown.judge(v).correct for v in tally.values)
             right = f"{hits} of {tally.answered} ({100 * hits / tally.answered:.0f} %, within 10 %)"
-    return {"version": state.version, "tally": tally, "figure": figure, "answer": shown, "right": right}
+    return {"version": (code, state.version), "tally": tally, "figure": figure, "answer": shown, "right": right}
 
 
 def _controls(code: str, token: str, state) -> None:

@@ -13,11 +13,11 @@ tables are created once by ``lmdk ledger init URL`` as the owner (:meth:`Postgre
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 
 from lmdk.errors import LedgerUnavailable, ParameterError
 from lmdk.ledger.redact import redact
-from lmdk.ledger.sql import SqlLedger, SqlTransaction
+from lmdk.ledger.sql import SEED_TOTALS, TOTALS, SqlLedger, SqlTransaction
 
 SCHEMA_LOCK = 0x6C6D646B  # "lmdk": the advisory lock under which the tables are created once
 SCHEMA = """
@@ -31,7 +31,7 @@ CREATE TABLE IF NOT EXISTS lmdk_caps (seq BIGINT GENERATED ALWAYS AS IDENTITY PR
 CREATE TABLE IF NOT EXISTS lmdk_cancels (id TEXT PRIMARY KEY, time TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS lmdk_charges_by_person ON lmdk_charges (dataset, person, time) INCLUDE (epsilon, export_id);
 CREATE INDEX IF NOT EXISTS lmdk_caps_by_dataset ON lmdk_caps (dataset);
-"""
+""" + TOTALS.format(real="DOUBLE PRECISION", without_rowid="")
 """The tables (:mod:`lmdk.ledger.sql`), created by ``lmdk ledger init`` (a ledger from before gains the new ones)."""
 SESSION = "SET LOCAL synchronous_commit TO on; SET LOCAL lock_timeout TO '60s'"
 """Set in every writing transaction: a reservation is durable when it commits, and waits at most 60 s for its
@@ -93,7 +93,12 @@ class PostgresLedger(SqlLedger):
         """Create the ledger's tables once, as the database's owner, under an advisory lock (``lmdk ledger init``)."""
         with self._connect() as conn, conn.transaction(), conn.cursor() as cur:
             cur.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+            cur.execute("SELECT to_regclass('lmdk_charges') IS NOT NULL, to_regclass('lmdk_totals') IS NULL")
+            charges, new_totals = cur.fetchone()
             cur.execute(SCHEMA)
+            if charges and new_totals:  # a ledger from before: each user's total over its charges, no write between
+                cur.execute("LOCK TABLE lmdk_charges IN SHARE MODE")
+                cur.execute(SEED_TOTALS)
 
     def retryable(self) -> tuple[type[BaseException], ...]:
         """A serialization failure, a deadlock or a lock not granted in time: the transaction is run again."""
@@ -101,11 +106,20 @@ class PostgresLedger(SqlLedger):
         return errors.SerializationFailure, errors.DeadlockDetected, errors.LockNotAvailable
 
     @contextmanager
-    def _transaction(self, dataset: str | None = None, *, read_only: bool = False) -> Iterator[SqlTransaction]:
-        """One transaction at the isolation level the code sets — read committed, read-write (a reservation takes
-        its dataset's advisory lock first); a read: repeatable read, read only — whatever the server's default."""
-        psycopg = _psycopg()
+    def _session(self):
+        """A connection for one or more transactions."""
         with self._connect() as conn:
+            yield conn
+
+    @contextmanager
+    def _transaction(self, dataset: str | None = None, *, read_only: bool = False,
+                     session=None) -> Iterator[SqlTransaction]:
+        """One transaction on ``session`` (None: a connection of its own) at the isolation level the code sets —
+        read committed, read-write (a reservation takes its dataset's advisory lock first); a read: repeatable read,
+        read only — whatever the server's default."""
+        psycopg = _psycopg()
+        with ExitStack() as stack:
+            conn = session if session is not None else stack.enter_context(self._connect())
             conn.isolation_level = (psycopg.IsolationLevel.REPEATABLE_READ if read_only
                                     else psycopg.IsolationLevel.READ_COMMITTED)
             conn.read_only = read_only

@@ -4,7 +4,9 @@ Every table is append-only, so releases and the app may run as a role that can o
 ``lmdk_caps`` (seq, dataset, cap, period, time): every cap set or lowered — the lowest binds, with the first period;
 ``lmdk_exports`` (seq, id, time, dataset, entry): one row per export, the entry as JSON without its charges;
 ``lmdk_charges`` (export_id, dataset, person, time, epsilon): what each user spent in it;
-``lmdk_cancels`` (id, time): a reservation withdrawn because its export was refused (its rows stay, uncounted).
+``lmdk_cancels`` (id, time): a reservation withdrawn because its export was refused (its rows stay, uncounted);
+``lmdk_totals`` (dataset, person, n, total): each user's running total, one row appended per charge (its ``n``-th):
+Σ ε of every charge row of the user in the dataset so far, cancelled ones included (:data:`TOTALS`).
 ``lmdk_datasets`` (dataset, cap, period) holds the caps of ledgers from before, read and never written.
 The schema is created once by :func:`lmdk.ledger.store.init_ledger` (``lmdk ledger init URL``), as the owner.
 
@@ -26,14 +28,26 @@ from typing import TypeVar
 
 from lmdk.errors import ParameterError
 from lmdk.ledger.budget import Cap, Reservation, decide_batch, period_start, resolve_cap
-from lmdk.ledger.entry import LedgerEntry
+from lmdk.ledger.entry import EVERY_USER, LedgerEntry
 
 BATCH = 20_000
 """Users per reservation transaction: a population of millions reserves in many short transactions."""
 RETRIES = 8
 """Attempts of a transaction the server aborted for a serialization failure or a deadlock."""
-TABLES = ("lmdk_datasets", "lmdk_caps", "lmdk_exports", "lmdk_charges", "lmdk_cancels")
+TABLES = ("lmdk_datasets", "lmdk_caps", "lmdk_exports", "lmdk_charges", "lmdk_cancels", "lmdk_totals")
 """The ledger's tables: a release role needs SELECT and INSERT on each, nothing more."""
+
+TOTALS = "CREATE TABLE IF NOT EXISTS lmdk_totals (dataset TEXT NOT NULL, person TEXT NOT NULL, n BIGINT NOT NULL, " \
+         "total {real} NOT NULL, PRIMARY KEY (dataset, person, n)){without_rowid};"
+"""The running totals: a lifetime-cap reservation reads one row per user (the last) instead of every charge of the
+user, and appends one — still only INSERTs, so the release role's rights and the history stay append-only."""
+SEED_TOTALS = ("INSERT INTO lmdk_totals (dataset, person, n, total) SELECT dataset, person, 1, SUM(epsilon) "
+               "FROM lmdk_charges GROUP BY dataset, person")
+"""A ledger from before the running totals: each user's total over the charges already stored (run once, by the
+owner, with the table created and nothing else writing)."""
+CANCELLED_LIMIT = 16
+"""More cancelled exports than this in a dataset: its sums are read from the charges (the totals include cancelled
+charges, each cancelled export is one probe per user to subtract)."""
 
 DISTINCT_NAMES = """
 WITH RECURSIVE names (name) AS (
@@ -77,6 +91,7 @@ class SqlTransaction:
     def __init__(self, cursor, p: str, dialect: str = "sqlite"):
         """Statements on ``cursor`` in one transaction."""
         self.cur, self.p, self.dialect = cursor, p, dialect
+        self.latest: dict[tuple[str, str], tuple[int, float]] = {}  # (dataset, person): (n, total), read here
 
     def q(self, sql: str) -> str:
         """The statement with ``?`` placeholders in the backend's style."""
@@ -125,7 +140,12 @@ class SqlTransaction:
         """Σ ε per user of the dataset at or after ``since`` (of ``users`` and the legacy ``*`` only, when given),
         reservations cancelled left out; charges stored under any of ``names`` (by default :meth:`stored_names`:
         every stored name of the key) count."""
-        where, args = self.matching("c.dataset", self.stored_names(dataset) if names is None else names)
+        names = self.stored_names(dataset) if names is None else names
+        if since is None and users is not None and names == [dataset]:  # a lifetime cap: the running totals
+            found = self.lifetime_spent(dataset, users)
+            if found is not None:
+                return found
+        where, args = self.matching("c.dataset", names)
         sql = f"SELECT c.person, SUM(c.epsilon) FROM lmdk_charges c WHERE {where}"
         if users is not None:
             wanted = json.dumps(sorted({*map(str, users), "*"}))  # one parameter: the batch as a JSON array
@@ -143,6 +163,62 @@ class SqlTransaction:
         self.cur.execute(self.q(sql), tuple(args))
         return {person: float(total) for person, total in self.cur.fetchall()}
 
+    def batch_users(self, users: Iterable[str]) -> tuple[str, str]:
+        """The batch's users (and the legacy ``*``) as one JSON array parameter, and its row source in SQL."""
+        wanted = json.dumps(sorted({*map(str, users), EVERY_USER}))
+        if self.dialect == "postgresql":
+            return wanted, "json_array_elements_text(%s::json) AS j (value)"
+        return wanted, "json_each(?) AS j"
+
+    def read_latest(self, dataset: str, users: Iterable[str]) -> dict[str, tuple[int, float]]:
+        """{user: (n, total)} of the last running-total row of each of ``users`` that has one (one probe per user,
+        remembered for :meth:`insert_charges`)."""
+        wanted, source = self.batch_users(users)
+        if self.dialect == "postgresql":
+            self.cur.execute(f"SELECT j.value, t.n, t.total FROM {source} CROSS JOIN LATERAL (SELECT n, total "
+                             "FROM lmdk_totals WHERE dataset = %s AND person = j.value ORDER BY n DESC LIMIT 1) t",
+                             (wanted, dataset))
+        else:
+            self.cur.execute(f"SELECT t.person, t.n, t.total FROM {source} JOIN lmdk_totals t ON t.dataset = ? "
+                             "AND t.person = j.value AND t.n = (SELECT MAX(x.n) FROM lmdk_totals x "
+                             "WHERE x.dataset = ? AND x.person = j.value)", (wanted, dataset, dataset))
+        found = {person: (int(n), float(total)) for person, n, total in self.cur.fetchall()}
+        self.latest.update({(dataset, person): last for person, last in found.items()})
+        return found
+
+    def lifetime_spent(self, dataset: str, users: Iterable[str]) -> dict[str, float] | None:
+        """Σ ε over the whole history of each of ``users`` (and ``*``) from the running totals, less their charges
+        in cancelled exports; None when the dataset has more than :data:`CANCELLED_LIMIT` cancelled exports (the
+        charges are then summed)."""
+        self.cur.execute(self.q("SELECT e.id, e.time FROM lmdk_cancels k JOIN lmdk_exports e ON e.id = k.id "
+                                "WHERE e.dataset = ?"), (dataset,))
+        cancelled = self.cur.fetchall()
+        if len(cancelled) > CANCELLED_LIMIT:
+            return None
+        users = list(users)
+        spent = {person: total for person, (_, total) in self.read_latest(dataset, users).items()}
+        wanted, source = self.batch_users(users)
+        for export_id, time in cancelled:  # its charges are in the totals but no longer count: one probe per user
+            self.cur.execute(self.q(f"SELECT c.person, c.epsilon FROM {source} JOIN lmdk_charges c ON c.dataset = ? "
+                                    "AND c.person = j.value AND c.time = ? AND c.export_id = ?"),
+                             (wanted, dataset, time, export_id))
+            for person, eps in self.cur.fetchall():
+                spent[person] = spent[person] - float(eps)
+        return spent
+
+    def append_totals(self, dataset: str, ordered: list[tuple[str, float]]) -> list[tuple[str, int, float]]:
+        """The running-total rows (person, n, total) that record ``ordered`` [(user, ε)] after each user's last."""
+        missing = [user for user, _ in ordered if (dataset, user) not in self.latest]
+        if missing:
+            found = self.read_latest(dataset, missing)
+            self.latest.update({(dataset, user): (0, 0.0) for user in missing if user not in found})
+        rows = []
+        for user, eps in ordered:
+            n, total = self.latest[(dataset, user)]
+            self.latest[(dataset, user)] = last = (n + 1, total + eps)
+            rows.append((user, *last))
+        return rows
+
     def store_cap(self, dataset: str, cap: Cap) -> None:
         """Record a cap set or lowered for the dataset (an appended row)."""
         self.cur.execute(self.q("INSERT INTO lmdk_caps (dataset, cap, period, time) VALUES (?, ?, ?, ?)"),
@@ -156,17 +232,23 @@ class SqlTransaction:
                                                                               sort_keys=True)))
 
     def insert_charges(self, export_id: str, dataset: str, time: str, charges: dict[str, float]) -> None:
-        """Record what each user spent in the export, in the order of the person index (PostgreSQL: one INSERT of
-        the batch as a JSON object {user: ε}, parsed by the server; SQLite: executemany)."""
+        """Record what each user spent in the export and each user's new running total, in the order of the person
+        index (PostgreSQL: COPY; SQLite: executemany)."""
         columns = "lmdk_charges (export_id, dataset, person, time, epsilon)"
         ordered = sorted((str(user), float(eps)) for user, eps in charges.items())
-        if self.dialect == "postgresql":  # ε as repr() text, read back exactly by float8
-            self.cur.execute(f"INSERT INTO {columns} SELECT %s, %s, j.key, %s, CAST(j.value AS DOUBLE PRECISION) "
-                             "FROM json_each_text(%s::json) AS j",
-                             (export_id, dataset, time, json.dumps(dict(ordered))))
+        totals = self.append_totals(dataset, ordered)
+        if self.dialect == "postgresql":  # COPY: the rows streamed in one statement, ε exactly (binary float8)
+            with self.cur.copy(f"COPY {columns} FROM STDIN") as copy:
+                for user, eps in ordered:
+                    copy.write_row((export_id, dataset, user, time, eps))
+            with self.cur.copy("COPY lmdk_totals (dataset, person, n, total) FROM STDIN") as copy:
+                for user, n, total in totals:
+                    copy.write_row((dataset, user, n, total))
         else:
             self.cur.executemany(f"INSERT INTO {columns} VALUES (?, ?, ?, ?, ?)",
                                  [(export_id, dataset, user, time, eps) for user, eps in ordered])
+            self.cur.executemany("INSERT INTO lmdk_totals (dataset, person, n, total) VALUES (?, ?, ?, ?)",
+                                 [(dataset, user, n, total) for user, n, total in totals])
 
     def insert(self, entry: LedgerEntry) -> None:
         """Record the entry and its charges."""
@@ -211,21 +293,28 @@ class SqlLedger:
 
     name = "ledger"
 
-    def _transaction(self, dataset: str | None = None, *, read_only: bool = False):  # pragma: no cover
-        """A context manager yielding a SqlTransaction inside one transaction (every backend overrides it)."""
+    def _transaction(self, dataset: str | None = None, *, read_only: bool = False,
+                     session=None):  # pragma: no cover
+        """A context manager yielding a SqlTransaction inside one transaction on ``session`` (None: a connection of
+        its own; every backend overrides it)."""
+        raise NotImplementedError
+
+    def _session(self):  # pragma: no cover
+        """A context manager yielding a connection for several transactions (every backend overrides it)."""
         raise NotImplementedError
 
     def retryable(self) -> tuple[type[BaseException], ...]:
         """The errors after which a transaction is run again (none by default)."""
         return ()
 
-    def run(self, work: Callable[[SqlTransaction], T], *, read_only: bool = False) -> T:
-        """``work`` in one transaction, run again (up to ``RETRIES`` times, backing off) when the server aborts it
-        for a serialization failure or a deadlock; ``work`` must have no effect outside the transaction."""
+    def run(self, work: Callable[[SqlTransaction], T], *, read_only: bool = False, session=None) -> T:
+        """``work`` in one transaction (on ``session``: a connection from :meth:`_session`), run again (up to
+        ``RETRIES`` times, backing off) when the server aborts it for a serialization failure or a deadlock;
+        ``work`` must have no effect outside the transaction."""
         retry = self.retryable()
         for attempt in range(RETRIES):
             try:
-                with self._transaction(read_only=read_only) as tx:
+                with self._transaction(read_only=read_only, session=session) as tx:
                     return work(tx)
             except retry:
                 if attempt == RETRIES - 1:
@@ -241,7 +330,7 @@ class SqlLedger:
             raise ParameterError("a reservation needs charges {user: ε} (at least one user)")
         dataset, moment = entry.budget_key, now or datetime.now(UTC)
         stamp, reservation_id = moment.isoformat(timespec="seconds"), uuid.uuid4().hex
-        users = list(entry.charges.items())
+        users = sorted(entry.charges.items())  # each batch one stretch of the person index: fewer pages touched
         granted: dict[str, float] = {}
         withheld: dict[str, str] = {}
         before: dict[str, float] = {}
@@ -268,14 +357,16 @@ class SqlLedger:
                 tx.insert_charges(reservation_id, dataset, stamp, ok)
             return effective, spent, ok, refused
 
-        for start in range(0, len(users), BATCH):
-            chunk = dict(users[start:start + BATCH])
-            effective, spent, ok, refused = self.run(functools.partial(batch, chunk=chunk, first=start == 0))
-            state["cap"] = effective
-            state["recorded"] = state["recorded"] or bool(ok)
-            granted.update(ok)
-            withheld.update(refused)
-            before.update(spent)
+        with self._session() as session:  # one connection, one transaction per batch
+            for start in range(0, len(users), BATCH):
+                chunk = dict(users[start:start + BATCH])
+                effective, spent, ok, refused = self.run(functools.partial(batch, chunk=chunk, first=start == 0),
+                                                         session=session)
+                state["cap"] = effective
+                state["recorded"] = state["recorded"] or bool(ok)
+                granted.update(ok)
+                withheld.update(refused)
+                before.update(spent)
         return Reservation(granted, withheld, reservation_id if granted else "", state["cap"], before)
 
     def cancel(self, reservation_id: str) -> None:

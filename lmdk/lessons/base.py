@@ -85,7 +85,7 @@ class Lesson:
     question: str  # formatted the same way
     settings: tuple[Setting, ...]
     play: str  # the key of the one control to play with after the check
-    reveal_fn: Callable[[dict], Reveal]
+    reveal_fn: Callable[..., Reveal]  # (values) → Reveal; a seeded lesson's also takes seed=
     lab_page: str  # URL path of the page that goes deeper
     lab_title: str
     lab_query_fn: Callable[[dict], dict[str, str]]

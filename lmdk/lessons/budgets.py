@@ -21,8 +21,8 @@ def _event_or_user(v: dict) -> Reveal:
     scale_user, scale_event = delta / float(user[0]), delta / float(event[0])
     ratio = scale_user / scale_event
     # releases stay in the public range (clamped, lmdk.relation): the error a reader sees saturates at half of it
-    err_event, err_user = (float(metrics.laplace_expected_error(MIDDLE, b, UNIT_RANGE)) for b in (scale_event,
-                                                                                                  scale_user))
+    err_event, err_user = metrics.laplace_expected_error(np.full(2, MIDDLE), np.array([scale_event, scale_user]),
+                                                         UNIT_RANGE).tolist()
     return Reveal(
         answer=ratio,
         numbers={"ε per event, event level": number(float(event[0])),

@@ -61,7 +61,7 @@ def _aggregate(v: dict, seed: int = SEED) -> Reveal:
                  f"total of {users:,}: MAE ÷ mean total": percent(together_share)},
         why=(f"Both releases protect one home's readings anywhere in 0–{HOME_RANGE[1]:g} kWh, so both draw Laplace "
              f"noise of scale Δ/εₜ = {scale:.3g} kWh. One home's release is clamped to its range 0–"
-             f"{HOME_RANGE[1]:g} kWh, which caps its error at {alone:.3g} kWh, while the total's range is "
+             f"{HOME_RANGE[1]:g} kWh, which keeps its mean error down to {alone:.3g} kWh, while the total's range is "
              f"{users:,} times wider, so its error in kWh is larger ({together:.3g} kWh); relative to their sizes "
              f"the total wins, {percent(together_share)} against {percent(alone_share)} — {verdict}. The promise "
              "is the same for every home: the aggregate is more accurate, not more private."))

@@ -136,7 +136,7 @@ def summarize(data: pd.DataFrame, what: str, *, over: str | None = None, columns
     labels = data[first]
     if over is None and n <= 12 and _is_text(labels) and labels.is_unique:
         rows = []
-        for _, row in data.iterrows():
+        for row in data.to_dict("records"):  # plain values: a Series per row (iterrows) cost ~0.2 ms each
             values = [f"{c} {_value(row[c])}" for c in data.columns[1:MAX_COLUMNS_SAID + 1] if _value(row[c])]
             rows.append(f"{row[first]}: " + ", ".join(values) if values else str(row[first]))
         return f"{what} — " + "; ".join(rows) + "."
@@ -148,12 +148,13 @@ def summarize(data: pd.DataFrame, what: str, *, over: str | None = None, columns
         span = data[over]
         lead = f"{what} for {over} = {_value(span.iloc[0])}–{_value(span.iloc[-1])} ({n:,} values)"
     kinds = dict(zip(data.columns, data.dtypes, strict=True))  # read once: a column Series costs ~20 µs each time
-    said = [c for c in cols if c != over and (kinds[c] == bool or pd.api.types.is_numeric_dtype(kinds[c]))]
+    flags = {c for c, kind in kinds.items() if kind == np.dtype(bool)}
+    said = [c for c in cols if c != over and (c in flags or pd.api.types.is_numeric_dtype(kinds[c]))]
     places = [c[:-8] for c in said if c.endswith("latitude") and c[:-8] + "longitude" in said]  # "latitude": 8
     said = [c for c in said if not any(c in (p + "latitude", p + "longitude") for p in places)]
     parts = [_extent(data[p + "latitude"], data[p + "longitude"], f"{p.strip()}'s release" if p else "the path")
              for p in places]
-    parts += [f"{c}: {int(data[c].sum()):,} of {n:,}" if kinds[c] == bool else f"{c} {_range(data[c])}"
+    parts += [f"{c}: {int(data[c].sum()):,} of {n:,}" if c in flags else f"{c} {_range(data[c])}"
               for c in said[:MAX_COLUMNS_SAID]]
     tail = f"; {len(said) - MAX_COLUMNS_SAID} more columns in the data" if len(said) > MAX_COLUMNS_SAID else ""
     return lead + (": " + "; ".join(parts) if parts else "") + tail + "."

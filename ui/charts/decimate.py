@@ -13,12 +13,12 @@ def rounded(values, digits: int) -> np.ndarray:
     a = np.array(values, dtype=float)
     ok = np.isfinite(a) & (a != 0)
     v = a[ok]
-    k = digits - 1 - np.floor(np.log10(np.abs(v))).astype(int)  # decimals to keep
-    up = k >= 0  # scale by an exact power of ten, so the result is the double nearest to the decimal
-    r = np.empty_like(v)
-    r[up] = np.round(v[up] * 10.0 ** k[up]) / 10.0 ** k[up]
-    r[~up] = np.round(v[~up] / 10.0 ** -k[~up]) * 10.0 ** -k[~up]
-    a[ok] = r
+    k = digits - 1 - np.floor(np.log10(np.abs(v)))  # decimals to keep (whole numbers)
+    # scale by an exact power of ten, so the result is the double nearest to the decimal; both branches at once
+    # (fewer numpy calls: ~40 per ε change), the one not taken may overflow and is discarded
+    p = 10.0 ** np.abs(k)
+    with np.errstate(over="ignore", invalid="ignore"):
+        a[ok] = np.where(k >= 0, np.round(v * p) / p, np.round(v / p) * p)
     return a
 
 

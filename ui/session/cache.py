@@ -325,27 +325,16 @@ def data_key(token: str, *arrays: np.ndarray) -> str:
     return f"{token}#{digest(arrays, {})}"
 
 
-@bounded_cache(MAX_ENTRIES, read_only=True)
+@bounded_cache(MAX_ENTRIES)
 def scheme_summaries(
     key: str, schemes: tuple[str, ...], epsilon: float, mechanism: str, repetitions: int, seed: int, w: int,
     clamp_range: tuple[float, float] | None, options: tuple = (), _x: np.ndarray | None = None,
     _landmarks: np.ndarray | None = None,
 ) -> dict[str, views.ReleaseSummary]:
     """``scheme_summary`` of every scheme in ``schemes`` in one cached call (one key to hash and one entry per ε);
-    ``key``: ``data_key(token, x, landmarks)``, which identifies ``_x`` and ``_landmarks`` (left out of the hash).
-
-    Every session asking gets the one dict built, its arrays read-only: ``st.cache_data`` pickled it on every miss,
-    a class's usual case (issue 56); a caller that wants to change an array copies it."""
-    return {s: _read_only(_summary(_x, _landmarks, s, epsilon, mechanism, repetitions, seed, w, clamp_range, options))
+    ``key``: ``data_key(token, x, landmarks)``, which identifies ``_x`` and ``_landmarks`` (left out of the hash)."""
+    return {s: _summary(_x, _landmarks, s, epsilon, mechanism, repetitions, seed, w, clamp_range, options)
             for s in schemes}
-
-
-def _read_only(summary: views.ReleaseSummary) -> views.ReleaseSummary:
-    """The summary with its arrays made read-only in place (it is shared between sessions)."""
-    for value in vars(summary).values():
-        if isinstance(value, np.ndarray):
-            value.setflags(write=False)
-    return summary
 
 
 def _summary(x, landmarks, scheme, epsilon, mechanism, repetitions, seed, w, clamp_range, options):
