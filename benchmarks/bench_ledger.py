@@ -1,8 +1,10 @@
 """Reservations per second at a nation's scale (issue 52): one reservation of USERS users into a dataset that
 already holds HISTORY earlier charges, on SQLite and on PostgreSQL.
 
-The reservation runs in batches (``lmdk.ledger.sql.BATCH`` users per transaction), each reading only its users'
-sums through the (dataset, person, time) index, checking every user's cap over the batch at once (numpy arrays). Targets
+The reservation runs in batches (``lmdk.ledger.sql.BATCH`` users per transaction, the users in key order), each
+reading only its users' running totals (one row per user, ``lmdk_totals``), checking every user's cap over the batch
+at once (numpy arrays) and appending the batch's charges and new totals (PostgreSQL: COPY). The history is written as
+reservations write it (charges and running totals). Targets
 on this machine (2 cores): ≥ 50,000 reservations/s on SQLite, ≥ 25,000/s on PostgreSQL, for 100,000 users into
 3 million earlier charges. ``--runs N`` reserves N times (each run adds its users' charges to the history) and prints
 the minimum and the median: the machine is shared, so one run says little. The import of the core (pandas, loaded by

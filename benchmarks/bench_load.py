@@ -52,10 +52,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "benchmarks"), str(ROOT / "deploy")]
 
 from browser_support import streamlit_process
+from class_load import run_class
 from streamlit_client import Session, chart_epsilons
 from warm import PAGES, warm_page  # the pages (URL path -> the key of their ε slider) and deploy/'s warming
-
-from class_load import run_class
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -173,11 +172,11 @@ def servers(count: int, app: Path = ROOT / "app.py") -> Iterator[tuple[str, int 
 
 
 async def live_class(url: str, pid: int | list[int], students: int, lessons: int, arrive: float, idle: float,
-                     seed: int) -> dict:
+                     seed: int, think: tuple[float, float] = (2, 8)) -> dict:
     """A live class of ``students`` (benchmarks/class_load.py) against the server; its table row's measurements
     plus the class's own (refreshes, follow delays, idle refresh cost)."""
     cpu0, c0, w0 = cpu_seconds(pid), time.process_time(), time.monotonic()
-    tally = await run_class(url, students, lessons, arrive, idle, seed, lambda: cpu_seconds(pid))
+    tally = await run_class(url, students, lessons, arrive, idle, seed, lambda: cpu_seconds(pid), think)
     wall = time.monotonic() - w0
     server_cpu, client_cpu = cpu_seconds(pid) - cpu0, time.process_time() - c0
     seconds = [t for _, t in tally.actions]

@@ -153,7 +153,7 @@ async def lecturer(url: str, tally: Tally, ready: asyncio.Future, room: Room, ro
         for _ in range(4):  # a fresh server's first run may be the entry run (ui.ensure_entrypoint)
             if any(w.endswith("class_start") for w in s.widgets):
                 break
-            run = b.saw(await s._rerun({}))
+            run = b.saw(await s.load())
         run = b.saw(tally.act("start", await s.click("class_start"), "lecturer"))
         code = next((m.group(1) for t in run.texts if (m := CODE.search(t))), None)
         if code is None:
@@ -167,15 +167,17 @@ async def lecturer(url: str, tally: Tally, ready: asyncio.Future, room: Room, ro
                 await _all_answered(b, room, tally)
                 if r == 0 and idle > 0:
                     await _idle_window(b, room, tally, idle, cpu)
+                room.revealed_at = time.monotonic()  # before the click: a student's refresh may see it first
                 b.saw(tally.act("reveal", await s.click("class_reveal"), "lecturer"))
-                room.revealed_at = time.monotonic()
                 await _room(room, room.saw_reveal, tally, "the reveal")
                 if r == rounds - 1:
                     break
+                room.revealed_at, room.saw_reveal = None, set()
+                room.lesson, room.moved_at = (room.lesson or 0) + 1, time.monotonic()
                 run = b.saw(tally.act("next", await s.click("class_next"), "lecturer"))
-                room.lesson, room.moved_at = lesson_of(run), time.monotonic()
-                room.revealed_at = None
-                room.saw_reveal.clear()
+                b.fragment_runs.clear()  # the last lesson's tally is not this one's
+                if lesson_of(run) != room.lesson:
+                    tally.failures.append(("lecturer", f"Next lesson showed {lesson_of(run)}, not {room.lesson}"))
                 await _room(room, room.followed, tally, "the next lesson")
                 room.followed.clear()
         finally:
@@ -223,7 +225,7 @@ async def _room(room: Room, group: set, tally: Tally, what: str) -> None:
 
 
 async def student(url: str, code: str, k: int, rng: random.Random, tally: Tally, room: Room, rounds: int,
-                  arrive: float, opened: list) -> None:
+                  arrive: float, opened: list, think: tuple[float, float] = (2, 8)) -> None:
     """One student through ``rounds`` lessons of the class."""
     await asyncio.sleep(rng.uniform(0, arrive))
     async with Session(url, "lessons", query=f"class={code}") as s:
@@ -238,7 +240,7 @@ async def student(url: str, code: str, k: int, rng: random.Random, tally: Tally,
         timers = asyncio.create_task(b.timers())
         try:
             for r in range(rounds):
-                await _answer(b, rng, tally, who)
+                await _answer(b, rng, tally, who, think)
                 if not await b.until(lambda p: feedback_of(p) is not None, "the reveal"):
                     return
                 if room.revealed_at:
@@ -247,7 +249,7 @@ async def student(url: str, code: str, k: int, rng: random.Random, tally: Tally,
                 if r == rounds - 1:
                     break
                 was = lesson_of(b.page)
-                if not await b.until(lambda p: lesson_of(p) not in (None, was), "the next lesson"):
+                if not await b.until(lambda p, was=was: lesson_of(p) not in (None, was), "the next lesson"):
                     return
                 if room.moved_at:
                     room.follow["move"].append(time.monotonic() - room.moved_at)
@@ -259,14 +261,16 @@ async def student(url: str, code: str, k: int, rng: random.Random, tally: Tally,
             await timers
 
 
-async def _answer(b: Browser, rng: random.Random, tally: Tally, who: str) -> None:
-    """Think, predict (a random choice or number), press Check; the page must say the answer was sent."""
-    await asyncio.sleep(rng.uniform(2, 8))
+async def _answer(b: Browser, rng: random.Random, tally: Tally, who: str, think: tuple[float, float]) -> None:
+    """Think (``think`` s: from, to), predict (a random choice or number), press Check; the page must say the
+    answer was sent."""
+    await asyncio.sleep(rng.uniform(*think))
     s = b.s
     kind, proto = next(((kind, p) for w, (kind, p) in s.widgets.items()
                         if w.endswith("_prediction") and kind in ("radio", "number_input")), (None, None))
     if kind is None:
-        tally.failures.append((who, f"no prediction on the page: {sorted(s.widgets)}"))
+        tally.failures.append((who, f"no prediction on the page: {sorted(s.widgets)}, page {lesson_of(b.page)}: "
+                                    f"{b.page.texts[-4:] if b.page else None}"))
         return
     key = proto.id.rsplit("-", 1)[-1]
     if kind == "radio":
@@ -278,8 +282,10 @@ async def _answer(b: Browser, rng: random.Random, tally: Tally, who: str) -> Non
         tally.failures.append((who, f"Check did not say sent: {run.alerts[:2]}"))
 
 
-async def run_class(url: str, students: int, rounds: int, arrive: float, idle: float, seed: int, cpu) -> Tally:
-    """A lecturer and ``students`` students through ``rounds`` lessons; ``cpu()`` reads the server's CPU seconds."""
+async def run_class(url: str, students: int, rounds: int, arrive: float, idle: float, seed: int, cpu,
+                    think: tuple[float, float] = (2, 8)) -> Tally:
+    """A lecturer and ``students`` students through ``rounds`` lessons; ``cpu()`` reads the server's CPU seconds;
+    ``think``: how long a student takes to predict (uniform, seconds)."""
     rng = random.Random(seed)
     tally = Tally()
     room = Room(students, tally.follow)
@@ -287,6 +293,6 @@ async def run_class(url: str, students: int, rounds: int, arrive: float, idle: f
     teacher = asyncio.create_task(lecturer(url, tally, ready, room, rounds, idle, cpu))
     code = await ready
     opened: list = []
-    await asyncio.gather(*(student(url, code, k, random.Random(rng.random()), tally, room, rounds, arrive, opened)
-                           for k in range(students)), teacher)
+    await asyncio.gather(*(student(url, code, k, random.Random(rng.random()), tally, room, rounds, arrive, opened,
+                                   think) for k in range(students)), teacher)
     return tally

@@ -176,7 +176,7 @@ class Session:
                 self.page_hash = self.page_hash or _page_hash(fwd.navigation.app_pages, self.page)
             elif kind == "page_info_changed":
                 self.query = fwd.page_info_changed.query_string
-            elif kind == "new_session" and not fwd.new_session.fragment_ids_this_run:
+            elif kind == "new_session" and not fwd.metadata.run.fragment_ids:  # (1.67: the run's identity)
                 run.full = True  # a full run: the browser drops every fragment timer, the run re-arms its own
                 self.auto_reruns.clear()
             elif kind == "auto_rerun":

@@ -153,6 +153,17 @@ def chromium():
             context.close()
 
 
+@contextlib.contextmanager
+def chromium_browser():
+    """A headless Chromium (Debian's binary) in which ``browser.new_context()`` opens isolated contexts (a lecturer
+    and students: no shared cookies or storage) in one browser process; yields the Playwright Browser."""
+    browser = _playwright().chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    try:
+        yield browser
+    finally:
+        browser.close()
+
+
 IDLE_JS = (
     "() => { const a = document.querySelector(\"[data-testid='stApp']\");"
     " return !!a && a.getAttribute('data-test-script-state') === 'notRunning'"
@@ -188,6 +199,25 @@ def next_frames(page) -> None:
     """Return once the page has drawn two frames since now: a change of the window's height is laid out by then
     (headless Chromium hides scrollbars, so the width and the charts stay as they are), without a fixed wait."""
     page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))")
+
+
+# every drawn plotly chart is as wide as its element: the redraw after a change of the window's width has happened
+# (a chart's layout keeps the old width for up to ~1 s on a loaded machine, while its element has the new one)
+CHARTS_AT_WIDTH = ("() => [...document.querySelectorAll('.js-plotly-plot')].every(p => !p._fullLayout"
+                   " || Math.abs(p._fullLayout.width - p.getBoundingClientRect().width) <= 2)")
+
+
+def set_width(page, width: int, height: int = 900) -> None:
+    """The window at ``width`` × ``height`` px, once every chart has redrawn at the new width (Streamlit lays out in
+    CSS: nothing reruns), instead of a fixed wait; a chart of a width of its own is waited for at most 5 s."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+    page.set_viewport_size({"width": width, "height": height})
+    next_frames(page)
+    try:
+        page.wait_for_function(CHARTS_AT_WIDTH, timeout=5_000)
+    except PlaywrightTimeoutError:  # the callers wait for the app to be idle next all the same
+        pass
 
 
 def screenshot(page, name: str) -> Path:

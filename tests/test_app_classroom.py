@@ -33,7 +33,7 @@ def shown(at) -> str:
     parts = [m.value for m in at.main.markdown] + [h.value for h in at.main.header]
     parts += [str(e.value) for e in list(at.success) + list(at.warning) + list(at.info) + list(at.error)
               + list(at.caption)]
-    return "\n".join(parts)
+    return "\n".join(parts).replace("<wbr>", "")  # a line-break opportunity shows nothing
 
 
 def query(at) -> dict:
@@ -227,6 +227,49 @@ def test_the_distribution_charts_count_every_choice_and_mark_the_answer():
     assert spec["layout"]["shapes"][0]["x0"] == 20.0
     assert max(spec["data"][0]["x"]) + max(spec["data"][0]["width"]) >= 20.0  # the answer's line is on the chart
     assert sum(class_charts.histogram([5.0, 5.0]).to_dict()["data"][0]["y"]) == 2  # one value: still drawn
+
+
+@pytest.mark.parametrize("top", [1, 2, 3, 7, 100])
+def test_the_count_axis_has_whole_distinct_ticks_and_room_for_the_labels(top):
+    from ui.charts import class_charts
+
+    layout = class_charts.choices({"Yes": top, "No": 1, "Maybe": 0}, ("No",)).to_dict()["layout"]
+    axis = layout["xaxis"]
+    assert axis["tick0"] == 0 and axis["tickformat"] == "d"
+    assert axis["dtick"] >= 1 and axis["dtick"] == int(axis["dtick"])  # no rounded 0.2 steps: "0 1 1"
+    assert axis["range"][1] / axis["dtick"] <= 2 * class_charts.TICKS_MAX  # and not a tick per student
+    assert axis["range"][1] >= 1.5 * top  # the labels beyond the longest bar fit
+    histogram = class_charts.histogram([1.0] * top + [2.0]).to_dict()["layout"]["yaxis"]
+    assert histogram["dtick"] >= 1 and histogram["range"][1] / histogram["dtick"] <= 2 * class_charts.TICKS_MAX
+
+
+def test_the_right_choice_is_said_in_words_outside_its_bar_and_on_its_axis_label():
+    from ui.charts import class_charts
+
+    spec = class_charts.choices({"Yes": 1, "No": 1, "Maybe": 1}, ("No",)).to_dict()
+    assert spec["data"][0]["textposition"] == "outside"  # inside a short bar "✓ right" was clipped
+    assert list(spec["layout"]["yaxis"]["ticktext"]) == ["Yes", "✓ No", "Maybe"]
+    assert list(spec["layout"]["yaxis"]["tickvals"]) == ["Yes", "No", "Maybe"]
+
+
+def test_the_join_link_breaks_only_between_its_parts():
+    html = classroom.breakable("http://127.0.0.1:54069/lessons?class=CPC97T")
+    assert html == "http://127.0.0.1:54069/<wbr>lessons<wbr>?class=CPC97T"
+    assert classroom.breakable('https://x.org/a"b/') == "https://x.org/<wbr>a&quot;b/<wbr>"
+
+
+def test_after_a_reveal_the_buttons_come_before_the_tally_and_the_numbers_are_folded_full_width():
+    at, code, _ = start_class()
+    student = open_page(**{"class": code})
+    x = lesson(open_store().state(code).lesson)
+    predict(student, code, x, a_prediction(x))
+    at.button(key="class_reveal").click().run()
+    assert not at.exception, at.exception
+    order = [getattr(e, "key", None) or type(e).__name__ for e in at.main]
+    assert order.index("class_next") < order.index("class_answered")
+    numbers = [e for e in at.expander if e.label == "The numbers behind the answer"]
+    assert numbers and "| quantity | value |" in numbers[0].markdown[0].value
+    assert not any("| quantity | value |" in m.value for m in at.get("column")[1].markdown)
 
 
 def test_where_a_login_is_configured_only_a_logged_in_user_starts_a_class():

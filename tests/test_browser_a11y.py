@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_support import SCREENSHOTS, next_frames, screenshot, wait_idle
+from browser_support import SCREENSHOTS, next_frames, screenshot, set_width, wait_idle
 from test_browser import open_page, registered_pages, sidebar_count, wait_count
 from test_browser_downloads import CLICKED, check_downloads
 
@@ -223,8 +223,7 @@ def _view_id(view: tuple[str, str, str, int | None]) -> str:
 def _resize(page, width: int) -> None:
     """The window at ``width`` × 900 px; Streamlit lays out in CSS and the charts redraw on the resize event, with
     no rerun, so the page is the one a fresh load at this width shows."""
-    page.set_viewport_size({"width": width, "height": 900})
-    page.wait_for_timeout(500)
+    set_width(page, width)
     wait_idle(page)
 
 

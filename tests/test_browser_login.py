@@ -16,7 +16,7 @@ from __future__ import annotations
 import secrets as token_source
 
 import pytest
-from browser_support import exceptions, free_port, require_browser, streamlit_process, wait_idle
+from browser_support import chromium, exceptions, free_port, require_browser, streamlit_process, wait_idle
 
 from lmdk import ledger
 
@@ -66,19 +66,6 @@ def deployment(iam_server, tmp_path_factory):
             yield app_url, url, iam_server
 
 
-@pytest.fixture
-def page(deployment, browser_context):
-    """A fresh page of the worker's Chromium (tests/conftest.py; a browser each cost seconds to launch and close)
-    with no cookie of the app or of the provider: each test's visitor starts logged out, and leaves no login."""
-    browser_context.clear_cookies()
-    page = browser_context.new_page()
-    try:
-        yield page
-    finally:
-        page.close()
-        browser_context.clear_cookies()
-
-
 def _log_in(page, app_url: str, name: str) -> None:
     """Click the sidebar's Log in, sign in on the provider's own pages (user name, then password) and come back to
     the app through its callback, logged in."""
@@ -117,64 +104,70 @@ def _body(page) -> str:
     return page.locator("[data-testid='stApp']").inner_text()
 
 
-def test_a_visitor_without_a_login_sees_no_dataset_and_no_budget(deployment, page):
+def test_a_visitor_without_a_login_sees_no_dataset_and_no_budget(deployment):
     app_url, _, _ = deployment
-    page.goto(f"{app_url}/policies")
-    wait_idle(page, timeout=120_000)
-    assert page.get_by_role("button", name="Log in").is_visible()
-    _add_alice(page)  # the page before issue 54 added her and showed the ledger's datasets
-    text = _body(page)
-    assert not any(name in text for name in DATASETS), text
-    assert not page.locator(".st-key-policy_add button").is_enabled()
-    assert "Read-only" in text and "log in" in text
-    assert not exceptions(page)
+    with chromium() as context:
+        page = context.new_page()
+        page.goto(f"{app_url}/policies")
+        wait_idle(page, timeout=120_000)
+        assert page.get_by_role("button", name="Log in").is_visible()
+        _add_alice(page)  # the page before issue 54 added her and showed the ledger's datasets
+        text = _body(page)
+        assert not any(name in text for name in DATASETS), text
+        assert not page.locator(".st-key-policy_add button").is_enabled()
+        assert "Read-only" in text and "log in" in text
+        assert not exceptions(page)
 
 
-def test_a_viewer_logs_in_and_spends_nothing(deployment, page):
+def test_a_viewer_logs_in_and_spends_nothing(deployment):
     app_url, url, iam = deployment
-    _log_in(page, app_url, VIEWER)
-    page.goto(f"{app_url}/policies")
-    wait_idle(page, timeout=120_000)
-    assert "(viewer)" in _body(page)
-    _add_alice(page)
-    text = _body(page)
-    assert not any(name in text for name in DATASETS)
-    assert not page.locator(".st-key-policy_add button").is_enabled()
-    page.goto(f"{app_url}/schemes_utility?schemes=uniform&reps=5&rhi=8")
-    wait_idle(page, timeout=120_000)
-    page.locator(".st-key-show_exports summary").click()
-    page.get_by_role("button", name="RunConfig (JSON)").wait_for(timeout=60_000)
-    wait_idle(page)
-    off = page.locator(".st-key-dl_release_csv_off").get_by_role("button", name="Release to hand out (CSV)")
-    assert not off.is_enabled()
-    assert page.locator(".st-key-dl_release_csv").count() == 0
-    assert not any(name in _body(page) for name in DATASETS)
-    assert not exceptions(page)
+    with chromium() as context:
+        page = context.new_page()
+        _log_in(page, app_url, VIEWER)
+        page.goto(f"{app_url}/policies")
+        wait_idle(page, timeout=120_000)
+        assert "(viewer)" in _body(page)
+        _add_alice(page)
+        text = _body(page)
+        assert not any(name in text for name in DATASETS)
+        assert not page.locator(".st-key-policy_add button").is_enabled()
+        page.goto(f"{app_url}/schemes_utility?schemes=uniform&reps=5&rhi=8")
+        wait_idle(page, timeout=120_000)
+        page.locator(".st-key-show_exports summary").click()
+        page.get_by_role("button", name="RunConfig (JSON)").wait_for(timeout=60_000)
+        wait_idle(page)
+        off = page.locator(".st-key-dl_release_csv_off").get_by_role("button", name="Release to hand out (CSV)")
+        assert not off.is_enabled()
+        assert page.locator(".st-key-dl_release_csv").count() == 0
+        assert not any(name in _body(page) for name in DATASETS)
+        assert not exceptions(page)
     assert len(ledger.records(url).entries) == len(DATASETS)  # nothing reserved by the viewer
 
 
-def test_an_officer_logs_in_sees_the_budgets_and_hands_out_a_release_recorded_as_theirs(deployment, page):
+def test_an_officer_logs_in_sees_the_budgets_and_hands_out_a_release_recorded_as_theirs(deployment):
     app_url, url, iam = deployment
-    _log_in(page, app_url, OFFICER)
-    page.goto(f"{app_url}/policies")
-    wait_idle(page, timeout=120_000)
-    assert "(officer)" in _body(page)
-    _add_alice(page)
-    assert all(name in _body(page) for name in DATASETS)  # the officer sees the ledger: which budget?
-    page.locator(".st-key-policy_dataset input").fill(DATASETS[0])
-    page.locator(".st-key-policy_dataset input").press("Enter")
-    wait_idle(page, timeout=60_000)
-    assert DATASETS[1] not in _body(page)  # the budgets of the dataset named are read: no question left
-    page.goto(f"{app_url}/schemes_utility?schemes=uniform&reps=5&rhi=8")
-    wait_idle(page, timeout=120_000)
-    page.locator(".st-key-show_exports summary").click()
-    page.get_by_role("button", name="RunConfig (JSON)").wait_for(timeout=60_000)
-    wait_idle(page)
-    with page.expect_download(timeout=60_000) as info:
-        page.get_by_role("button", name="Release to hand out (CSV)").click()
-    assert info.value.failure() is None
-    wait_idle(page)
-    assert not exceptions(page)
+    with chromium() as context:
+        page = context.new_page()
+        _log_in(page, app_url, OFFICER)
+        page.goto(f"{app_url}/policies")
+        wait_idle(page, timeout=120_000)
+        assert "(officer)" in _body(page)
+        _add_alice(page)
+        assert all(name in _body(page) for name in DATASETS)  # the officer sees the ledger: which budget?
+        page.locator(".st-key-policy_dataset input").fill(DATASETS[0])
+        page.locator(".st-key-policy_dataset input").press("Enter")
+        wait_idle(page, timeout=60_000)
+        assert DATASETS[1] not in _body(page)  # the budgets of the dataset named are read: no question left
+        page.goto(f"{app_url}/schemes_utility?schemes=uniform&reps=5&rhi=8")
+        wait_idle(page, timeout=120_000)
+        page.locator(".st-key-show_exports summary").click()
+        page.get_by_role("button", name="RunConfig (JSON)").wait_for(timeout=60_000)
+        wait_idle(page)
+        with page.expect_download(timeout=60_000) as info:
+            page.get_by_role("button", name="Release to hand out (CSV)").click()
+        assert info.value.failure() is None
+        wait_idle(page)
+        assert not exceptions(page)
     entries = ledger.records(url).entries
     assert len(entries) == len(DATASETS) + 1
     assert entries[-1].released_by == OFFICER and entries[-1].tool == "app"

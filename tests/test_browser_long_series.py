@@ -4,7 +4,7 @@ window draws every event. Screenshots at 1,024 and 1,920 px go to test-artifacts
 from __future__ import annotations
 
 import pytest
-from browser_support import exceptions, screenshot, wait_idle
+from browser_support import exceptions, screenshot, set_width, wait_idle
 
 from lmdk.present.views import decode_landmarks
 
@@ -104,8 +104,7 @@ def shots(page, name: str) -> None:
     """Screenshots long_series_NAME_WIDTH at both widths of the same page (Streamlit lays out in CSS: a resize
     reruns nothing), ending at the first width."""
     for width in (*WIDTHS[1:], WIDTHS[0]):
-        page.set_viewport_size({"width": width, "height": 1000})
-        page.wait_for_timeout(300)
+        set_width(page, width, 1000)
         wait_idle(page, timeout=120_000)
         screenshot(page, f"long_series_{name}_{width}")
 

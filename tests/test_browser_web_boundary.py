@@ -9,7 +9,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from browser_support import exceptions, require_browser, screenshot, streamlit_process, wait_idle
+from browser_support import exceptions, require_browser, screenshot, set_width, streamlit_process, wait_idle
 from test_app_web_boundary import parquet_bomb
 
 pytestmark = pytest.mark.browser
@@ -146,7 +146,7 @@ def still_responsive(page, url: str) -> None:
 def shots(page, name: str) -> None:
     """Screenshots of the page at 1024 and 1920 px wide."""
     for width in (1024, 1920):
-        page.set_viewport_size({"width": width, "height": 900})
+        set_width(page, width)
         wait_idle(page)
         screenshot(page, f"{name}_{width}")
 

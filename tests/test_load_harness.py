@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "benchmarks"), str(ROOT / "deploy")]
 
 import pytest
-from bench_load import classroom, percentile
+from bench_load import classroom, live_class, percentile
 from browser_support import in_own_thread, streamlit_process
 from streamlit_client import Session, chart_epsilons
 from warm import warm_page
@@ -58,3 +58,22 @@ def test_warming_opens_the_page_once_with_no_students_seed(server):
 
 def test_percentile_interpolates():
     assert percentile([1, 2, 3, 4], 50) == 2.5 and percentile([5], 95) == 5
+
+
+@pytest.mark.slow
+def test_a_live_class_runs_on_the_fragments_clock(tmp_path, monkeypatch):
+    """--class: two students and the lecturer through two lessons; the reveal and the next lesson reach the students
+    only by their pages' automatic fragment refreshes (the client sends them as a browser's timer does), and the idle
+    window's refreshes find nothing new."""
+    monkeypatch.setenv("LMDK_DATA_DIR", str(tmp_path))  # a fresh class store, not the user's
+    with streamlit_process() as (url, proc):
+        result = run(live_class(url, proc.pid, students=2, lessons=2, arrive=1, idle=3, seed=2, think=(0.2, 0.5)))
+    tally = result["tally"]
+    assert result["failures"] == [] and (tmp_path / "classes.db").exists()
+    kinds = [what for what, _ in tally.actions]
+    assert kinds.count("open") == 2 and kinds.count("check") == 4 and kinds.count("reveal") == 2
+    assert kinds.count("next") == 1 and kinds.count("start") == 1
+    assert len(tally.follow["reveal"]) == 4 and len(tally.follow["move"]) == 2  # seen by refreshes, not actions
+    assert tally.full_refreshes >= 6  # each student: two reveals and one move arrived by a refresh
+    assert tally.idle["refreshes"] >= 3 and tally.idle["redrawn"] == 0
+    assert result["p95"] > 0 and result["rss_mb"] > 50

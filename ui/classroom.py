@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
@@ -397,9 +398,10 @@ def lecturer(held: dict) -> None:
     st.markdown(text.escape_markdown(lesson.setting_text(setting)))
     _epsilon_captions(setting)
     st.markdown(f"### {text.escape_markdown(lesson.question_text(setting))}")
-    _live(code, state.lesson)
-    _controls(code, token, state)
+    _buttons(code, token, state)  # above the tally: on a projector they stay near the top after a reveal
     _shown_error()
+    _live(code, state.lesson)
+    _more(code, token, state)
 
 
 def _join(code: str, token: str) -> None:
@@ -416,17 +418,23 @@ def _join(code: str, token: str) -> None:
     left, right = st.columns([3, 2], vertical_alignment="center")
     with left, st.container(key="class_join_link"):
         st.markdown("Join the class: open")
-        st.markdown(f'<p style="font-size: 2.6rem; font-weight: 600; line-height: 1.2; word-break: break-all; '
-                    f'margin: 0">{_html(link)}</p>', unsafe_allow_html=True)
+        # breaks only after a "/" or before the "?" (never inside "class"), smaller on a narrow screen
+        st.markdown(f'<p style="font-size: clamp(1.5rem, 3vw, 2.6rem); font-weight: 600; line-height: 1.2; '
+                    f'overflow-wrap: anywhere; margin: 0">{breakable(link)}</p>', unsafe_allow_html=True)
         st.markdown(f'<p style="font-size: 1.6rem; margin: 0.5rem 0 0">class code <strong>{_html(code)}</strong>'
                     "</p>", unsafe_allow_html=True)
         st.caption("Students stay anonymous: a random id in their page's address, nothing else.")
     with right, st.container(key="class_qr"):
-        st.image(cached[1], width=340, output_format="PNG", alt=f"QR code of the join link {link}")
+        st.image(cached[1], width=300, output_format="PNG", alt=f"QR code of the join link {link}")
     download_deferred("Resume link (private)", _resume_file, (base, code, token), key="class_resume",
                       file_name=f"lmdk_class_{code}_resume.txt", mime="text/plain", icon=":material/key:",
                       help="A link back to this lecturer's view if this tab closes. Keep it private: it controls "
                            "the class. It is never shown on screen.")
+
+
+def breakable(link: str) -> str:
+    """``link`` as HTML with line-break opportunities (``<wbr>``) after each single "/" and before the "?"."""
+    return re.sub(r"(?<!/)/(?!/)", "/<wbr>", _html(link)).replace("?", "<wbr>?")
 
 
 def _resume_file(args) -> str:
@@ -472,6 +480,8 @@ def _live(code: str, drawn_lesson: int) -> None:
         if view["right"] is not None:
             st.markdown(f"**{view['right']}** of the room predicted it.")
         st.markdown(text.escape_markdown(view["answer"].why))
+    # full width and folded: in the narrow column its values wrapped line by line and pushed the page long
+    with st.expander("The numbers behind the answer"):
         numbers(view["answer"])
 
 
@@ -497,8 +507,8 @@ def _tally_view(code: str, state) -> dict:
     return {"version": (code, state.version), "tally": tally, "figure": figure, "answer": shown, "right": right}
 
 
-def _controls(code: str, token: str, state) -> None:
-    """Reveal, Next lesson, a lesson picker with its setting, the summaries and End class."""
+def _buttons(code: str, token: str, state) -> None:
+    """Reveal, Next lesson and End class, in one row."""
     last = state.lesson >= len(lessons.LESSONS)
     row = st.container(horizontal=True, gap="medium")
     row.button("Reveal", key="class_reveal", type="primary", disabled=state.revealed, icon=":material/visibility:",
@@ -509,6 +519,10 @@ def _controls(code: str, token: str, state) -> None:
                help="Moves the class to the next lesson at its default setting; the students' pages follow.")
     row.button("End class", key="class_end", on_click=_end, icon=":material/logout:",
                help="Leaves class mode on this page. The class's answers are deleted when it expires (24 hours).")
+
+
+def _more(code: str, token: str, state) -> None:
+    """The summaries and a lesson picker with its setting."""
     downloads = st.container(horizontal=True, gap="small")
     download_deferred("Summary (CSV)", _summary, (summary_csv, code, token), key="class_summary_csv",
                       file_name=f"lmdk_class_{code}.csv", mime="text/csv", container=downloads,

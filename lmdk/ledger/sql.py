@@ -165,25 +165,31 @@ class SqlTransaction:
 
     def batch_users(self, users: Iterable[str]) -> tuple[str, str]:
         """The batch's users (and the legacy ``*``) as one JSON array parameter, and its row source in SQL."""
-        wanted = json.dumps(sorted({*map(str, users), EVERY_USER}))
+        return self.batch_json(sorted({*map(str, users), EVERY_USER}))
+
+    def batch_json(self, wanted: list[str]) -> tuple[str, str]:
+        """``wanted`` as one JSON array parameter, and its row source in SQL (rows ``j.value``)."""
         if self.dialect == "postgresql":
-            return wanted, "json_array_elements_text(%s::json) AS j (value)"
-        return wanted, "json_each(?) AS j"
+            return json.dumps(wanted), "json_array_elements_text(%s::json) AS j (value)"
+        return json.dumps(wanted), "json_each(?) AS j"
 
     def read_latest(self, dataset: str, users: Iterable[str]) -> dict[str, tuple[int, float]]:
-        """{user: (n, total)} of the last running-total row of each of ``users`` that has one (one probe per user,
-        remembered for :meth:`insert_charges`)."""
-        wanted, source = self.batch_users(users)
+        """{user: (n, total)} of the last running-total row of each of ``users`` (and ``*``) that has one (one probe
+        per user; remembered for :meth:`insert_charges`, (0, 0.0) for a user without one)."""
+        listed = sorted({*map(str, users), EVERY_USER})
+        wanted, source = self.batch_json(listed)
         if self.dialect == "postgresql":
             self.cur.execute(f"SELECT j.value, t.n, t.total FROM {source} CROSS JOIN LATERAL (SELECT n, total "
                              "FROM lmdk_totals WHERE dataset = %s AND person = j.value ORDER BY n DESC LIMIT 1) t",
                              (wanted, dataset))
         else:
-            self.cur.execute(f"SELECT t.person, t.n, t.total FROM {source} JOIN lmdk_totals t ON t.dataset = ? "
-                             "AND t.person = j.value AND t.n = (SELECT MAX(x.n) FROM lmdk_totals x "
-                             "WHERE x.dataset = ? AND x.person = j.value)", (wanted, dataset, dataset))
+            # CROSS JOIN: SQLite keeps the batch as the outer loop (a probe per user, never a scan of the dataset)
+            self.cur.execute(f"SELECT t.person, t.n, t.total FROM {source} CROSS JOIN lmdk_totals t "
+                             "WHERE t.dataset = ? AND t.person = j.value AND t.n = (SELECT MAX(x.n) "
+                             "FROM lmdk_totals x WHERE x.dataset = ? AND x.person = j.value)",
+                             (wanted, dataset, dataset))
         found = {person: (int(n), float(total)) for person, n, total in self.cur.fetchall()}
-        self.latest.update({(dataset, person): last for person, last in found.items()})
+        self.latest.update({(dataset, person): found.get(person, (0, 0.0)) for person in listed})
         return found
 
     def lifetime_spent(self, dataset: str, users: Iterable[str]) -> dict[str, float] | None:
@@ -197,10 +203,10 @@ class SqlTransaction:
             return None
         users = list(users)
         spent = {person: total for person, (_, total) in self.read_latest(dataset, users).items()}
-        wanted, source = self.batch_users(users)
+        wanted, source = self.batch_users(users) if cancelled else ("", "")
         for export_id, time in cancelled:  # its charges are in the totals but no longer count: one probe per user
-            self.cur.execute(self.q(f"SELECT c.person, c.epsilon FROM {source} JOIN lmdk_charges c ON c.dataset = ? "
-                                    "AND c.person = j.value AND c.time = ? AND c.export_id = ?"),
+            self.cur.execute(self.q(f"SELECT c.person, c.epsilon FROM {source} CROSS JOIN lmdk_charges c "
+                                    "WHERE c.dataset = ? AND c.person = j.value AND c.time = ? AND c.export_id = ?"),
                              (wanted, dataset, time, export_id))
             for person, eps in self.cur.fetchall():
                 spent[person] = spent[person] - float(eps)
@@ -210,8 +216,7 @@ class SqlTransaction:
         """The running-total rows (person, n, total) that record ``ordered`` [(user, ε)] after each user's last."""
         missing = [user for user, _ in ordered if (dataset, user) not in self.latest]
         if missing:
-            found = self.read_latest(dataset, missing)
-            self.latest.update({(dataset, user): (0, 0.0) for user in missing if user not in found})
+            self.read_latest(dataset, missing)
         rows = []
         for user, eps in ordered:
             n, total = self.latest[(dataset, user)]

@@ -205,3 +205,38 @@ def test_a_reservation_in_many_batches_reads_and_appends_each_users_total_once(u
     assert again.spent == pytest.approx(charges)
     assert set(again.withheld) == {f"u{n}" for n in range(40) if 2 * charges[f"u{n}"] > 0.1 + 1e-12}
     assert_totals_match_history(url)
+
+
+class Recording:
+    """A cursor that remembers the statements it ran."""
+
+    def __init__(self, cursor):
+        self.cursor, self.statements = cursor, []
+
+    def execute(self, sql, args=()):
+        self.statements.append((sql, args))
+        return self.cursor.execute(sql, args)
+
+    def __getattr__(self, name):
+        return getattr(self.cursor, name)
+
+
+def test_sqlite_reads_a_batchs_totals_by_probes_never_by_a_scan_of_the_dataset(tmp_path):
+    from lmdk.ledger.store import open_ledger
+
+    url = f"sqlite:///{tmp_path / 'ledger.db'}"
+    ledger.reserve_users(url, "nation", {f"u{n}": 0.01 for n in range(2000)}, cap=1.0, entry=entry())
+
+    def plans(tx):
+        recording = Recording(tx.cur)
+        tx.cur = recording
+        tx.read_latest("nation", ["u1", "u2"])
+        tx.cur = recording.cursor
+        (sql, args), = recording.statements
+        return [row[-1] for row in tx.cur.execute("EXPLAIN QUERY PLAN " + sql, args).fetchall()]
+
+    found = open_ledger(url).run(plans)
+    # the batch (json_each) is the outer loop; lmdk_totals is searched by (dataset, person), never scanned
+    assert found[0].startswith("SCAN j"), found
+    assert not any(step.startswith("SCAN t") or step.startswith("SCAN lmdk_totals") for step in found), found
+    assert any("SEARCH t USING PRIMARY KEY (dataset=? AND person=?" in step for step in found), found

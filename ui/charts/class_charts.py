@@ -13,6 +13,13 @@ RIGHT = "#009E73"  # bluish green: a right choice after the reveal (also said in
 ANSWER = "#000000"  # the computed number's line on a histogram
 BINS_MAX = 12  # a histogram a room reads from the back row
 PROJECTOR_FONT = {**FONT, "size": 18}
+LABEL_ROOM = 1.7  # the count axis reaches 1.7 × the longest bar: room for "12 (100 %) ✓ right" beyond it
+TICKS_MAX = 5  # count ticks on an axis
+
+
+def count_ticks(top: int) -> dict:
+    """Whole-number ticks from 0 for an axis of counts up to ``top``: never a repeated "1" from rounded 0.2 steps."""
+    return {"tick0": 0, "dtick": max(1, int(np.ceil(top / TICKS_MAX))), "tickformat": "d"}
 
 
 def choices(counts: dict[str, int], right: tuple[str, ...] = (), *, meta: dict | None = None) -> go.Figure:
@@ -24,14 +31,19 @@ def choices(counts: dict[str, int], right: tuple[str, ...] = (), *, meta: dict |
     labels = [f"{v} ({100 * v / total:.0f} %)" if total else "0" for v in values]
     labels = [f"{label} ✓ right" if name in right else label for name, label in zip(names, labels, strict=True)]
     colours = [RIGHT if name in right else BAR for name in names]
-    trace = {"type": "bar", "orientation": "h", "y": names, "x": values, "text": labels, "textposition": "auto",
+    trace = {"type": "bar", "orientation": "h", "y": names, "x": values, "text": labels, "textposition": "outside",
              "marker": {"color": colours}, "hovertemplate": "%{y}: %{x} predictions<extra></extra>",
              "textfont": {"size": 18}, "cliponaxis": False}
+    top = max(1, int(values.max(initial=0)))
+    # the labels sit beyond the bars (never clipped by a short bar), so the axis leaves them room
+    xaxis = {"title": {"text": "predictions (students)"}, "rangemode": "tozero", "range": [0, top * LABEL_ROOM],
+             **count_ticks(top)}
+    # the right choice is said in words on its axis label too, not by colour alone
+    yaxis = {"autorange": "reversed", "automargin": True, "ticks": "", "tickmode": "array", "tickvals": names,
+             "ticktext": [f"✓ {name}" if name in right else name for name in names]}
     layout = {"height": 120 + 60 * len(names), "margin": {"l": 20, "r": 30, "t": 20, "b": 50},
               "font": PROJECTOR_FONT, "showlegend": False, "meta": meta or {}, "bargap": 0.25,
-              "xaxis": {"title": {"text": "predictions (students)"}, "rangemode": "tozero",
-                        "range": [0, max(1, int(values.max(initial=0))) * 1.15], "tickformat": "d"},
-              "yaxis": {"autorange": "reversed", "automargin": True, "ticks": ""}}
+              "xaxis": xaxis, "yaxis": yaxis}
     return figure([trace], layout)
 
 
@@ -51,8 +63,9 @@ def histogram(values, answer: float | None = None, *, unit: str = "", meta: dict
     layout = {"height": 380, "margin": {"l": 70, "r": 30, "t": 40, "b": 60}, "font": PROJECTOR_FONT,
               "showlegend": False, "meta": meta or {}, "bargap": 0,
               "xaxis": {"title": {"text": title}},
-              "yaxis": {"title": {"text": "predictions"}, "rangemode": "tozero", "tickformat": "d",
-                        "range": [0, max(1, int(counts.max(initial=0))) * 1.25]}}
+              "yaxis": {"title": {"text": "predictions"}, "rangemode": "tozero",
+                        "range": [0, max(1, int(counts.max(initial=0))) * 1.25],
+                        **count_ticks(max(1, int(counts.max(initial=0))))}}
     if answer is not None:
         layout["shapes"] = [{"type": "line", "x0": answer, "x1": answer, "yref": "paper", "y0": 0, "y1": 1,
                              "line": {"color": ANSWER, "width": 3, "dash": "dash"}}]

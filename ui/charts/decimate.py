@@ -16,8 +16,8 @@ def rounded(values, digits: int) -> np.ndarray:
     k = digits - 1 - np.floor(np.log10(np.abs(v)))  # decimals to keep (whole numbers)
     # scale by an exact power of ten, so the result is the double nearest to the decimal; both branches at once
     # (fewer numpy calls: ~40 per ε change), the one not taken may overflow and is discarded
-    p = 10.0 ** np.abs(k)
     with np.errstate(over="ignore", invalid="ignore"):
+        p = 10.0 ** np.abs(k)
         a[ok] = np.where(k >= 0, np.round(v * p) / p, np.round(v / p) * p)
     return a
 
