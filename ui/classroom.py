@@ -468,21 +468,25 @@ def _live(code: str, drawn_lesson: int) -> None:
     with st.container(key="class_answered"):
         st.metric("Answered", f"{tally.answered}", help="Students who sent a prediction for this lesson (the "
                   "last one each sent counts).")
-    if view["answer"] is None:
-        st.plotly_chart(figure, key="class_distribution", **PLOTLY_KW)
-        return
-    chart, answer = st.columns([3, 2])
-    with chart:
-        st.plotly_chart(figure, key="class_distribution", **PLOTLY_KW)
-    with answer, st.container(key="class_answer"):
-        st.markdown(f'<p style="font-size: 1.4rem; margin: 0">The answer</p><p style="font-size: 2.4rem; '
-                    f'font-weight: 600; margin: 0">{_html(view["answer"].answer_text)}</p>', unsafe_allow_html=True)
+    if view["answer"] is not None:
+        _answer(view)
+    st.plotly_chart(figure, key="class_distribution", **PLOTLY_KW)
+    if view["answer"] is not None:
+        # full width and folded: in a narrow column its values wrapped line by line and pushed the page long
+        with st.expander("The numbers behind the answer"):
+            numbers(view["answer"])
+
+
+def _answer(view: dict) -> None:
+    """The revealed answer over the full width, above the chart (beside it, at 1024 px the chart was too narrow for
+    its bar labels, and at 1920 px it left a gap under itself): the answer, the room's share, why."""
+    with st.container(key="class_answer"):
+        said, why = st.columns([2, 3])
+        said.markdown(f'<p style="font-size: 1.4rem; margin: 0">The answer</p><p style="font-size: 2.4rem; '
+                      f'font-weight: 600; margin: 0">{_html(view["answer"].answer_text)}</p>', unsafe_allow_html=True)
         if view["right"] is not None:
-            st.markdown(f"**{view['right']}** of the room predicted it.")
-        st.markdown(text.escape_markdown(view["answer"].why))
-    # full width and folded: in the narrow column its values wrapped line by line and pushed the page long
-    with st.expander("The numbers behind the answer"):
-        numbers(view["answer"])
+            said.markdown(f"**{view['right']}** of the room predicted it.")
+        why.markdown(text.escape_markdown(view["answer"].why))
 
 
 def _tally_view(code: str, state) -> dict:
