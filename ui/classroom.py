@@ -8,7 +8,8 @@ the core's store (lmdk.classroom).
   the student is kept.
 - Both views poll the class's state in a fragment every ``POLL_S`` seconds. A student's poll compares what the
   page was drawn for (lesson, setting, revealed) and does nothing else unless it changed, when the whole page
-  reruns; the lecturer's poll redraws the tally from the session only when the class's version is unchanged.
+  reruns; the lecturer's poll reruns the view only when the class's version changed (an answer, a reveal, a
+  move), and the tally is recomputed only then.
 """
 from __future__ import annotations
 
@@ -400,7 +401,8 @@ def lecturer(held: dict) -> None:
     st.markdown(f"### {text.escape_markdown(lesson.question_text(setting))}")
     _buttons(code, token, state)  # above the tally: on a projector they stay near the top after a reveal
     _shown_error()
-    _live(code, state.lesson)
+    _tally(code, state)
+    _watch(code, state.version)
     _more(code, token, state)
 
 
@@ -452,15 +454,21 @@ def _html(value) -> str:
 
 
 @st.fragment(run_every=POLL_S)
-def _live(code: str, drawn_lesson: int) -> None:
-    """Every POLL_S seconds: "N answered" and the room's distribution; recomputed only when the class's version
-    changed, else redrawn from the session."""
+def _watch(code: str, drawn_version: int) -> None:
+    """Every POLL_S seconds: one read of the class's state; the lecturer's view reruns only when the class changed
+    (an answer, a reveal, a move). A poll that draws nothing stays cheap: redrawing the chart on every poll cost
+    more than the issue's 5 ms per refresh."""
     try:
         state = store().state(code)
     except STORE_ERRORS:
         st.rerun(scope="app")
-    if state.lesson != drawn_lesson:
+    if state.version != drawn_version:
         st.rerun(scope="app")
+
+
+def _tally(code: str, state) -> None:
+    """"N answered" and the room's distribution; recomputed only when the class's version changed, else drawn from
+    the session."""
     view = ss.get(VIEW)
     if view is None or view["version"] != (code, state.version):
         view = ss[VIEW] = _tally_view(code, state)
