@@ -97,6 +97,7 @@ def main() -> None:
     parser.add_argument("--query", nargs="*", default=[], help="URL query as key=value")
     parser.add_argument("--timed", nargs="*", default=[], help="module:function to add up per change")
     parser.add_argument("--profile", type=int, default=0, help="print the N costliest calls of the last change")
+    parser.add_argument("--sort", default="cumulative", help="with --profile: pstats order, e.g. tottime")
     parser.add_argument("--callers", nargs="*", default=[], help="with --profile: who called functions matching these")
     args = parser.parse_args()
     _patch()
@@ -126,7 +127,7 @@ def main() -> None:
     for spec, seconds in sorted(spent.items(), key=lambda kv: -kv[1]):
         print(f"  {spec}: {seconds / len(cpus):.4f} s per change")
     if args.profile:
-        stats = pstats.Stats(state["profile"]).sort_stats(__import__("os").environ.get("SORT", "cumulative"))
+        stats = pstats.Stats(state["profile"]).sort_stats(args.sort)
         stats.print_stats(args.profile)
         for pattern in args.callers:
             stats.print_callers(pattern)
