@@ -2,15 +2,13 @@
 (HTML: bars drawn in HTML and SVG, no external resource, every text escaped). The lecturer's token is required."""
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
 from html import escape
 
 import numpy as np
 
 from lmdk.classroom.model import ClassStore, Tally
-from lmdk.exports.cells import safe_cell
+from lmdk.exports.cells import csv_text
 from lmdk.lessons import Lesson, Reveal, lesson
 
 HISTOGRAM_BINS = 10
@@ -70,16 +68,16 @@ def _number(value: float | None) -> str:
 def summary_csv(store: ClassStore, code: str, token: str) -> bytes:
     """One row per lesson asked: lesson, title, setting, answered, each choice's count or the numbers' quartiles,
     the computed answer, the share correct (UTF-8; text cells a spreadsheet would run as formulas marked)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(COLUMNS)
+    import pandas as pd
+
+    rows = []
     for item in summarise(store, code, token):
         counts = "; ".join(f"{choice}: {n}" for choice, n in item.tally.counts.items())
         q = item.quartiles or (None, None, None)
-        writer.writerow([item.lesson.number, safe_cell(item.lesson.title), safe_cell(item.setting_text),
-                         item.tally.answered, safe_cell(counts), *map(_number, q),
-                         safe_cell(item.reveal.answer_text), _number(item.share_correct)])
-    return buffer.getvalue().encode("utf-8")
+        rows.append([item.lesson.number, item.lesson.title, item.setting_text, item.tally.answered, counts,
+                     *map(_number, q), item.reveal.answer_text, _number(item.share_correct)])
+    frame = pd.DataFrame(rows, columns=list(COLUMNS)).astype({COLUMNS[0]: "int64", COLUMNS[3]: "int64"})
+    return csv_text(frame).encode("utf-8")
 
 
 _CSS = """
