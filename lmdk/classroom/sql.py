@@ -189,7 +189,10 @@ class SqlClassStore:
         with self.read() as cur:
             self.run(cur, f"SELECT {STATE_COLUMNS} FROM lmdk_classes WHERE code = ?", (code,))
             row = cur.fetchone()
-        if row is None or row[4] <= time.time():
+        if row is None:
+            raise ended(code)
+        if row[4] <= time.time():
+            self.purge_expired()  # a class is deleted with its answers when it is next looked at after expiry
             raise ended(code)
         return ClassState(code, int(row[0]), json.loads(row[1]), bool(row[2]), int(row[3]), float(row[4]))
 

@@ -44,6 +44,12 @@ def default_url() -> str:
     return f"sqlite:///{data_dir() / FILE_NAME}"
 
 
+def purged(store: ClassStore) -> ClassStore:
+    """``store`` with the classes that expired while no server had it open already deleted, answers and all."""
+    store.purge_expired()
+    return store
+
+
 def open_store(url: str | None = None) -> ClassStore:
     """The class store at ``url`` (None: :func:`default_url`), its tables created when missing; a URL of another
     form is a ParameterError naming ``LMDK_CLASS_URL`` and the accepted forms."""
@@ -57,10 +63,10 @@ def open_store(url: str | None = None) -> ClassStore:
             raise ParameterError(f"{URL_ENV} sqlite:/// needs a file: give {FORMS}")
         from lmdk.classroom.sqlite import SqliteClassStore
 
-        return SqliteClassStore(Path(path).expanduser().resolve())
+        return purged(SqliteClassStore(Path(path).expanduser().resolve()))
     if text.startswith(("postgresql://", "postgres://")):
         from lmdk.classroom.postgres import PostgresClassStore
 
-        return PostgresClassStore(text)
+        return purged(PostgresClassStore(text))
     scheme = text.split("://", 1)[0][:20] if "://" in text else "a text without a scheme"
     raise ParameterError(f"{URL_ENV} ({scheme!r}) is not a class store URL: give {FORMS}")

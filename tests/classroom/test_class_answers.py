@@ -245,3 +245,27 @@ def test_the_default_store_is_a_file_in_a_private_data_folder(tmp_path, monkeypa
     monkeypatch.setenv("LMDK_DATA_DIR", str(tmp_path / "file" / "sub"))
     with pytest.raises(ParameterError, match="LMDK_DATA_DIR"):
         data_dir()
+
+
+def test_an_expired_class_is_deleted_when_looked_at_or_when_a_server_opens_the_store(store_url, store, choice_lesson,
+                                                                                 monkeypatch):
+    looked, _ = store.start(choice_lesson.number, ttl_hours=1)
+    unseen, _ = store.start(choice_lesson.number, ttl_hours=3)
+    for target in (looked, unseen):
+        store.answer(target, new_student_id(), choice_lesson.number, choice_lesson.choices[0])
+    later = time.time() + 2 * 3600
+    monkeypatch.setattr(class_sql.time, "time", lambda: later)
+    with pytest.raises(ParameterError, match="has ended"):
+        store.state(looked)  # a student's poll after the end: nothing of the class is left
+    assert count_rows(store, "lmdk_class_answers", looked) == 0 and count_rows(store, "lmdk_classes", looked) == 0
+    assert count_rows(store, "lmdk_class_answers", unseen) == 1  # not ended yet: kept
+    monkeypatch.undo()
+    with store.write() as cur:
+        store.run(cur, "UPDATE lmdk_classes SET expires_at = ? WHERE code = ?", (time.time() - 1, unseen))
+    assert count_rows(store, "lmdk_class_answers", unseen) == 1
+    reopened = open_store(store_url)  # a server starting after the end deletes it before anyone asks
+    try:
+        assert count_rows(reopened, "lmdk_class_answers", unseen) == 0
+        assert count_rows(reopened, "lmdk_classes", unseen) == 0
+    finally:
+        reopened.close()
