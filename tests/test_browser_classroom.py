@@ -110,6 +110,7 @@ def test_a_lecturer_and_three_students_run_a_lesson_live(class_server):
         _full_height(lecturer, 1024)
         problems += axe_findings(lecturer, "the lecturer's view at 1024 px")
         _full_height(students[0], 1024)
+        screenshot(students[0], "class_student_revealed_1024")
         problems += axe_findings(students[0], "a student's page after the reveal at 1024 px")
         assert not problems, "\n".join(problems)
 
