@@ -21,6 +21,7 @@ import hashlib
 import json
 import time as clock
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import fields, replace
 from datetime import UTC, datetime
@@ -38,7 +39,7 @@ TABLES = ("lmdk_datasets", "lmdk_caps", "lmdk_exports", "lmdk_charges", "lmdk_ca
 """The ledger's tables: a release role needs SELECT and INSERT on each, nothing more."""
 
 TOTALS = "CREATE TABLE IF NOT EXISTS lmdk_totals (dataset TEXT NOT NULL, person TEXT NOT NULL, n BIGINT NOT NULL, " \
-         "total {real} NOT NULL, PRIMARY KEY (dataset, person, n)){without_rowid};"
+         "total {real} NOT NULL, PRIMARY KEY ({key})){without_rowid};"
 """The running totals: a lifetime-cap reservation reads one row per user (the last) instead of every charge of the
 user, and appends one — still only INSERTs, so the release role's rights and the history stay append-only."""
 SEED_TOTALS = ("INSERT INTO lmdk_totals (dataset, person, n, total) SELECT dataset, person, 1, SUM(epsilon) "
@@ -58,7 +59,35 @@ WITH RECURSIVE names (name) AS (
 SELECT name FROM names WHERE name IS NOT NULL"""
 """The distinct dataset names of the charges, one index probe each (a skip scan over the index on (dataset, …))."""
 
+LATEST_SQLITE = """
+WITH RECURSIVE probe (person, lo, hi) AS (
+    SELECT j.value, CASE WHEN at.n IS NULL THEN 0 WHEN above.n IS NULL THEN ?2 ELSE ?2 + 1 END,
+           CASE WHEN at.n IS NULL THEN ?2 WHEN above.n IS NULL THEN ?2 + 1 ELSE ?3 + 1 END
+    FROM json_each(?4) j
+    LEFT JOIN lmdk_totals at ON at.dataset = ?1 AND at.n = ?2 AND at.person = j.value
+    LEFT JOIN lmdk_totals above ON above.dataset = ?1 AND above.n = ?2 + 1 AND above.person = j.value
+    UNION ALL
+    SELECT person, CASE WHEN EXISTS (SELECT 1 FROM lmdk_totals x WHERE x.dataset = ?1 AND x.n = (lo + hi) / 2
+                                     AND x.person = probe.person) THEN (lo + hi) / 2 ELSE lo END,
+                   CASE WHEN EXISTS (SELECT 1 FROM lmdk_totals x WHERE x.dataset = ?1 AND x.n = (lo + hi) / 2
+                                     AND x.person = probe.person) THEN hi ELSE (lo + hi) / 2 END
+    FROM probe WHERE hi > lo + 1)
+SELECT t.person, t.n, t.total FROM probe CROSS JOIN lmdk_totals t
+WHERE probe.hi = probe.lo + 1 AND t.dataset = ?1 AND t.n = probe.lo AND t.person = probe.person"""
+"""Each user's last running total in SQLite (parameters: dataset, a guessed n, the dataset's highest n, the users),
+whose totals are clustered by (dataset, n, person) so that a batch's new totals are appended side by side (few pages
+written) instead of one page per user. A user's rows are numbered 1…n without gaps, so two probes (at the guess and
+above it) find the last of a user at the guess — most users of a nation's daily release — and bisection (log₂ n
+probes) the others: invariant, a row at ``lo`` (or ``lo`` = 0) and none at ``hi``."""
+SAMPLE = 64
+"""Users of a batch whose last n is found first by bisection: the most common of them is the batch's guess."""
+
 T = TypeVar("T")
+
+
+def by_level(row: tuple[str, int, float]) -> tuple[int, str]:
+    """A running-total row (person, n, total) in SQLite's key order, (n, person)."""
+    return row[1], row[0]
 
 
 def lock_key(dataset: str) -> int:
@@ -183,11 +212,13 @@ class SqlTransaction:
                              "FROM lmdk_totals WHERE dataset = %s AND person = j.value ORDER BY n DESC LIMIT 1) t",
                              (wanted, dataset))
         else:
-            # CROSS JOIN: SQLite keeps the batch as the outer loop (a probe per user, never a scan of the dataset)
-            self.cur.execute(f"SELECT t.person, t.n, t.total FROM {source} CROSS JOIN lmdk_totals t "
-                             "WHERE t.dataset = ? AND t.person = j.value AND t.n = (SELECT MAX(x.n) "
-                             "FROM lmdk_totals x WHERE x.dataset = ? AND x.person = j.value)",
-                             (wanted, dataset, dataset))
+            self.cur.execute("SELECT MAX(n) FROM lmdk_totals WHERE dataset = ?", (dataset,))
+            top = self.cur.fetchone()[0] or 0
+            sample = json.dumps(listed[::max(1, len(listed) // SAMPLE)])
+            self.cur.execute(LATEST_SQLITE, (dataset, top, top, sample))
+            levels = Counter(int(n) for _, n, _ in self.cur.fetchall())
+            guess = levels.most_common(1)[0][0] if levels else 0
+            self.cur.execute(LATEST_SQLITE, (dataset, guess, top, wanted))
         found = {person: (int(n), float(total)) for person, n, total in self.cur.fetchall()}
         self.latest.update({(dataset, person): found.get(person, (0, 0.0)) for person in listed})
         return found
@@ -253,7 +284,7 @@ class SqlTransaction:
             self.cur.executemany(f"INSERT INTO {columns} VALUES (?, ?, ?, ?, ?)",
                                  [(export_id, dataset, user, time, eps) for user, eps in ordered])
             self.cur.executemany("INSERT INTO lmdk_totals (dataset, person, n, total) VALUES (?, ?, ?, ?)",
-                                 [(dataset, user, n, total) for user, n, total in totals])
+                                 [(dataset, user, n, total) for user, n, total in sorted(totals, key=by_level)])
 
     def insert(self, entry: LedgerEntry) -> None:
         """Record the entry and its charges."""

@@ -232,11 +232,34 @@ def test_sqlite_reads_a_batchs_totals_by_probes_never_by_a_scan_of_the_dataset(t
         tx.cur = recording
         tx.read_latest("nation", ["u1", "u2"])
         tx.cur = recording.cursor
-        (sql, args), = recording.statements
+        sql, args = recording.statements[-1]  # the highest n, a sample's guess, then the batch
+        assert len(recording.statements) == 3
         return [row[-1] for row in tx.cur.execute("EXPLAIN QUERY PLAN " + sql, args).fetchall()]
 
     found = open_ledger(url).run(plans)
-    # the batch (json_each) is the outer loop; lmdk_totals is searched by (dataset, person), never scanned
-    assert found[0].startswith("SCAN j"), found
-    assert not any(step.startswith("SCAN t") or step.startswith("SCAN lmdk_totals") for step in found), found
-    assert any("SEARCH t USING PRIMARY KEY (dataset=? AND person=?" in step for step in found), found
+    # the batch (json_each) is the outer loop; lmdk_totals is probed by (dataset, n, person), never scanned
+    assert any(step.startswith("SCAN j") for step in found), found
+    assert not any(step.split()[:2] in (["SCAN", name] for name in ("t", "x", "at", "above", "lmdk_totals"))
+                   for step in found), found
+    assert any("USING PRIMARY KEY (dataset=? AND n=? AND person=?)" in step for step in found), found
+
+
+def test_a_sqlite_ledger_clustered_by_person_is_rebuilt_once_with_the_same_totals_and_budgets(tmp_path):
+    path = tmp_path / "before.db"
+    url = old_sqlite_ledger(path)
+    with closing(sqlite3.connect(path)) as conn, conn:  # the layout of the running totals' first version
+        conn.executescript("""
+            CREATE TABLE lmdk_totals (dataset TEXT NOT NULL, person TEXT NOT NULL, n BIGINT NOT NULL,
+                total REAL NOT NULL, PRIMARY KEY (dataset, person, n)) WITHOUT ROWID;
+            INSERT INTO lmdk_totals VALUES ('meters', 'a', 1, 0.6), ('meters', 'a', 2, 0.9),
+                ('meters', 'b', 1, 0.3), ('meters', 'b', 2, 0.8);""")
+    before_totals, before_charges = latest_totals(url), charge_sums(url)
+    assert rows(url, "PRAGMA user_version") == [(0,)]
+    assert ledger.records(url).entries  # opened: rebuilt into the clustered layout
+    assert rows(url, "PRAGMA user_version") == [(2,)]
+    assert latest_totals(url) == before_totals and charge_sums(url) == before_charges
+    assert "lmdk_charges_before" not in {name for (name,) in rows(url, "SELECT name FROM sqlite_master")}
+    granted, withheld = ledger.reserve_users(url, "meters", {"a": 0.2, "b": 0.2, "c": 0.2}, entry=entry())
+    assert set(granted) == {"b", "c"} and "ε spent 0.9" in withheld["a"]
+    assert_totals_match_history(url)
+    assert latest_totals(url)[("meters", "b")] == (3, pytest.approx(1.0))
