@@ -62,7 +62,8 @@ SELECT name FROM names WHERE name IS NOT NULL"""
 LATEST_SQLITE = """
 WITH RECURSIVE probe (person, lo, hi) AS (
     SELECT j.value, CASE WHEN at.n IS NULL THEN 0 WHEN above.n IS NULL THEN ?2 ELSE ?2 + 1 END,
-           CASE WHEN at.n IS NULL THEN ?2 WHEN above.n IS NULL THEN ?2 + 1 ELSE ?3 + 1 END
+           CASE WHEN at.n IS NULL AND ?2 = 0 THEN ?3 + 1 WHEN at.n IS NULL THEN ?2 WHEN above.n IS NULL THEN ?2 + 1
+                ELSE ?3 + 1 END
     FROM json_each(?4) j
     LEFT JOIN lmdk_totals at ON at.dataset = ?1 AND at.n = ?2 AND at.person = j.value
     LEFT JOIN lmdk_totals above ON above.dataset = ?1 AND above.n = ?2 + 1 AND above.person = j.value

@@ -263,3 +263,31 @@ def test_a_sqlite_ledger_clustered_by_person_is_rebuilt_once_with_the_same_total
     assert set(granted) == {"b", "c"} and "ε spent 0.9" in withheld["a"]
     assert_totals_match_history(url)
     assert latest_totals(url)[("meters", "b")] == (3, pytest.approx(1.0))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_sqlite_finds_every_users_last_total_whatever_the_guess(tmp_path, seed):
+    import random
+
+    from lmdk.ledger.store import open_ledger
+
+    rng = random.Random(seed)
+    url = f"sqlite:///{tmp_path / 'ledger.db'}"
+    users = [f"u{n}" for n in range(30)]
+    for _ in range(rng.randint(1, 12)):  # users of uneven histories: the sample's guess is wrong for some
+        chosen = rng.sample(users, rng.randint(1, len(users)))
+        ledger.reserve_users(url, "d", dict.fromkeys(chosen, 0.01), cap=100.0, entry=entry())
+    expected = latest_totals(url)
+    asked = rng.sample(users, rng.randint(1, len(users)))
+    found = open_ledger(url).run(lambda tx: tx.read_latest("d", asked))
+    assert found == {p: expected[("d", p)] for p in asked if ("d", p) in expected}
+    ledger.reserve_users(url, "d", dict.fromkeys(asked, 0.01), entry=entry())
+    assert_totals_match_history(url)
+
+
+def test_a_user_ahead_of_a_batch_of_new_users_keeps_its_spent(tmp_path):
+    url = f"sqlite:///{tmp_path / 'ledger.db'}"
+    ledger.reserve_users(url, "d", {"a": 0.9}, cap=1.0, entry=entry())
+    granted, withheld = ledger.reserve_users(url, "d", dict.fromkeys(["a", *(f"n{k}" for k in range(200))], 0.2),
+                                             entry=entry())
+    assert "a" in withheld and len(granted) == 200
