@@ -73,7 +73,7 @@ WITH RECURSIVE probe (person, lo, hi) AS (
                    CASE WHEN EXISTS (SELECT 1 FROM lmdk_totals x WHERE x.dataset = ?1 AND x.n = (lo + hi) / 2
                                      AND x.person = probe.person) THEN hi ELSE (lo + hi) / 2 END
     FROM probe WHERE hi > lo + 1)
-SELECT t.person, t.n, t.total FROM probe CROSS JOIN lmdk_totals t
+SELECT t.person, t.n, t.total, t.high, t.late FROM probe CROSS JOIN lmdk_totals t
 WHERE probe.hi = probe.lo + 1 AND t.dataset = ?1 AND t.n = probe.lo AND t.person = probe.person"""
 """Each user's last running total in SQLite (parameters: dataset, a guessed n, the dataset's highest n, the users),
 whose totals are clustered by (dataset, n, person) so that a batch's new totals are appended side by side (few pages
@@ -86,8 +86,8 @@ SAMPLE = 64
 T = TypeVar("T")
 
 
-def by_level(row: tuple[str, int, float]) -> tuple[int, str]:
-    """A running-total row (person, n, total) in SQLite's key order, (n, person)."""
+def by_level(row: tuple) -> tuple[int, str]:
+    """A running-total row (person, n, …) in SQLite's key order, (n, person)."""
     return row[1], row[0]
 
 
@@ -121,7 +121,8 @@ class SqlTransaction:
     def __init__(self, cursor, p: str, dialect: str = "sqlite"):
         """Statements on ``cursor`` in one transaction."""
         self.cur, self.p, self.dialect = cursor, p, dialect
-        self.latest: dict[tuple[str, str], tuple[int, float]] = {}  # (dataset, person): (n, total), read here
+        # (dataset, person): (n, total, high, late) of the last running-total row, read here
+        self.latest: dict[tuple[str, str], tuple[int, float, str, int]] = {}
 
     def q(self, sql: str) -> str:
         """The statement with ``?`` placeholders in the backend's style."""
@@ -171,8 +172,8 @@ class SqlTransaction:
         reservations cancelled left out; charges stored under any of ``names`` (by default :meth:`stored_names`:
         every stored name of the key) count."""
         names = self.stored_names(dataset) if names is None else names
-        if since is None and users is not None and names == [dataset]:  # a lifetime cap: the running totals
-            found = self.lifetime_spent(dataset, users)
+        if users is not None and names == [dataset] and (since is None or self.dialect == "sqlite"):
+            found = self.lifetime_spent(dataset, users, since)  # the running totals
             if found is not None:
                 return found
         where, args = self.matching("c.dataset", names)
@@ -205,7 +206,8 @@ class SqlTransaction:
 
     def read_latest(self, dataset: str, users: Iterable[str]) -> dict[str, tuple[int, float]]:
         """{user: (n, total)} of the last running-total row of each of ``users`` (and ``*``) that has one (one probe
-        per user; remembered for :meth:`insert_charges`, (0, 0.0) for a user without one)."""
+        per user; remembered for :meth:`insert_charges` with SQLite's ``high`` and ``late``, (0, 0.0, "", 0) for a
+        user without one)."""
         listed = sorted({*map(str, users), EVERY_USER})
         wanted, source = self.batch_json(listed)
         if self.dialect == "postgresql":
@@ -217,24 +219,33 @@ class SqlTransaction:
             top = self.cur.fetchone()[0] or 0
             sample = json.dumps(listed[::max(1, len(listed) // SAMPLE)])
             self.cur.execute(LATEST_SQLITE, (dataset, top, top, sample))
-            levels = Counter(int(n) for _, n, _ in self.cur.fetchall())
+            levels = Counter(int(row[1]) for row in self.cur.fetchall())
             guess = levels.most_common(1)[0][0] if levels else 0
             self.cur.execute(LATEST_SQLITE, (dataset, guess, top, wanted))
-        found = {person: (int(n), float(total)) for person, n, total in self.cur.fetchall()}
-        self.latest.update({(dataset, person): found.get(person, (0, 0.0)) for person in listed})
-        return found
+        rows = [(row[0], int(row[1]), float(row[2]), *(row[3:] or ("", 0))) for row in self.cur.fetchall()]
+        self.latest.update({(dataset, person): (0, 0.0, "", 0) for person in listed})
+        self.latest.update({(dataset, person): (n, total, high, int(late)) for person, n, total, high, late in rows})
+        return {person: (n, total) for person, n, total, _, _ in rows}
 
-    def lifetime_spent(self, dataset: str, users: Iterable[str]) -> dict[str, float] | None:
-        """Σ ε over the whole history of each of ``users`` (and ``*``) from the running totals, less their charges
-        in cancelled exports; None when the dataset has more than :data:`CANCELLED_LIMIT` cancelled exports (the
-        charges are then summed)."""
-        self.cur.execute(self.q("SELECT e.id, e.time FROM lmdk_cancels k JOIN lmdk_exports e ON e.id = k.id "
-                                "WHERE e.dataset = ?"), (dataset,))
+    def lifetime_spent(self, dataset: str, users: Iterable[str], since: str | None = None) -> dict[str, float] | None:
+        """Σ ε over the whole history (SQLite: at or after ``since``, :func:`lmdk.ledger.periods.period_spent`) of
+        each of ``users`` (and ``*``) from the running totals, less their charges in cancelled exports (of the
+        period); None in PostgreSQL when the dataset has more than :data:`CANCELLED_LIMIT` cancelled exports (the
+        charges are then summed, by its index on person)."""
+        sql, args = "SELECT e.id, e.time FROM lmdk_cancels k JOIN lmdk_exports e ON e.id = k.id WHERE e.dataset = ?", \
+            [dataset]
+        if since is not None:
+            sql, args = sql + " AND e.time >= ?", [*args, since]
+        self.cur.execute(self.q(sql), tuple(args))
         cancelled = self.cur.fetchall()
-        if len(cancelled) > CANCELLED_LIMIT:
+        if len(cancelled) > CANCELLED_LIMIT and self.dialect == "postgresql":
             return None
         users = list(users)
         spent = {person: total for person, (_, total) in self.read_latest(dataset, users).items()}
+        if since is not None:
+            from lmdk.ledger.periods import period_spent
+
+            spent = period_spent(self.cur, dataset, since, {person: self.latest[(dataset, person)] for person in spent})
         wanted, source = self.batch_users(users) if cancelled else ("", "")
         for export_id, time in cancelled:  # its charges are in the totals but no longer count: one probe per user
             self.cur.execute(self.q(f"SELECT c.person, c.epsilon FROM {source} CROSS JOIN lmdk_charges c "
@@ -244,15 +255,18 @@ class SqlTransaction:
                 spent[person] = spent[person] - float(eps)
         return spent
 
-    def append_totals(self, dataset: str, ordered: list[tuple[str, float]]) -> list[tuple[str, int, float]]:
-        """The running-total rows (person, n, total) that record ``ordered`` [(user, ε)] after each user's last."""
+    def append_totals(self, dataset: str, ordered: list[tuple[str, float]], time: str
+                      ) -> list[tuple[str, int, float, str, int]]:
+        """The running-total rows (person, n, total, high, late) that record ``ordered`` [(user, ε)] charged at
+        ``time`` after each user's last (``high``: the latest charge's time so far; ``late``: how many charges came
+        before one already recorded)."""
         missing = [user for user, _ in ordered if (dataset, user) not in self.latest]
         if missing:
             self.read_latest(dataset, missing)
         rows = []
         for user, eps in ordered:
-            n, total = self.latest[(dataset, user)]
-            self.latest[(dataset, user)] = last = (n + 1, total + eps)
+            n, total, high, late = self.latest[(dataset, user)]
+            self.latest[(dataset, user)] = last = (n + 1, total + eps, max(high, time), late + (time < high))
             rows.append((user, *last))
         return rows
 
@@ -273,19 +287,21 @@ class SqlTransaction:
         index (PostgreSQL: COPY; SQLite: executemany)."""
         columns = "lmdk_charges (export_id, dataset, person, time, epsilon)"
         ordered = sorted((str(user), float(eps)) for user, eps in charges.items())
-        totals = self.append_totals(dataset, ordered)
+        totals = self.append_totals(dataset, ordered, time)
         if self.dialect == "postgresql":  # COPY: the rows streamed in one statement, ε exactly (binary float8)
             with self.cur.copy(f"COPY {columns} FROM STDIN") as copy:
                 for user, eps in ordered:
                     copy.write_row((export_id, dataset, user, time, eps))
             with self.cur.copy("COPY lmdk_totals (dataset, person, n, total) FROM STDIN") as copy:
-                for user, n, total in totals:
+                for user, n, total, _, _ in totals:
                     copy.write_row((dataset, user, n, total))
         else:
             self.cur.executemany(f"INSERT INTO {columns} VALUES (?, ?, ?, ?, ?)",
                                  [(export_id, dataset, user, time, eps) for user, eps in ordered])
-            self.cur.executemany("INSERT INTO lmdk_totals (dataset, person, n, total) VALUES (?, ?, ?, ?)",
-                                 [(dataset, user, n, total) for user, n, total in sorted(totals, key=by_level)])
+            self.cur.executemany("INSERT INTO lmdk_totals (dataset, person, n, total, time, high, late) "
+                                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                 [(dataset, user, n, total, time, high, late)
+                                  for user, n, total, high, late in sorted(totals, key=by_level)])
 
     def insert(self, entry: LedgerEntry) -> None:
         """Record the entry and its charges."""

@@ -12,7 +12,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from lmdk.errors import LedgerUnavailable, ParameterError
-from lmdk.ledger.sql import SEED_TOTALS, TOTALS, SqlLedger, SqlTransaction
+from lmdk.ledger.sql import SqlLedger, SqlTransaction
 
 TIMEOUT = 60.0  # seconds an export waits for another's transaction
 CACHE_KIB = -262144  # the page cache of a connection: 256 MiB (a batch's index pages stay in memory)
@@ -28,15 +28,27 @@ CREATE TABLE IF NOT EXISTS lmdk_caps (seq INTEGER PRIMARY KEY AUTOINCREMENT, dat
     cap REAL NOT NULL, period TEXT NOT NULL, time TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS lmdk_cancels (id TEXT PRIMARY KEY, time TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS lmdk_caps_by_dataset ON lmdk_caps (dataset);
-""" + TOTALS.format(real="REAL", key="dataset, n, person", without_rowid=" WITHOUT ROWID")
+CREATE TABLE IF NOT EXISTS lmdk_totals (dataset TEXT NOT NULL, person TEXT NOT NULL, n BIGINT NOT NULL,
+    total REAL NOT NULL, time TEXT NOT NULL DEFAULT '', high TEXT NOT NULL DEFAULT '',
+    late INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (dataset, n, person)) WITHOUT ROWID;
+"""
 """The tables (:mod:`lmdk.ledger.sql`). Both large ones are clustered so that a batch's rows land side by side: the
 charges by (dataset, time, export, person) — an export's rows appended together, a period's sums one range — and the
 running totals by (dataset, n, person), each user's last found by bisection over n
-(:data:`lmdk.ledger.sql.LATEST_SQLITE`). A batch of 20,000 users so writes a few hundred pages to the write-ahead
+(:data:`lmdk.ledger.sql.LATEST_SQLITE`), and a day's or month's spend by a second bisection over each row's ``time``,
+``high`` and ``late`` (:mod:`lmdk.ledger.periods`). A batch of 20,000 users so writes a few hundred pages to the write-ahead
 log instead of one page per user (≈ 100 MB per batch with the tables clustered by person)."""
 
-FORMAT = 2
-"""``PRAGMA user_version`` of a file in this layout; a file from before is rebuilt into it once (:func:`migrate`)."""
+FORMAT = 3
+"""``PRAGMA user_version`` of a file in this layout (3: totals carry their charge's time); a file from before is
+rebuilt into it once (:func:`migrate`)."""
+REBUILD_TOTALS = """
+INSERT INTO lmdk_totals (dataset, person, n, total, time, high, late)
+SELECT dataset, person, ROW_NUMBER() OVER w, SUM(epsilon) OVER w, time, time, 0 FROM lmdk_charges
+WINDOW w AS (PARTITION BY dataset, person ORDER BY time, export_id ROWS UNBOUNDED PRECEDING)
+ORDER BY dataset, 3, person"""
+"""Every user's running totals summed again from its charges in time order (a file from before: the totals it
+held carry no times; the charges, cancelled ones included, are what they summed)."""
 
 
 class SqliteLedger(SqlLedger):
@@ -127,16 +139,13 @@ def create_tables(conn: sqlite3.Connection) -> None:
 
 
 def migrate(conn: sqlite3.Connection, old: list[str]) -> None:
-    """Copy the rows of the tables ``old`` (renamed ``…_before``) into the new layout and drop the old copies (in the
-    transaction of :func:`create_tables`: all or nothing). A file without running totals gains them, each user's
-    total over the charges it holds."""
+    """Copy the charges of ``old`` (tables renamed ``…_before``) into the new layout, sum the running totals again
+    from them (:data:`REBUILD_TOTALS`: the same last totals, now with times) and drop the old copies (in the
+    transaction of :func:`create_tables`: all or nothing)."""
     if "lmdk_charges" in old:
         conn.execute("INSERT INTO lmdk_charges (export_id, dataset, person, time, epsilon) SELECT export_id, dataset, "
                      "person, time, epsilon FROM lmdk_charges_before ORDER BY dataset, time, export_id, person")
         conn.execute("DROP TABLE lmdk_charges_before")
+        conn.execute(REBUILD_TOTALS)
     if "lmdk_totals" in old:
-        conn.execute("INSERT INTO lmdk_totals (dataset, person, n, total) SELECT dataset, person, n, total "
-                     "FROM lmdk_totals_before ORDER BY dataset, n, person")
         conn.execute("DROP TABLE lmdk_totals_before")
-    elif "lmdk_charges" in old:
-        conn.execute(SEED_TOTALS)

@@ -171,8 +171,9 @@ def test_an_old_sqlite_ledger_opens_with_totals_summed_from_its_charges_and_keep
     granted, withheld = ledger.reserve_users(url, "meters", {"a": 0.2, "b": 0.2, "c": 0.2}, entry=entry())
     assert set(granted) == {"b", "c"} and "ε spent 0.9" in withheld["a"]  # a: 0.6 + 0.3; b's 0.5 was cancelled
     totals = latest_totals(url)
-    assert totals[("meters", "a")] == (1, pytest.approx(0.9))  # seeded from its charges, once
-    assert totals[("meters", "b")] == (2, pytest.approx(1.0))  # 0.3 + 0.5 (cancelled, in the totals) + 0.2
+    assert totals[("meters", "a")] == (2, pytest.approx(0.9))  # summed from its charges, one row each, once
+    assert totals[("meters", "b")] == (3, pytest.approx(1.0))  # 0.3 + 0.5 (cancelled, in the totals) + 0.2
+    assert_totals_match_history(url)
     assert len(ledger.records(url).entries) == 3  # e1, e2 and the new export; e3 stays cancelled
 
 
@@ -256,8 +257,11 @@ def test_a_sqlite_ledger_clustered_by_person_is_rebuilt_once_with_the_same_total
     before_totals, before_charges = latest_totals(url), charge_sums(url)
     assert rows(url, "PRAGMA user_version") == [(0,)]
     assert ledger.records(url).entries  # opened: rebuilt into the clustered layout
-    assert rows(url, "PRAGMA user_version") == [(2,)]
-    assert latest_totals(url) == before_totals and charge_sums(url) == before_charges
+    assert rows(url, "PRAGMA user_version") == [(3,)]
+    after = latest_totals(url)  # summed again from the charges, with times: the same n, the same totals
+    assert {k: n for k, (n, _) in after.items()} == {k: n for k, (n, _) in before_totals.items()}
+    assert {k: t for k, (_, t) in after.items()} == pytest.approx({k: t for k, (_, t) in before_totals.items()})
+    assert charge_sums(url) == before_charges
     assert "lmdk_charges_before" not in {name for (name,) in rows(url, "SELECT name FROM sqlite_master")}
     granted, withheld = ledger.reserve_users(url, "meters", {"a": 0.2, "b": 0.2, "c": 0.2}, entry=entry())
     assert set(granted) == {"b", "c"} and "ε spent 0.9" in withheld["a"]
