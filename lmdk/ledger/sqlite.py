@@ -36,8 +36,8 @@ CREATE TABLE IF NOT EXISTS lmdk_totals (dataset TEXT NOT NULL, person TEXT NOT N
 charges by (dataset, time, export, person) — an export's rows appended together, a period's sums one range — and the
 running totals by (dataset, n, person), each user's last found by bisection over n
 (:data:`lmdk.ledger.sql.LATEST_SQLITE`), and a day's or month's spend by a second bisection over each row's ``time``,
-``high`` and ``late`` (:mod:`lmdk.ledger.periods`). A batch of 20,000 users so writes a few hundred pages to the write-ahead
-log instead of one page per user (≈ 100 MB per batch with the tables clustered by person)."""
+``high`` and ``late`` (:mod:`lmdk.ledger.periods`). A batch of 20,000 users so writes a few hundred pages to the
+write-ahead log instead of one page per user (≈ 100 MB per batch with the tables clustered by person)."""
 
 FORMAT = 3
 """``PRAGMA user_version`` of a file in this layout (3: totals carry their charge's time); a file from before is
