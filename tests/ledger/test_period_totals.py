@@ -9,11 +9,10 @@ import random
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from test_running_totals import Recording, assert_totals_match_history, entry, rows
 
 from lmdk import ledger
 from lmdk.ledger.budget import period_start
-
-from test_running_totals import Recording, assert_totals_match_history, entry, rows
 
 DATABASES = pytest.mark.parametrize("url", ["sqlite", "postgresql"], indirect=True)
 
