@@ -14,10 +14,10 @@ any run that has data to release) happens before the clock starts.
     python benchmarks/bench_ledger.py --runs 5                     # min and median of 5 reservations
     python benchmarks/bench_ledger.py --backends sqlite --users 10000 --history 300000
     python benchmarks/bench_ledger.py --postgresql postgresql://lmdk@db:5432/bench   # an existing, empty database
-    python benchmarks/bench_ledger.py --period month               # a monthly cap: the history is a day apart each
+    python benchmarks/bench_ledger.py --period month               # a monthly cap: half the history in the month
 
-``--period day|month`` stores the cap per UTC day or month and spreads the history's exports one day apart, ending
-the day before the reservations (so a month's spend is a part of each user's history, read from the running totals).
+``--period day|month`` stores the cap per UTC day or month and puts half the history's exports one a day before the
+current period and half in it (so a month's spend is half of each user's history, read from the running totals).
 """
 from __future__ import annotations
 
@@ -53,11 +53,17 @@ def entry() -> ledger.LedgerEntry:
 
 
 def stamps(exports: int, period: str) -> list[str]:
-    """The times of the history's exports: all at STAMP, or (a period cap) one a day, the last yesterday."""
+    """The times of the history's exports: all at STAMP, or (a period cap) the first half one a day before the
+    current period, the second half spread over the period so far (the period then holds half the history)."""
     if period == "none":
         return [STAMP] * exports
-    today = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-    return [(today - timedelta(days=exports - n)).isoformat(timespec="seconds") for n in range(exports)]
+    now = datetime.now(UTC)
+    start = datetime.fromisoformat(ledger.period_start(period, now) or STAMP)
+    before = exports // 2
+    inside = exports - before
+    times = [start - timedelta(days=before - n) for n in range(before)]
+    times += [start + (now - start) * (n / inside) for n in range(inside)]
+    return [moment.isoformat(timespec="seconds") for moment in times]
 
 
 def fill(url: str, users: int, history: int, period: str = "none") -> float:
@@ -102,7 +108,7 @@ def main(argv=None) -> int:
     parser.add_argument("--history", type=int, default=3_000_000, help="earlier charges in the dataset")
     parser.add_argument("--backends", default="sqlite,postgresql")
     parser.add_argument("--period", choices=("none", "day", "month"), default="none",
-                        help="the cap's period (day, month: the history one export a day)")
+                        help="the cap's period (day, month: half the history in the current period)")
     parser.add_argument("--runs", type=int, default=1, help="reservations per backend (min and median printed)")
     parser.add_argument("--postgresql", metavar="URL", help="an existing empty database (default: a throwaway "
                                                             "server, tests/postgres_support.py)")

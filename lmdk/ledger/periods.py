@@ -12,30 +12,31 @@ import json
 from collections import Counter
 
 FIRST_OUTSIDE = """
-WITH RECURSIVE start (person, top, lo, hi) AS (
-    SELECT person, top, CASE WHEN NOT at THEN 0 WHEN above THEN g + 1 ELSE g END,
-           CASE WHEN NOT at THEN g WHEN above THEN top + 1 ELSE g + 1 END
-    FROM (SELECT person, top, g,
-                 g = 0 OR EXISTS (SELECT 1 FROM lmdk_totals x WHERE x.dataset = ?1 AND x.n = g
-                                  AND x.person = q.person AND x.high < ?2) AS at,
-                 g < top AND EXISTS (SELECT 1 FROM lmdk_totals x WHERE x.dataset = ?1 AND x.n = g + 1
-                                     AND x.person = q.person AND x.high < ?2) AS above
-          FROM (SELECT json_extract(j.value, '$[0]') AS person, json_extract(j.value, '$[1]') AS top,
-                       json_extract(j.value, '$[2]') AS g FROM json_each(?3) j) q)),
+WITH RECURSIVE asked (person, top, g) AS MATERIALIZED (
+    SELECT json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]')
+    FROM json_each(?3) j),
+guessed (person, top, g, total, late, at, above) AS MATERIALIZED (
+    SELECT q.person, q.top, q.g, a.total, a.late, q.g = 0 OR COALESCE(a.high < ?2, 0), COALESCE(b.high < ?2, 0)
+    FROM asked q
+    LEFT JOIN lmdk_totals a ON a.dataset = ?1 AND a.n = q.g AND a.person = q.person
+    LEFT JOIN lmdk_totals b ON b.dataset = ?1 AND b.n = q.g + 1 AND b.person = q.person),
 probe (person, lo, hi) AS (
-    SELECT person, lo, hi FROM start
+    SELECT person, CASE WHEN NOT at THEN 0 ELSE g + 1 END, CASE WHEN NOT at THEN g ELSE top + 1 END
+    FROM guessed WHERE NOT (at AND NOT above)
     UNION ALL
     SELECT p.person, CASE WHEN x.high < ?2 THEN (p.lo + p.hi) / 2 ELSE p.lo END,
            CASE WHEN x.high < ?2 THEN p.hi ELSE (p.lo + p.hi) / 2 END
     FROM probe p LEFT JOIN lmdk_totals x ON x.dataset = ?1 AND x.n = (p.lo + p.hi) / 2 AND x.person = p.person
     WHERE p.hi > p.lo + 1)
+SELECT person, g, total, late FROM guessed WHERE at AND NOT above
+UNION ALL
 SELECT probe.person, probe.lo, t.total, t.late FROM probe
 LEFT JOIN lmdk_totals t ON t.dataset = ?1 AND t.n = probe.lo AND t.person = probe.person
 WHERE probe.hi = probe.lo + 1"""
 """Each user's last row before the period (parameters: dataset, the period's start, the users as a JSON array of
 [person, N, guessed k]): (person, k, total(k), late(k)), k = 0 (no row, NULLs) when every charge is in the period.
 Invariant: the row at ``lo`` is before the period (or ``lo`` = 0) and the one at ``hi`` is not (or ``hi`` = N + 1);
-a guess right for most users of a daily release costs two probes."""
+a guess right (most users of a daily release) costs two probes and ends there."""
 ROWS = """
 SELECT t.person, t.n, t.total, t.time FROM json_each(?2) j CROSS JOIN lmdk_totals t
 WHERE t.dataset = ?1 AND t.n = json_extract(j.value, '$[1]') AND t.person = json_extract(j.value, '$[0]')"""
