@@ -6,7 +6,9 @@ Every table is append-only, so releases and the app may run as a role that can o
 ``lmdk_charges`` (export_id, dataset, person, time, epsilon): what each user spent in it;
 ``lmdk_cancels`` (id, time): a reservation withdrawn because its export was refused (its rows stay, uncounted);
 ``lmdk_totals`` (dataset, person, n, total): each user's running total, one row appended per charge (its ``n``-th):
-Σ ε of every charge row of the user in the dataset so far, cancelled ones included (:data:`TOTALS`).
+Σ ε of every charge row of the user in the dataset so far, cancelled ones included (:data:`TOTALS`; SQLite's rows
+also carry the charge's time, the latest time so far and how many charges came late, so a day or month cap reads
+two rows per user too: :mod:`lmdk.ledger.periods`; PostgreSQL sums a period's charges by its index on person).
 ``lmdk_datasets`` (dataset, cap, period) holds the caps of ledgers from before, read and never written.
 The schema is created once by :func:`lmdk.ledger.store.init_ledger` (``lmdk ledger init URL``), as the owner.
 
