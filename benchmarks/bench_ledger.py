@@ -14,6 +14,10 @@ any run that has data to release) happens before the clock starts.
     python benchmarks/bench_ledger.py --runs 5                     # min and median of 5 reservations
     python benchmarks/bench_ledger.py --backends sqlite --users 10000 --history 300000
     python benchmarks/bench_ledger.py --postgresql postgresql://lmdk@db:5432/bench   # an existing, empty database
+    python benchmarks/bench_ledger.py --period month               # a monthly cap: half the history in the month
+
+``--period day|month`` stores the cap per UTC day or month and puts half the history's exports one a day before the
+current period and half in it (so a month's spend is half of each user's history, read from the running totals).
 """
 from __future__ import annotations
 
@@ -26,6 +30,7 @@ import time
 import uuid
 from contextlib import ExitStack
 from dataclasses import asdict
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,21 +52,37 @@ def entry() -> ledger.LedgerEntry:
                               tool="bench_ledger")
 
 
-def fill(url: str, users: int, history: int) -> float:
+def stamps(exports: int, period: str) -> list[str]:
+    """The times of the history's exports: all at STAMP, or (a period cap) the first half one a day before the
+    current period, the second half spread over the period so far (the period then holds half the history)."""
+    if period == "none":
+        return [STAMP] * exports
+    now = datetime.now(UTC)
+    start = datetime.fromisoformat(ledger.period_start(period, now) or STAMP)
+    before = exports // 2
+    inside = exports - before
+    times = [start - timedelta(days=before - n) for n in range(before)]
+    times += [start + (now - start) * (n / inside) for n in range(inside)]
+    return [moment.isoformat(timespec="seconds") for moment in times]
+
+
+def fill(url: str, users: int, history: int, period: str = "none") -> float:
     """``history`` earlier charges of ``users`` users in DATASET (history // users exports), written directly as
     the ledger's rows; seconds taken."""
     start = time.perf_counter()
     store = ledger.open_ledger(url)
     store.init()
     exports = max(1, history // users)
-    ledger.reserve_users(url, DATASET, {"u0": EPSILON}, cap=1e6, entry=entry())  # the cap, stored
+    times = stamps(exports, period)
+    ledger.reserve_users(url, DATASET, {"u0": EPSILON}, cap=1e6, period=period, entry=entry(),
+                         now=datetime.fromisoformat(times[0]))  # the cap, stored
     body = json.dumps({k: v for k, v in asdict(entry()).items() if k != "charges"})
     with store._transaction() as tx:  # noqa: SLF001 — bulk set-up of the benchmark's history, not a reservation
         for n in range(exports):
             export_id = uuid.uuid4().hex
             tx.cur.execute(tx.q("INSERT INTO lmdk_exports (id, time, dataset, entry) VALUES (?, ?, ?, ?)"),
-                           (export_id, STAMP, DATASET, body))
-            tx.insert_charges(export_id, DATASET, STAMP, {f"u{u}": EPSILON for u in range(users)})
+                           (export_id, times[n], DATASET, body))
+            tx.insert_charges(export_id, DATASET, times[n], {f"u{u}": EPSILON for u in range(users)})
             print(f"  history: {(n + 1) * users:,} charges", end="\r", flush=True)
     if url.startswith("postgresql"):
         import psycopg
@@ -86,12 +107,14 @@ def main(argv=None) -> int:
     parser.add_argument("--users", type=int, default=100_000)
     parser.add_argument("--history", type=int, default=3_000_000, help="earlier charges in the dataset")
     parser.add_argument("--backends", default="sqlite,postgresql")
+    parser.add_argument("--period", choices=("none", "day", "month"), default="none",
+                        help="the cap's period (day, month: half the history in the current period)")
     parser.add_argument("--runs", type=int, default=1, help="reservations per backend (min and median printed)")
     parser.add_argument("--postgresql", metavar="URL", help="an existing empty database (default: a throwaway "
                                                             "server, tests/postgres_support.py)")
     args = parser.parse_args(argv)
     print(f"{args.users:,} users into a dataset holding {args.history:,} earlier charges; {BATCH:,} users per "
-          "transaction")
+          f"transaction; cap per {args.period}")
     rows = []
     with ExitStack() as stack, tempfile.TemporaryDirectory(prefix="lmdk-bench-ledger-") as work:
         for backend in args.backends.split(","):
@@ -103,7 +126,7 @@ def main(argv=None) -> int:
                     from postgres_support import fresh_database, postgres_server
 
                     url = fresh_database(stack.enter_context(postgres_server()), "bench")
-            filled = fill(url, args.users, args.history)
+            filled = fill(url, args.users, args.history, args.period)
             rates = []
             for run in range(max(1, args.runs)):
                 seconds, granted = measure(url, args.users)

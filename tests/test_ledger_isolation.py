@@ -193,5 +193,7 @@ def test_an_sqlite_ledger_from_before_keeps_its_caps_and_charges(tmp_path):
     with pytest.raises(LmdkError, match="never raised"):
         ledger.reserve_users(url, "meters", {"c": 1.0}, cap=3.0, entry=export())
     assert ledger.records(url).caps == {"meters": ledger.Cap(2.0, "none")}
-    with sqlite3.connect(path) as conn:  # the index a reservation reads its users' sums through, added
-        assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'lmdk_charges_by_person'").fetchone()
+    with sqlite3.connect(path) as conn:  # rebuilt once into the clustered layout, its charge kept
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
+        kept = conn.execute("SELECT person, epsilon FROM lmdk_charges WHERE export_id = 'e1'").fetchall()
+        assert kept == [("a", 1.5)]

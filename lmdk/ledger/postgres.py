@@ -31,7 +31,7 @@ CREATE TABLE IF NOT EXISTS lmdk_caps (seq BIGINT GENERATED ALWAYS AS IDENTITY PR
 CREATE TABLE IF NOT EXISTS lmdk_cancels (id TEXT PRIMARY KEY, time TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS lmdk_charges_by_person ON lmdk_charges (dataset, person, time) INCLUDE (epsilon, export_id);
 CREATE INDEX IF NOT EXISTS lmdk_caps_by_dataset ON lmdk_caps (dataset);
-""" + TOTALS.format(real="DOUBLE PRECISION", without_rowid="")
+""" + TOTALS.format(real="DOUBLE PRECISION", key="dataset, person, n", without_rowid="")
 """The tables (:mod:`lmdk.ledger.sql`), created by ``lmdk ledger init`` (a ledger from before gains the new ones)."""
 SESSION = "SET LOCAL synchronous_commit TO on; SET LOCAL lock_timeout TO '60s'"
 """Set in every writing transaction: a reservation is durable when it commits, and waits at most 60 s for its

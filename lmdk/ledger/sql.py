@@ -6,7 +6,9 @@ Every table is append-only, so releases and the app may run as a role that can o
 ``lmdk_charges`` (export_id, dataset, person, time, epsilon): what each user spent in it;
 ``lmdk_cancels`` (id, time): a reservation withdrawn because its export was refused (its rows stay, uncounted);
 ``lmdk_totals`` (dataset, person, n, total): each user's running total, one row appended per charge (its ``n``-th):
-Σ ε of every charge row of the user in the dataset so far, cancelled ones included (:data:`TOTALS`).
+Σ ε of every charge row of the user in the dataset so far, cancelled ones included (:data:`TOTALS`; SQLite's rows
+also carry the charge's time, the latest time so far and how many charges came late, so a day or month cap reads
+two rows per user too: :mod:`lmdk.ledger.periods`; PostgreSQL sums a period's charges by its index on person).
 ``lmdk_datasets`` (dataset, cap, period) holds the caps of ledgers from before, read and never written.
 The schema is created once by :func:`lmdk.ledger.store.init_ledger` (``lmdk ledger init URL``), as the owner.
 
@@ -21,6 +23,7 @@ import hashlib
 import json
 import time as clock
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import fields, replace
 from datetime import UTC, datetime
@@ -38,7 +41,7 @@ TABLES = ("lmdk_datasets", "lmdk_caps", "lmdk_exports", "lmdk_charges", "lmdk_ca
 """The ledger's tables: a release role needs SELECT and INSERT on each, nothing more."""
 
 TOTALS = "CREATE TABLE IF NOT EXISTS lmdk_totals (dataset TEXT NOT NULL, person TEXT NOT NULL, n BIGINT NOT NULL, " \
-         "total {real} NOT NULL, PRIMARY KEY (dataset, person, n)){without_rowid};"
+         "total {real} NOT NULL, PRIMARY KEY ({key})){without_rowid};"
 """The running totals: a lifetime-cap reservation reads one row per user (the last) instead of every charge of the
 user, and appends one — still only INSERTs, so the release role's rights and the history stay append-only."""
 SEED_TOTALS = ("INSERT INTO lmdk_totals (dataset, person, n, total) SELECT dataset, person, 1, SUM(epsilon) "
@@ -58,7 +61,36 @@ WITH RECURSIVE names (name) AS (
 SELECT name FROM names WHERE name IS NOT NULL"""
 """The distinct dataset names of the charges, one index probe each (a skip scan over the index on (dataset, …))."""
 
+LATEST_SQLITE = """
+WITH RECURSIVE probe (person, lo, hi) AS (
+    SELECT j.value, CASE WHEN at.n IS NULL THEN 0 WHEN above.n IS NULL THEN ?2 ELSE ?2 + 1 END,
+           CASE WHEN at.n IS NULL AND ?2 = 0 THEN ?3 + 1 WHEN at.n IS NULL THEN ?2 WHEN above.n IS NULL THEN ?2 + 1
+                ELSE ?3 + 1 END
+    FROM json_each(?4) j
+    LEFT JOIN lmdk_totals at ON at.dataset = ?1 AND at.n = ?2 AND at.person = j.value
+    LEFT JOIN lmdk_totals above ON above.dataset = ?1 AND above.n = ?2 + 1 AND above.person = j.value
+    UNION ALL
+    SELECT person, CASE WHEN EXISTS (SELECT 1 FROM lmdk_totals x WHERE x.dataset = ?1 AND x.n = (lo + hi) / 2
+                                     AND x.person = probe.person) THEN (lo + hi) / 2 ELSE lo END,
+                   CASE WHEN EXISTS (SELECT 1 FROM lmdk_totals x WHERE x.dataset = ?1 AND x.n = (lo + hi) / 2
+                                     AND x.person = probe.person) THEN hi ELSE (lo + hi) / 2 END
+    FROM probe WHERE hi > lo + 1)
+SELECT t.person, t.n, t.total, t.high, t.late FROM probe CROSS JOIN lmdk_totals t
+WHERE probe.hi = probe.lo + 1 AND t.dataset = ?1 AND t.n = probe.lo AND t.person = probe.person"""
+"""Each user's last running total in SQLite (parameters: dataset, a guessed n, the dataset's highest n, the users),
+whose totals are clustered by (dataset, n, person) so that a batch's new totals are appended side by side (few pages
+written) instead of one page per user. A user's rows are numbered 1…n without gaps, so two probes (at the guess and
+above it) find the last of a user at the guess — most users of a nation's daily release — and bisection (log₂ n
+probes) the others: invariant, a row at ``lo`` (or ``lo`` = 0) and none at ``hi``."""
+SAMPLE = 64
+"""Users of a batch whose last n is found first by bisection: the most common of them is the batch's guess."""
+
 T = TypeVar("T")
+
+
+def by_level(row: tuple) -> tuple[int, str]:
+    """A running-total row (person, n, …) in SQLite's key order, (n, person)."""
+    return row[1], row[0]
 
 
 def lock_key(dataset: str) -> int:
@@ -91,7 +123,8 @@ class SqlTransaction:
     def __init__(self, cursor, p: str, dialect: str = "sqlite"):
         """Statements on ``cursor`` in one transaction."""
         self.cur, self.p, self.dialect = cursor, p, dialect
-        self.latest: dict[tuple[str, str], tuple[int, float]] = {}  # (dataset, person): (n, total), read here
+        # (dataset, person): (n, total, high, late) of the last running-total row, read here
+        self.latest: dict[tuple[str, str], tuple[int, float, str, int]] = {}
 
     def q(self, sql: str) -> str:
         """The statement with ``?`` placeholders in the backend's style."""
@@ -141,8 +174,8 @@ class SqlTransaction:
         reservations cancelled left out; charges stored under any of ``names`` (by default :meth:`stored_names`:
         every stored name of the key) count."""
         names = self.stored_names(dataset) if names is None else names
-        if since is None and users is not None and names == [dataset]:  # a lifetime cap: the running totals
-            found = self.lifetime_spent(dataset, users)
+        if users is not None and names == [dataset] and (since is None or self.dialect == "sqlite"):
+            found = self.lifetime_spent(dataset, users, since)  # the running totals
             if found is not None:
                 return found
         where, args = self.matching("c.dataset", names)
@@ -175,7 +208,8 @@ class SqlTransaction:
 
     def read_latest(self, dataset: str, users: Iterable[str]) -> dict[str, tuple[int, float]]:
         """{user: (n, total)} of the last running-total row of each of ``users`` (and ``*``) that has one (one probe
-        per user; remembered for :meth:`insert_charges`, (0, 0.0) for a user without one)."""
+        per user; remembered for :meth:`insert_charges` with SQLite's ``high`` and ``late``, (0, 0.0, "", 0) for a
+        user without one)."""
         listed = sorted({*map(str, users), EVERY_USER})
         wanted, source = self.batch_json(listed)
         if self.dialect == "postgresql":
@@ -183,26 +217,37 @@ class SqlTransaction:
                              "FROM lmdk_totals WHERE dataset = %s AND person = j.value ORDER BY n DESC LIMIT 1) t",
                              (wanted, dataset))
         else:
-            # CROSS JOIN: SQLite keeps the batch as the outer loop (a probe per user, never a scan of the dataset)
-            self.cur.execute(f"SELECT t.person, t.n, t.total FROM {source} CROSS JOIN lmdk_totals t "
-                             "WHERE t.dataset = ? AND t.person = j.value AND t.n = (SELECT MAX(x.n) "
-                             "FROM lmdk_totals x WHERE x.dataset = ? AND x.person = j.value)",
-                             (wanted, dataset, dataset))
-        found = {person: (int(n), float(total)) for person, n, total in self.cur.fetchall()}
-        self.latest.update({(dataset, person): found.get(person, (0, 0.0)) for person in listed})
-        return found
+            self.cur.execute("SELECT MAX(n) FROM lmdk_totals WHERE dataset = ?", (dataset,))
+            top = self.cur.fetchone()[0] or 0
+            sample = json.dumps(listed[::max(1, len(listed) // SAMPLE)])
+            self.cur.execute(LATEST_SQLITE, (dataset, top, top, sample))
+            levels = Counter(int(row[1]) for row in self.cur.fetchall())
+            guess = levels.most_common(1)[0][0] if levels else 0
+            self.cur.execute(LATEST_SQLITE, (dataset, guess, top, wanted))
+        rows = [(row[0], int(row[1]), float(row[2]), *(row[3:] or ("", 0))) for row in self.cur.fetchall()]
+        self.latest.update({(dataset, person): (0, 0.0, "", 0) for person in listed})
+        self.latest.update({(dataset, person): (n, total, high, int(late)) for person, n, total, high, late in rows})
+        return {person: (n, total) for person, n, total, _, _ in rows}
 
-    def lifetime_spent(self, dataset: str, users: Iterable[str]) -> dict[str, float] | None:
-        """Σ ε over the whole history of each of ``users`` (and ``*``) from the running totals, less their charges
-        in cancelled exports; None when the dataset has more than :data:`CANCELLED_LIMIT` cancelled exports (the
-        charges are then summed)."""
-        self.cur.execute(self.q("SELECT e.id, e.time FROM lmdk_cancels k JOIN lmdk_exports e ON e.id = k.id "
-                                "WHERE e.dataset = ?"), (dataset,))
+    def lifetime_spent(self, dataset: str, users: Iterable[str], since: str | None = None) -> dict[str, float] | None:
+        """Σ ε over the whole history (SQLite: at or after ``since``, :func:`lmdk.ledger.periods.period_spent`) of
+        each of ``users`` (and ``*``) from the running totals, less their charges in cancelled exports (of the
+        period); None in PostgreSQL when the dataset has more than :data:`CANCELLED_LIMIT` cancelled exports (the
+        charges are then summed, by its index on person)."""
+        sql, args = "SELECT e.id, e.time FROM lmdk_cancels k JOIN lmdk_exports e ON e.id = k.id WHERE e.dataset = ?", \
+            [dataset]
+        if since is not None:
+            sql, args = sql + " AND e.time >= ?", [*args, since]
+        self.cur.execute(self.q(sql), tuple(args))
         cancelled = self.cur.fetchall()
-        if len(cancelled) > CANCELLED_LIMIT:
+        if len(cancelled) > CANCELLED_LIMIT and self.dialect == "postgresql":
             return None
         users = list(users)
         spent = {person: total for person, (_, total) in self.read_latest(dataset, users).items()}
+        if since is not None:
+            from lmdk.ledger.periods import period_spent
+
+            spent = period_spent(self.cur, dataset, since, {person: self.latest[(dataset, person)] for person in spent})
         wanted, source = self.batch_users(users) if cancelled else ("", "")
         for export_id, time in cancelled:  # its charges are in the totals but no longer count: one probe per user
             self.cur.execute(self.q(f"SELECT c.person, c.epsilon FROM {source} CROSS JOIN lmdk_charges c "
@@ -212,15 +257,18 @@ class SqlTransaction:
                 spent[person] = spent[person] - float(eps)
         return spent
 
-    def append_totals(self, dataset: str, ordered: list[tuple[str, float]]) -> list[tuple[str, int, float]]:
-        """The running-total rows (person, n, total) that record ``ordered`` [(user, ε)] after each user's last."""
+    def append_totals(self, dataset: str, ordered: list[tuple[str, float]], time: str
+                      ) -> list[tuple[str, int, float, str, int]]:
+        """The running-total rows (person, n, total, high, late) that record ``ordered`` [(user, ε)] charged at
+        ``time`` after each user's last (``high``: the latest charge's time so far; ``late``: how many charges came
+        before one already recorded)."""
         missing = [user for user, _ in ordered if (dataset, user) not in self.latest]
         if missing:
             self.read_latest(dataset, missing)
         rows = []
         for user, eps in ordered:
-            n, total = self.latest[(dataset, user)]
-            self.latest[(dataset, user)] = last = (n + 1, total + eps)
+            n, total, high, late = self.latest[(dataset, user)]
+            self.latest[(dataset, user)] = last = (n + 1, total + eps, max(high, time), late + (time < high))
             rows.append((user, *last))
         return rows
 
@@ -241,19 +289,21 @@ class SqlTransaction:
         index (PostgreSQL: COPY; SQLite: executemany)."""
         columns = "lmdk_charges (export_id, dataset, person, time, epsilon)"
         ordered = sorted((str(user), float(eps)) for user, eps in charges.items())
-        totals = self.append_totals(dataset, ordered)
+        totals = self.append_totals(dataset, ordered, time)
         if self.dialect == "postgresql":  # COPY: the rows streamed in one statement, ε exactly (binary float8)
             with self.cur.copy(f"COPY {columns} FROM STDIN") as copy:
                 for user, eps in ordered:
                     copy.write_row((export_id, dataset, user, time, eps))
             with self.cur.copy("COPY lmdk_totals (dataset, person, n, total) FROM STDIN") as copy:
-                for user, n, total in totals:
+                for user, n, total, _, _ in totals:
                     copy.write_row((dataset, user, n, total))
         else:
             self.cur.executemany(f"INSERT INTO {columns} VALUES (?, ?, ?, ?, ?)",
                                  [(export_id, dataset, user, time, eps) for user, eps in ordered])
-            self.cur.executemany("INSERT INTO lmdk_totals (dataset, person, n, total) VALUES (?, ?, ?, ?)",
-                                 [(dataset, user, n, total) for user, n, total in totals])
+            self.cur.executemany("INSERT INTO lmdk_totals (dataset, person, n, total, time, high, late) "
+                                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                 [(dataset, user, n, total, time, high, late)
+                                  for user, n, total, high, late in sorted(totals, key=by_level)])
 
     def insert(self, entry: LedgerEntry) -> None:
         """Record the entry and its charges."""

@@ -171,8 +171,9 @@ def test_an_old_sqlite_ledger_opens_with_totals_summed_from_its_charges_and_keep
     granted, withheld = ledger.reserve_users(url, "meters", {"a": 0.2, "b": 0.2, "c": 0.2}, entry=entry())
     assert set(granted) == {"b", "c"} and "ε spent 0.9" in withheld["a"]  # a: 0.6 + 0.3; b's 0.5 was cancelled
     totals = latest_totals(url)
-    assert totals[("meters", "a")] == (1, pytest.approx(0.9))  # seeded from its charges, once
-    assert totals[("meters", "b")] == (2, pytest.approx(1.0))  # 0.3 + 0.5 (cancelled, in the totals) + 0.2
+    assert totals[("meters", "a")] == (2, pytest.approx(0.9))  # summed from its charges, one row each, once
+    assert totals[("meters", "b")] == (3, pytest.approx(1.0))  # 0.3 + 0.5 (cancelled, in the totals) + 0.2
+    assert_totals_match_history(url)
     assert len(ledger.records(url).entries) == 3  # e1, e2 and the new export; e3 stays cancelled
 
 
@@ -232,11 +233,65 @@ def test_sqlite_reads_a_batchs_totals_by_probes_never_by_a_scan_of_the_dataset(t
         tx.cur = recording
         tx.read_latest("nation", ["u1", "u2"])
         tx.cur = recording.cursor
-        (sql, args), = recording.statements
+        sql, args = recording.statements[-1]  # the highest n, a sample's guess, then the batch
+        assert len(recording.statements) == 3
         return [row[-1] for row in tx.cur.execute("EXPLAIN QUERY PLAN " + sql, args).fetchall()]
 
     found = open_ledger(url).run(plans)
-    # the batch (json_each) is the outer loop; lmdk_totals is searched by (dataset, person), never scanned
-    assert found[0].startswith("SCAN j"), found
-    assert not any(step.startswith("SCAN t") or step.startswith("SCAN lmdk_totals") for step in found), found
-    assert any("SEARCH t USING PRIMARY KEY (dataset=? AND person=?" in step for step in found), found
+    # the batch (json_each) is the outer loop; lmdk_totals is probed by (dataset, n, person), never scanned
+    assert any(step.startswith("SCAN j") for step in found), found
+    assert not any(step.split()[:2] in (["SCAN", name] for name in ("t", "x", "at", "above", "lmdk_totals"))
+                   for step in found), found
+    assert any("USING PRIMARY KEY (dataset=? AND n=? AND person=?)" in step for step in found), found
+
+
+def test_a_sqlite_ledger_clustered_by_person_is_rebuilt_once_with_the_same_totals_and_budgets(tmp_path):
+    path = tmp_path / "before.db"
+    url = old_sqlite_ledger(path)
+    with closing(sqlite3.connect(path)) as conn, conn:  # the layout of the running totals' first version
+        conn.executescript("""
+            CREATE TABLE lmdk_totals (dataset TEXT NOT NULL, person TEXT NOT NULL, n BIGINT NOT NULL,
+                total REAL NOT NULL, PRIMARY KEY (dataset, person, n)) WITHOUT ROWID;
+            INSERT INTO lmdk_totals VALUES ('meters', 'a', 1, 0.6), ('meters', 'a', 2, 0.9),
+                ('meters', 'b', 1, 0.3), ('meters', 'b', 2, 0.8);""")
+    before_totals, before_charges = latest_totals(url), charge_sums(url)
+    assert rows(url, "PRAGMA user_version") == [(0,)]
+    assert ledger.records(url).entries  # opened: rebuilt into the clustered layout
+    assert rows(url, "PRAGMA user_version") == [(3,)]
+    after = latest_totals(url)  # summed again from the charges, with times: the same n, the same totals
+    assert {k: n for k, (n, _) in after.items()} == {k: n for k, (n, _) in before_totals.items()}
+    assert {k: t for k, (_, t) in after.items()} == pytest.approx({k: t for k, (_, t) in before_totals.items()})
+    assert charge_sums(url) == before_charges
+    assert "lmdk_charges_before" not in {name for (name,) in rows(url, "SELECT name FROM sqlite_master")}
+    granted, withheld = ledger.reserve_users(url, "meters", {"a": 0.2, "b": 0.2, "c": 0.2}, entry=entry())
+    assert set(granted) == {"b", "c"} and "ε spent 0.9" in withheld["a"]
+    assert_totals_match_history(url)
+    assert latest_totals(url)[("meters", "b")] == (3, pytest.approx(1.0))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_sqlite_finds_every_users_last_total_whatever_the_guess(tmp_path, seed):
+    import random
+
+    from lmdk.ledger.store import open_ledger
+
+    rng = random.Random(seed)
+    url = f"sqlite:///{tmp_path / 'ledger.db'}"
+    users = [f"u{n}" for n in range(30)]
+    for _ in range(rng.randint(1, 12)):  # users of uneven histories: the sample's guess is wrong for some
+        chosen = rng.sample(users, rng.randint(1, len(users)))
+        ledger.reserve_users(url, "d", dict.fromkeys(chosen, 0.01), cap=100.0, entry=entry())
+    expected = latest_totals(url)
+    asked = rng.sample(users, rng.randint(1, len(users)))
+    found = open_ledger(url).run(lambda tx: tx.read_latest("d", asked))
+    assert found == {p: expected[("d", p)] for p in asked if ("d", p) in expected}
+    ledger.reserve_users(url, "d", dict.fromkeys(asked, 0.01), entry=entry())
+    assert_totals_match_history(url)
+
+
+def test_a_user_ahead_of_a_batch_of_new_users_keeps_its_spent(tmp_path):
+    url = f"sqlite:///{tmp_path / 'ledger.db'}"
+    ledger.reserve_users(url, "d", {"a": 0.9}, cap=1.0, entry=entry())
+    granted, withheld = ledger.reserve_users(url, "d", dict.fromkeys(["a", *(f"n{k}" for k in range(200))], 0.2),
+                                             entry=entry())
+    assert "a" in withheld and len(granted) == 200
