@@ -84,14 +84,19 @@ class EpsilonMeaning:
         return f"{self.bound} Published deployments: {self.position}"
 
 
+def _number(value, wrong: str) -> float:
+    """``value`` as a float (a bool is not a number here), else a ParameterError saying ``wrong``."""
+    if isinstance(value, bool):
+        raise ParameterError(f"{wrong}, got {value!r}")
+    try:
+        return float(value)
+    except (TypeError, ValueError) as exc:
+        raise ParameterError(f"{wrong}, got {value!r}") from exc
+
+
 def _checked(epsilon: float) -> float:
     """ε as a float, finite and > 0, else a ParameterError naming the fix."""
-    if isinstance(epsilon, bool):
-        raise ParameterError(f"epsilon must be a number > 0 such as 1.0, got {epsilon!r}")
-    try:
-        value = float(epsilon)
-    except (TypeError, ValueError) as exc:
-        raise ParameterError(f"epsilon must be a number > 0 such as 1.0, got {epsilon!r}") from exc
+    value = _number(epsilon, "epsilon must be a number > 0 such as 1.0")
     if not math.isfinite(value) or value <= 0:
         raise ParameterError(f"epsilon must be finite and > 0 (e.g. 1.0), got {epsilon!r}")
     return value
@@ -100,12 +105,7 @@ def _checked(epsilon: float) -> float:
 def belief_bound(epsilon: float, prior: float = 0.5) -> float:
     """The most an attacker's belief in one protected event can move to from ``prior``: p·e^ε / (p·e^ε + 1 − p)."""
     eps = _checked(epsilon)
-    if isinstance(prior, bool):
-        raise ParameterError(f"prior must be a probability strictly between 0 and 1, got {prior!r}")
-    try:
-        p = float(prior)
-    except (TypeError, ValueError) as exc:
-        raise ParameterError(f"prior must be a probability strictly between 0 and 1, got {prior!r}") from exc
+    p = _number(prior, "prior must be a probability strictly between 0 and 1")
     if not 0 < p < 1:
         raise ParameterError(f"prior must be a probability strictly between 0 and 1 (e.g. 0.5), got {prior!r}")
     # Written as 1 / (1 + (1 − p)/p · e^−ε) so that a large ε underflows towards 1 instead of overflowing.

@@ -244,14 +244,9 @@ def student_id() -> str:
 def student(code: str, sid: str) -> bool:
     """A student's page of class ``code``: the class's lesson at its setting, Check sends, the reveal follows.
     False (after saying why) when the class cannot be shown."""
-    try:
-        state = _opened().state(code)
-    except STORE_ERRORS as exc:
-        if _is_store_failure(exc):
-            _store_error(exc)
-        else:
-            st.error(f"Class {code} has ended or never existed: ask your lecturer for the new link. Meanwhile the "
-                     "lessons below work on your own.", icon=":material/event_busy:")
+    state = _state_or_say(code, f"Class {code} has ended or never existed: ask your lecturer for the new link. "
+                                "Meanwhile the lessons below work on your own.", icon=":material/event_busy:")
+    if state is None:
         return False
     lesson = lessons.lesson(state.lesson)
     setting = lesson.values(state.setting)
@@ -291,6 +286,18 @@ def _epsilon_captions(setting: dict) -> None:
     """What the class's ε means, in the world's terms (the students have no ε control for its caption)."""
     for key in filter(epsilon_meaning.is_epsilon_key, setting):
         epsilon_meaning.caption(setting[key])
+
+
+def _state_or_say(code: str, ended: str, icon: str | None = None):
+    """The class's state, or None after saying why: the store failing (naming its settings) or ``ended``."""
+    try:
+        return _opened().state(code)
+    except STORE_ERRORS as exc:
+        if _is_store_failure(exc):
+            _store_error(exc)
+        else:
+            st.error(ended, icon=icon)
+        return None
 
 
 def _is_store_failure(exc: Exception) -> bool:
@@ -382,14 +389,9 @@ def lecturer(held: dict) -> None:
     """The lecturer's view: the join link and QR code, the current lesson, the live tally, Reveal, moves,
     summaries, End class."""
     code, token = held["code"], held["token"]
-    try:
-        state = _opened().state(code)
-    except STORE_ERRORS as exc:
-        if _is_store_failure(exc):
-            _store_error(exc)
-        else:
-            st.error(f"Class {code} has ended (a class lasts 24 hours) or never existed: end it here and start a "
-                     "new one.")
+    state = _state_or_say(code, f"Class {code} has ended (a class lasts 24 hours) or never existed: end it here "
+                                "and start a new one.")
+    if state is None:
         st.button("End class", key="class_end", on_click=_end, icon=":material/logout:")
         return
     _join(code, token)
