@@ -14,6 +14,9 @@ endpoint, the app's /oauth2callback exchanging the code for tokens at the provid
 from __future__ import annotations
 
 import secrets as token_source
+import socketserver
+import threading
+import wsgiref.simple_server
 
 import pytest
 from browser_support import chromium, exceptions, free_port, require_browser, streamlit_process, wait_idle
@@ -26,6 +29,38 @@ DATASETS = ("hospital-patients-2026", "meters-berlin-2026")
 OFFICER = "dpo-ada"  # the officer's login subject (Canaille's sub is the user name)
 VIEWER = "student-bo"
 PASSWORD = token_source.token_urlsafe(16)
+
+
+class _ThreadedWSGIServer(socketserver.ThreadingMixIn, wsgiref.simple_server.WSGIServer):
+    """A WSGI server answering each connection in its own thread."""
+
+    daemon_threads = True
+
+
+@pytest.fixture(scope="session")
+def iam_server(iam_configuration, iam_server_port):
+    """pytest-iam's Canaille provider, served by a threaded server. Its own server answers one connection at a time:
+    a socket Chromium opens ahead of use and leaves idle holds it, and the app's server-to-server calls (discovery,
+    the code exchange) then wait until they time out: the login was lost at random on a loaded machine."""
+    from canaille import create_app
+    from canaille.backends import Backend
+    from pytest_iam import Server
+
+    app = create_app(config=iam_configuration, env_file=".pytest-iam.env", env_prefix="PYTEST_IAM_")
+    server = Server(app, iam_server_port, Backend.instance)
+    server.httpd.server_close()  # replaced before it serves: same port, one thread per connection
+    server.httpd = wsgiref.simple_server.make_server("localhost", iam_server_port, app,
+                                                     server_class=_ThreadedWSGIServer,
+                                                     handler_class=server._make_request_handler())
+    thread = threading.Thread(target=server.httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        with app.app_context():
+            yield server
+    finally:
+        server.httpd.shutdown()
+        server.httpd.server_close()
+        thread.join()
 
 
 @pytest.fixture(scope="module")
@@ -172,6 +207,8 @@ def test_an_officer_logs_in_sees_the_budgets_and_hands_out_a_release_recorded_as
         with page.expect_download(timeout=60_000) as info:
             page.get_by_role("button", name="Release to hand out (CSV)").click()
         assert info.value.failure() is None
+        handed_out = open(info.value.path(), encoding="utf-8").read()
+        assert handed_out.startswith("# lmdk export:"), handed_out[:400]  # a release, not a refusal or a lost view
         wait_idle(page)
         assert not exceptions(page)
     entries = ledger.records(url).entries
