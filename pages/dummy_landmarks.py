@@ -283,8 +283,9 @@ def _results(cur, chosen: list[str]) -> None:
     st.caption("Bars: εₜ of one run, both panels on one scale. Strip under them: black ticks (row L) are the real "
                "landmarks, grey ticks (row dummy) the dummies, which now get a landmark's budget.")
     alt_text.describe_run("dummy_budget_chart", budget_run,
-                          lambda: alt_text.budget_table({f"{scheme} before (on L)": before,
-                                                         f"{scheme} after (on L′)": after}, cur.landmarks, dummies=dm),
+                          lambda: alt_text.budget_columns({f"{scheme} before (on L)": before,
+                                                           f"{scheme} after (on L′)": after}, cur.landmarks,
+                                                          dummies=dm),
                           what="Budget εₜ per timestamp before and after the dummies", over="t")
 
     st.subheader("The cost of the protection: mean absolute error")

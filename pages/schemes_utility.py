@@ -187,8 +187,8 @@ def results() -> None:
                "positions are the black ticks in the strip L on top. All schemes share one εₜ scale: a low row spends "
                "little budget at each timestamp (hover for values). Adaptive's budgets depend on the data and differ "
                "between repetitions.")
-    alt_text.describe_run("budget_chart", run, lambda: alt_text.budget_table({s: summaries[s].budgets for s in chosen},
-                                                                             cur.landmarks),
+    alt_text.describe_run("budget_chart", run,
+                          lambda: alt_text.budget_columns({s: summaries[s].budgets for s in chosen}, cur.landmarks),
                           what="Budget εₜ per timestamp (repetition 1)", over="t")
 
     st.subheader("Original vs released")
@@ -224,7 +224,7 @@ def results() -> None:
                    "far (zoom out with a double click), and a median that strays from the original by more than a "
                    "quarter of the scale at one time in ten is left out (the panel says how far it strays): it would "
                    "only paint the panel.")
-        alt_text.describe_run("release_chart", run, lambda: alt_text.release_table(
+        alt_text.describe_run("release_chart", run, lambda: alt_text.release_columns(
             cur.series.timestamps, x, {s: (summaries[s].median, summaries[s].low, summaries[s].high) for s in chosen},
             value_name=y_title, labels=alt_text.series_time_labels(cur)),
             what=f"Original and released series, {y_title}", over="t",
@@ -243,7 +243,7 @@ def results() -> None:
     st.plotly_chart(mae_fig, key="mae_chart", **charts.PLOTLY_KW)
     st.caption(f"Bars: mean over {reps} repetitions; whiskers: 95 % confidence interval."
                + (" " + headlines.guess_line_caption(guess, text.escape_markdown(unit)) if guess is not None else ""))
-    alt_text.describe_run("mae_chart", run, lambda: alt_text.rows_table(rows, alt_text.MAE_COLUMNS),
+    alt_text.describe_run("mae_chart", run, lambda: alt_text.rows_columns(rows, alt_text.MAE_COLUMNS),
                           what=f"Mean absolute error ({unit}) per scheme")
     if clamp is not None:
         saved = ", ".join(f"{r['scheme']} {r['mae'] - r['clamped']:.3g}" for r in rows)

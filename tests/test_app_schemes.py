@@ -315,12 +315,12 @@ def test_a_session_on_a_run_already_drawn_reuses_its_charts_and_their_text(monke
     ui_charts.drawn.clear()
     alt_text.chart_text.clear()
     built = []
-    for module, name in ((ui_charts, "releases"), (alt_text, "release_table")):  # drawn by this page only
+    for module, name in ((ui_charts, "releases"), (alt_text, "release_columns")):  # drawn by this page only
         real = getattr(module, name)
         monkeypatch.setattr(module, name, lambda *a, _real=real, _name=name, **k: built.append(_name) or
                             _real(*a, **k))
     first = open_page(eps="0.7", seed="4")
-    assert sorted(built) == ["release_table", "releases"]
+    assert sorted(built) == ["release_columns", "releases"]
     second = open_page(eps="0.7", seed="4")
     assert len(built) == 2 and charts(first) == charts(second)
     said = [c.value for c in second.caption if c.value.startswith(("Budget εₜ", "Original and released"))]

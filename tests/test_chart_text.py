@@ -91,3 +91,57 @@ def test_timestamps_read_as_pandas_writes_them_local_and_vectorised():
     assert alt_text.time_labels(pd.DatetimeIndex(["2024-01-01 00:00:00.5", "2024-01-01 00:00:01"])) == [
         "2024-01-01 00:00:00.500000", "2024-01-01 00:00:01.000000"]  # one precision for the whole column
     assert alt_text.time_labels(["a", "b"]) == ["a", "b"]
+
+
+def _random_columns(seed: int) -> tuple[dict, str | None, list | None]:
+    """A random chart table as plain columns: labels, t, times, flags, integers, floats with NaN, constants."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.choice([1, 2, 5, 12, 13, 200]))
+    cols: dict = {}
+    if n <= 12 and rng.random() < 0.5:
+        cols["scheme"] = [f"s{j}" if rng.random() < 0.9 else "same" for j in range(n)]
+    cols["t"] = np.arange(n)
+    if rng.random() < 0.5:
+        cols["time"] = [f"2024-01-01 {j:02d}" for j in range(n)]
+    for c in range(int(rng.integers(0, 11))):
+        pick = rng.random()
+        if pick < 0.2:
+            cols[f"c{c}"] = rng.random(n) < 0.3
+        elif pick < 0.4:
+            cols[f"c{c}"] = rng.integers(-5, 5, n)
+        elif pick < 0.5:
+            cols[f"c{c}"] = np.where(rng.random(n) < 0.2, np.nan, rng.normal(size=n))
+        elif pick < 0.55:
+            cols[f"c{c}"] = np.full(n, 3.0)
+        else:
+            cols[f"c{c}"] = rng.normal(size=n) * 10.0 ** rng.integers(-3, 5)
+    if rng.random() < 0.2:
+        cols["latitude"], cols["longitude"] = rng.normal(size=n) + 50, rng.normal(size=n)
+    said = [c for c in cols if rng.random() < 0.5] if rng.random() < 0.4 else None
+    return cols, ("t" if rng.random() < 0.5 else None), said
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_plain_columns_read_as_the_dataframe_of_them_does(seed):
+    """The pages hand a chart's numbers over as plain columns (the DataFrame is built only when "Show data" opens):
+    the sentence is the one the DataFrame of the same columns gets, word for word."""
+    cols, over, said = _random_columns(seed)
+    assert alt_text.sentence(cols, "What", over=over, said=said) == alt_text.sentence(
+        pd.DataFrame(cols), "What", over=over, said=said)
+
+
+def test_the_column_builders_are_their_tables():
+    """budget_columns / release_columns / rows_columns hold what budget_table / release_table / rows_table do."""
+    budgets = {"uniform": np.full(6, 0.5), "skip": np.array([1, 0, 1, 1, 0, 1.0])}
+    pd.testing.assert_frame_equal(pd.DataFrame(alt_text.budget_columns(budgets, [1, 4], dummies=[2])),
+                                  alt_text.budget_table(budgets, [1, 4], dummies=[2]))
+    summaries = {"skip": (np.arange(6.0), np.arange(6.0) - 1, np.arange(6.0) + 1)}
+    times = pd.date_range("2024-01-01", periods=6, freq="h")
+    columns = alt_text.release_columns(times, np.ones(6), summaries, value_name="kWh")
+    pd.testing.assert_frame_equal(pd.DataFrame(columns),
+                                  alt_text.release_table(times, np.ones(6), summaries, value_name="kWh"))
+    rows = [{"scheme": "a", "mae": 1.0, "clamped": 0.5}, {"scheme": "b", "mae": 2.0}]
+    pd.testing.assert_frame_equal(pd.DataFrame(alt_text.rows_columns(rows, alt_text.MAE_COLUMNS)),
+                                  alt_text.rows_table(rows, alt_text.MAE_COLUMNS))
+    assert alt_text.summarize(alt_text.rows_columns(rows, alt_text.MAE_COLUMNS), "MAE") == (
+        "MAE — a: MAE 1, MAE clamped 0.5; b: MAE 2.")

@@ -12,8 +12,8 @@ page has one per chart.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Literal
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -29,22 +29,23 @@ TABLE_ROWS = 500  # rows shown in the expander (every k-th row beyond); the CSV 
 KEY_PREFIX = "chart_text_"
 OPEN_PREFIX = "show_data_"  # key of a chart's "Show data" expander (its open state)
 Timestamps = pd.Index | np.ndarray | list  # the events' times: a DatetimeIndex, an array or a list
+Columns = Mapping[str, Any]  # a chart's numbers as plain columns: name -> array or list, every one n long
 MAX_COLUMNS_SAID = 8  # columns the sentence names; the rest are in the table
 MAE_COLUMNS = {"mae": "MAE", "low": "95 % CI low", "high": "95 % CI high", "clamped": "MAE clamped",
                "clamped_low": "clamped CI low", "clamped_high": "clamped CI high"}  # the pages' MAE rows
 
 
-def describe(key: str, data: pd.DataFrame | None = None, *, what: str, summary: str | None = None, fig=None,
+def describe(key: str, data: pd.DataFrame | Columns | None = None, *, what: str, summary: str | None = None, fig=None,
              over: str | None = None, said: list[str] | None = None, csv: bool = True, table: bool = True,
              container=None) -> str:
     """The summary (a caption) and the "Show data" expander (table, CSV) of one chart; returns the summary.
 
-    ``data``: the chart's numbers (or ``fig``: a plotly figure whose named traces are read); ``what``: what the
-    chart shows, starting the sentence ("Budget εₜ per timestamp"); ``summary``: a sentence of the page's own
-    instead; ``over``: the column the others run over (e.g. "t"), named with its range; ``said``: the columns the
-    sentence names (default: every numeric one, up to ``MAX_COLUMNS_SAID``); ``csv``: False when the
-    page offers the same CSV beside the chart already; ``table``: False when the page shows the same table (the
-    expander then says so and holds only the CSV)."""
+    ``data``: the chart's numbers, a DataFrame or plain ``Columns`` (or ``fig``: a plotly figure whose named traces
+    are read); ``what``: what the chart shows, starting the sentence ("Budget εₜ per timestamp"); ``summary``: a
+    sentence of the page's own instead; ``over``: the column the others run over (e.g. "t"), named with its range;
+    ``said``: the columns the sentence names (default: every numeric one, up to ``MAX_COLUMNS_SAID``); ``csv``:
+    False when the page offers the same CSV beside the chart already; ``table``: False when the page shows the same
+    table (the expander then says so and holds only the CSV)."""
     if data is None:
         data = figure_table(fig) if fig is not None else pd.DataFrame()
     words = summary or sentence(data, what, over=over, said=said)
@@ -65,8 +66,9 @@ def describe(key: str, data: pd.DataFrame | None = None, *, what: str, summary: 
 
 def describe_run(key: str, run: str, build, *, what: str, over: str | None = None, said: list[str] | None = None,
                  **options) -> str:
-    """``describe`` of the table ``build()`` makes from the run ``run`` (``ui.session.cache.run_key``): the table and
-    its sentence are built once per run and shared (``chart_text``), not on every rerun."""
+    """``describe`` of the table ``build()`` makes from the run ``run`` (``ui.session.cache.run_key``): the table (a
+    DataFrame or, cheaper, plain ``Columns``) and its sentence are built once per run and shared (``chart_text``),
+    not on every rerun; plain columns become a DataFrame only when the "Show data" expander is opened."""
     data, words = chart_text(key, run, what, over, None if said is None else tuple(said), _build=build)
     return describe(key, data, what=what, summary=words, over=over, said=said, **options)
 
@@ -80,15 +82,16 @@ def chart_text(kind: str, key: str, what: str, over: str | None, said: tuple[str
     return data, sentence(data, what, over=over, said=list(said) if said is not None else None)
 
 
-def sentence(data: pd.DataFrame, what: str, *, over: str | None = None, said: list[str] | None = None) -> str:
+def sentence(data: pd.DataFrame | Columns, what: str, *, over: str | None = None, said: list[str] | None = None) -> str:
     """``describe``'s sentence of a table: ``summarize`` of the columns ``said`` (all numeric ones when None), escaped
     for the caption's markdown (labels, ids and units may come from the user's file)."""
     columns = None if said is None else [c for c in data if c == over or c in said]  # no sub-table copied
     return text.escape_markdown(summarize(data, what, over=over, columns=columns))
 
 
-def _table_and_csv(key: str, data: pd.DataFrame, what: str, *, csv: bool, table: bool) -> None:
+def _table_and_csv(key: str, data: pd.DataFrame | Columns, what: str, *, csv: bool, table: bool) -> None:
     """What an open "Show data" expander holds below the sentence: the table (thinned) and its CSV download."""
+    data = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)  # built only now: the expander is open
     if table:
         shown, step = thin(data)
         st.dataframe(shown, hide_index=True, width="stretch", height=min(38 + 35 * len(shown), 320))
@@ -118,43 +121,90 @@ def thin(data: pd.DataFrame, rows: int = TABLE_ROWS) -> tuple[pd.DataFrame, int]
 
 
 # ------------------------------------------------------------------ the sentence
-def summarize(data: pd.DataFrame, what: str, *, over: str | None = None, columns: list | None = None) -> str:
+class _Table:
+    """A table's columns as numpy arrays, read on demand, from a DataFrame or plain ``Columns`` alike: the sentence
+    of a chart is written from arrays, so a page need not build a DataFrame to say what a chart shows (issue 56: the
+    DataFrames of three charts and their sentences were a fifth of an ε change's server time)."""
+
+    def __init__(self, data: pd.DataFrame | Columns):
+        """Wrap ``data``; a DataFrame's column kinds are read from its dtypes, plain columns' from their arrays."""
+        self.frame = data if isinstance(data, pd.DataFrame) else None
+        self.data = data
+        self.names = list(data.columns) if self.frame is not None else list(data)
+        self.n = len(data) if self.frame is not None else (len(next(iter(data.values()))) if self.names else 0)
+        self._arrays: dict[str, np.ndarray] = {}
+
+    def kind(self, name: str) -> str:
+        """"flag" (bool), "number", "text" (object or string) or "other" — as the sentence reads a column."""
+        if self.frame is not None:
+            dtype = self.frame.dtypes[name]
+            if dtype == np.dtype(bool):
+                return "flag"
+            if pd.api.types.is_numeric_dtype(dtype):
+                return "number"
+            return "text" if dtype == np.dtype(object) or isinstance(dtype, pd.StringDtype) else "other"
+        values = self.array(name)
+        if values.dtype == bool:
+            return "flag"
+        return {"i": "number", "u": "number", "f": "number", "c": "number", "O": "text", "U": "text",
+                "S": "text"}.get(values.dtype.kind, "other")
+
+    def array(self, name: str) -> np.ndarray:
+        """Column ``name`` as a numpy array (a DataFrame's numbers as floats, NA as NaN)."""
+        if name not in self._arrays:
+            if self.frame is not None:
+                col = self.frame[name]
+                numeric = pd.api.types.is_numeric_dtype(col.dtype) and col.dtype != bool
+                self._arrays[name] = (col.to_numpy(dtype=float, na_value=np.nan) if numeric else col.to_numpy())
+            else:
+                value = self.data[name]
+                self._arrays[name] = value if isinstance(value, np.ndarray) else np.asarray(value)
+        return self._arrays[name]
+
+
+def summarize(data: pd.DataFrame | Columns, what: str, *, over: str | None = None,
+              columns: list | None = None) -> str:
     """One sentence from a table: "{what} for t = 0–999 (1,000 values): landmark: 200 of 1,000; a 0 to 2 (mean 0.5)."
 
-    A first column of distinct labels (at most 12 rows, e.g. schemes) is read row by row instead. ``columns``: read
-    only these (in the table's order), as if the table held no others."""
-    if columns is not None and list(columns) != list(data.columns):
-        if not columns:
-            data = data[[]]
-        elif over is None and len(data) <= 12:  # the row by row reading: the sub-table itself (a few rows)
-            data = data[list(columns)]
-    if data is None or data.empty:
+    ``data``: a DataFrame or plain ``Columns``. A first column of distinct labels (at most 12 rows, e.g. schemes) is
+    read row by row instead. ``columns``: read only these (in the table's order), as if the table held no others."""
+    if data is None:
         return f"{what}: no data."
-    cols = list(data.columns) if columns is None else list(columns)
-    n = len(data)
+    table = _Table(data)
+    names = table.names
+    if columns is not None and list(columns) != names:
+        if not columns:
+            names = []
+        elif over is None and table.n <= 12:  # the row by row reading: the named columns only (a few rows)
+            names = list(columns)
+    if not names or not table.n:
+        return f"{what}: no data."
+    cols = names if columns is None else list(columns)
+    n = table.n
     first = cols[0]
-    labels = data[first]
-    if over is None and n <= 12 and _is_text(labels) and labels.is_unique:
-        rows = []
-        for row in data.to_dict("records"):  # plain values: a Series per row (iterrows) cost ~0.2 ms each
-            values = [f"{c} {_value(row[c])}" for c in data.columns[1:MAX_COLUMNS_SAID + 1] if _value(row[c])]
-            rows.append(f"{row[first]}: " + ", ".join(values) if values else str(row[first]))
-        return f"{what} — " + "; ".join(rows) + "."
-    if cols == ["trace", "x", "y"]:  # a figure's own traces (figure_table)
-        parts = [f"{name} {_range(group['y'])}" for name, group in data.groupby("trace", sort=False)]
+    if over is None and n <= 12 and table.kind(first) == "text":
+        labels = table.array(first).tolist()
+        if len(set(labels)) == n:
+            rows = []
+            for i, label in enumerate(labels):
+                values = [f"{c} {_value(table.array(c)[i])}" for c in names[1:MAX_COLUMNS_SAID + 1]
+                          if _value(table.array(c)[i])]
+                rows.append(f"{label}: " + ", ".join(values) if values else str(label))
+            return f"{what} — " + "; ".join(rows) + "."
+    if cols == ["trace", "x", "y"] and table.frame is not None:  # a figure's own traces (figure_table)
+        parts = [f"{name} {_range(group['y'])}" for name, group in table.frame.groupby("trace", sort=False)]
         return f"{what} ({n:,} points): " + "; ".join(parts[:MAX_COLUMNS_SAID]) + "."
     lead = f"{what} ({n:,} rows)"
-    if over is not None and over in data:
-        span = data[over]
-        lead = f"{what} for {over} = {_value(span.iloc[0])}–{_value(span.iloc[-1])} ({n:,} values)"
-    kinds = dict(zip(data.columns, data.dtypes, strict=True))  # read once: a column Series costs ~20 µs each time
-    flags = {c for c, kind in kinds.items() if kind == np.dtype(bool)}
-    said = [c for c in cols if c != over and (c in flags or pd.api.types.is_numeric_dtype(kinds[c]))]
+    if over is not None and over in names:
+        span = table.array(over)
+        lead = f"{what} for {over} = {_value(span[0])}–{_value(span[-1])} ({n:,} values)"
+    kinds = {c: table.kind(c) for c in cols if c != over}
+    said = [c for c, kind in kinds.items() if kind in ("flag", "number")]
     places = [c[:-8] for c in said if c.endswith("latitude") and c[:-8] + "longitude" in said]  # "latitude": 8
     said = [c for c in said if not any(c in (p + "latitude", p + "longitude") for p in places)]
-    parts = [_extent(data[p + "latitude"], data[p + "longitude"], f"{p.strip()}'s release" if p else "the path")
-             for p in places]
-    parts += [f"{c}: {int(data[c].sum()):,} of {n:,}" if c in flags else f"{c} {_range(data[c])}"
+    parts = [_extent(table.array(p + "latitude"), table.array(p + "longitude"),
+                     f"{p.strip()}'s release" if p else "the path") for p in places]
+    parts += [f"{c}: {int(table.array(c).sum()):,} of {n:,}" if kinds[c] == "flag" else f"{c} {_range(table.array(c))}"
               for c in said[:MAX_COLUMNS_SAID]]
     tail = f"; {len(said) - MAX_COLUMNS_SAID} more columns in the data" if len(said) > MAX_COLUMNS_SAID else ""
     return lead + (": " + "; ".join(parts) if parts else "") + tail + "."
@@ -183,8 +233,10 @@ def _extent(lat, lon, name: str) -> str:
 
 
 def _range(col) -> str:
-    """"a to b (mean m)", "v throughout" or "empty" of a numeric column."""
-    if isinstance(col, pd.Series) and pd.api.types.is_numeric_dtype(col) and col.dtype != bool:
+    """"a to b (mean m)", "v throughout" or "empty" of a numeric column (an array of numbers or a Series)."""
+    if isinstance(col, np.ndarray) and col.dtype.kind in "iuf":
+        v = col.astype(float, copy=False)
+    elif isinstance(col, pd.Series) and pd.api.types.is_numeric_dtype(col) and col.dtype != bool:
         v = col.to_numpy(dtype=float, na_value=np.nan)  # as it is: no Series rebuilt per column and run
     else:
         v = pd.to_numeric(pd.Series(col), errors="coerce").to_numpy(dtype=float)
@@ -195,11 +247,6 @@ def _range(col) -> str:
     if low == high:
         return f"{low} throughout" if v.min() == v.max() else f"about {low} throughout"
     return f"{low} to {high} (mean {number(float(v.mean()))})"
-
-
-def _is_text(col: pd.Series) -> bool:
-    """Whether a column holds text (object or string dtype), not numbers."""
-    return col.dtype == object or isinstance(col.dtype, pd.StringDtype)
 
 
 def _value(v) -> str:
@@ -217,10 +264,16 @@ def _value(v) -> str:
 def budget_table(budgets_by_scheme: dict[str, np.ndarray], landmarks: Iterable[int], *,
                  dummies: Iterable[int] = ()) -> pd.DataFrame:
     """t, landmark (, dummy), then εₜ of every scheme."""
-    n = max((len(b) for b in budgets_by_scheme.values()), default=0)
     # one DataFrame from one dict: inserting columns one by one cost ~5 ms per chart and ε change (issue 34)
-    return pd.DataFrame({"t": np.arange(n), **_flags(n, landmarks, dummies),
-                         **{f"{scheme} εₜ": np.asarray(b, dtype=float) for scheme, b in budgets_by_scheme.items()}})
+    return pd.DataFrame(budget_columns(budgets_by_scheme, landmarks, dummies=dummies))
+
+
+def budget_columns(budgets_by_scheme: dict[str, np.ndarray], landmarks: Iterable[int], *,
+                   dummies: Iterable[int] = ()) -> dict[str, np.ndarray]:
+    """``budget_table``'s columns, as plain arrays (``describe_run`` builds the DataFrame only when it is shown)."""
+    n = max((len(b) for b in budgets_by_scheme.values()), default=0)
+    return {"t": np.arange(n), **_flags(n, landmarks, dummies),
+            **{f"{scheme} εₜ": np.asarray(b, dtype=float) for scheme, b in budgets_by_scheme.items()}}
 
 
 def series_table(timestamps: Timestamps, values: np.ndarray, landmarks: Iterable[int], *, value_name: str,
@@ -237,12 +290,18 @@ def release_table(timestamps: Timestamps, original: np.ndarray, summaries: dict,
                   labels: list[str] | None = None) -> pd.DataFrame:
     """t, time, original, then every scheme's median and its band (low, high) over the repetitions (``labels`` as
     in ``series_table``)."""
+    return pd.DataFrame(release_columns(timestamps, original, summaries, value_name=value_name, labels=labels))
+
+
+def release_columns(timestamps: Timestamps, original: np.ndarray, summaries: dict, *, value_name: str,
+                    labels: list[str] | None = None) -> dict:
+    """``release_table``'s columns, as plain arrays (the times as a list of text)."""
     columns = {"t": np.arange(len(original)), "time": labels if labels is not None else time_labels(timestamps),
                f"original {value_name}": np.asarray(original, dtype=float)}
     for scheme, (median, low, high) in summaries.items():
         columns |= {f"{scheme} median": np.asarray(median, dtype=float), f"{scheme} low": np.asarray(low, dtype=float),
                     f"{scheme} high": np.asarray(high, dtype=float)}
-    return pd.DataFrame(columns)
+    return columns
 
 
 def track_table(timestamps: Timestamps, lat: np.ndarray, lon: np.ndarray, landmarks: Iterable[int],
@@ -270,6 +329,13 @@ def rows_table(rows: list[dict], names: dict[str, str] | None = None) -> pd.Data
     """One row per dict of ``rows`` (a chart's bars), its columns renamed by ``names``."""
     table = pd.DataFrame(rows)
     return table.rename(columns=names) if names is not None else table
+
+
+def rows_columns(rows: list[dict], names: dict[str, str] | None = None) -> dict[str, np.ndarray]:
+    """``rows_table``'s columns, as plain arrays (a key missing from a row: NaN, as in the DataFrame)."""
+    keys = list(dict.fromkeys(k for row in rows for k in row))
+    names = names or {}
+    return {names.get(k, k): np.asarray([row.get(k, np.nan) for row in rows]) for k in keys}
 
 
 def _flags(n: int, landmarks: Iterable[int], dummies: Iterable[int]) -> dict:
