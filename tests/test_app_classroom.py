@@ -5,6 +5,8 @@ student's page; bad class links, hostile student ids, a resume link's token and 
 AppTest has no timer, so a fragment's poll is played by a run of the page (it runs every fragment)."""
 from __future__ import annotations
 
+import html
+import re
 from functools import partial
 
 import app_support
@@ -14,6 +16,7 @@ from app_support import navigation_mode  # noqa: F401 (autouse fixture)
 from lmdk.classroom import check_student, open_store
 from lmdk.lessons import LESSONS, lesson
 from ui import classroom
+from ui.text import escape_markdown
 
 PAGE = "pages/lessons.py"
 open_page = partial(app_support.open_page, PAGE, 120)
@@ -243,13 +246,31 @@ def test_the_count_axis_has_whole_distinct_ticks_and_room_for_the_labels(top):
     assert histogram["dtick"] >= 1 and histogram["range"][1] / histogram["dtick"] <= 2 * class_charts.TICKS_MAX
 
 
-def test_the_right_choice_is_said_in_words_outside_its_bar_and_on_its_axis_label():
+def test_the_right_choice_is_said_in_words_outside_its_bar_and_on_its_label_above_it():
     from ui.charts import class_charts
 
     spec = class_charts.choices({"Yes": 1, "No": 1, "Maybe": 1}, ("No",)).to_dict()
     assert spec["data"][0]["textposition"] == "outside"  # inside a short bar "✓ right" was clipped
-    assert list(spec["layout"]["yaxis"]["ticktext"]) == ["Yes", "✓ No", "Maybe"]
-    assert list(spec["layout"]["yaxis"]["tickvals"]) == ["Yes", "No", "Maybe"]
+    assert list(spec["data"][0]["y"]) == ["Yes", "No", "Maybe"]  # the categories stay the choices
+    labels = [re.sub("<[^>]+>", "", note["text"]) for note in spec["layout"]["annotations"]]
+    assert labels == ["Yes", "✓ No", "Maybe"]
+    assert not spec["layout"]["yaxis"]["showticklabels"]  # the labels are above the bars, not beside them
+
+
+def test_a_long_choice_is_wrapped_at_word_boundaries_whole_and_escaped():
+    from ui.charts import class_charts
+
+    long = "The attacker does worse (lower AUC) & <b>not</b> down to guessing (95 %)"
+    spec = class_charts.choices({long: 2, "No": 1}, (long,)).to_dict()
+    label = spec["layout"]["annotations"][0]["text"]
+    assert label.startswith("<b>") and label.endswith("</b>")  # the right one in bold, as well as "✓"
+    lines = label[len("<b>"):-len("</b>")].split("<br>")
+    assert len(lines) > 1 and all(len(html.unescape(line)) <= class_charts.WRAP for line in lines)
+    assert "<" not in "".join(lines)  # the choice's own "<b>" is text, escaped
+    assert html.unescape(" ".join(lines)).replace("\u00a0", " ") == "✓ " + long  # nothing dropped or shortened
+    assert lines[-1].endswith("(95\u00a0%)")  # "%" stays with its number
+    short = class_charts.choices({"Yes": 1, "No": 1}).to_dict()["layout"]
+    assert spec["layout"]["height"] > short["height"]  # the wrapped lines get their room above the bars
 
 
 def test_the_join_link_breaks_only_between_its_parts():
@@ -258,15 +279,38 @@ def test_the_join_link_breaks_only_between_its_parts():
     assert classroom.breakable('https://x.org/a"b/') == "https://x.org/<wbr>a&quot;b/<wbr>"
 
 
-def test_after_a_reveal_the_buttons_come_before_the_tally_and_the_numbers_are_folded_full_width():
-    at, code, _ = start_class()
+def revealed_row(at) -> tuple[list, list]:
+    """The keys in the two columns of the revealed answer's row (chart's side, answer's side)."""
+    row = next(e for e in at.main if getattr(e, "key", None) == "class_revealed")
+    (block,) = row.children.values()
+    columns = list(block.children.values())
+    assert [type(c).__name__ for c in columns] == ["Column", "Column"]  # one horizontal row of two columns
+    chart, said = ([getattr(e, "key", None) for e in column] for column in columns)
+    return chart, said
+
+
+@pytest.mark.parametrize("kind", ["number", "choice"])
+def test_after_a_reveal_the_answer_is_beside_the_chart_and_the_numbers_are_folded_full_width(kind):
+    at, code, token = start_class()
+    if kind == "choice":
+        open_store().move(code, token, next(x for x in LESSONS if x.choices).number)
+        at.run()
     student = open_page(**{"class": code})
     x = lesson(open_store().state(code).lesson)
+    assert bool(x.choices) == (kind == "choice")
     predict(student, code, x, a_prediction(x))
+    at.run()
+    assert "class_revealed" not in [getattr(e, "key", None) for e in at.main]  # before: the chart alone
     at.button(key="class_reveal").click().run()
     assert not at.exception, at.exception
     order = [getattr(e, "key", None) or type(e).__name__ for e in at.main]
-    assert order.index("class_next") < order.index("class_answered") < order.index("class_answer")
+    assert order.index("class_next") < order.index("class_answered") < order.index("class_revealed")
+    chart, said = revealed_row(at)
+    assert "class_distribution" in chart and "class_answer" in said  # one row: the chart, the answer beside it
+    answer = x.reveal(x.defaults())
+    words = "\n".join(m.value for m in at.main.markdown)
+    assert answer.answer_text in words and re.search(r"\*\*[01] of 1 \(.*\*\* of the room predicted it", words)
+    assert escape_markdown(answer.why) in words
     numbers = [e for e in at.expander if e.label == "The numbers behind the answer"]
     assert numbers and "| quantity | value |" in numbers[0].markdown[0].value
     assert not any("| quantity | value |" in m.value for column in at.get("column") for m in column.markdown)

@@ -4,8 +4,9 @@ choice lesson and the join link is read from the page; the three students open i
 choices; the lecturer's view shows "3 answered" and a bar per choice without a reload; Reveal brings each student's
 verdict ("Correct" / "Not quite", as the core judges that choice) without a reload; Next lesson moves every student's
 page. The projector view is photographed at 1024 and 1920 px (test-artifacts/screenshots/class_lecturer_*.png) and
-the lecturer's and a student's pages have no axe finding of impact critical or serious. Every wait is on a condition
-in the page."""
+measured there: the answer beside the distribution, in one row, each choice's label above its bar and each count
+after it, inside the chart. The lecturer's and a student's pages have no axe finding of impact critical or serious.
+Every wait is on a condition in the page."""
 from __future__ import annotations
 
 import re
@@ -48,6 +49,41 @@ def bar_counts(page) -> dict:
         "() => { const el = document.querySelector('.st-key-class_distribution .js-plotly-plot');"
         " if (!el || !el.data) return {}; const t = el.data[0]; const out = {};"
         " t.y.forEach((name, i) => { out[name] = Number(t.x[i]); }); return out; }")
+
+
+LAYOUT = """() => {
+  const box = e => { const b = e.getBoundingClientRect(); return {l: b.left, t: b.top, r: b.right, b: b.bottom}; };
+  const chart = document.querySelector('.st-key-class_distribution');
+  const plot = chart && chart.querySelector('.main-svg');
+  return {chart: chart && box(chart), svg: plot && box(plot),
+          answer: box(document.querySelector('.st-key-class_answer')),
+          main: box(document.querySelector("[data-testid='stMainBlockContainer']")),
+          bars: [...chart.querySelectorAll('.bars .point path')].map(box),
+          counts: [...chart.querySelectorAll('.bars .point text')].map(box),
+          labels: [...chart.querySelectorAll('.annotation')].map(box)}; }"""
+
+
+def revealed_layout_problems(page, width: int) -> list[str]:
+    """What is wrong with the revealed view's row as drawn: the answer must be beside the chart (to its right, in
+    the same row, inside the page), every choice's label above its bar and inside the chart, every count after its
+    bar's end and inside the chart."""
+    at = page.evaluate(LAYOUT)
+    chart, svg, answer, main = at["chart"], at["svg"], at["answer"], at["main"]
+    problems = []
+    if not answer["l"] >= chart["r"] - 1:
+        problems.append(f"the answer is not to the right of the chart: {answer} vs {chart}")
+    if not (answer["t"] < chart["b"] and chart["t"] < answer["b"]):
+        problems.append(f"the answer and the chart are not in one row: {answer} vs {chart}")
+    if answer["r"] > main["r"] + 1 or chart["l"] < main["l"] - 1:
+        problems.append(f"the row is wider than the page: {chart}, {answer}, page {main}")
+    if not len(at["bars"]) == len(at["counts"]) == len(at["labels"]) == len(LESSON.choices):
+        problems.append(f"{len(at['bars'])} bars, {len(at['counts'])} counts, {len(at['labels'])} labels")
+    for bar, count, label in zip(at["bars"], at["counts"], at["labels"], strict=False):
+        if count["l"] < bar["r"] or count["r"] > svg["r"] + 1:
+            problems.append(f"a count overlaps its bar or leaves the chart: {count} (bar {bar}, chart {svg})")
+        if label["b"] > bar["t"] + 1 or label["l"] < svg["l"] or label["r"] > svg["r"] + 1:
+            problems.append(f"a choice's label is not above its bar inside the chart: {label} (bar {bar})")
+    return [f"at {width} px: {problem}" for problem in problems]
 
 
 def test_a_lecturer_and_three_students_run_a_lesson_live(class_server):
@@ -105,6 +141,7 @@ def test_a_lecturer_and_three_students_run_a_lesson_live(class_server):
                                          " return m.scrollWidth - m.clientWidth; }")
             assert overflow <= 2, f"the projector view is wider than the window at {width} px"
             screenshot(lecturer, f"class_lecturer_revealed_{width}")
+            problems += revealed_layout_problems(lecturer, width)
         lecturer.set_viewport_size({"width": 1024, "height": 900})
         wait_idle(lecturer)
         _full_height(lecturer, 1024)

@@ -478,25 +478,31 @@ def _tally(code: str, state) -> None:
     with st.container(key="class_answered"):
         st.metric("Answered", f"{tally.answered}", help="Students who sent a prediction for this lesson (the "
                   "last one each sent counts).")
-    if view["answer"] is not None:
-        _answer(view)
-    st.plotly_chart(figure, key="class_distribution", **PLOTLY_KW)
-    if view["answer"] is not None:
-        # full width and folded: in a narrow column its values wrapped line by line and pushed the page long
-        with st.expander("The numbers behind the answer"):
-            numbers(view["answer"])
+    if view["answer"] is None:
+        st.plotly_chart(figure, key="class_distribution", **PLOTLY_KW)
+        return
+    # one row: the room's distribution, and beside it the answer (centred on each other: whichever is shorter
+    # leaves its gap above and below, not one big gap under it)
+    with st.container(key="class_revealed"):
+        chart, said = st.columns(2, gap="medium", vertical_alignment="center")
+        chart.plotly_chart(figure, key="class_distribution", **PLOTLY_KW)
+        with said:
+            _answer(view)
+    # full width and folded: in a narrow column its values wrapped line by line and pushed the page long
+    with st.expander("The numbers behind the answer"):
+        numbers(view["answer"])
 
 
 def _answer(view: dict) -> None:
-    """The revealed answer over the full width, above the chart (beside it, at 1024 px the chart was too narrow for
-    its bar labels, and at 1920 px it left a gap under itself): the answer, the room's share, why."""
+    """The revealed answer beside the chart: the answer, the room's share that predicted it, why. The chart's choice
+    labels sit above its bars (class_charts.choices), so half the row at 1024 px is wide enough for them."""
     with st.container(key="class_answer"):
-        said, why = st.columns([2, 3])
-        said.markdown(f'<p style="font-size: 1.4rem; margin: 0">The answer</p><p style="font-size: 2.4rem; '
-                      f'font-weight: 600; margin: 0">{_html(view["answer"].answer_text)}</p>', unsafe_allow_html=True)
+        st.markdown(f'<p style="font-size: 1.4rem; margin: 0">The answer</p><p style="font-size: clamp(1.6rem, '
+                    f'2.6vw, 2.4rem); font-weight: 600; line-height: 1.2; margin: 0">'
+                    f'{_html(view["answer"].answer_text).replace(" %", "&nbsp;%")}</p>', unsafe_allow_html=True)
         if view["right"] is not None:
-            said.markdown(f"**{view['right']}** of the room predicted it.")
-        why.markdown(text.escape_markdown(view["answer"].why))
+            st.markdown(f"**{view['right']}** of the room predicted it.")
+        st.markdown(text.escape_markdown(view["answer"].why))
 
 
 def _tally_view(code: str, state) -> dict:

@@ -130,11 +130,11 @@ class _Table:
         """Wrap ``data``; a DataFrame's column kinds are read from its dtypes, plain columns' from their arrays."""
         self.frame = data if isinstance(data, pd.DataFrame) else None
         self.data = data
-        self.names = list(data.columns) if self.frame is not None else list(data)
-        self.n = len(data) if self.frame is not None else (len(next(iter(data.values()))) if self.names else 0)
-        self._arrays: dict[str, np.ndarray] = {}
+        self.names: list[Any] = list(data)  # a DataFrame iterates over its column names too
+        self.n = len(data) if self.frame is not None or not self.names else len(data[self.names[0]])
+        self._arrays: dict[Any, np.ndarray] = {}
 
-    def kind(self, name: str) -> str:
+    def kind(self, name: Any) -> str:
         """"flag" (bool), "number", "text" (object or string) or "other" — as the sentence reads a column."""
         if self.frame is not None:
             dtype = self.frame.dtypes[name]
@@ -149,7 +149,7 @@ class _Table:
         return {"i": "number", "u": "number", "f": "number", "c": "number", "O": "text", "U": "text",
                 "S": "text"}.get(values.dtype.kind, "other")
 
-    def array(self, name: str) -> np.ndarray:
+    def array(self, name: Any) -> np.ndarray:
         """Column ``name`` as a numpy array (a DataFrame's numbers as floats, NA as NaN)."""
         if name not in self._arrays:
             if self.frame is not None:

@@ -53,7 +53,9 @@ PLOTLY_KW: dict[str, Any] = {"config": MODEBAR, "theme": None}
 AXIS: dict[str, Any] = {"gridcolor": "#E6E6E6", "zeroline": False, "linecolor": "#BDBDBD", "ticks": "outside",
                         "tickcolor": "#BDBDBD", "title": {"font": {"size": 13, "color": "#31333F"}, "standoff": 12},
                         "ticklabeloverflow": "allow"}
-TEMPLATE_FONT = {"family": "Source Sans Pro, Source Sans 3, sans-serif", "size": 13, "color": "#31333F"}
+# the page's own font, each name quoted: an unquoted "Source Sans 3" is not valid CSS, so browsers dropped the whole
+# family and drew a fallback wider than the font plotly measured with (labels overlapped their bars)
+TEMPLATE_FONT = {"family": '"Source Sans", "Source Sans Pro", sans-serif', "size": 13, "color": "#31333F"}
 TEMPLATE = go.layout.Template(layout={
     "font": TEMPLATE_FONT,
     "xaxis": AXIS, "yaxis": AXIS, "paper_bgcolor": "white", "plot_bgcolor": "white",
