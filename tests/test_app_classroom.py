@@ -307,6 +307,10 @@ def test_after_a_reveal_the_answer_is_beside_the_chart_and_the_numbers_are_folde
     assert order.index("class_next") < order.index("class_answered") < order.index("class_revealed")
     chart, said = revealed_row(at)
     assert "class_distribution" in chart and "class_answer" in said  # one row: the chart, the answer beside it
+    assert "chart_text_class_distribution" in chart  # its text alternative under it, in the same column
+    alternative = next(c.value for c in at.caption if c.value.startswith("The room"))
+    assert "1 answered" in alternative and (("right yes" in alternative) if kind == "choice" else
+                                            "prediction" in alternative), alternative
     answer = x.reveal(x.defaults())
     words = "\n".join(m.value for m in at.main.markdown)
     assert answer.answer_text in words and re.search(r"\*\*[01] of 1 \(.*\*\* of the room predicted it", words)

@@ -26,7 +26,7 @@ from lmdk import lessons
 from lmdk.classroom import check_code, check_student, new_student_id, open_store, summary_csv, summary_html
 from lmdk.errors import ClassStoreUnavailable, LmdkError, ParameterError
 from ui import auth, epsilon_meaning, text
-from ui.charts import PLOTLY_KW, class_charts
+from ui.charts import PLOTLY_KW, alt_text, class_charts
 from ui.downloads import download_deferred
 
 CLASS_QUERY = "class"  # ?class=CODE: a student's join link
@@ -480,12 +480,15 @@ def _tally(code: str, state) -> None:
                   "last one each sent counts).")
     if view["answer"] is None:
         st.plotly_chart(figure, key="class_distribution", **PLOTLY_KW)
+        alt_text.describe("class_distribution", view["columns"], what=view["what"])
         return
     # one row: the room's distribution, and beside it the answer (centred on each other: whichever is shorter
     # leaves its gap above and below, not one big gap under it)
     with st.container(key="class_revealed"):
         chart, said = st.columns(2, gap="medium", vertical_alignment="center")
-        chart.plotly_chart(figure, key="class_distribution", **PLOTLY_KW)
+        with chart:
+            st.plotly_chart(figure, key="class_distribution", **PLOTLY_KW)
+            alt_text.describe("class_distribution", view["columns"], what=view["what"])
         with said:
             _answer(view)
     # full width and folded: in a narrow column its values wrapped line by line and pushed the page long
@@ -515,16 +518,23 @@ def _tally_view(code: str, state) -> dict:
     if lesson.choices:
         good = tuple(shown.correct_choices or (shown.answer,)) if shown else ()
         figure = class_charts.choices(tally.counts, good, meta=meta)
+        named = list(dict.fromkeys([*lesson.choices, *tally.counts]))
+        columns: dict = {"choice": named, "predictions": [tally.counts.get(c, 0) for c in named]}
+        if shown:
+            columns["right"] = [c in good for c in named]
         if shown and tally.answered:
             hits = sum(tally.counts.get(c, 0) for c in good)
             right = f"{hits} of {tally.answered} ({100 * hits / tally.answered:.0f} %)"
     else:
         answer = float(shown.answer) if shown else None
         figure = class_charts.histogram(tally.values, answer, meta=meta)
+        columns = {"prediction": list(tally.values)}
         if shown and tally.answered:
             hits = sum(shown.judge(v).correct for v in tally.values)
             right = f"{hits} of {tally.answered} ({100 * hits / tally.answered:.0f} %, within 10 %)"
-    return {"version": (code, state.version), "tally": tally, "figure": figure, "answer": shown, "right": right}
+    what = f"The room's predictions ({tally.answered} answered)"
+    return {"version": (code, state.version), "tally": tally, "figure": figure, "answer": shown, "right": right,
+            "columns": columns, "what": what}
 
 
 def _buttons(code: str, token: str, state) -> None:
