@@ -17,9 +17,20 @@ def download_deferred(label: str, build: Callable, payload, *, key: str, file_na
                       **kwargs) -> None:
     """A download built on click from ``payload`` held in the session state (the callable holds a weak reference)."""
     held = _Held(payload, build)
-    st.session_state.setdefault(state.DOWNLOAD_FIGURES, {})[key] = held
+    hold(key, held)
     (container or st).download_button(label, data=functools.partial(_built, weakref.ref(held)),
                                       file_name=file_name, mime=mime, key=key, **{"on_click": "ignore", **kwargs})
+
+
+def hold(key: str, value) -> None:
+    """Keep ``value`` (what the download ``key`` builds from) in the session, and the run before's one too: a click
+    on the button the browser still shows while a rerun is on its way asks for that run's file, which must still be
+    there (it was dropped, and the file said the session had ended)."""
+    ss = st.session_state
+    current, previous = ss.setdefault(state.DOWNLOAD_FIGURES, {}), ss.setdefault(state.DOWNLOAD_PREVIOUS, {})
+    if current.get(key) is not None and current[key] is not value:
+        previous[key] = current[key]
+    current[key] = value
 
 
 class _Held:

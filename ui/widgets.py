@@ -15,7 +15,7 @@ import numpy as np
 import streamlit as st
 
 from ui import charts, ensure_entrypoint, epsilon_meaning, text
-from ui.downloads import download_deferred
+from ui.downloads import download_deferred, hold
 from ui.session import cache, config, state
 
 RERUN_FRAGMENT = "_rerun_fragment"  # {configuration key: (page script hash, st.fragment key)}, see rerun_fragment_on
@@ -233,7 +233,7 @@ def download_figure(fig, name: str, *, key: str, label: str, container=None) -> 
     dies with its session even while Streamlit still keeps the callable registered.
     """
     box = container or st
-    st.session_state.setdefault(state.DOWNLOAD_FIGURES, {})[key] = fig
+    hold(key, fig)
     box.download_button(label, data=functools.partial(_figure_html, weakref.ref(fig)), file_name=f"{name}.html",
                         mime="text/html", key=key, on_click="ignore", icon=":material/download:",
                         help="Standalone HTML with the interactive chart. For a PNG, use the camera icon "

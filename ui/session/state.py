@@ -145,6 +145,7 @@ UPLOAD_ERROR = "_upload_error"
 UPLOAD_FILE_NAME = "_upload_file_name"  # the upload's name, for the generated script (run it beside the file)
 IMPORT_DETECTION = "_import_detection"  # lmdk.data.mapping.Detection of this session's upload (the proposal)
 DOWNLOAD_FIGURES = "_download_figures"  # key → figure of a chart download (weakly referenced by its callable)
+DOWNLOAD_PREVIOUS = "_download_previous"  # key → the run before's one: its button may still be on the screen
 EXPORTS_OPEN = "show_exports"  # Schemes & utility: whether its exports expander is open (built only then; issue 34)
 EXPORT_BOUND = "_export_bound"  # the public limit of |values| for exported releases (never from the data)
 LEDGER = "_ledger"  # this session's privacy ledger: lmdk.ledger.LedgerEntry per release handed out (ui.ledger)
