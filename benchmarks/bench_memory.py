@@ -60,13 +60,13 @@ def measure(sessions: int, mb: float, ttl_s: int = 2, settle_s: float = 15.0, wa
         warm.close()
         for i in range(warmup):
             _upload_session(context, url, Path(tmp), mb, seed=10_000 + i)
-        time.sleep(ttl_s + settle_s)
+        _wait_sessions_ended(url, ttl_s + settle_s)
         baseline = rss_mb(pid)
         peak = baseline
         for i in range(sessions):
             _upload_session(context, url, Path(tmp), mb, seed=i)
             peak = max(peak, rss_mb(pid))
-        time.sleep(ttl_s + settle_s)
+        _wait_sessions_ended(url, ttl_s + settle_s)
         after = rss_mb(pid)
         visitor = context.new_page()  # one new visitor after all sessions expired
         visitor.goto(f"{url}/")
@@ -75,6 +75,25 @@ def measure(sessions: int, mb: float, ttl_s: int = 2, settle_s: float = 15.0, wa
         after_visitor = rss_mb(pid)
     return {"sessions": sessions, "mb_per_file": mb, "baseline_mb": baseline, "peak_mb": peak, "after_mb": after,
             "after_visitor_mb": after_visitor}
+
+
+def _wait_sessions_ended(url: str, wait_s: float, timeout_s: float = 120.0) -> None:
+    """Wait until the server has processed every closed tab's disconnect (its ``active_sessions`` gauge reads 0:
+    each session's caches cleared, the session stored for its TTL), then ``wait_s`` more seconds (the TTL and the
+    settle time). Counted from the server's own disconnect rather than from the tab's close, which a loaded server
+    handles some time later."""
+    import urllib.request
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        with urllib.request.urlopen(f"{url}/_stcore/metrics?families=active_sessions", timeout=10) as r:
+            gauge = [line for line in r.read().decode().splitlines() if line.startswith("active_sessions ")]
+        if gauge and float(gauge[0].split()[1]) == 0:
+            break
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"sessions still active after {timeout_s:g} s: {gauge}")
+        time.sleep(0.1)
+    time.sleep(wait_s)
 
 
 def _upload_session(context, url: str, tmp: Path, mb: float, seed: int) -> None:
