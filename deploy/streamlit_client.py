@@ -63,8 +63,10 @@ class Session:
         host = urlparse(self.base_url).netloc
         self._ws = await connect(f"ws://{host}/_stcore/stream", subprotocols=["streamlit"],
                                  origin=self.base_url, max_size=None, compression=None,
-                                 ping_interval=None)  # as a browser: no keepalive pings, whose 20 s timeout
-        # closed sessions of a loaded server (1011 keepalive ping timeout) while it was still working on their run
+                                 ping_interval=None, open_timeout=120)
+        # as a browser: no keepalive pings, whose 20 s timeout closed sessions of a loaded server (1011 keepalive
+        # ping timeout) while it was still working on their run; and a browser waits for a busy server's handshake
+        # longer than websockets' 10 s (100 sessions opening at once on a slow machine timed out)
         return self
 
     async def __aexit__(self, *exc) -> None:
