@@ -10,7 +10,7 @@ import textwrap
 import numpy as np
 import plotly.graph_objects as go
 
-from ui.charts.figure import DrawOnceFigure, figure
+from ui.charts.figure import figure
 from ui.charts.style import FONT, number
 
 BAR = "#0072B2"  # Okabe–Ito blue: the room's predictions
@@ -77,9 +77,7 @@ def choices(counts: dict[str, int], right: tuple[str, ...] = (), *, meta: dict |
     layout = {"height": round((len(names) + 0.1) * slot) + MARGIN["t"] + MARGIN["b"], "margin": MARGIN,
               "font": PROJECTOR_FONT, "showlegend": False, "meta": meta or {}, "bargap": 1 - bar,
               "xaxis": xaxis, "yaxis": yaxis, "annotations": notes}
-    built = figure([trace], layout).to_dict()
-    # figure() keeps 84 px on the left for a rotated axis title; this chart has none, and its labels start at the left
-    return DrawOnceFigure(built["data"], {**built["layout"], "margin": {**built["layout"]["margin"], "l": MARGIN["l"]}})
+    return figure([trace], layout, title_room=False)  # no y tick labels or title: the labels start at the left
 
 
 def histogram(values, answer: float | None = None, *, unit: str = "", meta: dict | None = None) -> go.Figure:

@@ -59,7 +59,7 @@ class DrawOnceFigure(go.Figure):
         return {"data": [dict(trace) for trace in data], "layout": dict(layout)}
 
 
-def figure(data: list[dict], layout: dict) -> go.Figure:
+def figure(data: list[dict], layout: dict, *, title_room: bool = True) -> go.Figure:
     """A figure drawn ONCE per mount, from plain dicts built by the chart modules (tests validate them against
     plotly's schema; skipping plotly.py's per-property validation saves ~10 ms per multi-panel chart and rerun).
 
@@ -70,7 +70,8 @@ def figure(data: list[dict], layout: dict) -> go.Figure:
     ``False``), ``datarevision`` is a digest of the data, arrays travel as plain JSON lists (C-contiguous
     numpy arrays that orjson writes as lists, see ``DrawOnceFigure``), and ``meta`` is wrapped in a
     one-element list (arrays are compared by ``datarevision``): read it with ``meta_of``. That halves the
-    browser's work per ε change.
+    browser's work per ε change. ``title_room``: at least 84 px on the left for a y axis's tick labels and rotated
+    title (False: the layout's own left margin, for a chart without either).
     """
     data = [contiguous_arrays(trace) for trace in data]
     revision = data_revision(data)
@@ -78,7 +79,8 @@ def figure(data: list[dict], layout: dict) -> go.Figure:
               "meta": [layout.get("meta") or {}], "paper_bgcolor": "white", "plot_bgcolor": "white",
               "font": {**TEMPLATE_FONT, **layout.get("font", {})},
               # room for 6-character tick labels ("0.0005") beside a rotated axis title without overlap
-              "margin": {**layout.get("margin", {}), "l": max(84, layout.get("margin", {}).get("l", 0))}}
+              "margin": {**layout.get("margin", {}),
+                         "l": max(84 if title_room else 0, layout.get("margin", {}).get("l", 0))}}
     for key, axis in layout.items():
         if key.startswith(("xaxis", "yaxis")):
             title = {**AXIS["title"], **axis.get("title", {})}
