@@ -130,6 +130,9 @@ class _Table:
         """Wrap ``data``; a DataFrame's column kinds are read from its dtypes, plain columns' from their arrays."""
         self.frame = data if isinstance(data, pd.DataFrame) else None
         self.data = data
+        # a DataFrame's dtypes read once: ``frame.dtypes`` builds a Series on every access
+        self._dtypes = (dict(zip(self.frame.columns, self.frame.dtypes, strict=True)) if self.frame is not None
+                        else {})
         self.names: list[Any] = list(data)  # a DataFrame iterates over its column names too
         self.n = len(data) if self.frame is not None or not self.names else len(data[self.names[0]])
         self._arrays: dict[Any, np.ndarray] = {}
@@ -137,7 +140,7 @@ class _Table:
     def kind(self, name: Any) -> str:
         """"flag" (bool), "number", "text" (object or string) or "other" — as the sentence reads a column."""
         if self.frame is not None:
-            dtype = self.frame.dtypes[name]
+            dtype = self._dtypes[name]
             if dtype == np.dtype(bool):
                 return "flag"
             if pd.api.types.is_numeric_dtype(dtype):
