@@ -4,10 +4,11 @@ Run with ``streamlit run app.py``. Pages live in ``pages/``; add yours to ``PAGE
 """
 import streamlit as st
 
-from ui import a11y, auth, heavy, text, widgets
+from ui import a11y, auth, config_memo, heavy, text, widgets
 from ui.session import cache, state
 
 st.set_page_config(page_title="lmdk — landmark privacy lab", page_icon=":material/timeline:", layout="wide")
+config_memo.install()  # the theme Streamlit sends with every run, read once per config change (issue 56)
 
 # The one page registry: (file, title, icon). Other pages append themselves here, in reading order.
 PAGES = [
