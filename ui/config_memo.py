@@ -57,6 +57,6 @@ def install() -> None:
     """Keep config sections between config changes, once per process (later calls do nothing)."""
     if getattr(config.get_options_for_section, "lmdk_memo", False):
         return
-    config.get_options_for_section = _kept(config.get_options_for_section)
+    config.get_options_for_section = _kept(config.get_options_for_section)  # type: ignore[assignment]
     config._set_option = _forgetting(config._set_option)
     config.on_config_parsed(_forget, force_connect=True)
