@@ -369,23 +369,6 @@ def discrete_laplace(t, s=1, rng=None, size=None) -> np.ndarray:
     return z.reshape(shape)
 
 
-def discrete_laplace_rows(t, rows, generators) -> np.ndarray:
-    """:func:`discrete_laplace` (s = 1) for entries drawn from their rows' Generators: entry i from
-    ``generators[rows[i]]`` (``rows`` non-decreasing), all rows in one vectorised pass. Row r's samples equal
-    ``discrete_laplace(t[rows == r], 1, generators[r])`` (the population batch, one row per user)."""
-    t_v = _positive_integers(t, "t").reshape(-1)
-    rows = np.asarray(rows, dtype=np.int64).reshape(-1)
-    if rows.shape != t_v.shape or np.any(np.diff(rows) < 0):
-        raise ParameterError("rows must give each entry of t its row, in non-decreasing order")
-    gens = [_generator(g) for g in generators]
-    out = np.empty(t_v.size, dtype=np.int64)
-    starts = np.searchsorted(rows, np.arange(len(gens) + 1))
-    for r in np.flatnonzero(np.diff(starts)).tolist():
-        part = slice(starts[r], starts[r + 1])
-        out[part] = _laplace_stream(np.ascontiguousarray(t_v[part]), _ONE, starts[r + 1] - starts[r], gens[r])
-    return out
-
-
 class LockstepNoise:
     """Lap_Z(t) noise for rows that learn t only at each step (Adaptive's budget), drawn ahead where it can be.
 
@@ -449,6 +432,49 @@ class LockstepNoise:
         if self._b[j, r] == 1:
             return _scalar_laplace(t, 1, self._child(r)) if x == 0 else -x
         return x
+
+    def fresh(self) -> LockstepNoise:
+        """The same parts with the rows' Generators back at their start: a second use gives the first's numbers
+        (the parts of a demonstration's seed drawn once, its releases at every ε; ``lmdk.schemes.draw_noise``)."""
+        copy = object.__new__(LockstepNoise)
+        copy._v, copy._f, copy._b, copy._seeds, copy._secure = self._v, self._f, self._b, self._seeds, self._secure
+        copy._children = {}
+        return copy
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(rows, steps) the parts were drawn for."""
+        steps, rows = self._v.shape
+        return rows, steps
+
+    def cells(self, t: np.ndarray, published: np.ndarray) -> np.ndarray:
+        """Z ~ Lap_Z(t) at every published cell of (rows, steps) at once, 0 elsewhere: the numbers ``step`` gives
+        step after step (the floors compiled, :func:`lmdk.discrete_laplace_kernel.floor_cells`). ``t``: int64 scales,
+        one per cell or one per step (every row alike)."""
+        from lmdk import discrete_laplace_kernel as kernel
+
+        pub_t = np.asarray(published, dtype=bool).T  # (steps, rows): step's order
+        scale = np.asarray(t, dtype=np.int64)
+        scale_t = np.broadcast_to(scale[:, None] if scale.ndim == 1 else scale.T, pub_t.shape)
+        out = np.empty(pub_t.shape, dtype=np.int64)
+        rare = np.zeros(pub_t.shape, dtype=np.int8)
+        if kernel.floor_cells(scale_t, self._v, self._f, self._b, pub_t, FRACTION_BITS, out, rare):
+            # more bits of F or a restart, from each row's own Generator in (step, row) order
+            for j, r in zip(*(i.tolist() for i in np.nonzero(rare)), strict=True):
+                out[j, r] = self.finish(j, r, int(scale_t[j, r]), abs(int(out[j, r])), rare[j, r] == 2)
+        return out.T
+
+    def pack(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]:
+        """The parts in a third of the memory (V as int16 where it fits, F_b as uint32, B as int8; (steps, rows)) for
+        keeping between releases; :meth:`unpack` gives the noise back."""
+        v = self._v.astype(np.int16) if int(self._v.max(initial=0)) <= np.iinfo(np.int16).max else self._v
+        return v, self._f.astype(np.uint32), self._b.astype(np.int8), self._seeds, self._secure
+
+    @classmethod
+    def unpack(cls, packed) -> LockstepNoise:
+        """The noise :meth:`pack` kept, its rows' Generators at their start."""
+        v, f, b, seeds, secure = packed
+        return cls(v.T, f.T, b.T, seeds, secure)
 
     def step(self, j: int, t: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """Z ~ Lap_Z(t[i]) at step j for every row (``rows`` None) or for the rows ``rows[i]`` (ascending)."""

@@ -282,3 +282,27 @@ def calibrate_cells(eps: np.ndarray, delta: float, low: float, high: float, grid
         if representable(t, a, b):  # the caller refuses the call otherwise: no overflowing cast
             scale[i], lo[i], hi[i] = np.int64(t), np.int64(a), np.int64(b)
     return widest, farthest
+
+
+@njit(cache=True, nogil=True)
+def floor_cells(scale: np.ndarray, v: np.ndarray, f: np.ndarray, b: np.ndarray, published: np.ndarray, bits: int,
+                out: np.ndarray, rare: np.ndarray) -> int:
+    """Z = (1 − 2B)·⌊t·E⌋ at every published cell of (steps, rows) arrays from parts drawn ahead (V, F_b, B; t per
+    cell), 0 elsewhere. A cell whose floor needs more bits of F (rare 1) or that restarts (B = 1, Y = 0: rare 2) is
+    left to the caller with its floor in ``out``. Returns how many cells were left."""
+    steps, rows = v.shape
+    left = 0
+    for j in range(steps):
+        for r in range(rows):
+            if not published[j, r]:
+                out[j, r] = 0
+                continue
+            x, sure = floor_scaled(scale[j, r], v[j, r], f[j, r], bits)
+            out[j, r] = -x if b[j, r] == 1 else x
+            if not sure:
+                rare[j, r] = 1
+                left += 1
+            elif b[j, r] == 1 and x == 0:
+                rare[j, r] = 2
+                left += 1
+    return left

@@ -155,6 +155,24 @@ def _column_cells(x, budgets: np.ndarray, published: np.ndarray, sensitivity: fl
     return values if everywhere else np.where(published, values, np.broadcast_to(x, budgets.shape))
 
 
+def lockstep_cells(x, budgets: np.ndarray, published: np.ndarray, sensitivity: float, value_range,
+                   noise) -> np.ndarray:
+    """sampler="discrete" for budgets known in advance, from ``noise`` (a ``lmdk.discrete_laplace.LockstepNoise`` of
+    the budgets' shape): the exact discrete Laplace at every published cell at its own budget (``x`` clamped to
+    ``value_range``, broadcasting to budgets); unpublished cells keep x (the scheme republishes there). Only the
+    floors depend on the budgets, so parts drawn once serve every ε (``lmdk.schemes.draw_noise``)."""
+    from lmdk import discrete_laplace as dl
+
+    shape = budgets.shape
+    if budgets.ndim == 2 and np.array_equal(budgets, np.broadcast_to(budgets[:1], shape)):
+        used = published.any(axis=0)  # one calibration per column, broadcast over the rows (issue 34)
+        cal = dl.calibrate_unchecked(np.where(used, budgets[0], 1.0), sensitivity, *value_range)
+    else:
+        cal = dl.calibrate_unchecked(np.where(published, budgets, 1.0), sensitivity, *value_range)
+    values = dl.on_grid(x, cal, noise.cells(cal.scale, published))
+    return values if published.all() else np.where(published, values, np.broadcast_to(x, shape))
+
+
 def discrete_step(noise, sensitivity: float, value_range):
     """Adaptive's ``draw`` hook for sampler="discrete": step t's values from ``noise`` (a
     ``lmdk.discrete_laplace.LockstepNoise``) at the step's budgets, for the publishing rows only (the others'

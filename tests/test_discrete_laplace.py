@@ -154,15 +154,6 @@ def test_a_tie_resolves_to_its_two_neighbours_in_law():
     assert min(tail) >= kernel.LIMIT - 1
 
 
-def test_population_rows_draw_from_their_own_generator():
-    """discrete_laplace_rows: row r's samples are what discrete_laplace gives from generators[r] alone."""
-    rows = np.repeat([0, 1, 2], [500, 0, 700])
-    t = np.arange(1, rows.size + 1)
-    many = dl.discrete_laplace_rows(t, rows, [np.random.default_rng(s) for s in (4, 5, 6)])
-    assert np.array_equal(many[:500], dl.discrete_laplace(t[:500], 1, np.random.default_rng(4)))
-    assert np.array_equal(many[500:], dl.discrete_laplace(t[500:], 1, np.random.default_rng(6)))
-
-
 def test_a_short_stream_gives_the_same_samples_as_a_long_one(monkeypatch):
     """When the drawn-ahead numbers run out inside a sample, the sample is redrawn from the same numbers and more:
     the result does not depend on how many were drawn ahead (so the law cannot depend on it either)."""

@@ -78,11 +78,10 @@ def release_rows(x, landmarks, scheme: str, epsilon: float, *, mechanism: str, r
         noise = snapping.unit_noise(mechanism, (reps, n), gen)
     else:
         noise = unit_noise(mechanism, (reps, n), gen)
+    lockstep = schemes.draw_noise(gen, reps, n) if discrete is not None else None  # as lmdk.schemes.release draws
     if scheme == "adaptive":
-        if discrete is not None:
-            from lmdk.discrete_laplace import LockstepNoise
-
-            draw = schemes.discrete_step(LockstepNoise.from_generator(gen, reps, n), delta, discrete)
+        if lockstep is not None:
+            draw = schemes.discrete_step(lockstep, delta, discrete)
         values, budgets, published = schemes.run_adaptive(x, mask, eps, mechanism, delta, noise, base, None, draw=draw)
     else:
         budgets = schemes.allocate_mask(scheme, mask, eps, window)
@@ -90,7 +89,7 @@ def release_rows(x, landmarks, scheme: str, epsilon: float, *, mechanism: str, r
         if noise is not None:
             values = perturb(mechanism, x, np.where(published, budgets, 1.0), noise, delta)
         else:  # the discrete sampler draws at the budgets
-            values = schemes.discrete_cells(x, budgets, published, delta, discrete, gen)
+            values = schemes.lockstep_cells(x, budgets, published, delta, discrete, lockstep)
         if not published.all():
             values = schemes.forward_fill(values, published, base)
     return RowsRelease(values, budgets, published, mechanism, delta)

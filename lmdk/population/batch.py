@@ -104,16 +104,14 @@ def _draw(mechanism: str, sampler: str, lengths: np.ndarray, n: int, mask: np.nd
 
 
 def _discrete_cells(x, budgets, published, valid, lengths, sensitivity: float, value_range, generators) -> np.ndarray:
-    """``schemes.discrete_cells`` per user, all users at once: each user's published cells drawn from that user's
-    Generator, in order (``lmdk.discrete_laplace.discrete_laplace_rows``)."""
-    from lmdk import discrete_laplace as dl
+    """``schemes.lockstep_cells`` per user, all users at once: each user's noise parts drawn from that user's
+    Generator (``LockstepNoise.from_generators``), as ``schemes.release`` draws one user's."""
+    from lmdk.discrete_laplace import LockstepNoise
 
-    cells = published & valid
-    values = np.array(x, dtype=np.float64)
-    cal = dl.calibrate_unchecked(budgets[cells], sensitivity, *value_range)
-    rows = np.repeat(np.arange(cells.shape[0]), cells.sum(axis=1))
-    values[cells] = dl.on_grid(values[cells], cal, dl.discrete_laplace_rows(cal.scale, rows, generators))
-    return values
+    n = x.shape[1]
+    noise = LockstepNoise.from_generators(generators, lengths, n)
+    return schemes.lockstep_cells(x, np.where(valid, budgets, 1.0), published & valid, sensitivity, value_range,
+                                  noise)
 
 
 def _snap_shared(values, safe, budgets, published, per_coordinate: float, bound: float) -> np.ndarray:

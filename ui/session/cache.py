@@ -338,13 +338,55 @@ def scheme_summaries(
 
 
 def _summary(x, landmarks, scheme, epsilon, mechanism, repetitions, seed, w, clamp_range, options):
-    """One scheme's release (its own Generator from the seed: ``lmdk.exports.runconfig.scheme_rng``), summarised."""
+    """One scheme's release (its own Generator from the seed: ``lmdk.exports.runconfig.scheme_rng``), summarised.
+    With the exact discrete Laplace, the noise's budget-free parts of the seed are drawn once (``noise_parts``) and
+    every ε only floors them: the same numbers as from the Generator, without its draws on each ε change."""
     from lmdk import schemes
     from lmdk.exports.runconfig import scheme_rng
 
-    release = schemes.release(x, landmarks, scheme, epsilon, mechanism=mechanism, repetitions=repetitions,
-                              rng=scheme_rng(seed, scheme), w=w, **dict(options))
+    ahead = _reuses_noise(scheme, mechanism, repetitions, np.shape(x)[0], options)
+    drawn = ({"discrete_noise": _unpacked(noise_parts(seed, scheme, repetitions, np.shape(x)[0]))} if ahead
+             else {"rng": scheme_rng(seed, scheme)})
+    release = schemes.release(x, landmarks, scheme, epsilon, mechanism=mechanism, repetitions=repetitions, w=w,
+                              **drawn, **dict(options))
     return views.summarize(scheme, x, release, landmarks, epsilon, mechanism, clamp_range=clamp_range)
+
+
+NOISE_CELLS_KEPT = 200_000
+"""Repetitions × events up to which a seed's noise parts are kept between ε changes (7 bytes a cell: 1.4 MB at
+most per scheme and seed); a longer run draws them on each change, as before."""
+
+
+def _reuses_noise(scheme: str, mechanism: str, repetitions: int, n: int, options: tuple) -> bool:
+    """Whether the release draws the exact discrete Laplace (a landmark scheme on values with a public range) and is
+    small enough for its noise parts to be kept."""
+    from lmdk import schemes
+
+    if scheme not in schemes.SCHEMES or mechanism != "laplace" or repetitions * n > NOISE_CELLS_KEPT:
+        return False
+    calibration = dict(options)["protects"].calibration(mechanism)
+    return calibration.sampler == "discrete" and calibration.value_range is not None
+
+
+@st.cache_resource(max_entries=6 * 120, ttl=3600, show_spinner=False)
+def noise_parts(seed: int, scheme: str, repetitions: int, n: int) -> tuple:
+    """The packed noise parts (``LockstepNoise.pack``) that ``schemes.release`` draws first from the scheme's
+    Generator of ``seed``: drawn once per seed, scheme and size for every session (they depend on no data: a view's
+    seed is in its link), read-only; 6 schemes × 120 seeds ≈ 150 MB at most at 30 × 1,000 events."""
+    from lmdk import schemes
+    from lmdk.exports.runconfig import scheme_rng
+
+    packed = schemes.draw_noise(scheme_rng(seed, scheme), repetitions, n).pack()
+    for part in packed[:4]:
+        part.flags.writeable = False
+    return packed
+
+
+def _unpacked(packed: tuple):
+    """The noise of ``noise_parts``, its rows' Generators at their start."""
+    from lmdk.discrete_laplace import LockstepNoise
+
+    return LockstepNoise.unpack(packed)
 
 
 def event_words(cur: Current) -> str:
