@@ -459,10 +459,38 @@ class LockstepNoise:
         out = np.empty(pub_t.shape, dtype=np.int64)
         rare = np.zeros(pub_t.shape, dtype=np.int8)
         if kernel.floor_cells(scale_t, self._v, self._f, self._b, pub_t, FRACTION_BITS, out, rare):
-            # more bits of F or a restart, from each row's own Generator in (step, row) order
-            for j, r in zip(*(i.tolist() for i in np.nonzero(rare)), strict=True):
-                out[j, r] = self.finish(j, r, int(scale_t[j, r]), abs(int(out[j, r])), rare[j, r] == 2)
+            self._finish_cells(rare, scale_t, out)
         return out.T
+
+    def _finish_cells(self, rare: np.ndarray, scale_t: np.ndarray, out: np.ndarray) -> None:
+        """The cells ``floor_cells`` left, row by row from the row's own Generator: first two 64-bit numbers per
+        floor that needs more bits of F, drawn at once (their next 32 digits, ``_refined_floor_from``: at a small
+        budget thousands of cells refine, issue 34), then, step by step, what a floor or a restart needs beyond them."""
+        steps, rows = np.nonzero(rare)
+        order = np.lexsort((steps, rows))  # by row, steps ascending within a row
+        steps, rows = steps[order].tolist(), rows[order].tolist()
+        start = 0
+        while start < len(rows):
+            r = rows[start]
+            stop = start
+            while stop < len(rows) and rows[stop] == r:
+                stop += 1
+            cells = steps[start:stop]
+            gen = self._child(r)
+            unsure = [j for j in cells if rare[j, r] == 1]
+            words = _raw64(gen, 2 * len(unsure)).tolist()
+            drawn = {j: (words[2 * k], words[2 * k + 1]) for k, j in enumerate(unsure)}
+            for j in cells:
+                t = int(scale_t[j, r])
+                x = 0
+                if j in drawn:
+                    x = t * int(self._v[j, r]) + _refined_floor_from(t, int(self._f[j, r]), FRACTION_BITS,
+                                                                     *drawn[j], gen)
+                if self._b[j, r] == 1:
+                    out[j, r] = _scalar_laplace(t, 1, gen) if x == 0 else -x
+                else:
+                    out[j, r] = x
+            start = stop
 
     def pack(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]:
         """The parts in a third of the memory (V as int16 where it fits, F_b as uint32, B as int8; (steps, rows)) for

@@ -36,19 +36,58 @@ def test_parts_drawn_ahead_give_the_generators_release_at_every_epsilon(scheme):
 @given(rows=st.integers(1, 6), steps=st.integers(1, 25), seed=st.integers(0, 2**32 - 1),
        per_cell=st.booleans(), share=st.floats(0.0, 1.0))
 def test_cells_at_once_are_the_steps_one_after_another(rows, steps, seed, per_cell, share):
+    """Where a floor is decided by the parts alone (no more bits of F, no restart), ``cells`` gives what ``step``
+    gives; the rare cells are finished in batches per row (their law: the tests below)."""
     rng = np.random.default_rng(seed)
-    # small and huge scales: floors that need more bits of F and restarts (B = 1, Y = 0) happen
     scale = rng.choice([1, 2, 3, 1000, 2**40 + 7], size=(rows, steps) if per_cell else steps)
     published = rng.random((rows, steps)) < share
     noise = dl.LockstepNoise.from_generator(np.random.default_rng(seed), rows, steps)
     got = noise.fresh().cells(scale, published)
+    np.testing.assert_array_equal(got[~published], 0)
     stepped, one = np.zeros((rows, steps), dtype=np.int64), noise.fresh()
+    full = np.broadcast_to(scale, (rows, steps)).astype(np.int64)
+    v, f, b = (part.T for part in noise.parts())
+    y, unsure = dl._floor_scaled(full, v, f)
+    plain = published & ~unsure & ~((b == 1) & (y == 0))
     for j in range(steps):
         who = np.flatnonzero(published[:, j])
         if who.size:
-            t = (scale[:, j] if per_cell else np.full(rows, scale[j]))[who]
-            stepped[who, j] = one.step(j, t.astype(np.int64), who)
-    np.testing.assert_array_equal(got, stepped)
+            stepped[who, j] = one.step(j, full[who, j], who)
+    np.testing.assert_array_equal(got[plain], stepped[plain])
+
+
+@pytest.mark.parametrize("t", [1, 2])
+def test_restarts_keep_the_discrete_laplace(t):
+    """At t = 1..2 about a fifth of the cells restart (B = 1, Y = 0): χ² against Lap_Z(t); t·1.4 rejected."""
+    from scipy import stats
+
+    reps, n = 2_000, 20
+    z = dl.LockstepNoise.from_generator(np.random.default_rng(8), reps, n).cells(
+        np.full(n, t), np.ones((reps, n), dtype=bool)).ravel()
+    support = np.arange(-8, 9)
+
+    def pvalue(scale: float) -> float:
+        p = np.exp(-np.abs(np.arange(-400, 401)) / scale)
+        p /= p.sum()
+        inner = p[400 - 8:400 + 9]
+        expected = np.append(inner, 1 - inner.sum()) * z.size
+        observed = np.append([(z == k).sum() for k in support], (np.abs(z) > 8).sum())
+        return stats.chisquare(observed, expected).pvalue
+
+    assert pvalue(t) > 1e-6
+    assert pvalue(t * 1.4) < 1e-6
+
+
+def test_floors_that_need_more_bits_keep_the_law():
+    """At t ≈ 3·10⁹ most floors need more bits of F than the parts hold: z/t against Laplace(1) (KS); a scale
+    1.2× wrong rejected."""
+    from scipy import stats
+
+    t = 3_000_000_017
+    z = dl.LockstepNoise.from_generator(np.random.default_rng(9), 500, 40).cells(
+        np.full(40, t), np.ones((500, 40), dtype=bool)).ravel() / t
+    assert stats.kstest(z, stats.laplace.cdf).pvalue > 1e-6
+    assert stats.kstest(z, stats.laplace(scale=1.2).cdf).pvalue < 1e-6
 
 
 def test_packed_parts_give_the_same_noise_in_a_third_of_the_memory():
