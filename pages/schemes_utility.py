@@ -138,16 +138,20 @@ def badges(cur, chosen: list[str], summaries: dict, eps: float) -> None:
                 + " &emsp; ".join(cells), unsafe_allow_html=True)
 
 
-def exports(cur, chosen: list[str], mechanism: str, origin, summaries: dict, saved) -> None:
+def exports(cur, chosen: list[str], mechanism: str, origin, summaries: dict, saved, figures: dict) -> None:
     """The release to hand out, the demonstration release, the landmark set, RunConfig, script and the session's
-    privacy ledger (``widgets.release_downloads``), in an expander built only while it is open: closed, an ε change
-    does not rebuild its two dozen widgets (a quarter of a change's server time when a class follows one link, issue
-    34); opening it reruns this fragment, and it stays open for the session."""
-    box = st.expander("Export: the release to hand out (CSV), RunConfig, script, this session's privacy ledger",
-                      icon=":material/ios_share:", key=state.EXPORTS_OPEN, on_change="rerun")
+    privacy ledger (``widgets.release_downloads``), and each chart as HTML, in an expander built only while it is
+    open: closed, an ε change does not rebuild its two dozen widgets (a quarter of a change's server time when a
+    class follows one link, issue 34; the three chart downloads moved in for issue 56: the report holds every chart);
+    opening it reruns this fragment, and it stays open for the session."""
+    box = st.expander("Export: the release to hand out (CSV), RunConfig, script, this session's privacy ledger, "
+                      "each chart (HTML)", icon=":material/ios_share:", key=state.EXPORTS_OPEN, on_change="rerun")
     with box:
         if box.open:
             widgets.release_downloads(cur, mechanism, origin, summaries, chosen, saved)
+            row = widgets.button_row()
+            for (name, label), fig in figures.items():
+                widgets.download_figure(fig, name, key=f"dl_{name}", container=row, label=label)
 
 
 @st.fragment(key=RESULTS)
@@ -250,12 +254,9 @@ def results() -> None:
         st.success(f"Clamping to [{clamp[0]:g}, {clamp[1]:g}] saves MAE ({unit}): {saved}.")
 
     st.subheader("Downloads")
-    row = widgets.button_row()  # one block, not four (columns): each element is server time on every ε change
-    widgets.download_figure(budget_fig, "budgets", key="dl_budgets", container=row, label="Budget chart (HTML)")
-    if release_fig is not None:
-        widgets.download_figure(release_fig, "releases", key="dl_releases", container=row,
-                                label="Release chart (HTML)")
-    widgets.download_figure(mae_fig, "mae", key="dl_mae", container=row, label="MAE chart (HTML)")
+    figures = {("budgets", "Budget chart (HTML)"): budget_fig, ("releases", "Release chart (HTML)"): release_fig,
+               ("mae", "MAE chart (HTML)"): mae_fig}
+    figures = {k: f for k, f in figures.items() if f is not None}
     verdicts = {s: (summaries[s].satisfies, summaries[s].worst_sigma) for s in chosen}
     saved = config.run_config(cur)
     report = Report(said, saved, verdicts, rows,
@@ -266,8 +267,8 @@ def results() -> None:
                       mime="text/html", icon=":material/description:",
                       help="One self-contained page: headline, settings, verdicts, table and interactive "
                            "charts; opens offline, prints to PDF from the browser. No data inside.")
-    st.caption(widgets.PNG_NOTE)
-    exports(cur, chosen, mechanism, origin, summaries, saved)
+    st.caption(widgets.PNG_NOTE_REPORT)
+    exports(cur, chosen, mechanism, origin, summaries, saved, figures)
     state.sync_query_params()  # app.py does this after a full run; a fragment rerun must keep the URL current too
 
 

@@ -249,6 +249,8 @@ def _figure_html(ref) -> str:
 
 
 PNG_NOTE = "PNG: hover a chart and click the camera icon in its toolbar. HTML: the download buttons."
+PNG_NOTE_REPORT = ("PNG: hover a chart and click the camera icon in its toolbar. HTML: the report holds every chart; "
+                   "each one alone is under Export below.")
 
 
 def json_download(label: str, content: str, file_name: str, *, key: str, container=None) -> None:
