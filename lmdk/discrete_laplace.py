@@ -447,10 +447,11 @@ class LockstepNoise:
         steps, rows = self._v.shape
         return rows, steps
 
-    def cells(self, t: np.ndarray, published: np.ndarray) -> np.ndarray:
-        """Z ~ Lap_Z(t) at every published cell of (rows, steps) at once, 0 elsewhere: the numbers ``step`` gives
-        step after step (the floors compiled, :func:`lmdk.discrete_laplace_kernel.floor_cells`). ``t``: int64 scales,
-        one per cell or one per step (every row alike)."""
+    def cells(self, t: np.ndarray, published: np.ndarray, rows_apart: bool = False) -> np.ndarray:
+        """Z ~ Lap_Z(t) at every published cell of (rows, steps) at once, 0 elsewhere (the floors compiled,
+        :func:`lmdk.discrete_laplace_kernel.floor_cells`): where the parts decide the floor, the numbers ``step``
+        gives. ``t``: int64 scales, one per cell or one per step (every row alike); ``rows_apart``: the rare cells of
+        each row from that row's own Generator (``from_generators``: each user's numbers from their own alone)."""
         from lmdk import discrete_laplace_kernel as kernel
 
         pub_t = np.asarray(published, dtype=bool).T  # (steps, rows): step's order
@@ -459,37 +460,38 @@ class LockstepNoise:
         out = np.empty(pub_t.shape, dtype=np.int64)
         rare = np.zeros(pub_t.shape, dtype=np.int8)
         if kernel.floor_cells(scale_t, self._v, self._f, self._b, pub_t, FRACTION_BITS, out, rare):
-            self._finish_cells(rare, scale_t, out)
+            self._finish_cells(rare, scale_t, out, rows_apart)
         return out.T
 
-    def _finish_cells(self, rare: np.ndarray, scale_t: np.ndarray, out: np.ndarray) -> None:
-        """The cells ``floor_cells`` left, row by row from the row's own Generator: first two 64-bit numbers per
-        floor that needs more bits of F, drawn at once (their next 32 digits, ``_refined_floor_from``: at a small
-        budget thousands of cells refine, issue 34), then, step by step, what a floor or a restart needs beyond them."""
+    def _finish_cells(self, rare: np.ndarray, scale_t: np.ndarray, out: np.ndarray, rows_apart: bool) -> None:
+        """The cells ``floor_cells`` left, in (row, step) order: first two 64-bit numbers per floor that needs more
+        bits of F, drawn at once (their next 32 digits, ``_refined_floor_from``: at a small budget thousands of cells
+        refine, issue 34), then, cell by cell, what a floor or a restart needs beyond them. ``rows_apart``: each
+        row's from its own Generator (a population's users); else all from row 0's (the repetitions of one release:
+        one Generator made, not one per row)."""
         steps, rows = np.nonzero(rare)
         order = np.lexsort((steps, rows))  # by row, steps ascending within a row
         steps, rows = steps[order].tolist(), rows[order].tolist()
         start = 0
         while start < len(rows):
-            r = rows[start]
             stop = start
-            while stop < len(rows) and rows[stop] == r:
+            while stop < len(rows) and (rows[stop] == rows[start] or not rows_apart):
                 stop += 1
-            cells = steps[start:stop]
-            gen = self._child(r)
-            unsure = [j for j in cells if rare[j, r] == 1]
+            cells = list(zip(steps[start:stop], rows[start:stop], strict=True))
+            gen = self._child(rows[start] if rows_apart else 0)
+            unsure = [cell for cell in cells if rare[cell] == 1]
             words = _raw64(gen, 2 * len(unsure)).tolist()
-            drawn = {j: (words[2 * k], words[2 * k + 1]) for k, j in enumerate(unsure)}
-            for j in cells:
-                t = int(scale_t[j, r])
+            drawn = {cell: (words[2 * k], words[2 * k + 1]) for k, cell in enumerate(unsure)}
+            for cell in cells:
+                t = int(scale_t[cell])
                 x = 0
-                if j in drawn:
-                    x = t * int(self._v[j, r]) + _refined_floor_from(t, int(self._f[j, r]), FRACTION_BITS,
-                                                                     *drawn[j], gen)
-                if self._b[j, r] == 1:
-                    out[j, r] = _scalar_laplace(t, 1, gen) if x == 0 else -x
+                if cell in drawn:
+                    x = t * int(self._v[cell]) + _refined_floor_from(t, int(self._f[cell]), FRACTION_BITS, *drawn[cell],
+                                                                     gen)
+                if self._b[cell] == 1:
+                    out[cell] = _scalar_laplace(t, 1, gen) if x == 0 else -x
                 else:
-                    out[j, r] = x
+                    out[cell] = x
             start = stop
 
     def pack(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]:

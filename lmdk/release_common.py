@@ -156,11 +156,12 @@ def _column_cells(x, budgets: np.ndarray, published: np.ndarray, sensitivity: fl
 
 
 def lockstep_cells(x, budgets: np.ndarray, published: np.ndarray, sensitivity: float, value_range,
-                   noise) -> np.ndarray:
+                   noise, rows_apart: bool = False) -> np.ndarray:
     """sampler="discrete" for budgets known in advance, from ``noise`` (a ``lmdk.discrete_laplace.LockstepNoise`` of
     the budgets' shape): the exact discrete Laplace at every published cell at its own budget (``x`` clamped to
     ``value_range``, broadcasting to budgets); unpublished cells keep x (the scheme republishes there). Only the
-    floors depend on the budgets, so parts drawn once serve every ε (``lmdk.schemes.draw_noise``)."""
+    floors depend on the budgets, so parts drawn once serve every ε (``lmdk.schemes.draw_noise``). ``rows_apart``:
+    rows from Generators of their own (``LockstepNoise.cells``)."""
     from lmdk import discrete_laplace as dl
 
     shape = budgets.shape
@@ -169,7 +170,7 @@ def lockstep_cells(x, budgets: np.ndarray, published: np.ndarray, sensitivity: f
         cal = dl.calibrate_unchecked(np.where(used, budgets[0], 1.0), sensitivity, *value_range)
     else:
         cal = dl.calibrate_unchecked(np.where(published, budgets, 1.0), sensitivity, *value_range)
-    values = dl.on_grid(x, cal, noise.cells(cal.scale, published))
+    values = dl.on_grid(x, cal, noise.cells(cal.scale, published, rows_apart))
     return values if published.all() else np.where(published, values, np.broadcast_to(x, shape))
 
 

@@ -111,7 +111,7 @@ def _discrete_cells(x, budgets, published, valid, lengths, sensitivity: float, v
     n = x.shape[1]
     noise = LockstepNoise.from_generators(generators, lengths, n)
     return schemes.lockstep_cells(x, np.where(valid, budgets, 1.0), published & valid, sensitivity, value_range,
-                                  noise)
+                                  noise, rows_apart=True)
 
 
 def _snap_shared(values, safe, budgets, published, per_coordinate: float, bound: float) -> np.ndarray:
