@@ -46,7 +46,8 @@ Speed: each entry's sample is drawn by a compiled loop (numba) from consecutive 
 sample after another, about two 64-bit words each (:mod:`lmdk.discrete_laplace_kernel`): under 2× numpy's
 textbook Laplace for the same count (``benchmarks/bench_sampler_ratio.py``). Only the rare ties and floors that
 need more digits, and their restarts, run in Python afterwards. A population batch draws each row from its own
-Generator.
+Generator. The schemes draw V, F and B of every cell ahead (:class:`LockstepNoise`, none depends on t) and floor
+them at the budgets (compiled, :meth:`LockstepNoise.cells`), so one draw serves a seed's releases at every ε.
 """
 from __future__ import annotations
 
