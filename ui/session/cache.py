@@ -352,9 +352,10 @@ def _summary(x, landmarks, scheme, epsilon, mechanism, repetitions, seed, w, cla
     return views.summarize(scheme, x, release, landmarks, epsilon, mechanism, clamp_range=clamp_range)
 
 
-NOISE_CELLS_KEPT = 200_000
-"""Repetitions × events up to which a seed's noise parts are kept between ε changes (7 bytes a cell: 1.4 MB at
-most per scheme and seed); a longer run draws them on each change, as before."""
+NOISE_CELLS_KEPT = 60_000
+"""Repetitions × events up to which a seed's noise parts are kept between ε changes (7 bytes a cell: 420 kB at most
+per scheme and seed, so links crafted to fill the cache hold it under 300 MB); a longer run draws them on each
+change."""
 
 
 def _reuses_noise(scheme: str, mechanism: str, repetitions: int, n: int, options: tuple) -> bool:
@@ -372,7 +373,7 @@ def _reuses_noise(scheme: str, mechanism: str, repetitions: int, n: int, options
 def noise_parts(seed: int, scheme: str, repetitions: int, n: int) -> tuple:
     """The packed noise parts (``LockstepNoise.pack``) that ``schemes.release`` draws first from the scheme's
     Generator of ``seed``: drawn once per seed, scheme and size for every session (they depend on no data: a view's
-    seed is in its link), read-only; 6 schemes × 120 seeds ≈ 150 MB at most at 30 × 1,000 events."""
+    seed is in its link), read-only; 6 schemes × 120 seeds: 150 MB at 30 × 1,000 events, 300 MB at most."""
     from lmdk import schemes
     from lmdk.exports.runconfig import scheme_rng
 
