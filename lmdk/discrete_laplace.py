@@ -32,7 +32,7 @@ first keeps neighbours neighbours and the second is post-processing (Dwork & Rot
 Bernoulli(exp(−1)) successes before the first failure: P(V ≥ v) = e^(−v)) and U (P(U = u) ∝ e^(−u/t) on
 {0..t−1}) are taken as V = ⌊E⌋ and U = ⌊t·F⌋ for one E ~ Exp(1) with fractional part F (P(⌊E⌋ ≥ v) = e^(−v);
 P(⌊t·F⌋ = u) ∝ ∫ e^−f over [u/t, (u+1)/t) ∝ e^(−u/t); ⌊E⌋ and F are independent): the same law, and only the
-final floor depends on t (so Adaptive can draw everything else ahead, :class:`LockstepNoise`). E's first
+final floor depends on t (so the schemes draw everything else ahead, :mod:`lmdk.discrete_lockstep`). E's first
 digits come from uniform integers by exact comparisons (:mod:`lmdk.discrete_laplace_kernel`): ⌊64·E⌋ by
 comparing a 64-bit word, a uniform real's first digits, with the integers ⌊2^64·e^(−a/64)⌋ (equality, of
 probability 2^−64, compares further words with further digits), F's next 26 digits by Algorithm 1's exact
@@ -46,8 +46,8 @@ Speed: each entry's sample is drawn by a compiled loop (numba) from consecutive 
 sample after another, about two 64-bit words each (:mod:`lmdk.discrete_laplace_kernel`): under 2× numpy's
 textbook Laplace for the same count (``benchmarks/bench_sampler_ratio.py``). Only the rare ties and floors that
 need more digits, and their restarts, run in Python afterwards. A population batch draws each row from its own
-Generator. The schemes draw V, F and B of every cell ahead (:class:`LockstepNoise`, none depends on t) and floor
-them at the budgets (compiled, :meth:`LockstepNoise.cells`), so one draw serves a seed's releases at every ε.
+Generator. The schemes draw V, F and B of every cell ahead (none depends on t) and floor them at the budgets
+(compiled), so one draw serves a seed's releases at every ε.
 """
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from lmdk.errors import ParameterError
-from lmdk.rng import as_generator, is_secure, secure_generator
+from lmdk.rng import as_generator
 
 GRID_BITS = 10
 """The grid g is 2^−GRID_BITS..2^−(GRID_BITS+1) of min(Δ, Δ/ε): at most 1/1024 of the sensitivity and of the
@@ -66,7 +66,7 @@ MAX_SCALE = 2**52
 MAX_STEPS = 2**61
 """Largest |grid index| of the range bounds (keeps q + Z inside int64)."""
 FRACTION_BITS = 32
-"""Resolution 2^−b at which the fractional part of the exponential is drawn ahead (b ≤ 32; see _floor_scaled)."""
+"""Resolution 2^−b at which the fractional part of the exponential is drawn ahead (b ≤ 32; see floor_scaled)."""
 _MASK32 = np.uint64(2**32 - 1)
 
 
@@ -130,7 +130,7 @@ def _stream(gen: np.random.Generator, count: int) -> np.ndarray:
     """At least ``count`` uniform 32-bit numbers: raw 64-bit words of the Generator's bit generator (the words
     ``Generator.integers`` reduces), each read as two halves, low half first. MT19937's raw words are 32-bit (their
     high halves would all be 0): its 64-bit numbers come from ``Generator.integers``."""
-    return _raw64(gen, -(-count // 2)).view(np.uint32)
+    return raw64(gen, -(-count // 2)).view(np.uint32)
 
 
 def _drive(kernel_fn, t: np.ndarray, s: np.ndarray, count: int, gen: np.random.Generator):
@@ -200,7 +200,7 @@ def _laplace_stream(t: np.ndarray, s: np.ndarray, count: int, gen: np.random.Gen
     # two 64-bit numbers per unfinished entry, drawn at once: its cell's next 32 binary digits (issue 34: at a small
     # budget, e.g. user-level at ε = 0.01, thousands of cells refine, and drawing them one Generator call at a time
     # was most of the release); the entries' fields as Python ints in one pass each
-    words = _raw64(gen, 2 * entries.size).tolist()
+    words = raw64(gen, 2 * entries.size).tolist()
     ts = (t[entries] if t.size > 1 else np.broadcast_to(t, entries.shape)).tolist()
     ss = (s[entries] if s.size > 1 else np.broadcast_to(s, entries.shape)).tolist()
     fields = zip(entries.tolist(), ts, ss, pending[entries].tolist(), a[entries].tolist(), g[entries].tolist(),
@@ -209,28 +209,28 @@ def _laplace_stream(t: np.ndarray, s: np.ndarray, count: int, gen: np.random.Gen
         if tie > 0:
             ai = _resolved(ai, tie, gen)
         f = (((ai & 63) << 26) | gi) >> (32 - bits)  # _fraction of one entry, in Python ints
-        y = (ti * (ai >> 6) + _refined_floor_from(ti, f, bits, words[2 * j], words[2 * j + 1], gen)) // si
+        y = (ti * (ai >> 6) + refined_floor_from(ti, f, bits, words[2 * j], words[2 * j + 1], gen)) // si
         if bi == 1 and y == 0:  # −0: a fresh sample
-            out[i] = _scalar_laplace(ti, si, gen)
+            out[i] = scalar_laplace(ti, si, gen)
         else:
             out[i] = -y if bi == 1 else y
     return out
 
 
-def _refined_floor_from(t: int, f: int, bits: int, first: int, second: int, gen: np.random.Generator) -> int:
-    """``_refined_floor`` whose first round of 32 more digits reads two given 64-bit numbers: U is the low half of
+def refined_floor_from(t: int, f: int, bits: int, first: int, second: int, gen: np.random.Generator) -> int:
+    """``refined_floor`` whose first round of 32 more digits reads two given 64-bit numbers: U is the low half of
     ``first``, and Algorithm 1's first trial, Bernoulli(U/2^(bits+32)), is [C < U] with C the top bits + 32 bits of
     ``second`` (uniform on {0..2^(bits+32)−1}, bits ≤ 32). Almost always the trial fails (K = 1: U is accepted); when
     it succeeds, Algorithm 1 goes on from K = 2 with ``gen`` and, if it rejects U, the round starts again from
-    ``gen`` (``_refined_floor``), as its own loop would. Further rounds, if the cell still straddles, draw from
+    ``gen`` (``refined_floor``), as its own loop would. Further rounds, if the cell still straddles, draw from
     ``gen``."""
     if not _straddles(t, f, bits):  # a tie's entry whose floor is decided
         return (t * f) >> bits
     den_bits = bits + 32
     u = first & 0xFFFFFFFF
     if second >> (64 - den_bits) < u and not _bernoulli_exp_odd(u, 1 << den_bits, gen, 2):
-        return _refined_floor(t, f, bits, gen)
-    return _refined_floor(t, (f << 32) | u, den_bits, gen)  # returns at once unless the new cell straddles too
+        return refined_floor(t, f, bits, gen)
+    return refined_floor(t, (f << 32) | u, den_bits, gen)  # returns at once unless the new cell straddles too
 
 
 def _straddles(t: int, f: int, bits: int) -> bool:
@@ -246,7 +246,7 @@ def _bernoulli_exp_odd(u: int, den: int, gen: np.random.Generator, k: int = 1) -
     return bool(k & 1)
 
 
-def _parts_stream(count: int, gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def parts_stream(count: int, gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(V, F_b, B) of ``count`` samples from consecutive words of ``gen`` (none depends on the scale t)."""
     from lmdk import discrete_laplace_kernel as kernel
 
@@ -271,7 +271,7 @@ def _below(m: int, gen: np.random.Generator) -> int:
             return w % m
 
 
-def _raw64(gen: np.random.Generator, count: int) -> np.ndarray:
+def raw64(gen: np.random.Generator, count: int) -> np.ndarray:
     """``count`` uniform 64-bit numbers as ``gen.integers(0, 2**64, size=count, dtype=np.uint64)`` draws them: the
     bit generator's raw words (the same numbers and state, a quarter of the call's cost: refinements draw thousands
     per ε change), except MT19937, whose raw words are 32-bit (their high halves would all be 0)."""
@@ -281,11 +281,11 @@ def _raw64(gen: np.random.Generator, count: int) -> np.ndarray:
 
 
 def _words(gen: np.random.Generator, count: int) -> list[int]:
-    """:func:`_raw64` as Python ints (the refinements' arithmetic)."""
-    return _raw64(gen, count).tolist()
+    """:func:`raw64` as Python ints (the refinements' arithmetic)."""
+    return raw64(gen, count).tolist()
 
 
-def _refined_floor(t: int, f: int, bits: int, gen: np.random.Generator) -> int:
+def refined_floor(t: int, f: int, bits: int, gen: np.random.Generator) -> int:
     """⌊t·F⌋ for F ∈ [f/2^bits, (f+1)/2^bits) with density ∝ e^−F: draw 32 more bits of F while the cell
     straddles a multiple of 1/t. Given the cell, the rest of 2^bits·F has density ∝ exp(−r/2^bits) on [0, 1),
     so its next 32 bits are Algorithm 2's U with t = 2^(bits+32) restricted to {0..2^32−1} (exact, Python ints)."""
@@ -299,7 +299,7 @@ def _refined_floor(t: int, f: int, bits: int, gen: np.random.Generator) -> int:
     return (t * f) >> bits
 
 
-def _floor_scaled(t: np.ndarray, v: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def floor_scaled(t: np.ndarray, v: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(X, unsure): X = ⌊t·E⌋ = t·V + ⌊t·F⌋ for E = V + F (F_b = f), exact in uint64 arithmetic where the 2^−b
     cell of F lies between two multiples of 1/t (probability ≥ 1 − t/2^b); where ``unsure``, more bits of F decide
     (``LockstepNoise.finish``)."""
@@ -333,19 +333,19 @@ def _scalar_parts(bits: int, gen: np.random.Generator) -> tuple[int, int]:
             return v, f
 
 
-def _scalar_laplace(t: int, s: int, gen: np.random.Generator) -> int:
+def scalar_laplace(t: int, s: int, gen: np.random.Generator) -> int:
     """One sample of :func:`discrete_laplace` with Python integers (a restart): the same law — V, F_b, B, the floor
     (refined if needed), the restart at −0 — one draw at a time."""
     bits = FRACTION_BITS
     while True:
         v, f = _scalar_parts(bits, gen)
         b = int(gen.integers(0, 2))
-        y = (t * v + _refined_floor(t, f, bits, gen)) // s
+        y = (t * v + refined_floor(t, f, bits, gen)) // s
         if not (b == 1 and y == 0):
             return -y if b else y
 
 
-def _signed(y: np.ndarray, b: np.ndarray) -> np.ndarray:
+def signed(y: np.ndarray, b: np.ndarray) -> np.ndarray:
     """(1 − 2B)·Y."""
     return np.where(b == 1, -y, y)
 
@@ -368,156 +368,6 @@ def discrete_laplace(t, s=1, rng=None, size=None) -> np.ndarray:
     s_v = s_a.reshape(-1) if s_a.shape == shape or s_a.size == 1 else np.broadcast_to(s_a, shape).reshape(-1)
     z = _laplace_stream(np.ascontiguousarray(t_v), np.ascontiguousarray(s_v), count, _generator(rng))
     return z.reshape(shape)
-
-
-class LockstepNoise:
-    """Lap_Z(t) noise for rows that learn t only at each step (Adaptive's budget), drawn ahead where it can be.
-
-    V, F_b and B of :func:`discrete_laplace` do not depend on t: they are drawn for every (row, step) at once
-    (``from_generator``: all rows from one Generator; ``from_generators``: row r from its own, as
-    ``from_generator(generators[r], 1, n_r)`` would). At step j only the floor ⌊t·E⌋ is computed; the rare
-    rows that need more bits of F or a restart (B = 1, Y = 0) draw them from a Generator of their own, seeded
-    from 256 bits of the row's Generator — so each row's numbers depend on its own Generator alone.
-    """
-
-    def __init__(self, v: np.ndarray, f: np.ndarray, b: np.ndarray, seeds: np.ndarray, secure: bool = False):
-        # (steps, rows), contiguous per step
-        self._v = np.ascontiguousarray(v.T, dtype=np.int64)
-        self._f = np.ascontiguousarray(f.T, dtype=np.uint64)
-        self._b = np.ascontiguousarray(b.T)
-        self._seeds = seeds
-        self._secure = secure  # the rows' Generators are cryptographically secure: so are their children
-        self._children: dict[int, np.random.Generator] = {}
-
-    @classmethod
-    def from_generator(cls, rng, rows: int, n: int) -> LockstepNoise:
-        """All rows from one Generator (``lmdk.schemes.release``'s repetitions)."""
-        gen = _generator(rng)
-        v, f, b = _parts_stream(rows * n, gen)
-        seeds = gen.integers(0, 2**64, size=(rows, 4), dtype=np.uint64)
-        return cls(v.reshape(rows, n), f.reshape(rows, n), b.reshape(rows, n), seeds, is_secure(gen))
-
-    @classmethod
-    def from_generators(cls, generators, lengths, n: int) -> LockstepNoise:
-        """Row r from ``generators[r]`` for its first ``lengths[r]`` steps (a population batch; 0 after)."""
-        gens = [_generator(g) for g in generators]
-        lengths = np.asarray(lengths, dtype=np.int64)
-        valid = np.arange(n) < lengths[:, None]
-        drawn = [_parts_stream(int(length), gen) for gen, length in zip(gens, lengths.tolist(), strict=True)]
-        v = np.zeros((len(gens), n), dtype=np.int64)
-        f = np.zeros((len(gens), n), dtype=np.uint64)
-        b = np.zeros((len(gens), n), dtype=np.int8)
-        if drawn:
-            v[valid], f[valid], b[valid] = (np.concatenate(parts) for parts in zip(*drawn, strict=True))
-        seeds = np.stack([gen.integers(0, 2**64, size=(1, 4), dtype=np.uint64)[0] for gen in gens]) if gens else \
-            np.empty((0, 4), dtype=np.uint64)
-        return cls(v, f, b, seeds, bool(gens) and all(is_secure(g) for g in gens))
-
-    def _child(self, r: int) -> np.random.Generator:
-        """Row r's own Generator for refinements and restarts."""
-        if r not in self._children:
-            words = self._seeds[r].tolist()
-            self._children[r] = (secure_generator(words[0] | words[1] << 64) if self._secure
-                                 else np.random.default_rng(np.random.SeedSequence(words)))
-        return self._children[r]
-
-    def parts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(V, F_b, B), each (steps, rows): what ``step`` reads (for a compiled loop that floors them itself)."""
-        return self._v, self._f, self._b
-
-    def finish(self, j: int, r: int, t: int, x: int, sure: bool) -> int:
-        """Row r's Z at step j and integer scale t, as ``step`` gives it, when the floor X = ``x`` was not ``sure``
-        (more bits of F) or is a restart (B = 1, X = 0): from the row's own Generator, in ``step``'s order."""
-        if not sure:
-            x = t * int(self._v[j, r]) + _refined_floor(t, int(self._f[j, r]), FRACTION_BITS, self._child(r))
-        if self._b[j, r] == 1:
-            return _scalar_laplace(t, 1, self._child(r)) if x == 0 else -x
-        return x
-
-    def fresh(self) -> LockstepNoise:
-        """The same parts with the rows' Generators back at their start: a second use gives the first's numbers
-        (the parts of a demonstration's seed drawn once, its releases at every ε; ``lmdk.schemes.draw_noise``)."""
-        copy = object.__new__(LockstepNoise)
-        copy._v, copy._f, copy._b, copy._seeds, copy._secure = self._v, self._f, self._b, self._seeds, self._secure
-        copy._children = {}
-        return copy
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        """(rows, steps) the parts were drawn for."""
-        steps, rows = self._v.shape
-        return rows, steps
-
-    def cells(self, t: np.ndarray, published: np.ndarray, rows_apart: bool = False) -> np.ndarray:
-        """Z ~ Lap_Z(t) at every published cell of (rows, steps) at once, 0 elsewhere (the floors compiled,
-        :func:`lmdk.discrete_laplace_kernel.floor_cells`): where the parts decide the floor, the numbers ``step``
-        gives. ``t``: int64 scales, one per cell or one per step (every row alike); ``rows_apart``: the rare cells of
-        each row from that row's own Generator (``from_generators``: each user's numbers from their own alone)."""
-        from lmdk import discrete_laplace_kernel as kernel
-
-        pub_t = np.asarray(published, dtype=bool).T  # (steps, rows): step's order
-        scale = np.asarray(t, dtype=np.int64)
-        scale_t = np.broadcast_to(scale[:, None] if scale.ndim == 1 else scale.T, pub_t.shape)
-        out = np.empty(pub_t.shape, dtype=np.int64)
-        rare = np.zeros(pub_t.shape, dtype=np.int8)
-        if kernel.floor_cells(scale_t, self._v, self._f, self._b, pub_t, FRACTION_BITS, out, rare):
-            self._finish_cells(rare, scale_t, out, rows_apart)
-        return out.T
-
-    def _finish_cells(self, rare: np.ndarray, scale_t: np.ndarray, out: np.ndarray, rows_apart: bool) -> None:
-        """The cells ``floor_cells`` left, in (row, step) order: first two 64-bit numbers per floor that needs more
-        bits of F, drawn at once (their next 32 digits, ``_refined_floor_from``: at a small budget thousands of cells
-        refine, issue 34), then, cell by cell, what a floor or a restart needs beyond them. ``rows_apart``: each
-        row's from its own Generator (a population's users); else all from row 0's (the repetitions of one release:
-        one Generator made, not one per row)."""
-        steps, rows = np.nonzero(rare)
-        order = np.lexsort((steps, rows))  # by row, steps ascending within a row
-        steps, rows = steps[order].tolist(), rows[order].tolist()
-        start = 0
-        while start < len(rows):
-            stop = start
-            while stop < len(rows) and (rows[stop] == rows[start] or not rows_apart):
-                stop += 1
-            cells = list(zip(steps[start:stop], rows[start:stop], strict=True))
-            gen = self._child(rows[start] if rows_apart else 0)
-            unsure = [cell for cell in cells if rare[cell] == 1]
-            words = _raw64(gen, 2 * len(unsure)).tolist()
-            drawn = {cell: (words[2 * k], words[2 * k + 1]) for k, cell in enumerate(unsure)}
-            for cell in cells:
-                t = int(scale_t[cell])
-                x = 0
-                if cell in drawn:
-                    x = t * int(self._v[cell]) + _refined_floor_from(t, int(self._f[cell]), FRACTION_BITS, *drawn[cell],
-                                                                     gen)
-                if self._b[cell] == 1:
-                    out[cell] = _scalar_laplace(t, 1, gen) if x == 0 else -x
-                else:
-                    out[cell] = x
-            start = stop
-
-    def pack(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]:
-        """The parts in a third of the memory (V as int16 where it fits, F_b as uint32, B as int8; (steps, rows)) for
-        keeping between releases; :meth:`unpack` gives the noise back."""
-        v = self._v.astype(np.int16) if int(self._v.max(initial=0)) <= np.iinfo(np.int16).max else self._v
-        return v, self._f.astype(np.uint32), self._b.astype(np.int8), self._seeds, self._secure
-
-    @classmethod
-    def unpack(cls, packed) -> LockstepNoise:
-        """The noise :meth:`pack` kept, its rows' Generators at their start."""
-        v, f, b, seeds, secure = packed
-        return cls(v.T, f.T, b.T, seeds, secure)
-
-    def step(self, j: int, t: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
-        """Z ~ Lap_Z(t[i]) at step j for every row (``rows`` None) or for the rows ``rows[i]`` (ascending)."""
-        v, f, b = self._v[j], self._f[j], self._b[j]
-        index = np.arange(v.size) if rows is None else np.asarray(rows)
-        if rows is not None:
-            v, f, b = v[rows], f[rows], b[rows]
-        y, unsure = _floor_scaled(t, v, f)
-        z = _signed(y, b)
-        for i in np.flatnonzero(unsure | ((b == 1) & (y == 0))).tolist():  # rare: more bits of F, or a restart
-            z[i] = self.finish(j, int(index[i]), int(t[i]), int(y[i]), not unsure[i])
-        return z
 
 
 def grid_exponent(scale) -> np.ndarray:

@@ -157,7 +157,7 @@ def _column_cells(x, budgets: np.ndarray, published: np.ndarray, sensitivity: fl
 
 def lockstep_cells(x, budgets: np.ndarray, published: np.ndarray, sensitivity: float, value_range,
                    noise, rows_apart: bool = False) -> np.ndarray:
-    """sampler="discrete" for budgets known in advance, from ``noise`` (a ``lmdk.discrete_laplace.LockstepNoise`` of
+    """sampler="discrete" for budgets known in advance, from ``noise`` (a ``lmdk.discrete_lockstep.LockstepNoise`` of
     the budgets' shape): the exact discrete Laplace at every published cell at its own budget (``x`` clamped to
     ``value_range``, broadcasting to budgets); unpublished cells keep x (the scheme republishes there). Only the
     floors depend on the budgets, so parts drawn once serve every ε (``lmdk.schemes.draw_noise``). ``rows_apart``:
@@ -176,7 +176,7 @@ def lockstep_cells(x, budgets: np.ndarray, published: np.ndarray, sensitivity: f
 
 def discrete_step(noise, sensitivity: float, value_range):
     """Adaptive's ``draw`` hook for sampler="discrete": step t's values from ``noise`` (a
-    ``lmdk.discrete_laplace.LockstepNoise``) at the step's budgets, for the publishing rows only (the others'
+    ``lmdk.discrete_lockstep.LockstepNoise``) at the step's budgets, for the publishing rows only (the others'
     values are never looked at; budget 0 happens only on padding: drawn at 1)."""
     from lmdk import discrete_laplace as dl
 

@@ -419,7 +419,7 @@ def draw_noise(rng, repetitions: int, n: int):
     """The exact discrete Laplace's parts that :func:`release` draws first from ``rng`` for ``repetitions`` × ``n``
     events (every landmark scheme, sampler "discrete"): none depends on the budgets, so one draw serves a seed's
     releases at every ε (``release(..., discrete_noise=draw_noise(rng, …))`` equals ``release(..., rng=rng)``)."""
-    from lmdk.discrete_laplace import LockstepNoise
+    from lmdk.discrete_lockstep import LockstepNoise
 
     return LockstepNoise.from_generator(as_generator(rng), repetition_count(repetitions), int(n))
 
@@ -482,7 +482,7 @@ def release_engine(series, landmarks, scheme: str, epsilon, calibration, *, mech
         base = np.clip(base, *discrete)  # the public value before any release lies in the public range too
         noise = None
         if lockstep is None:
-            from lmdk.discrete_laplace import LockstepNoise
+            from lmdk.discrete_lockstep import LockstepNoise
 
             lockstep = LockstepNoise.from_generator(gen, reps, n)  # parts first; only the floors see the budgets
     elif sampler in ("snapping", "discrete"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lmdk import discrete_laplace, relation, schemes
+from lmdk import discrete_lockstep, relation, schemes
 from lmdk.errors import ParameterError
 
 
@@ -38,13 +38,13 @@ def test_random_series_landmarks_budgets_and_ranges(monkeypatch, case):
 def test_samples_finished_in_python_are_the_same(monkeypatch, eps):
     """ε = 1e-9: every floor needs more bits of F (t ≈ 2·10^12); ε = 60: t ≈ 35, many restarts at B = 1, Y = 0."""
     finished = []
-    real = discrete_laplace.LockstepNoise.finish
+    real = discrete_lockstep.LockstepNoise.finish
 
     def counting(self, *args):
         finished.append(args)
         return real(self, *args)
 
-    monkeypatch.setattr(discrete_laplace.LockstepNoise, "finish", counting)
+    monkeypatch.setattr(discrete_lockstep.LockstepNoise, "finish", counting)
     rng = np.random.default_rng(7)
     x = rng.uniform(0, 5, 1000)  # at ε = 60 every change is "evolving": about 10^5 samples, 1 in ~3,000 restarts
     _same(monkeypatch, x, np.arange(0, 1000, 9), eps, 100, relation.public_range(0.0, 5.0, "kWh"), 3)

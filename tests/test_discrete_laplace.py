@@ -12,6 +12,7 @@ from scipy import stats
 import lmdk
 from lmdk import discrete_laplace as dl
 from lmdk import privacy, schemes
+from lmdk.discrete_lockstep import LockstepNoise
 from lmdk.errors import ParameterError
 
 ALPHA = 1e-6  # false alarms are rare; every law test has a power check that a wrong law is rejected
@@ -58,7 +59,7 @@ def test_the_rare_paths_keep_the_law(monkeypatch):
         z = dl.discrete_laplace(t, s, np.random.default_rng(t), size=N // 2)
         assert _chi2(z, t, s) > ALPHA and _chi2(z, t * 1.2, s) < ALPHA
     gen = np.random.default_rng(8)  # a lockstep row's restart: the same sampler one draw at a time
-    z = np.array([dl._scalar_laplace(5, 2, gen) for _ in range(20_000)])
+    z = np.array([dl.scalar_laplace(5, 2, gen) for _ in range(20_000)])
     assert _chi2(z, 5, 2) > ALPHA and _chi2(z, 6, 2) < ALPHA
     monkeypatch.setattr(dl, "FRACTION_BITS", 32)
     t = 10**8  # 2 % of the cells straddle: their next digits come from the two numbers drawn per unfinished entry
@@ -73,7 +74,7 @@ def test_lockstep_noise_has_the_same_law_per_row():
     """Adaptive's step-by-step draws (parts drawn ahead, the floor at each step's t) follow Lap_Z(t) per row."""
     scales = np.repeat([1, 3, 1500, 7], [2, 4, 10, 6])
     steps = 12_000
-    noise = dl.LockstepNoise.from_generator(np.random.default_rng(3), len(scales), steps)
+    noise = LockstepNoise.from_generator(np.random.default_rng(3), len(scales), steps)
     z = np.array([noise.step(j, scales) for j in range(steps)])
     for t in np.unique(scales):
         sample = z[:, scales == t].ravel()
@@ -85,10 +86,10 @@ def test_lockstep_noise_has_the_same_law_per_row():
 def test_lockstep_rows_depend_on_their_own_generator_only():
     lengths = np.array([30, 50, 10])
     gens = [np.random.default_rng(s) for s in (5, 6, 7)]
-    batch = dl.LockstepNoise.from_generators(gens, lengths, 50)
+    batch = LockstepNoise.from_generators(gens, lengths, 50)
     steps = [batch.step(j, np.array([1, 2, 3])) for j in range(50)]
     for r, seed in enumerate((5, 6, 7)):
-        one = dl.LockstepNoise.from_generator(np.random.default_rng(seed), 1, lengths[r])
+        one = LockstepNoise.from_generator(np.random.default_rng(seed), 1, lengths[r])
         alone = [one.step(j, np.array([r + 1]))[0] for j in range(lengths[r])]
         assert [s[r] for s in steps[:lengths[r]]] == alone
 

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from lmdk import discrete_laplace as dl
 from lmdk import relation, schemes
+from lmdk.discrete_lockstep import LockstepNoise
 from lmdk.errors import ParameterError
 
 METER = relation.public_range(0.0, 25.0, "kWh")
@@ -41,13 +42,13 @@ def test_cells_at_once_are_the_steps_one_after_another(rows, steps, seed, per_ce
     rng = np.random.default_rng(seed)
     scale = rng.choice([1, 2, 3, 1000, 2**40 + 7], size=(rows, steps) if per_cell else steps)
     published = rng.random((rows, steps)) < share
-    noise = dl.LockstepNoise.from_generator(np.random.default_rng(seed), rows, steps)
+    noise = LockstepNoise.from_generator(np.random.default_rng(seed), rows, steps)
     got = noise.fresh().cells(scale, published)
     np.testing.assert_array_equal(got[~published], 0)
     stepped, one = np.zeros((rows, steps), dtype=np.int64), noise.fresh()
     full = np.broadcast_to(scale, (rows, steps)).astype(np.int64)
     v, f, b = (part.T for part in noise.parts())
-    y, unsure = dl._floor_scaled(full, v, f)
+    y, unsure = dl.floor_scaled(full, v, f)
     plain = published & ~unsure & ~((b == 1) & (y == 0))
     for j in range(steps):
         who = np.flatnonzero(published[:, j])
@@ -62,7 +63,7 @@ def test_restarts_keep_the_discrete_laplace(t):
     from scipy import stats
 
     reps, n = 2_000, 20
-    z = dl.LockstepNoise.from_generator(np.random.default_rng(8), reps, n).cells(
+    z = LockstepNoise.from_generator(np.random.default_rng(8), reps, n).cells(
         np.full(n, t), np.ones((reps, n), dtype=bool)).ravel()
     support = np.arange(-8, 9)
 
@@ -84,19 +85,19 @@ def test_floors_that_need_more_bits_keep_the_law():
     from scipy import stats
 
     t = 3_000_000_017
-    z = dl.LockstepNoise.from_generator(np.random.default_rng(9), 500, 40).cells(
+    z = LockstepNoise.from_generator(np.random.default_rng(9), 500, 40).cells(
         np.full(40, t), np.ones((500, 40), dtype=bool)).ravel() / t
     assert stats.kstest(z, stats.laplace.cdf).pvalue > 1e-6
     assert stats.kstest(z, stats.laplace(scale=1.2).cdf).pvalue < 1e-6
 
 
 def test_packed_parts_give_the_same_noise_in_a_third_of_the_memory():
-    noise = dl.LockstepNoise.from_generator(np.random.default_rng(5), 30, 1000)
+    noise = LockstepNoise.from_generator(np.random.default_rng(5), 30, 1000)
     packed = noise.pack()
     assert sum(a.nbytes for a in packed[:3]) * 2.4 < sum(a.nbytes for a in noise.parts())
     scale = np.full(1000, 3, dtype=np.int64)
     everywhere = np.ones((30, 1000), dtype=bool)
-    np.testing.assert_array_equal(dl.LockstepNoise.unpack(packed).cells(scale, everywhere),
+    np.testing.assert_array_equal(LockstepNoise.unpack(packed).cells(scale, everywhere),
                                   noise.fresh().cells(scale, everywhere))
 
 
@@ -118,7 +119,7 @@ def test_the_law_is_still_the_discrete_laplace():
     from scipy import stats
 
     reps, t = 40_000, 3
-    noise = dl.LockstepNoise.from_generator(np.random.default_rng(2), reps, 1)
+    noise = LockstepNoise.from_generator(np.random.default_rng(2), reps, 1)
     z = noise.cells(np.array([t]), np.ones((reps, 1), dtype=bool))[:, 0]
     support = np.arange(-12, 13)
 

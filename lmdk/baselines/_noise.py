@@ -61,8 +61,9 @@ class Noise:
         delta = self.sensitivity
         if self.value_range is not None:
             from lmdk import discrete_laplace as dl
+            from lmdk.discrete_lockstep import LockstepNoise
 
-            noise = dl.LockstepNoise.from_generator(self.gen, self.reps, self.n)
+            noise = LockstepNoise.from_generator(self.gen, self.reps, self.n)
             low, high = self.value_range
             fixed = None if levels is None else dl.calibrate_unchecked(np.asarray(levels, dtype=float), delta, low,
                                                                        high)

@@ -106,7 +106,7 @@ def _draw(mechanism: str, sampler: str, lengths: np.ndarray, n: int, mask: np.nd
 def _discrete_cells(x, budgets, published, valid, lengths, sensitivity: float, value_range, generators) -> np.ndarray:
     """``schemes.lockstep_cells`` per user, all users at once: each user's noise parts drawn from that user's
     Generator (``LockstepNoise.from_generators``), as ``schemes.release`` draws one user's."""
-    from lmdk.discrete_laplace import LockstepNoise
+    from lmdk.discrete_lockstep import LockstepNoise
 
     n = x.shape[1]
     noise = LockstepNoise.from_generators(generators, lengths, n)
@@ -157,7 +157,7 @@ def release_batch(x, landmarks, lengths, scheme: str, epsilon, *, mechanism: str
         x = np.clip(x, *discrete)
         base = np.clip(base, *discrete)  # as schemes.release: the public default lies in the public range
         if scheme == "adaptive":
-            from lmdk.discrete_laplace import LockstepNoise
+            from lmdk.discrete_lockstep import LockstepNoise
 
             draw = schemes.discrete_step(LockstepNoise.from_generators(generators, lengths, n), delta, discrete)
     if sampler == "snapping" and mechanism != "randomized_response":

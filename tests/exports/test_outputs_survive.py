@@ -181,7 +181,7 @@ def test_an_exported_release_and_a_population_batch_use_the_secure_generator(mon
 
 
 def test_the_exact_samplers_refinements_stay_on_a_secure_generator():
-    from lmdk.discrete_laplace import LockstepNoise
+    from lmdk.discrete_lockstep import LockstepNoise
     from lmdk.rng import is_secure, secure_generator
 
     noise = LockstepNoise.from_generators([secure_generator(), secure_generator()], [5, 5], 5)

@@ -385,7 +385,7 @@ def noise_parts(seed: int, scheme: str, repetitions: int, n: int) -> tuple:
 
 def _unpacked(packed: tuple):
     """The noise of ``noise_parts``, its rows' Generators at their start."""
-    from lmdk.discrete_laplace import LockstepNoise
+    from lmdk.discrete_lockstep import LockstepNoise
 
     return LockstepNoise.unpack(packed)
 
