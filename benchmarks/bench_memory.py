@@ -3,7 +3,14 @@
 Starts the app on 127.0.0.1 with a short disconnectedSessionTTL, lets one warm-up upload session come and go
 (first-use imports), opens SESSIONS browser sessions one after the other, each uploading its own synthetic meter
 file (about MB_PER_FILE MB) and viewing the Schemes page (so charts and downloads are built), closes each, waits
-for the sessions to expire, and reads the server's RSS from /proc.
+for the sessions to expire, and reads the server's RSS from /proc and its process-wide caches from its own
+metrics (``/_stcore/metrics``).
+
+What RSS keeps after the sessions are gone is the allocator's, not live data: with the server under tracemalloc,
+the memory Python and numpy hold was 133.28 MB before three 3 MB upload sessions and 133.27 MB after them, while RSS
+rose 48 MB (freed small objects leave pages that hold a few survivors; glibc cannot return those). That growth
+levels off (3 MB files: 3.7–7.8 MB per session over 2 sessions, 3.6 per session over 8; 0.9 per session over 100
+at 5 MB, docs/DEPLOY.md), which a session kept alive would not.
 
     python benchmarks/bench_memory.py [--sessions 20] [--mb 5]
 
@@ -20,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 
 def rss_mb(pid: int) -> float:
@@ -47,7 +54,8 @@ def measure(sessions: int, mb: float, ttl_s: int = 2, settle_s: float = 15.0, wa
     """Baseline, peak and after-expiry RSS (MB) of a server that served ``sessions`` uploads, each in its own
     session. The baseline is read after ``warmup`` upload sessions have come and gone: the first upload imports
     the modules of the upload path and raises the allocator's high-water mark once (+~90 MB at 3 MB), which is
-    not retention; what each further session leaves behind is."""
+    not retention; what each further session leaves behind is. Baseline and after-visitor readings are both taken
+    by ``_steady_rss``, in the same state."""
     from browser_support import chromium, streamlit_process, wait_idle
 
     # the TTL as the server's own flag, not an environment variable left set for later servers of this process
@@ -60,21 +68,59 @@ def measure(sessions: int, mb: float, ttl_s: int = 2, settle_s: float = 15.0, wa
         warm.close()
         for i in range(warmup):
             _upload_session(context, url, Path(tmp), mb, seed=10_000 + i)
-        _wait_sessions_ended(url, ttl_s + settle_s)
-        baseline = rss_mb(pid)
+        baseline = _steady_rss(context, url, pid, ttl_s + settle_s)
+        caches_before = cache_bytes(url)
         peak = baseline
         for i in range(sessions):
             _upload_session(context, url, Path(tmp), mb, seed=i)
             peak = max(peak, rss_mb(pid))
         _wait_sessions_ended(url, ttl_s + settle_s)
         after = rss_mb(pid)
-        visitor = context.new_page()  # one new visitor after all sessions expired
-        visitor.goto(f"{url}/")
-        wait_idle(visitor, timeout=120_000)
-        visitor.close()
-        after_visitor = rss_mb(pid)
+        after_visitor = _steady_rss(context, url, pid, ttl_s + settle_s)
+        caches_after = cache_bytes(url)
     return {"sessions": sessions, "mb_per_file": mb, "baseline_mb": baseline, "peak_mb": peak, "after_mb": after,
-            "after_visitor_mb": after_visitor}
+            "after_visitor_mb": after_visitor, "caches_before": caches_before, "caches_after": caches_after}
+
+
+def cache_bytes(url: str) -> dict[str, float]:
+    """What the server's own metrics say each of its process-wide stores holds (``cache_memory_bytes``: every
+    st.cache_data / st.cache_resource cache by name, media files, session state), keyed by the metric's labels."""
+    import urllib.request
+
+    with urllib.request.urlopen(f"{url}/_stcore/metrics?families=cache_memory_bytes", timeout=120) as r:
+        lines = r.read().decode().splitlines()
+    return {line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1]) for line in lines
+            if line.startswith("cache_memory_bytes{")}
+
+
+def _steady_rss(context, url: str, pid: int, wait_s: float) -> float:
+    """The server's RSS once the sessions that ended are gone and their memory swept, read while a new visitor's
+    page is open.
+
+    Streamlit keeps a disconnected session for its TTL and drops an expired one only at the next write to its
+    session store, i.e. when another session disconnects: until then the last upload session's state stays
+    referenced, however long one waits (measured: ~95 MB at 3 MB files), and a reading taken then depends on
+    which session the server happened to reap. So a first visitor comes and goes (its disconnect drops the expired
+    sessions), and a second one, arriving at least ``SWEEP_EVERY_S`` after the first so that its arrival's sweep
+    collects garbage too (``ui.session.memory``), opens the page the reading is taken under."""
+    from browser_support import wait_idle
+
+    from ui.session.memory import SWEEP_EVERY_S
+
+    _wait_sessions_ended(url, wait_s)
+    reaper = context.new_page()
+    arrived = time.monotonic()
+    reaper.goto(f"{url}/")
+    wait_idle(reaper, timeout=120_000)
+    reaper.close()
+    _wait_sessions_ended(url, 0.5)
+    time.sleep(max(0.0, arrived + SWEEP_EVERY_S + 0.5 - time.monotonic()))
+    reader = context.new_page()
+    reader.goto(f"{url}/")
+    wait_idle(reader, timeout=120_000)
+    reading = rss_mb(pid)
+    reader.close()
+    return reading
 
 
 def _wait_sessions_ended(url: str, wait_s: float, timeout_s: float = 120.0) -> None:
@@ -144,6 +190,9 @@ def main() -> None:
           f"{result['baseline_mb']:.0f} MB, peak {result['peak_mb']:.0f} MB, after expiry {result['after_mb']:.0f} MB "
           f"(+{result['after_mb'] - result['baseline_mb']:.0f} MB), after one new visitor "
           f"{result['after_visitor_mb']:.0f} MB (+{result['after_visitor_mb'] - result['baseline_mb']:.0f} MB)")
+    grown = {k: v - result["caches_before"].get(k, 0.0) for k, v in result["caches_after"].items()
+             if v != result["caches_before"].get(k)}
+    print("process-wide caches: " + (", ".join(f"{k} {d:+,.0f} B" for k, d in grown.items()) or "unchanged"))
 
 
 if __name__ == "__main__":
