@@ -34,6 +34,9 @@ from lmdk.lessons import lesson as find_lesson
 CODE_ATTEMPTS = 20
 """New codes tried when the first is taken (with 10⁹ codes and a handful of live classes, one is plenty)."""
 STATE_COLUMNS = "lesson, setting, revealed, version, expires_at"
+MAX_STUDENTS = 5000
+"""Students a class takes answers from per lesson (a lecture hall with room to spare): anyone holding the join link
+can make up student ids, so without a bound one scripted visitor could grow a class's rows for as long as it lives."""
 
 
 def schema(real: str, integer: str) -> str:
@@ -207,6 +210,12 @@ class SqlClassStore:
                           "AND lesson = ? AND revealed = 0 RETURNING version", (code, time.time(), found.number))
             if cur.fetchone() is None:
                 raise self.refusal(cur, code, found.number)
+            self.run(cur, "SELECT COUNT(*), COUNT(CASE WHEN student = ? THEN 1 END) FROM lmdk_class_answers "
+                          "WHERE code = ? AND lesson = ?", (student, code, found.number))
+            students, known = cur.fetchone()
+            if not known and int(students) >= MAX_STUDENTS:
+                raise ParameterError(f"class {code}: lesson {found.number} has answers from {MAX_STUDENTS:,} students, "
+                                     "the most a class takes; a larger audience needs a class per room")
             self.run(cur, "INSERT INTO lmdk_class_answers (code, lesson, student, choice, value) "
                           "VALUES (?, ?, ?, ?, ?) ON CONFLICT (code, lesson, student) "
                           "DO UPDATE SET choice = excluded.choice, value = excluded.value",

@@ -269,3 +269,22 @@ def test_an_expired_class_is_deleted_when_looked_at_or_when_a_server_opens_the_s
         assert count_rows(reopened, "lmdk_classes", unseen) == 0
     finally:
         reopened.close()
+
+
+def test_a_lesson_takes_answers_from_at_most_max_students_and_theirs_stay_editable(store, choice_lesson,
+                                                                                     monkeypatch):
+    # anyone with the join link can make up student ids: a scripted visitor must not grow a class without bound
+    monkeypatch.setattr(class_sql, "MAX_STUDENTS", 3)
+    code, _ = store.start(choice_lesson.number)
+    first, second = choice_lesson.choices[:2]
+    students = [new_student_id() for _ in range(4)]
+    for sid in students[:3]:
+        store.answer(code, sid, choice_lesson.number, first)
+    version = store.state(code).version
+    with pytest.raises(ParameterError, match=r"answers from 3 students, the most a class takes"):
+        store.answer(code, students[3], choice_lesson.number, first)
+    assert store.state(code).version == version  # the refused write left nothing, not even the version bump
+    store.answer(code, students[0], choice_lesson.number, second)  # one already counted may still change theirs
+    assert count_rows(store, "lmdk_class_answers", code) == 3
+    assert store.my_answer(code, students[0], choice_lesson.number) == second
+    assert store.my_answer(code, students[3], choice_lesson.number) is None
