@@ -84,13 +84,21 @@ def measure(sessions: int, mb: float, ttl_s: int = 2, settle_s: float = 15.0, wa
 
 def cache_bytes(url: str) -> dict[str, float]:
     """What the server's own metrics say each of its process-wide stores holds (``cache_memory_bytes``: every
-    st.cache_data / st.cache_resource cache by name, media files, session state), keyed by the metric's labels."""
+    st.cache_data / st.cache_resource cache by name, the media files), keyed by the metric's labels. The sessions'
+    own state is left out: it is whichever sessions the server still holds at the reading, and a visitor's
+    disconnect races it."""
+    return {labels: size for labels, size in metric(url, "cache_memory_bytes", timeout_s=120).items()
+            if 'cache_type="st_session_state"' not in labels}
+
+
+def metric(url: str, family: str, timeout_s: float = 10) -> dict[str, float]:
+    """The server's samples of one metric family (``/_stcore/metrics``), keyed by name and labels as printed."""
     import urllib.request
 
-    with urllib.request.urlopen(f"{url}/_stcore/metrics?families=cache_memory_bytes", timeout=120) as r:
+    with urllib.request.urlopen(f"{url}/_stcore/metrics?families={family}", timeout=timeout_s) as r:
         lines = r.read().decode().splitlines()
-    return {line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1]) for line in lines
-            if line.startswith("cache_memory_bytes{")}
+    samples = (line.rsplit(" ", 1) for line in lines if line.startswith((f"{family} ", f"{family}{{")))
+    return {name: float(value) for name, value in samples}
 
 
 def _steady_rss(context, url: str, pid: int, wait_s: float) -> float:
@@ -128,13 +136,10 @@ def _wait_sessions_ended(url: str, wait_s: float, timeout_s: float = 120.0) -> N
     each session's caches cleared, the session stored for its TTL), then ``wait_s`` more seconds (the TTL and the
     settle time). Counted from the server's own disconnect rather than from the tab's close, which a loaded server
     handles some time later."""
-    import urllib.request
-
     deadline = time.monotonic() + timeout_s
     while True:
-        with urllib.request.urlopen(f"{url}/_stcore/metrics?families=active_sessions", timeout=10) as r:
-            gauge = [line for line in r.read().decode().splitlines() if line.startswith("active_sessions ")]
-        if gauge and float(gauge[0].split()[1]) == 0:
+        gauge = metric(url, "active_sessions").get("active_sessions")
+        if gauge == 0:
             break
         if time.monotonic() > deadline:
             raise TimeoutError(f"sessions still active after {timeout_s:g} s: {gauge}")

@@ -23,9 +23,8 @@ def test_rss_comes_back_near_the_baseline_after_uploading_sessions_end():
     result = measure(sessions=2, mb=3.0, settle_s=1.0)
     # nothing of an upload stays in a process-wide store: every st.cache_data / st.cache_resource cache and the media
     # files read as they did before the uploads (caching an upload's computations process-wide, as before
-    # ui.session.cache_scope, grew these). Session state is the sessions the server still holds, which at a reading
-    # is the closing reader's or none (its disconnect races the read): a session kept is the RSS bound's to catch
-    assert process_wide(result["caches_after"]) == process_wide(result["caches_before"]), result
+    # ui.session.cache_scope, grew these); a session kept alive is the RSS bound's to catch
+    assert result["caches_after"] == result["caches_before"], result
     per_session = (result["after_visitor_mb"] - result["baseline_mb"]) / result["sessions"]
     # 3 MB files of ~94k events each, after one warm-up upload, RSS read in the same steady state before and after
     # (bench_memory._steady_rss). What stays is the allocator's fragmentation, not live data (under tracemalloc the
@@ -35,7 +34,3 @@ def test_rss_comes_back_near_the_baseline_after_uploading_sessions_end():
     # catches the first for certain, the cache check above the second.
     assert per_session < 30, result
 
-
-def process_wide(caches: dict[str, float]) -> dict[str, float]:
-    """The stores shared by every session, without the held sessions' own state."""
-    return {name: size for name, size in caches.items() if 'cache_type="st_session_state"' not in name}
